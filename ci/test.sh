@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# ci/test.sh: installs what the tests need on a fresh Debian/Ubuntu machine, then runs fmt, clippy,
+# rustdoc, the unit tests and the GPU tests (on lavapipe, with the validation layer).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Vulkan loader, lavapipe, the validation layer, and shaderc's build needs (cmake, python3, a C++ compiler).
+packages=(libvulkan1 mesa-vulkan-drivers vulkan-validationlayers cmake python3 g++ ninja-build)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    echo "ci/test.sh: installing ${missing[*]}"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+if command -v rustup >/dev/null; then
+    rustup component add rustfmt clippy >/dev/null 2>&1 || true
+fi
+
+# The GPU tests run on lavapipe, whatever else the machine has (see tools/lavapipe-env.sh).
+source tools/lavapipe-env.sh
+
+echo "== cargo fmt --check"
+cargo fmt --check
+echo "== cargo clippy --all-targets -- -D warnings"
+cargo clippy --all-targets -- -D warnings
+echo "== cargo doc (warnings are errors)"
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
+echo "== cargo test (unit tests, then tests-gpu on lavapipe with the validation layer)"
+cargo test

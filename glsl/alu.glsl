@@ -1,0 +1,67 @@
+// alu.glsl: ALU throughput: CHAINS independent multiply-add chains of ITERATIONS steps per invocation.
+#version 460
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#if defined(ALU_FP16)
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#endif
+#include "common.glsl"
+
+// Seeds of the chains: small integers, so verify runs (a = 1, b = 1) stay exact even in fp16.
+layout(set = 0, binding = 1, std430) readonly buffer Seeds { float seeds[]; };
+float seed(uint i) { return seeds[i & 63u]; }
+
+#if defined(ALU_FP32)
+    #define T float
+    #define SEED(i) seed(i)
+    #define MAD(x, a, b) fma(x, a, b)
+    #define LOAD_AB() T a = params.f.x; T b = params.f.y
+    #define TOTAL(x) (x)
+#elif defined(ALU_FP16)
+    // Packed half pairs: one f16vec2 FMA is two FMAs (HFMA2 on NVIDIA, v_pk_fma_f16 on AMD).
+    #define T f16vec2
+    #define SEED(i) f16vec2(seed(2u * (i)), seed(2u * (i) + 1u))
+    #define MAD(x, a, b) fma(x, a, b)
+    #define LOAD_AB() T a = f16vec2(params.f.x); T b = f16vec2(params.f.y)
+    #define TOTAL(v) (float(v.x) + float(v.y))
+#elif defined(ALU_FP64)
+    #define T double
+    #define SEED(i) double(seed(i))
+    #define MAD(x, a, b) fma(x, a, b)
+    #define LOAD_AB() T a = double(params.f.x); T b = double(params.f.y)
+    #define TOTAL(x) (x)
+#elif defined(ALU_INT32)
+    #define T uint
+    #define SEED(i) uint(seed(i))
+    #define MAD(x, a, b) ((x) * (a) + (b))
+    #define LOAD_AB() T a = uint(params.f.x); T b = uint(params.f.y)
+    #define TOTAL(x) (x)
+#else
+    #error define one of ALU_FP32, ALU_FP16, ALU_FP64, ALU_INT32
+#endif
+
+void main() {
+    uint gid = global_index();
+    LOAD_AB();
+    T x[CHAINS];
+    [[unroll]] for (uint k = 0u; k < CHAINS; ++k) {
+        x[k] = SEED(gid * CHAINS + k);
+    }
+    // UNROLL steps of every chain per loop trip: independent FMAs back to back, little loop overhead.
+    for (uint i = 0u; i < ITERATIONS / UNROLL; ++i) {
+        [[unroll]] for (uint j = 0u; j < UNROLL; ++j) {
+            [[unroll]] for (uint k = 0u; k < CHAINS; ++k) {
+                x[k] = MAD(x[k], a, b);
+            }
+        }
+    }
+#if defined(ALU_INT32)
+    uint total = 0u;
+    [[unroll]] for (uint k = 0u; k < CHAINS; ++k) total += x[k];
+    write_result(gid, total);
+#else
+    float total = 0.0;
+    [[unroll]] for (uint k = 0u; k < CHAINS; ++k) total += float(TOTAL(x[k]));
+    write_result(gid, floatBitsToUint(total));
+#endif
+}

@@ -1,0 +1,135 @@
+//! What a perftest invocation does: list cases, list devices, or run (time or verify) the selected cases.
+
+use crate::cli::Cli;
+use crate::error::{Error, Result};
+use crate::registry::{self, Selected};
+use crate::runner::bench::{Bench, DISPATCHES};
+use crate::runner::measure::measure;
+use crate::runner::progress::Progress;
+use crate::runner::report::{self, Outcome};
+use crate::runner::scaling::{Policy, MAX_SUBMIT_MS};
+use crate::vk::context::ContextOptions;
+use crate::vk::debug::{drain, Sink};
+use crate::vk::instance::Instance;
+use crate::vk::{select, Context};
+
+/// How to run the selected cases.
+#[derive(Clone, Copy, Debug)]
+pub struct RunSettings {
+    /// Target milliseconds per measurement.
+    pub target_ms: f64,
+    /// Samples after warm-up.
+    pub samples: u32,
+    /// Verify instead of timing.
+    pub verify: bool,
+}
+
+impl RunSettings {
+    /// GPU time that warm-up may spend per case before it gives up on settled clocks.
+    pub fn warmup_cap_ms(&self) -> f64 {
+        50.0 * self.target_ms
+    }
+
+    fn describe(&self) -> String {
+        if self.verify {
+            "verify: each case writes its results and they are compared with a CPU reference".into()
+        } else {
+            format!(
+                "target {} ms per measurement ({DISPATCHES} dispatches between two timestamps), \
+                 {} samples after warm-up",
+                self.target_ms, self.samples
+            )
+        }
+    }
+}
+
+/// Runs the command line: the binary's whole behaviour.
+pub fn run(cli: &Cli) -> Result<()> {
+    let selected = registry::filter(registry::all(), cli.filter.as_deref(), &cli.skip)?;
+    if cli.list {
+        for s in &selected {
+            println!("{}", s.case.name);
+        }
+        return Ok(());
+    }
+    if cli.devices {
+        let instance = Instance::new(cli.validation)?;
+        let (_, rows) = select::enumerate(&instance)?;
+        print!("{}", select::format_rows(&rows.iter().collect::<Vec<_>>()));
+        let sink = instance.sink();
+        drop(instance);
+        return check_validation(&sink);
+    }
+    let options = ContextOptions {
+        device_name: cli.device_name.clone(),
+        device_index: cli.device_index.map(|n| n as usize),
+        validation: cli.validation,
+    };
+    let settings = RunSettings { target_ms: cli.target_ms, samples: cli.samples, verify: cli.verify };
+    let ctx = Context::new(&options)?;
+    let sink = ctx.validation_sink();
+    println!("{}", report::header(&ctx.info, &settings.describe()));
+    let progress = Progress::new(selected.len());
+    let outcome = run_cases(
+        &ctx,
+        &selected,
+        &settings,
+        |name| progress.start(name),
+        |name, outcome| progress.finish_case(&report::line(name, outcome)),
+    );
+    progress.finish();
+    drop(ctx);
+    outcome?;
+    check_validation(&sink)
+}
+
+/// Fails if the validation layer said anything (read after every Vulkan object is destroyed,
+/// so leaks reported at vkDestroyDevice count too).
+pub fn check_validation(sink: &Sink) -> Result<()> {
+    let messages = drain(sink);
+    if messages.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::Validation { messages })
+    }
+}
+
+/// Runs `cases` in order on `ctx`, calling `on_start` before and `on_done` after each.
+/// A case whose requirements the device lacks is skipped with the reason.
+pub fn run_cases(
+    ctx: &Context,
+    cases: &[Selected],
+    settings: &RunSettings,
+    mut on_start: impl FnMut(&str),
+    mut on_done: impl FnMut(&str, &Outcome),
+) -> Result<Vec<(&'static str, Outcome)>> {
+    let max = ctx.info.max_group_count;
+    let policy = Policy {
+        target_ms: settings.target_ms,
+        max_submit_ms: MAX_SUBMIT_MS,
+        max_groups: u64::from(max[0]) * u64::from(max[1]),
+    };
+    let mut results = Vec::with_capacity(cases.len());
+    for &selected in cases {
+        let name = selected.case.name;
+        on_start(name);
+        let unmet = selected.case.requires.iter().find_map(|r| r.unmet(&ctx.caps));
+        let outcome = match unmet {
+            Some(reason) => Outcome::Skipped(reason.to_owned()),
+            None => run_case(ctx, selected, settings, &policy).map_err(|e| e.in_case(name))?,
+        };
+        on_done(name, &outcome);
+        results.push((name, outcome));
+    }
+    Ok(results)
+}
+
+fn run_case(ctx: &Context, selected: Selected, settings: &RunSettings, policy: &Policy) -> Result<Outcome> {
+    let mut bench = Bench::new(ctx, selected)?;
+    if settings.verify {
+        return Ok(Outcome::Verified { checked: bench.verify()? });
+    }
+    let measurement = measure(&mut bench, policy, settings.samples as usize, settings.warmup_cap_ms())?;
+    let work = bench.work(measurement.groups);
+    Ok(Outcome::Timed { measurement, work })
+}

@@ -1,0 +1,3 @@
+//! The benchmark families. Each module registers itself with `inventory::submit!`; nothing lists them.
+
+mod alu;

@@ -1,0 +1,148 @@
+//! The command line: clap derive, plus the `-N` device-row shorthand that clap cannot express.
+
+use clap::Parser;
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  every selected case ran, or was skipped with a reason
+  1  a Vulkan call failed unexpectedly, or a GPU time was implausible
+  2  the command line could not be parsed
+  3  no Vulkan: no loader, no device with a compute queue and timestamps, or no validation layer
+  4  the device row number or name matched nothing (the rows are printed)
+  5  --filter/--skip matched no case
+  6  a shader failed to compile (the compiler's log is printed)
+  7  --verify found a result that differs from the CPU reference
+  8  the GPU was lost while a case ran (the case is named)
+  9  --validation is on and the validation layer reported a message
+
+Examples:
+  perftest                  run every case on the best device
+  perftest --devices        list the device rows
+  perftest RTX -2           the second row whose name contains \"RTX\"
+  perftest --filter fp32    only the cases whose name contains \"fp32\"
+  perftest --verify         check every case against its CPU reference";
+
+/// Vulkan compute micro-benchmark: GPU-timed, verified load, sample, branch and ALU cases.
+#[derive(Debug, Parser)]
+#[command(name = "perftest", version, after_help = EXIT_CODES)]
+pub struct Cli {
+    /// Pick the device rows whose name contains this word (case-insensitive).
+    #[arg(value_name = "DEVICE")]
+    pub device_name: Option<String>,
+
+    /// Pick device row N (numbered from 1, among the rows DEVICE matched); `-N` is short for this.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub device_index: Option<u32>,
+
+    /// Print the device rows (device + compute queue family) and exit.
+    #[arg(long)]
+    pub devices: bool,
+
+    /// Print the case names, in run order, without touching Vulkan.
+    #[arg(long)]
+    pub list: bool,
+
+    /// Run only the cases whose name contains TEXT (case-insensitive).
+    #[arg(long, value_name = "TEXT", env = "PERFTEST_FILTER")]
+    pub filter: Option<String>,
+
+    /// Leave out the cases whose name contains TEXT (repeatable; wins over --filter).
+    #[arg(long, value_name = "TEXT")]
+    pub skip: Vec<String>,
+
+    /// Check every selected case against its CPU reference instead of timing it.
+    #[arg(long)]
+    pub verify: bool,
+
+    /// Enable VK_LAYER_KHRONOS_validation; any message it reports fails the run.
+    #[arg(long, env = "PERFTEST_VALIDATION")]
+    pub validation: bool,
+
+    /// Aim each measurement (one timestamp pair) at this many milliseconds of GPU time.
+    #[arg(long, value_name = "MS", default_value_t = 20.0, env = "PERFTEST_TARGET_MS",
+          value_parser = parse_target_ms)]
+    pub target_ms: f64,
+
+    /// Timed samples per case after warm-up; the report gives their median, min and spread.
+    #[arg(long, value_name = "N", default_value_t = 10, env = "PERFTEST_SAMPLES",
+          value_parser = clap::value_parser!(u32).range(3..=1000))]
+    pub samples: u32,
+}
+
+fn parse_target_ms(text: &str) -> Result<f64, String> {
+    let value: f64 = text.parse().map_err(|_| format!("`{text}` is not a number of milliseconds"))?;
+    if (0.5..=100.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err("must be between 0.5 and 100 (longer submissions risk the GPU watchdog)".into())
+    }
+}
+
+/// Rewrites `-N` (a row number) as `--device-index=N`, which clap can parse.
+fn expand_row_shorthand(args: impl IntoIterator<Item = String>) -> Vec<String> {
+    args.into_iter()
+        .enumerate()
+        .map(|(i, arg)| {
+            let is_row = i > 0
+                && arg.len() > 1
+                && arg.starts_with('-')
+                && arg[1..].bytes().all(|b| b.is_ascii_digit());
+            if is_row {
+                format!("--device-index={}", &arg[1..])
+            } else {
+                arg
+            }
+        })
+        .collect()
+}
+
+/// Parses `args` (program name first), exiting with clap's message and code 2 on bad input.
+pub fn parse_from(args: impl IntoIterator<Item = String>) -> Result<Cli, clap::Error> {
+    Cli::try_parse_from(expand_row_shorthand(args))
+}
+
+/// Parses the process arguments; bad input prints clap's message and exits with code 2.
+pub fn parse() -> Cli {
+    parse_from(std::env::args()).unwrap_or_else(|error| error.exit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cli(args: &[&str]) -> Result<Cli, clap::Error> {
+        parse_from(std::iter::once("perftest").chain(args.iter().copied()).map(String::from))
+    }
+
+    #[test]
+    fn row_shorthand_and_name_combine() {
+        let parsed = cli(&["RTX", "-2"]).unwrap();
+        assert_eq!(parsed.device_name.as_deref(), Some("RTX"));
+        assert_eq!(parsed.device_index, Some(2));
+        assert_eq!(cli(&["-12"]).unwrap().device_index, Some(12));
+    }
+
+    #[test]
+    fn defaults_are_twenty_ms_and_ten_samples() {
+        let parsed = cli(&[]).unwrap();
+        assert_eq!(parsed.target_ms, 20.0);
+        assert_eq!(parsed.samples, 10);
+        assert!(parsed.device_name.is_none() && parsed.device_index.is_none());
+    }
+
+    #[test]
+    fn out_of_range_values_are_usage_errors() {
+        for args in [&["-0"][..], &["--target-ms", "500"], &["--samples", "1"], &["--target-ms", "x"]] {
+            let error = cli(args).unwrap_err();
+            assert_eq!(error.exit_code(), 2, "{args:?}");
+        }
+    }
+
+    #[test]
+    fn help_documents_every_exit_code() {
+        let help = cli(&["--help"]).unwrap_err().to_string();
+        for code in 0..=9 {
+            assert!(help.contains(&format!("\n  {code}  ")), "exit code {code} missing from --help");
+        }
+    }
+}

@@ -1,0 +1,269 @@
+//! Every way a perftest run can fail, each with a sentence that says what to do and an exit code.
+
+use ash::vk;
+
+/// The process exit codes, documented in `--help` and the README.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum ExitCode {
+    /// Every selected case ran (or was skipped with a reason).
+    Success = 0,
+    /// A Vulkan call failed unexpectedly, or a measurement was not credible.
+    Failure = 1,
+    /// The command line could not be parsed (clap's own code).
+    Usage = 2,
+    /// The machine lacks Vulkan: no loader, no usable device, or no validation layer.
+    NoVulkan = 3,
+    /// The device index or name matched no device row.
+    NoSuchDevice = 4,
+    /// The case filter matched no case.
+    NothingMatched = 5,
+    /// A shader failed to compile.
+    Compile = 6,
+    /// `--verify` found a result that differs from the CPU reference.
+    Verify = 7,
+    /// The GPU was lost (reset, hung or removed) during a case.
+    DeviceLost = 8,
+    /// `--validation` is on and the validation layer reported a message.
+    Validation = 9,
+}
+
+/// A perftest failure. The `Display` text is the one sentence the user sees.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// `Entry::load` could not open the Vulkan loader library.
+    #[error(
+        "could not load the Vulkan loader ({detail}); install it (Debian/Ubuntu: \
+         `apt-get install libvulkan1`) or point PERFTEST_VULKAN_LOADER at a libvulkan.so.1"
+    )]
+    NoLoader {
+        /// What the dynamic loader said.
+        detail: String,
+    },
+
+    /// No physical device offers a compute queue with timestamps.
+    #[error(
+        "no Vulkan device with a compute queue and GPU timestamps was found ({detail}); install \
+         your GPU's Vulkan driver, or Mesa's CPU driver lavapipe (`apt-get install mesa-vulkan-drivers`)"
+    )]
+    NoDevice {
+        /// What the instance or enumeration reported.
+        detail: String,
+    },
+
+    /// `--validation` was given but the Khronos layer is not installed.
+    #[error(
+        "--validation needs the Khronos validation layer (VK_LAYER_KHRONOS_validation); install it \
+         (Debian/Ubuntu: `apt-get install vulkan-validationlayers`) or run without --validation"
+    )]
+    NoValidationLayer,
+
+    /// `-N` named a row that does not exist.
+    #[error("device row {index} does not exist ({count} row(s) match); pick one of:\n{rows}")]
+    DeviceIndex {
+        /// The 1-based index asked for.
+        index: usize,
+        /// How many rows were candidates.
+        count: usize,
+        /// The candidate rows, one per line.
+        rows: String,
+    },
+
+    /// A bare word matched no device name.
+    #[error("no device name contains \"{name}\"; pick one of:\n{rows}")]
+    DeviceName {
+        /// The word asked for.
+        name: String,
+        /// All rows, one per line.
+        rows: String,
+    },
+
+    /// `--filter`/`--skip` left no case to run.
+    #[error("no case matches {what}; run `perftest --list` to see the case names")]
+    NothingMatched {
+        /// The filter description, for example `--filter "fp128"`.
+        what: String,
+    },
+
+    /// shaderc rejected a shader; the log is the compiler's own.
+    #[error("the shader {file} of case \"{case}\" failed to compile:\n{log}")]
+    Compile {
+        /// The case whose permutation failed.
+        case: String,
+        /// The GLSL file name.
+        file: String,
+        /// shaderc's log, verbatim.
+        log: String,
+    },
+
+    /// A verified result differs from the CPU reference.
+    #[error(
+        "case \"{case}\" failed verification: {mismatches} of {checked} results differ from the CPU \
+         reference; the first is invocation {invocation}: expected {expected}, got {got}"
+    )]
+    Verify {
+        /// The case.
+        case: String,
+        /// How many results were compared.
+        checked: usize,
+        /// How many differ.
+        mismatches: usize,
+        /// Global invocation index of the first mismatch.
+        invocation: usize,
+        /// The CPU reference, formatted.
+        expected: String,
+        /// The GPU result, formatted.
+        got: String,
+    },
+
+    /// `VK_ERROR_DEVICE_LOST` while a case ran.
+    #[error(
+        "the GPU was lost (VK_ERROR_DEVICE_LOST) while case \"{case}\" was running; the driver may \
+         have reset it after a timeout: try a smaller --target-ms, or skip the case with --skip"
+    )]
+    DeviceLost {
+        /// The case that was running.
+        case: String,
+    },
+
+    /// The validation layer reported messages.
+    #[error("the validation layer reported {} message(s):\n{}", messages.len(), messages.join("\n"))]
+    Validation {
+        /// The messages, verbatim.
+        messages: Vec<String>,
+    },
+
+    /// A timestamp pair that cannot be a real duration.
+    #[error("case \"{case}\" produced an implausible GPU time: {detail}")]
+    Timing {
+        /// The case.
+        case: String,
+        /// What was wrong with the time.
+        detail: String,
+    },
+
+    /// A Vulkan call failed with an unexpected result.
+    #[error("{call} failed{}: {result:?}", case_suffix(case))]
+    Vulkan {
+        /// The Vulkan entry point.
+        call: &'static str,
+        /// The case, when one was running.
+        case: Option<String>,
+        /// The result code.
+        result: vk::Result,
+    },
+
+    /// gpu-allocator could not create or free memory.
+    #[error("GPU memory allocation failed{}: {source}", case_suffix(case))]
+    Allocation {
+        /// The case, when one was running.
+        case: Option<String>,
+        /// The allocator's error.
+        source: gpu_allocator::AllocationError,
+    },
+
+    /// Writing to stdout or a file failed.
+    #[error("could not write the output: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+fn case_suffix(case: &Option<String>) -> String {
+    case.as_ref().map(|c| format!(" in case \"{c}\"")).unwrap_or_default()
+}
+
+impl Error {
+    /// The exit code documented for this failure.
+    pub fn exit_code(&self) -> ExitCode {
+        match self {
+            Error::NoLoader { .. } | Error::NoDevice { .. } | Error::NoValidationLayer => ExitCode::NoVulkan,
+            Error::DeviceIndex { .. } | Error::DeviceName { .. } => ExitCode::NoSuchDevice,
+            Error::NothingMatched { .. } => ExitCode::NothingMatched,
+            Error::Compile { .. } => ExitCode::Compile,
+            Error::Verify { .. } => ExitCode::Verify,
+            Error::DeviceLost { .. } => ExitCode::DeviceLost,
+            Error::Validation { .. } => ExitCode::Validation,
+            Error::Timing { .. } | Error::Vulkan { .. } | Error::Allocation { .. } | Error::Io(_) => {
+                ExitCode::Failure
+            }
+        }
+    }
+
+    /// Attaches the running case to an error that did not know it; device loss becomes its own kind.
+    pub fn in_case(self, name: &str) -> Error {
+        match self {
+            Error::Vulkan { result: vk::Result::ERROR_DEVICE_LOST, .. } => {
+                Error::DeviceLost { case: name.to_owned() }
+            }
+            Error::Vulkan { call, case: None, result } => {
+                Error::Vulkan { call, case: Some(name.to_owned()), result }
+            }
+            Error::Allocation { case: None, source } => {
+                Error::Allocation { case: Some(name.to_owned()), source }
+            }
+            other => other,
+        }
+    }
+}
+
+/// Maps a failed ash call to [`Error::Vulkan`], naming the entry point.
+pub fn vk_err(call: &'static str) -> impl FnOnce(vk::Result) -> Error {
+    move |result| Error::Vulkan { call, case: None, result }
+}
+
+/// Shorthand for results of perftest operations.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn device_lost_names_the_case_and_has_its_own_code() {
+        let error = vk_err("vkQueueSubmit")(vk::Result::ERROR_DEVICE_LOST).in_case("ALU fp32 FMA");
+        assert_eq!(error.exit_code(), ExitCode::DeviceLost);
+        let text = error.to_string();
+        assert!(text.contains("\"ALU fp32 FMA\""), "{text}");
+        assert!(text.contains("VK_ERROR_DEVICE_LOST"), "{text}");
+    }
+
+    #[test]
+    fn vulkan_errors_name_the_call_and_case_not_a_bare_code() {
+        let error = vk_err("vkCreateBuffer")(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY).in_case("ALU fp64 FMA");
+        assert_eq!(
+            error.to_string(),
+            "vkCreateBuffer failed in case \"ALU fp64 FMA\": ERROR_OUT_OF_DEVICE_MEMORY"
+        );
+        assert_eq!(error.exit_code(), ExitCode::Failure);
+    }
+
+    #[test]
+    fn environment_errors_say_which_package_to_install() {
+        let loader = Error::NoLoader { detail: "libvulkan.so.1: not found".into() };
+        assert!(loader.to_string().contains("apt-get install libvulkan1"));
+        let device = Error::NoDevice { detail: "no physical devices".into() };
+        assert!(device.to_string().contains("mesa-vulkan-drivers"));
+        assert!(Error::NoValidationLayer.to_string().contains("vulkan-validationlayers"));
+        for error in [loader, device, Error::NoValidationLayer] {
+            assert_eq!(error.exit_code(), ExitCode::NoVulkan);
+        }
+    }
+
+    #[test]
+    fn exit_codes_are_distinct() {
+        let codes = [
+            ExitCode::Success,
+            ExitCode::Failure,
+            ExitCode::Usage,
+            ExitCode::NoVulkan,
+            ExitCode::NoSuchDevice,
+            ExitCode::NothingMatched,
+            ExitCode::Compile,
+            ExitCode::Verify,
+            ExitCode::DeviceLost,
+            ExitCode::Validation,
+        ];
+        let mut numbers: Vec<u8> = codes.iter().map(|&c| c as u8).collect();
+        numbers.dedup();
+        assert_eq!(numbers, (0..10).collect::<Vec<u8>>());
+    }
+}

@@ -1,0 +1,14 @@
+//! The `perftest` binary: parse the command line, run, turn the outcome into an exit code.
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = perftest::cli::parse();
+    match perftest::app::run(&cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("perftest: {error}");
+            ExitCode::from(error.exit_code() as u8)
+        }
+    }
+}

@@ -1,0 +1,325 @@
+//! The case descriptors that families register with `inventory`, and how a run picks and orders them.
+//!
+//! A family is one GLSL snippet plus a list of cases; each case is a permutation of
+//! that snippet (a list of defines), the work one invocation does (so times become
+//! rates), the device features it needs, and a CPU reference for `--verify`.
+//! Everything here is `const`-constructible, as `inventory::submit!` requires.
+
+use crate::error::{Error, Result};
+
+/// One GLSL file from `glsl/`, embedded in the binary.
+#[derive(Clone, Copy, Debug)]
+pub struct Glsl {
+    /// The file name under `glsl/`, used in compiler messages.
+    pub file: &'static str,
+    /// The file's text (`include_str!`).
+    pub source: &'static str,
+}
+
+/// A quantity of work, so a time becomes a rate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Work {
+    /// How much one shader invocation does.
+    pub per_invocation: f64,
+    /// What is counted.
+    pub unit: Unit,
+}
+
+/// What a [`Work`] counts; each unit has the name its rate is printed with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// Floating-point operations (an FMA is two).
+    Flop,
+    /// Integer operations (a multiply-add is two).
+    IntOp,
+}
+
+impl Unit {
+    /// The rate's unit, printed after an SI prefix (`65.2 TFLOPS`).
+    pub fn rate_name(self) -> &'static str {
+        match self {
+            Unit::Flop => "FLOPS",
+            Unit::IntOp => "IOPS",
+        }
+    }
+
+    /// The amount's unit, for reports (`1.2 GFLOP`).
+    pub fn amount_name(self) -> &'static str {
+        match self {
+            Unit::Flop => "FLOP",
+            Unit::IntOp => "IOP",
+        }
+    }
+}
+
+/// A device capability a case needs; an unmet one makes the case `skipped (reason)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Requirement {
+    /// `shaderFloat16` (Vulkan 1.2 / VK_KHR_shader_float16_int8).
+    ShaderFloat16,
+    /// `shaderFloat64` (Vulkan 1.0 core feature).
+    ShaderFloat64,
+}
+
+/// What the device offers, as far as [`Requirement`]s are concerned.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Capabilities {
+    /// `shaderFloat16` is supported.
+    pub shader_float16: bool,
+    /// `shaderFloat64` is supported.
+    pub shader_float64: bool,
+}
+
+impl Requirement {
+    /// Why `caps` cannot run a case with this requirement, or `None` if it can.
+    pub fn unmet(self, caps: &Capabilities) -> Option<&'static str> {
+        match self {
+            Requirement::ShaderFloat16 if !caps.shader_float16 => Some("the device lacks shaderFloat16"),
+            Requirement::ShaderFloat64 if !caps.shader_float64 => Some("the device lacks shaderFloat64"),
+            _ => None,
+        }
+    }
+}
+
+/// A buffer a family binds besides the results buffer (binding 0), at bindings 1, 2, ...
+#[derive(Clone, Copy, Debug)]
+pub enum Resource {
+    /// A read-only storage buffer of `bytes` bytes, filled once by `fill`.
+    StorageBuffer {
+        /// Size in bytes.
+        bytes: u64,
+        /// Writes the deterministic contents; the CPU reference reads the same data.
+        fill: fn(&mut [u8]),
+    },
+}
+
+/// Whether a dispatch is timed or verified; the shader is the same SPIR-V in both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Timing: the guarded result write never happens.
+    Time,
+    /// Verification: every invocation writes its result.
+    Verify,
+}
+
+/// The push constants every shader sees (`Params` in glsl/common.glsl).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Params {
+    /// 1 in verify runs: every invocation writes its result.
+    pub write_enable: u32,
+    /// Always 0: ANDed into addresses so the compiler cannot merge loads.
+    pub address_mask: u32,
+    /// A result bit pattern that, if produced, also triggers the write; chosen never to occur
+    /// in timing runs. It makes the results depend on the work, so the work cannot be sunk
+    /// into the never-taken write branch.
+    pub sentinel: u32,
+    /// A family-specific integer.
+    pub u0: u32,
+    /// Family-specific floats.
+    pub f: [f32; 4],
+}
+
+impl Params {
+    /// The bytes pushed with `vkCmdPushConstants`.
+    pub fn as_bytes(&self) -> [u8; 32] {
+        let words = [
+            self.write_enable,
+            self.address_mask,
+            self.sentinel,
+            self.u0,
+            self.f[0].to_bits(),
+            self.f[1].to_bits(),
+            self.f[2].to_bits(),
+            self.f[3].to_bits(),
+        ];
+        let mut bytes = [0u8; 32];
+        for (chunk, word) in bytes.chunks_exact_mut(4).zip(words) {
+            chunk.copy_from_slice(&word.to_ne_bytes());
+        }
+        bytes
+    }
+}
+
+/// One invocation's result as the CPU reference computes it; the GPU's word is read as the same type.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Value {
+    /// A float, compared bit for bit (the references are built to be exact).
+    F32(f32),
+    /// An unsigned integer.
+    U32(u32),
+}
+
+impl Value {
+    /// The 32-bit word the shader writes for this value.
+    pub fn bits(self) -> u32 {
+        match self {
+            Value::F32(v) => v.to_bits(),
+            Value::U32(v) => v,
+        }
+    }
+
+    /// A GPU word read as the same type as `self`, for messages.
+    pub fn same_type(self, bits: u32) -> Value {
+        match self {
+            Value::F32(_) => Value::F32(f32::from_bits(bits)),
+            Value::U32(_) => Value::U32(bits),
+        }
+    }
+}
+
+impl std::fmt::Display for Value {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Value::F32(v) => write!(f, "{v:?}"),
+            Value::U32(v) => write!(f, "{v}"),
+        }
+    }
+}
+
+/// One registered case: a permutation of its family's shader.
+#[derive(Debug)]
+pub struct Case {
+    /// The name printed and matched by `--filter`.
+    pub name: &'static str,
+    /// Preprocessor defines (`NAME`, `value`) that make this permutation.
+    pub defines: &'static [(&'static str, &'static str)],
+    /// What one invocation does; the first entry is the headline rate.
+    pub work: &'static [Work],
+    /// Device capabilities the case needs.
+    pub requires: &'static [Requirement],
+    /// A family-private variant number for `params` and `reference`.
+    pub variant: u32,
+}
+
+/// A self-registering family of cases (submit one with `inventory::submit!`).
+pub struct Family {
+    /// Short family name (`alu`).
+    pub name: &'static str,
+    /// Families run in ascending `order`; cases within a family in declared order.
+    pub order: u32,
+    /// The family's GLSL snippet; it includes `common.glsl`.
+    pub glsl: Glsl,
+    /// Workgroup size, passed to the shader as `LOCAL_SIZE_X/Y/Z`.
+    pub local_size: [u32; 3],
+    /// Buffers bound at bindings 1, 2, ... (binding 0 is always the results buffer).
+    pub resources: &'static [Resource],
+    /// The cases, in run order.
+    pub cases: &'static [Case],
+    /// Push constants for a case in a mode.
+    pub params: fn(&Case, Mode) -> Params,
+    /// The CPU reference: what invocation `index` of a verify run writes.
+    pub reference: fn(&Case, u32) -> Value,
+}
+
+impl Family {
+    /// Invocations in one workgroup.
+    pub fn invocations_per_group(&self) -> u64 {
+        self.local_size.iter().map(|&n| u64::from(n)).product()
+    }
+}
+
+inventory::collect!(Family);
+
+/// A case together with its family.
+#[derive(Clone, Copy)]
+pub struct Selected {
+    /// The family the case belongs to.
+    pub family: &'static Family,
+    /// The case.
+    pub case: &'static Case,
+}
+
+/// Every registered case, in run order.
+pub fn all() -> Vec<Selected> {
+    let mut families: Vec<&'static Family> = inventory::iter::<Family>.into_iter().collect();
+    families.sort_by_key(|f| (f.order, f.name));
+    families
+        .into_iter()
+        .flat_map(|family| family.cases.iter().map(move |case| Selected { family, case }))
+        .collect()
+}
+
+fn contains_ignore_case(name: &str, text: &str) -> bool {
+    name.to_lowercase().contains(&text.to_lowercase())
+}
+
+/// Keeps the cases whose names contain `filter` and none of `skip` (case-insensitive).
+pub fn filter(cases: Vec<Selected>, filter: Option<&str>, skip: &[String]) -> Result<Vec<Selected>> {
+    let kept: Vec<Selected> = cases
+        .into_iter()
+        .filter(|s| filter.is_none_or(|f| contains_ignore_case(s.case.name, f)))
+        .filter(|s| !skip.iter().any(|x| contains_ignore_case(s.case.name, x)))
+        .collect();
+    if kept.is_empty() {
+        let mut what = Vec::new();
+        if let Some(f) = filter {
+            what.push(format!("--filter \"{f}\""));
+        }
+        what.extend(skip.iter().map(|s| format!("--skip \"{s}\"")));
+        return Err(Error::NothingMatched { what: what.join(" with ") });
+    }
+    Ok(kept)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(cases: &[Selected]) -> Vec<&'static str> {
+        cases.iter().map(|s| s.case.name).collect()
+    }
+
+    #[test]
+    fn the_registered_cases_are_exactly_these_in_this_order() {
+        // Catches a family module that the linker dropped (inventory issue 9) or a reordering.
+        assert_eq!(
+            names(&all()),
+            ["ALU fp32 FMA", "ALU fp16 FMA (f16vec2)", "ALU fp64 FMA", "ALU int32 multiply-add"]
+        );
+    }
+
+    #[test]
+    fn names_are_unique() {
+        let mut seen = std::collections::HashSet::new();
+        for name in names(&all()) {
+            assert!(seen.insert(name), "duplicate case name {name}");
+        }
+    }
+
+    #[test]
+    fn filter_is_case_insensitive_and_skip_wins() {
+        let fp = filter(all(), Some("FP"), &[]).unwrap();
+        assert_eq!(names(&fp), ["ALU fp32 FMA", "ALU fp16 FMA (f16vec2)", "ALU fp64 FMA"]);
+        let no64 = filter(all(), Some("fp"), &["fp64".into(), "FP16".into()]).unwrap();
+        assert_eq!(names(&no64), ["ALU fp32 FMA"]);
+    }
+
+    #[test]
+    fn a_filter_that_matches_nothing_is_an_error_naming_it() {
+        let error = filter(all(), Some("fp128"), &[]).err().unwrap();
+        assert_eq!(error.exit_code(), crate::ExitCode::NothingMatched);
+        assert!(error.to_string().contains("--filter \"fp128\""), "{error}");
+        let error = filter(all(), None, &["alu".into()]).err().unwrap();
+        assert!(error.to_string().contains("--skip \"alu\""), "{error}");
+    }
+
+    #[test]
+    fn requirements_name_the_missing_feature() {
+        let none = Capabilities::default();
+        assert_eq!(Requirement::ShaderFloat16.unmet(&none), Some("the device lacks shaderFloat16"));
+        assert_eq!(Requirement::ShaderFloat64.unmet(&none), Some("the device lacks shaderFloat64"));
+        let all = Capabilities { shader_float16: true, shader_float64: true };
+        assert_eq!(Requirement::ShaderFloat16.unmet(&all), None);
+        assert_eq!(Requirement::ShaderFloat64.unmet(&all), None);
+    }
+
+    #[test]
+    fn params_are_laid_out_as_eight_words() {
+        let params = Params { write_enable: 1, sentinel: 7, f: [2.0, 0.0, 0.0, 0.0], ..Default::default() };
+        let bytes = params.as_bytes();
+        assert_eq!(&bytes[0..4], &1u32.to_ne_bytes());
+        assert_eq!(&bytes[8..12], &7u32.to_ne_bytes());
+        assert_eq!(&bytes[16..20], &2.0f32.to_ne_bytes());
+    }
+}

@@ -1,0 +1,149 @@
+//! One case's measurement: scale the dispatch to the target, warm up until rates agree, take samples.
+
+use super::scaling::Policy;
+use super::stats::{summarize, Summary};
+use crate::error::Result;
+
+/// Something that can time a dispatch of `groups` workgroups (the GPU, or a fake in tests).
+pub trait Timer {
+    /// Runs one measurement and returns its GPU time in milliseconds.
+    fn time_ms(&mut self, groups: u64) -> Result<f64>;
+    /// The workgroup count actually dispatched for a request of `groups` (shapes may round).
+    fn actual_groups(&self, groups: u64) -> u64 {
+        groups
+    }
+}
+
+/// Two consecutive warm-up rates within this fraction count as settled clocks.
+pub const SETTLED: f64 = 0.02;
+/// Growth steps before scaling gives up (x10 from one group reaches 1e30).
+const MAX_SCALING_STEPS: usize = 30;
+
+/// What a measurement found.
+#[derive(Clone, Debug)]
+pub struct Measurement {
+    /// Workgroups per measurement in the samples.
+    pub groups: u64,
+    /// Sample times, milliseconds.
+    pub samples: Vec<f64>,
+    /// Their summary.
+    pub summary: Summary,
+    /// Measurements spent scaling and warming up.
+    pub warmup_runs: usize,
+    /// Whether consecutive warm-up rates agreed before the warm-up cap.
+    pub settled: bool,
+}
+
+/// Measures with `timer`: scale to `policy.target_ms`, warm up for at most `warmup_cap_ms` of
+/// GPU time until two rates agree within [`SETTLED`], then take `samples` samples.
+pub fn measure(
+    timer: &mut dyn Timer,
+    policy: &Policy,
+    samples: usize,
+    warmup_cap_ms: f64,
+) -> Result<Measurement> {
+    let mut groups = timer.actual_groups(1);
+    let mut ms = timer.time_ms(groups)?;
+    let mut runs = 1;
+    while !policy.on_target(ms) && runs < MAX_SCALING_STEPS {
+        let next = timer.actual_groups(policy.next(groups, ms));
+        if next == groups {
+            break; // at a limit (device maximum or watchdog cap)
+        }
+        groups = next;
+        ms = timer.time_ms(groups)?;
+        runs += 1;
+    }
+    // Warm-up: keep aiming at the target (clocks may still be ramping) until rates agree.
+    let mut rate = groups as f64 / ms;
+    let mut warm_ms = 0.0;
+    let mut settled = false;
+    while warm_ms < warmup_cap_ms {
+        groups = timer.actual_groups(policy.next(groups, ms));
+        ms = timer.time_ms(groups)?;
+        runs += 1;
+        warm_ms += ms;
+        let new_rate = groups as f64 / ms;
+        if (new_rate / rate - 1.0).abs() <= SETTLED {
+            settled = true;
+            break;
+        }
+        rate = new_rate;
+    }
+    let times = (0..samples.max(1)).map(|_| timer.time_ms(groups)).collect::<Result<Vec<f64>>>()?;
+    let summary = summarize(&times).expect("samples.max(1) is never empty");
+    Ok(Measurement { groups, samples: times, summary, warmup_runs: runs, settled })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::scaling::MAX_SUBMIT_MS;
+
+    /// A device with a fixed cost per group, whose clock doubles after `ramp_after` runs.
+    struct FakeGpu {
+        ms_per_group: f64,
+        ramp_after: usize,
+        runs: usize,
+        log: Vec<u64>,
+    }
+
+    impl Timer for FakeGpu {
+        fn time_ms(&mut self, groups: u64) -> Result<f64> {
+            self.runs += 1;
+            self.log.push(groups);
+            let speed = if self.runs > self.ramp_after { 2.0 } else { 1.0 };
+            Ok(0.01 + groups as f64 * self.ms_per_group / speed)
+        }
+    }
+
+    fn policy() -> Policy {
+        Policy { target_ms: 20.0, max_submit_ms: MAX_SUBMIT_MS, max_groups: 1 << 31 }
+    }
+
+    #[test]
+    fn scales_from_one_group_to_the_target() {
+        let mut gpu = FakeGpu { ms_per_group: 0.001, ramp_after: usize::MAX, runs: 0, log: vec![] };
+        let m = measure(&mut gpu, &policy(), 5, 1000.0).unwrap();
+        assert_eq!(&gpu.log[..4], &[1, 10, 100, 1000]);
+        assert!(policy().on_target(m.summary.median), "{}", m.summary.median);
+        assert!(m.settled);
+        assert_eq!(m.samples.len(), 5);
+    }
+
+    #[test]
+    fn warm_up_follows_a_clock_ramp() {
+        // Scaling reaches 20 000 groups on run 6; the clock doubles from run 7, inside warm-up.
+        let mut gpu = FakeGpu { ms_per_group: 0.001, ramp_after: 6, runs: 0, log: vec![] };
+        let m = measure(&mut gpu, &policy(), 3, 1000.0).unwrap();
+        assert!(m.settled);
+        // After the clock doubles, the dispatch doubles to stay at about 20 ms.
+        assert!((m.groups as f64 - 40_000.0).abs() < 400.0, "{}", m.groups);
+        assert!((m.summary.median - 20.0).abs() < 0.5, "{}", m.summary.median);
+    }
+
+    #[test]
+    fn a_device_that_cannot_reach_the_target_is_capped_not_looped() {
+        let tiny = Policy { max_groups: 50, ..policy() };
+        let mut gpu = FakeGpu { ms_per_group: 0.001, ramp_after: usize::MAX, runs: 0, log: vec![] };
+        let m = measure(&mut gpu, &tiny, 3, 100.0).unwrap();
+        assert_eq!(m.groups, 50);
+        assert!(gpu.runs < 40, "{} runs", gpu.runs);
+    }
+
+    #[test]
+    fn an_unsettled_warm_up_stops_at_its_cap() {
+        /// Alternates between two speeds forever.
+        struct Jittery(usize);
+        impl Timer for Jittery {
+            fn time_ms(&mut self, groups: u64) -> Result<f64> {
+                self.0 += 1;
+                Ok(groups as f64 * if self.0 % 2 == 0 { 0.002 } else { 0.001 })
+            }
+        }
+        let m = measure(&mut Jittery(0), &policy(), 3, 200.0).unwrap();
+        assert!(!m.settled);
+        // Scaling gives up after MAX_SCALING_STEPS; warm-up after about 200 ms of 10-40 ms runs.
+        assert!(m.warmup_runs <= MAX_SCALING_STEPS + 20, "{}", m.warmup_runs);
+    }
+}

@@ -1,0 +1,42 @@
+//! Progress on stderr with indicatif, hidden when stderr is not a terminal.
+
+use std::io::IsTerminal;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// A bar over the selected cases; result lines printed through it do not tear the bar.
+pub struct Progress {
+    bar: ProgressBar,
+}
+
+impl Progress {
+    /// A bar for `cases` cases.
+    pub fn new(cases: usize) -> Self {
+        let target = if std::io::stderr().is_terminal() {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        };
+        let bar = ProgressBar::with_draw_target(Some(cases as u64), target);
+        if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {msg}") {
+            bar.set_style(style);
+        }
+        Self { bar }
+    }
+
+    /// Shows the case now running.
+    pub fn start(&self, case: &str) {
+        self.bar.set_message(case.to_owned());
+    }
+
+    /// Prints a result line on stdout above the bar and advances it.
+    pub fn finish_case(&self, line: &str) {
+        self.bar.suspend(|| println!("{line}"));
+        self.bar.inc(1);
+    }
+
+    /// Removes the bar.
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}

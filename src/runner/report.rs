@@ -1,0 +1,158 @@
+//! What a run prints: the header, one line per case, SI-prefixed rates.
+
+use super::measure::Measurement;
+use crate::registry::Work;
+use crate::vk::device::DeviceInfo;
+
+/// How one case ended.
+#[derive(Clone, Debug)]
+pub enum Outcome {
+    /// Timed: the measurement and the work one measurement does.
+    Timed {
+        /// The samples and their summary.
+        measurement: Measurement,
+        /// Work of one measurement, per entry of the case's `work`.
+        work: Vec<(f64, Work)>,
+    },
+    /// Verified against the CPU reference: this many results matched.
+    Verified {
+        /// Results compared.
+        checked: usize,
+    },
+    /// Not run, and why.
+    Skipped(String),
+}
+
+/// Formats `value` with three significant digits and an SI prefix: `65.2 TFLOPS`.
+pub fn si(value: f64, unit: &str) -> String {
+    const PREFIXES: [&str; 9] = ["n", "µ", "m", "", "k", "M", "G", "T", "P"];
+    if value == 0.0 || !value.is_finite() {
+        return format!("{value} {unit}");
+    }
+    let mut exponent = (value.abs().log10() / 3.0).floor() as i32;
+    let digits = |e: i32| {
+        let scaled = value / 10f64.powi(3 * e);
+        let decimals = if scaled.abs() >= 100.0 {
+            0
+        } else if scaled.abs() >= 10.0 {
+            1
+        } else {
+            2
+        };
+        (format!("{scaled:.decimals$}"), scaled)
+    };
+    let (mut text, scaled) = digits(exponent);
+    if text.trim_start_matches('-').starts_with("1000") && scaled.abs() < 1000.0 {
+        exponent += 1; // 999.7 rounds to 1000: say 1.00 k instead
+        text = digits(exponent).0;
+    }
+    let index = (exponent + 3).clamp(0, PREFIXES.len() as i32 - 1) as usize;
+    if index as i32 != exponent + 3 {
+        return format!("{value:e} {unit}");
+    }
+    format!("{text} {}{unit}", PREFIXES[index])
+}
+
+/// The header printed before the cases.
+pub fn header(info: &DeviceInfo, settings: &str) -> String {
+    format!(
+        "perftest {}\n\
+         device:     {}\n\
+         type:       {} (vendor 0x{:04x}, device 0x{:04x})\n\
+         driver:     {} (Vulkan {})\n\
+         queue:      family {}, subgroup size {}\n\
+         timestamps: {} ns per tick, {} valid bits\n\
+         settings:   {settings}\n",
+        env!("CARGO_PKG_VERSION"),
+        info.row.name,
+        info.kind,
+        info.vendor_id,
+        info.device_id,
+        info.driver,
+        info.vulkan,
+        info.row.family,
+        info.subgroup_size,
+        info.timestamp_period,
+        info.timestamp_valid_bits,
+    )
+}
+
+/// One result line: `name: rate  (median, min, spread, dispatch)`, or the verification or skip.
+pub fn line(name: &str, outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Skipped(reason) => format!("{name}: skipped ({reason})"),
+        Outcome::Verified { checked } => {
+            format!("{name}: verified ({checked} results match the CPU reference)")
+        }
+        Outcome::Timed { measurement: m, work } => {
+            let s = &m.summary;
+            let seconds = s.median / 1e3;
+            let rates: Vec<String> =
+                work.iter().map(|(amount, w)| si(amount / seconds, w.unit.rate_name())).collect();
+            let mut flags = String::new();
+            if s.is_noisy() {
+                flags.push_str("  [noisy: cv above 3%]");
+            }
+            if !m.settled {
+                flags.push_str("  [unsettled: warm-up rates did not agree]");
+            }
+            format!(
+                "{name}: {}  (median {:.3} ms, min {:.3} ms, cv {:.1}%, {} samples of {} workgroups){flags}",
+                rates.join(", "),
+                s.median,
+                s.min,
+                s.cv * 100.0,
+                s.count,
+                m.groups
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::Unit;
+    use crate::runner::stats::summarize;
+
+    #[test]
+    fn si_keeps_three_significant_digits() {
+        assert_eq!(si(65.21e12, "FLOPS"), "65.2 TFLOPS");
+        assert_eq!(si(16.44e12, "IOPS"), "16.4 TIOPS");
+        assert_eq!(si(1.234e9, "FLOPS"), "1.23 GFLOPS");
+        assert_eq!(si(133.8e12, "FLOPS"), "134 TFLOPS");
+        assert_eq!(si(999.7e9, "FLOPS"), "1.00 TFLOPS");
+        assert_eq!(si(512.0, "B/s"), "512 B/s");
+        assert_eq!(si(0.0201, "s"), "20.1 ms");
+    }
+
+    fn timed(samples: &[f64], settled: bool) -> Outcome {
+        let summary = summarize(samples).unwrap();
+        let measurement =
+            Measurement { groups: 4000, samples: samples.to_vec(), summary, warmup_runs: 6, settled };
+        let work = Work { per_invocation: 16384.0, unit: Unit::Flop };
+        Outcome::Timed { measurement, work: vec![(1.3e12, work)] }
+    }
+
+    #[test]
+    fn a_timed_line_gives_rate_median_min_and_spread() {
+        let text = line("ALU fp32 FMA", &timed(&[20.0, 20.1, 19.9], true));
+        assert_eq!(
+            text,
+            "ALU fp32 FMA: 65.0 TFLOPS  (median 20.000 ms, min 19.900 ms, cv 0.5%, 3 samples of 4000 workgroups)"
+        );
+    }
+
+    #[test]
+    fn noisy_and_unsettled_results_are_marked() {
+        let text = line("x", &timed(&[20.0, 25.0, 15.0], false));
+        assert!(text.contains("[noisy: cv above 3%]"), "{text}");
+        assert!(text.contains("[unsettled"), "{text}");
+    }
+
+    #[test]
+    fn skips_say_why() {
+        let text = line("ALU fp64 FMA", &Outcome::Skipped("the device lacks shaderFloat64".into()));
+        assert_eq!(text, "ALU fp64 FMA: skipped (the device lacks shaderFloat64)");
+    }
+}

@@ -1,0 +1,102 @@
+//! Adaptive dispatch sizing: grow the workgroup count until one measurement takes the target time.
+
+/// The sizing rules for one device and target.
+#[derive(Clone, Copy, Debug)]
+pub struct Policy {
+    /// The time one measurement should take (`--target-ms`).
+    pub target_ms: f64,
+    /// Never predict a submission longer than this (GPU watchdogs on laptops and iGPUs).
+    pub max_submit_ms: f64,
+    /// The most workgroups one dispatch may have (`maxComputeWorkGroupCount` x by y).
+    pub max_groups: u64,
+}
+
+/// The longest submission the policy will aim for, well under common watchdogs (2 s on Windows).
+pub const MAX_SUBMIT_MS: f64 = 100.0;
+
+impl Policy {
+    /// The next workgroup count after `groups` took `ms`: x10 while under a tenth of the
+    /// target, then in proportion to the target; never a predicted `max_submit_ms` or more.
+    pub fn next(&self, groups: u64, ms: f64) -> u64 {
+        let groups_f = groups as f64;
+        let wanted = if ms < self.target_ms / 10.0 {
+            groups_f * 10.0
+        } else {
+            (groups_f * self.target_ms / ms).round()
+        };
+        let watchdog_cap = (groups_f * self.max_submit_ms / ms).floor();
+        (wanted.min(watchdog_cap) as u64).clamp(1, self.max_groups.max(1))
+    }
+
+    /// Whether `ms` is close enough to the target to stop growing.
+    pub fn on_target(&self, ms: f64) -> bool {
+        ms >= 0.8 * self.target_ms && ms <= 1.25 * self.target_ms
+    }
+}
+
+/// Splits `groups` workgroups into a dispatch shape within `max` per dimension, using x then y.
+/// The product can be a little under `groups` when they do not fit one row; use it as the count.
+pub fn dispatch_shape(groups: u64, max: [u32; 3]) -> [u32; 3] {
+    let max_x = u64::from(max[0].max(1));
+    let max_y = u64::from(max[1].max(1));
+    let groups = groups.clamp(1, max_x * max_y);
+    let y = groups.div_ceil(max_x);
+    let x = groups / y;
+    [x as u32, y as u32, 1]
+}
+
+/// The workgroup count of a shape.
+pub fn shape_groups(shape: [u32; 3]) -> u64 {
+    shape.iter().map(|&n| u64::from(n)).product()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const POLICY: Policy = Policy { target_ms: 20.0, max_submit_ms: MAX_SUBMIT_MS, max_groups: 1 << 32 };
+
+    #[test]
+    fn grows_tenfold_while_under_a_tenth_of_the_target() {
+        assert_eq!(POLICY.next(1, 0.3), 10);
+        assert_eq!(POLICY.next(1000, 1.99), 10_000);
+    }
+
+    #[test]
+    fn then_aims_at_the_target_in_proportion() {
+        // The tutorial's Quadro: 10000 groups in 7.30 ms -> about 27 400 for 20 ms.
+        assert_eq!(POLICY.next(10_000, 7.30), 27_397);
+        assert_eq!(POLICY.next(27_397, 40.0), 13_699);
+    }
+
+    #[test]
+    fn never_predicts_past_the_watchdog_cap() {
+        let long_target = Policy { target_ms: 100.0, max_submit_ms: 100.0, ..POLICY };
+        assert_eq!(long_target.next(100, 9.0), 1000, "x10 is a 90 ms prediction: allowed");
+        let slow = Policy { target_ms: 100.0, max_submit_ms: 50.0, ..POLICY };
+        assert_eq!(slow.next(100, 9.0), 555, "x10 would predict 90 ms over the 50 ms cap");
+    }
+
+    #[test]
+    fn stays_within_one_and_the_device_limit() {
+        let small = Policy { max_groups: 5000, ..POLICY };
+        assert_eq!(small.next(1000, 0.1), 5000);
+        assert_eq!(POLICY.next(1, 500.0), 1);
+    }
+
+    #[test]
+    fn on_target_is_a_band_around_it() {
+        assert!(POLICY.on_target(20.0) && POLICY.on_target(16.0) && POLICY.on_target(25.0));
+        assert!(!POLICY.on_target(15.9) && !POLICY.on_target(25.1));
+    }
+
+    #[test]
+    fn shapes_fit_the_limits_and_stay_close() {
+        assert_eq!(dispatch_shape(1000, [65535; 3]), [1000, 1, 1]);
+        let shape = dispatch_shape(200_000, [65535; 3]);
+        assert_eq!(shape, [50_000, 4, 1]);
+        let odd = dispatch_shape(131_073, [65535; 3]);
+        assert!(odd[0] <= 65535 && shape_groups(odd) <= 131_073 && shape_groups(odd) > 131_000, "{odd:?}");
+        assert_eq!(dispatch_shape(0, [65535; 3]), [1, 1, 1]);
+    }
+}

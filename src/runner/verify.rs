@@ -1,0 +1,64 @@
+//! Comparing a verify run's results with the CPU reference.
+
+use crate::error::{Error, Result};
+use crate::registry::Value;
+
+/// Compares each GPU word with `reference(index)`; returns how many were checked.
+/// The first difference is reported with the case name, and how many differ in all.
+pub fn compare(case: &str, words: &[u32], reference: impl Fn(u32) -> Value) -> Result<usize> {
+    let mut first = None;
+    let mut mismatches = 0;
+    for (index, &got) in words.iter().enumerate() {
+        let expected = reference(index as u32);
+        if expected.bits() != got {
+            mismatches += 1;
+            first.get_or_insert((index, expected, expected.same_type(got)));
+        }
+    }
+    match first {
+        None => Ok(words.len()),
+        Some((invocation, expected, got)) => Err(Error::Verify {
+            case: case.to_owned(),
+            checked: words.len(),
+            mismatches,
+            invocation,
+            expected: expected.to_string(),
+            got: got.to_string(),
+        }),
+    }
+}
+
+/// Reads native-endian 32-bit words from mapped memory.
+pub fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes.chunks_exact(4).map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_results_pass_and_count() {
+        let words = [1.0f32.to_bits(), 2.0f32.to_bits()];
+        assert_eq!(compare("c", &words, |i| Value::F32((i + 1) as f32)).unwrap(), 2);
+    }
+
+    #[test]
+    fn a_mismatch_names_the_case_and_first_invocation() {
+        let words = [0, 5, 9, 7];
+        let error = compare("ALU int32 multiply-add", &words, |i| Value::U32(i * 2 + 1)).unwrap_err();
+        assert_eq!(error.exit_code(), crate::ExitCode::Verify);
+        assert_eq!(
+            error.to_string(),
+            "case \"ALU int32 multiply-add\" failed verification: 3 of 4 results differ from the CPU \
+             reference; the first is invocation 0: expected 1, got 0"
+        );
+    }
+
+    #[test]
+    fn floats_are_shown_as_floats() {
+        let error = compare("f", &[0xDEAD_BEEF], |_| Value::F32(1032.0)).unwrap_err();
+        let text = error.to_string();
+        assert!(text.contains("expected 1032.0, got -6.2598534e18"), "{text}");
+    }
+}

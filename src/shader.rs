@@ -1,0 +1,104 @@
+//! GLSL to Vulkan SPIR-V with one shaderc compiler: embedded includes, permutations by defines.
+
+use crate::error::{Error, Result};
+use crate::registry::{Case, Family};
+
+/// The files a snippet may `#include`, embedded in the binary.
+const INCLUDES: &[(&str, &str)] = &[("common.glsl", include_str!("../glsl/common.glsl"))];
+
+/// One shaderc compiler, shared by every case of a run.
+pub struct ShaderCompiler {
+    raw: shaderc::Compiler,
+}
+
+impl ShaderCompiler {
+    /// Creates the compiler.
+    pub fn new() -> Result<Self> {
+        let raw = shaderc::Compiler::new().map_err(|e| Error::Compile {
+            case: "(none)".into(),
+            file: "(none)".into(),
+            log: format!("shaderc could not be initialised: {e}"),
+        })?;
+        Ok(Self { raw })
+    }
+
+    /// Compiles the permutation of `family`'s snippet that `case` selects.
+    pub fn compile(&self, family: &Family, case: &Case) -> Result<Vec<u32>> {
+        let [x, y, z] = family.local_size.map(|n| format!("{n}"));
+        let mut defines = vec![("LOCAL_SIZE_X", x.as_str()), ("LOCAL_SIZE_Y", &y), ("LOCAL_SIZE_Z", &z)];
+        defines.extend(case.defines.iter().copied());
+        self.compile_source(case.name, family.glsl.file, family.glsl.source, &defines)
+    }
+
+    /// Compiles `source` (named `file` in messages) with `defines`, for the case `case_name`.
+    pub fn compile_source(
+        &self,
+        case_name: &str,
+        file: &str,
+        source: &str,
+        defines: &[(&str, &str)],
+    ) -> Result<Vec<u32>> {
+        let fail = |log: String| Error::Compile { case: case_name.into(), file: file.into(), log };
+        let mut options = shaderc::CompileOptions::new().map_err(|e| fail(e.to_string()))?;
+        options.set_target_env(shaderc::TargetEnv::Vulkan, shaderc::EnvVersion::Vulkan1_2 as u32);
+        options.set_target_spirv(shaderc::SpirvVersion::V1_5);
+        options.set_optimization_level(shaderc::OptimizationLevel::Performance);
+        for (name, value) in defines {
+            options.add_macro_definition(name, Some(value));
+        }
+        options.set_include_callback(|requested, _kind, _from, _depth| {
+            INCLUDES
+                .iter()
+                .find(|(name, _)| *name == requested)
+                .map(|(name, text)| shaderc::ResolvedInclude {
+                    resolved_name: (*name).to_owned(),
+                    content: (*text).to_owned(),
+                })
+                .ok_or_else(|| format!("no embedded glsl/{requested} (see INCLUDES in src/shader.rs)"))
+        });
+        let artifact = self
+            .raw
+            .compile_into_spirv(source, shaderc::ShaderKind::Compute, file, "main", Some(&options))
+            .map_err(|e| match e {
+                shaderc::Error::CompilationError(_, log) => fail(log),
+                other => fail(other.to_string()),
+            })?;
+        Ok(artifact.as_binary().to_vec())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry;
+
+    #[test]
+    fn every_registered_permutation_compiles() {
+        let compiler = ShaderCompiler::new().unwrap();
+        for s in registry::all() {
+            let spirv = compiler.compile(s.family, s.case).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(spirv[0], 0x0723_0203, "{}: not SPIR-V", s.case.name);
+        }
+    }
+
+    #[test]
+    fn a_compile_error_names_the_case_and_carries_the_log() {
+        let compiler = ShaderCompiler::new().unwrap();
+        let source = "#version 460\n#include \"common.glsl\"\nvoid main() { undefined_thing(); }\n";
+        let defines = [("LOCAL_SIZE_X", "1"), ("LOCAL_SIZE_Y", "1"), ("LOCAL_SIZE_Z", "1")];
+        let error = compiler.compile_source("Broken case", "broken.glsl", source, &defines).unwrap_err();
+        assert_eq!(error.exit_code(), crate::ExitCode::Compile);
+        let text = error.to_string();
+        assert!(text.contains("\"Broken case\""), "{text}");
+        assert!(text.contains("broken.glsl:3"), "log should point at the line: {text}");
+        assert!(text.contains("undefined_thing"), "{text}");
+    }
+
+    #[test]
+    fn an_unknown_include_is_a_compile_error() {
+        let compiler = ShaderCompiler::new().unwrap();
+        let source = "#version 460\n#include \"missing.glsl\"\nvoid main() {}\n";
+        let error = compiler.compile_source("Case", "x.glsl", source, &[]).unwrap_err();
+        assert!(error.to_string().contains("no embedded glsl/missing.glsl"), "{error}");
+    }
+}

@@ -1,0 +1,154 @@
+//! The Context: instance, device, queue, allocator, command buffer and compiler, torn down in order.
+
+use std::cell::RefCell;
+use std::mem::ManuallyDrop;
+
+use ash::vk;
+use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
+
+use super::debug::Sink;
+use super::device::{self, DeviceInfo};
+use super::instance::Instance;
+use super::select;
+use crate::error::{vk_err, Error, Result};
+use crate::registry::Capabilities;
+use crate::shader::ShaderCompiler;
+
+/// Which device row to use and how.
+#[derive(Clone, Debug, Default)]
+pub struct ContextOptions {
+    /// Keep rows whose name contains this.
+    pub device_name: Option<String>,
+    /// 1-based row among those kept.
+    pub device_index: Option<usize>,
+    /// Enable the validation layer.
+    pub validation: bool,
+}
+
+/// Everything a run needs on one device. Per-case objects borrow it, so they cannot outlive it.
+pub struct Context {
+    /// The device.
+    pub device: ash::Device,
+    /// The physical device behind it.
+    pub physical: vk::PhysicalDevice,
+    /// The compute queue of the selected family.
+    pub queue: vk::Queue,
+    /// Header facts.
+    pub info: DeviceInfo,
+    /// Optional features that were enabled.
+    pub caps: Capabilities,
+    /// The shader compiler.
+    pub compiler: ShaderCompiler,
+    pub(crate) allocator: ManuallyDrop<RefCell<Allocator>>,
+    pub(crate) command_pool: vk::CommandPool,
+    pub(crate) command_buffer: vk::CommandBuffer,
+    pub(crate) fence: vk::Fence,
+    debug_utils: Option<ash::ext::debug_utils::Device>,
+    // Dropped last, after the device is destroyed in Drop::drop.
+    instance: Instance,
+}
+
+impl Context {
+    /// Opens the row picked by `options`.
+    pub fn new(options: &ContextOptions) -> Result<Self> {
+        let instance = Instance::new(options.validation)?;
+        let (physicals, rows) = select::enumerate(&instance)?;
+        let chosen = select::select(&rows, options.device_name.as_deref(), options.device_index)?;
+        let row = &rows[chosen];
+        let physical = physicals[row.device];
+        let (info, caps) = device::describe(&instance, physical, row);
+        let (device, queue) = device::create(&instance, physical, row.family, &caps)?;
+        // From here on, a failure must destroy the device: build the rest inside a guard.
+        let guard = DeviceGuard(&device);
+        let allocator = Allocator::new(&AllocatorCreateDesc {
+            instance: instance.raw.clone(),
+            device: device.clone(),
+            physical_device: physical,
+            debug_settings: Default::default(),
+            buffer_device_address: false,
+            allocation_sizes: Default::default(),
+        })
+        .map_err(|source| Error::Allocation { case: None, source })?;
+        let pool_info = vk::CommandPoolCreateInfo::default()
+            .queue_family_index(row.family)
+            .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
+        // SAFETY: valid device; the pool is destroyed in Drop.
+        let command_pool =
+            unsafe { device.create_command_pool(&pool_info, None) }.map_err(vk_err("vkCreateCommandPool"))?;
+        let alloc_info = vk::CommandBufferAllocateInfo::default()
+            .command_pool(command_pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(1);
+        // SAFETY: valid pool.
+        let command_buffer = unsafe { device.allocate_command_buffers(&alloc_info) }
+            .map_err(vk_err("vkAllocateCommandBuffers"))?[0];
+        // SAFETY: valid device; destroyed in Drop.
+        let fence = unsafe { device.create_fence(&vk::FenceCreateInfo::default(), None) }
+            .map_err(vk_err("vkCreateFence"))?;
+        let compiler = ShaderCompiler::new()?;
+        std::mem::forget(guard);
+        let debug_utils =
+            instance.debug_utils.then(|| ash::ext::debug_utils::Device::new(&instance.raw, &device));
+        Ok(Self {
+            device,
+            physical,
+            queue,
+            info,
+            caps,
+            compiler,
+            allocator: ManuallyDrop::new(RefCell::new(allocator)),
+            command_pool,
+            command_buffer,
+            fence,
+            debug_utils,
+            instance,
+        })
+    }
+
+    /// The validation messages collected so far; still readable after the context is dropped.
+    pub fn validation_sink(&self) -> Sink {
+        self.instance.sink()
+    }
+
+    /// Gives `handle` a debug-utils name (seen in validation messages and GPU debuggers).
+    pub fn set_name<H: vk::Handle>(&self, handle: H, name: &str) {
+        let Some(debug_utils) = &self.debug_utils else { return };
+        let Ok(name) = std::ffi::CString::new(name) else { return };
+        let info = vk::DebugUtilsObjectNameInfoEXT::default().object_handle(handle).object_name(&name);
+        // SAFETY: handle belongs to this device; naming is best-effort, so a failure is ignored.
+        let _ = unsafe { debug_utils.set_debug_utils_object_name(&info) };
+    }
+
+    /// The raw instance, for tests that create objects directly.
+    pub fn instance(&self) -> &ash::Instance {
+        &self.instance.raw
+    }
+}
+
+/// Destroys a device if construction fails before the Context owns it.
+struct DeviceGuard<'a>(&'a ash::Device);
+
+impl Drop for DeviceGuard<'_> {
+    fn drop(&mut self) {
+        // SAFETY: called only on an early error: the objects made so far are leaked into the
+        // device teardown, which the driver reclaims; nothing else uses the device.
+        unsafe { self.0.destroy_device(None) };
+    }
+}
+
+impl Drop for Context {
+    fn drop(&mut self) {
+        // SAFETY: nothing else uses the device once the context is dropped; an error from the
+        // wait (a lost device) leaves nothing better to do than tear down.
+        let _ = unsafe { self.device.device_wait_idle() };
+        // SAFETY: dropped once, before the device it allocates from.
+        unsafe { ManuallyDrop::drop(&mut self.allocator) };
+        // SAFETY: the fence and pool are idle (after the wait) and destroyed once.
+        unsafe { self.device.destroy_fence(self.fence, None) };
+        // SAFETY: as above; this also frees the command buffer.
+        unsafe { self.device.destroy_command_pool(self.command_pool, None) };
+        // SAFETY: every child object has been destroyed (per-case objects borrow the context).
+        unsafe { self.device.destroy_device(None) };
+        // `instance` drops next: the messenger, then the instance.
+    }
+}

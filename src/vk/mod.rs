@@ -1,0 +1,16 @@
+//! Vulkan, one concept per file: instance, debug messages, device rows, device, context, resources.
+
+pub mod buffer;
+pub mod commands;
+pub mod context;
+pub mod debug;
+pub mod device;
+pub mod instance;
+pub mod pipeline;
+pub mod select;
+pub mod timestamps;
+
+pub use buffer::Buffer;
+pub use context::Context;
+pub use pipeline::Pipeline;
+pub use timestamps::TimestampPool;

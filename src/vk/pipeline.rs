@@ -1,0 +1,121 @@
+//! A compute pipeline with its descriptor set of storage buffers and a 32-byte push-constant block.
+
+use ash::vk;
+
+use super::buffer::Buffer;
+use super::context::Context;
+use crate::error::{vk_err, Result};
+
+/// Size of `registry::Params`, the push-constant block of every shader.
+pub const PUSH_CONSTANT_BYTES: u32 = 32;
+
+/// A compute pipeline whose set 0 binds `buffers[i]` at binding `i`.
+pub struct Pipeline<'ctx> {
+    ctx: &'ctx Context,
+    /// The pipeline.
+    pub raw: vk::Pipeline,
+    /// Its layout (push constants and set 0).
+    pub layout: vk::PipelineLayout,
+    /// Set 0, already written.
+    pub set: vk::DescriptorSet,
+    set_layout: vk::DescriptorSetLayout,
+    pool: vk::DescriptorPool,
+}
+
+impl<'ctx> Pipeline<'ctx> {
+    /// Builds the pipeline from `spirv` and binds `buffers` as storage buffers 0, 1, ...
+    pub fn new(ctx: &'ctx Context, name: &str, spirv: &[u32], buffers: &[&Buffer<'_>]) -> Result<Self> {
+        let device = &ctx.device;
+        let mut pipeline = Self {
+            ctx,
+            raw: vk::Pipeline::null(),
+            layout: vk::PipelineLayout::null(),
+            set: vk::DescriptorSet::null(),
+            set_layout: vk::DescriptorSetLayout::null(),
+            pool: vk::DescriptorPool::null(),
+        };
+        let bindings: Vec<_> = (0..buffers.len() as u32)
+            .map(|binding| {
+                vk::DescriptorSetLayoutBinding::default()
+                    .binding(binding)
+                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .descriptor_count(1)
+                    .stage_flags(vk::ShaderStageFlags::COMPUTE)
+            })
+            .collect();
+        let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
+        // SAFETY: valid device and create-info; every handle made here is destroyed in Drop,
+        // which also runs if a later step fails.
+        pipeline.set_layout = unsafe { device.create_descriptor_set_layout(&info, None) }
+            .map_err(vk_err("vkCreateDescriptorSetLayout"))?;
+        let ranges = [vk::PushConstantRange::default()
+            .stage_flags(vk::ShaderStageFlags::COMPUTE)
+            .size(PUSH_CONSTANT_BYTES)];
+        let set_layouts = [pipeline.set_layout];
+        let info =
+            vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts).push_constant_ranges(&ranges);
+        // SAFETY: as above.
+        pipeline.layout = unsafe { device.create_pipeline_layout(&info, None) }
+            .map_err(vk_err("vkCreatePipelineLayout"))?;
+
+        let sizes = [vk::DescriptorPoolSize::default()
+            .ty(vk::DescriptorType::STORAGE_BUFFER)
+            .descriptor_count(buffers.len() as u32)];
+        let info = vk::DescriptorPoolCreateInfo::default().max_sets(1).pool_sizes(&sizes);
+        // SAFETY: as above.
+        pipeline.pool = unsafe { device.create_descriptor_pool(&info, None) }
+            .map_err(vk_err("vkCreateDescriptorPool"))?;
+        let info =
+            vk::DescriptorSetAllocateInfo::default().descriptor_pool(pipeline.pool).set_layouts(&set_layouts);
+        // SAFETY: the pool has room for exactly this set.
+        pipeline.set =
+            unsafe { device.allocate_descriptor_sets(&info) }.map_err(vk_err("vkAllocateDescriptorSets"))?[0];
+        let infos: Vec<[vk::DescriptorBufferInfo; 1]> = buffers
+            .iter()
+            .map(|b| [vk::DescriptorBufferInfo::default().buffer(b.raw).range(vk::WHOLE_SIZE)])
+            .collect();
+        let writes: Vec<_> = infos
+            .iter()
+            .enumerate()
+            .map(|(i, info)| {
+                vk::WriteDescriptorSet::default()
+                    .dst_set(pipeline.set)
+                    .dst_binding(i as u32)
+                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .buffer_info(info)
+            })
+            .collect();
+        // SAFETY: the set and buffers are live; the set is not in use.
+        unsafe { device.update_descriptor_sets(&writes, &[]) };
+
+        let module_info = vk::ShaderModuleCreateInfo::default().code(spirv);
+        // SAFETY: spirv is shaderc output for the Vulkan environment.
+        let module = unsafe { device.create_shader_module(&module_info, None) }
+            .map_err(vk_err("vkCreateShaderModule"))?;
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(module)
+            .name(c"main");
+        let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(pipeline.layout)];
+        // SAFETY: valid module and layout.
+        let created = unsafe { device.create_compute_pipelines(vk::PipelineCache::null(), &info, None) };
+        // SAFETY: the module is no longer needed once the pipeline exists (or failed).
+        unsafe { device.destroy_shader_module(module, None) };
+        pipeline.raw = created.map_err(|(_, result)| vk_err("vkCreateComputePipelines")(result))?[0];
+        ctx.set_name(pipeline.raw, name);
+        Ok(pipeline)
+    }
+}
+
+impl Drop for Pipeline<'_> {
+    fn drop(&mut self) {
+        let device = &self.ctx.device;
+        // SAFETY: no pending submission uses these objects; null handles are ignored by Vulkan.
+        unsafe {
+            device.destroy_pipeline(self.raw, None);
+            device.destroy_pipeline_layout(self.layout, None);
+            device.destroy_descriptor_pool(self.pool, None);
+            device.destroy_descriptor_set_layout(self.set_layout, None);
+        }
+    }
+}

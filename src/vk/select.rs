@@ -1,0 +1,222 @@
+//! Device rows (a physical device plus one compute queue family with timestamps) and picking one.
+
+use std::fmt;
+
+use ash::vk;
+
+use super::instance::Instance;
+use crate::error::{vk_err, Error, Result};
+
+/// One selectable row: a physical device and one of its compute-capable queue families.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// Index into `vkEnumeratePhysicalDevices`.
+    pub device: usize,
+    /// The device name.
+    pub name: String,
+    /// The queue family index.
+    pub family: u32,
+    /// Discrete, integrated, virtual, CPU or other.
+    pub kind: vk::PhysicalDeviceType,
+}
+
+/// A short name for a device type, as rows print it.
+pub fn kind_name(kind: vk::PhysicalDeviceType) -> &'static str {
+    match kind {
+        vk::PhysicalDeviceType::DISCRETE_GPU => "DiscreteGpu",
+        vk::PhysicalDeviceType::INTEGRATED_GPU => "IntegratedGpu",
+        vk::PhysicalDeviceType::VIRTUAL_GPU => "VirtualGpu",
+        vk::PhysicalDeviceType::CPU => "Cpu",
+        _ => "Other",
+    }
+}
+
+impl fmt::Display for Row {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (compute queue: {}, type: {})", self.name, self.family, kind_name(self.kind))
+    }
+}
+
+/// What row-building needs to know about one queue family.
+#[derive(Clone, Copy, Debug)]
+pub struct FamilyInfo {
+    /// The family's capabilities.
+    pub flags: vk::QueueFlags,
+    /// `timestampValidBits`; zero means no timestamps.
+    pub timestamp_valid_bits: u32,
+}
+
+/// Builds the rows of one device: one per family with compute and timestamps.
+pub fn device_rows(
+    device: usize,
+    name: &str,
+    kind: vk::PhysicalDeviceType,
+    families: &[FamilyInfo],
+) -> Vec<Row> {
+    families
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.flags.contains(vk::QueueFlags::COMPUTE) && f.timestamp_valid_bits > 0)
+        .map(|(i, _)| Row { device, name: name.to_owned(), family: i as u32, kind })
+        .collect()
+}
+
+/// Every row of every device with Vulkan 1.2 or newer, in enumeration order.
+pub fn enumerate(instance: &Instance) -> Result<(Vec<vk::PhysicalDevice>, Vec<Row>)> {
+    // SAFETY: valid instance.
+    let devices =
+        unsafe { instance.raw.enumerate_physical_devices() }.map_err(vk_err("vkEnumeratePhysicalDevices"))?;
+    let mut rows = Vec::new();
+    for (index, &device) in devices.iter().enumerate() {
+        // SAFETY: device comes from this instance.
+        let props = unsafe { instance.raw.get_physical_device_properties(device) };
+        if props.api_version < vk::API_VERSION_1_2 {
+            continue;
+        }
+        let name = props.device_name_as_c_str().map(|n| n.to_string_lossy().into_owned());
+        // SAFETY: as above.
+        let families = unsafe { instance.raw.get_physical_device_queue_family_properties(device) };
+        let infos: Vec<FamilyInfo> = families
+            .iter()
+            .map(|f| FamilyInfo { flags: f.queue_flags, timestamp_valid_bits: f.timestamp_valid_bits })
+            .collect();
+        rows.extend(device_rows(index, &name.unwrap_or_default(), props.device_type, &infos));
+    }
+    if rows.is_empty() {
+        let detail = if devices.is_empty() {
+            "the loader found no physical device".to_owned()
+        } else {
+            format!("{} device(s), none with Vulkan 1.2, a compute queue and timestamps", devices.len())
+        };
+        return Err(Error::NoDevice { detail });
+    }
+    Ok((devices, rows))
+}
+
+/// The rows as `perftest --devices` prints them: `N: name (compute queue: F, type: T)`.
+pub fn format_rows(rows: &[&Row]) -> String {
+    rows.iter().enumerate().map(|(i, r)| format!("{}: {r}\n", i + 1)).collect()
+}
+
+fn rank(kind: vk::PhysicalDeviceType) -> u8 {
+    match kind {
+        vk::PhysicalDeviceType::DISCRETE_GPU => 0,
+        vk::PhysicalDeviceType::INTEGRATED_GPU => 1,
+        vk::PhysicalDeviceType::VIRTUAL_GPU => 2,
+        vk::PhysicalDeviceType::CPU => 3,
+        _ => 4,
+    }
+}
+
+/// Picks a row: `name` keeps the rows whose name contains it (case-insensitive), `index`
+/// (1-based) picks among those; with no index, the best type wins (discrete > integrated >
+/// virtual > CPU), the first row on a tie. Returns an index into `rows`.
+pub fn select(rows: &[Row], name: Option<&str>, index: Option<usize>) -> Result<usize> {
+    let wanted = name.map(str::to_lowercase);
+    let candidates: Vec<(usize, &Row)> = rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| wanted.as_ref().is_none_or(|w| r.name.to_lowercase().contains(w)))
+        .collect();
+    let listing = |list: &[(usize, &Row)]| format_rows(&list.iter().map(|(_, r)| *r).collect::<Vec<_>>());
+    if candidates.is_empty() {
+        let all: Vec<(usize, &Row)> = rows.iter().enumerate().collect();
+        return Err(Error::DeviceName {
+            name: name.unwrap_or_default().to_owned(),
+            rows: listing(&all).trim_end().to_owned(),
+        });
+    }
+    match index {
+        Some(n) => candidates.get(n.wrapping_sub(1)).map(|(i, _)| *i).ok_or_else(|| Error::DeviceIndex {
+            index: n,
+            count: candidates.len(),
+            rows: listing(&candidates).trim_end().to_owned(),
+        }),
+        None => Ok(candidates.iter().min_by_key(|(i, r)| (rank(r.kind), *i)).map(|(i, _)| *i).unwrap_or(0)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vk::PhysicalDeviceType as T;
+
+    fn row(device: usize, name: &str, family: u32, kind: T) -> Row {
+        Row { device, name: name.into(), family, kind }
+    }
+
+    /// The tutorial's machine: an Intel iGPU, a Quadro with two compute families, llvmpipe.
+    fn tutorial_rows() -> Vec<Row> {
+        vec![
+            row(0, "Intel(R) UHD Graphics", 0, T::INTEGRATED_GPU),
+            row(1, "Quadro RTX 3000", 0, T::DISCRETE_GPU),
+            row(1, "Quadro RTX 3000", 2, T::DISCRETE_GPU),
+            row(2, "llvmpipe (LLVM 20.1.5, 256 bits)", 0, T::CPU),
+        ]
+    }
+
+    #[test]
+    fn rows_need_compute_and_timestamps() {
+        let families = [
+            FamilyInfo {
+                flags: vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE,
+                timestamp_valid_bits: 64,
+            },
+            FamilyInfo { flags: vk::QueueFlags::TRANSFER, timestamp_valid_bits: 64 },
+            FamilyInfo { flags: vk::QueueFlags::COMPUTE, timestamp_valid_bits: 64 },
+            FamilyInfo { flags: vk::QueueFlags::COMPUTE, timestamp_valid_bits: 0 },
+        ];
+        let rows = device_rows(0, "NVIDIA H100 80GB HBM3", T::DISCRETE_GPU, &families);
+        assert_eq!(rows.iter().map(|r| r.family).collect::<Vec<_>>(), [0, 2]);
+        assert_eq!(rows[1].to_string(), "NVIDIA H100 80GB HBM3 (compute queue: 2, type: DiscreteGpu)");
+    }
+
+    #[test]
+    fn rows_print_numbered_from_one() {
+        let rows = tutorial_rows();
+        let text = format_rows(&rows.iter().collect::<Vec<_>>());
+        assert!(text.starts_with("1: Intel(R) UHD Graphics (compute queue: 0, type: IntegratedGpu)\n"));
+        assert!(text.contains("\n4: llvmpipe (LLVM 20.1.5, 256 bits) (compute queue: 0, type: Cpu)\n"));
+    }
+
+    #[test]
+    fn default_prefers_discrete_then_first() {
+        assert_eq!(select(&tutorial_rows(), None, None).unwrap(), 1);
+        let cpu_and_igpu = vec![row(0, "llvmpipe", 0, T::CPU), row(1, "Intel", 0, T::INTEGRATED_GPU)];
+        assert_eq!(select(&cpu_and_igpu, None, None).unwrap(), 1);
+    }
+
+    #[test]
+    fn index_alone_counts_all_rows() {
+        assert_eq!(select(&tutorial_rows(), None, Some(1)).unwrap(), 0);
+        assert_eq!(select(&tutorial_rows(), None, Some(4)).unwrap(), 3);
+    }
+
+    #[test]
+    fn name_and_index_combine() {
+        let rows = tutorial_rows();
+        assert_eq!(select(&rows, Some("rtx"), None).unwrap(), 1);
+        assert_eq!(select(&rows, Some("RTX"), Some(2)).unwrap(), 2);
+        assert_eq!(select(&rows, Some("llvm"), None).unwrap(), 3);
+    }
+
+    #[test]
+    fn index_out_of_range_lists_the_candidates() {
+        let error = select(&tutorial_rows(), Some("RTX"), Some(3)).unwrap_err();
+        assert_eq!(error.exit_code(), crate::ExitCode::NoSuchDevice);
+        let text = error.to_string();
+        assert!(text.starts_with("device row 3 does not exist (2 row(s) match)"), "{text}");
+        assert!(text.contains("\n2: Quadro RTX 3000 (compute queue: 2, type: DiscreteGpu)"), "{text}");
+        assert!(!text.contains("Intel"), "{text}");
+        assert!(select(&tutorial_rows(), None, Some(5)).is_err());
+    }
+
+    #[test]
+    fn unknown_name_lists_every_row() {
+        let error = select(&tutorial_rows(), Some("Radeon"), None).unwrap_err();
+        assert_eq!(error.exit_code(), crate::ExitCode::NoSuchDevice);
+        let text = error.to_string();
+        assert!(text.starts_with("no device name contains \"Radeon\""), "{text}");
+        assert!(text.contains("1: Intel") && text.contains("4: llvmpipe"), "{text}");
+    }
+}

@@ -1,0 +1,172 @@
+//! GPU integration tests: every case verified and a short timed run under the validation layer,
+//! leak detection, and the CLI's error messages and exit codes. Needs a Vulkan device (lavapipe in CI).
+
+use std::process::{Command, Output};
+
+use ash::vk;
+use perftest::app::{check_validation, run_cases, RunSettings};
+use perftest::registry;
+use perftest::runner::report::Outcome;
+use perftest::vk::context::ContextOptions;
+use perftest::vk::Context;
+
+fn validated_context() -> Context {
+    let options = ContextOptions { validation: true, ..Default::default() };
+    Context::new(&options).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn run_all(settings: RunSettings) -> Vec<(&'static str, Outcome)> {
+    let ctx = validated_context();
+    let sink = ctx.validation_sink();
+    let results =
+        run_cases(&ctx, &registry::all(), &settings, |_| {}, |_, _| {}).unwrap_or_else(|e| panic!("{e}"));
+    drop(ctx);
+    check_validation(&sink).unwrap_or_else(|e| panic!("{e}"));
+    results
+}
+
+#[test]
+fn every_case_verifies_against_its_cpu_reference() {
+    let results = run_all(RunSettings { target_ms: 2.0, samples: 3, verify: true });
+    assert_eq!(results.len(), registry::all().len());
+    for (name, outcome) in &results {
+        match outcome {
+            Outcome::Verified { checked } => assert!(*checked >= 256, "{name}: only {checked} results"),
+            Outcome::Skipped(reason) => eprintln!("{name}: skipped ({reason})"),
+            Outcome::Timed { .. } => panic!("{name}: timed in a verify run"),
+        }
+    }
+    // The cases without requirements run on every device.
+    for name in ["ALU fp32 FMA", "ALU int32 multiply-add"] {
+        let (_, outcome) = results.iter().find(|(n, _)| *n == name).unwrap();
+        assert!(matches!(outcome, Outcome::Verified { .. }), "{name}: {outcome:?}");
+    }
+}
+
+#[test]
+fn a_short_timed_run_gives_finite_positive_rates() {
+    let results = run_all(RunSettings { target_ms: 2.0, samples: 3, verify: false });
+    for (name, outcome) in &results {
+        let Outcome::Timed { measurement, work } = outcome else {
+            assert!(matches!(outcome, Outcome::Skipped(_)), "{name}: {outcome:?}");
+            continue;
+        };
+        let s = &measurement.summary;
+        assert!(s.min > 0.0 && s.min <= s.median && s.median <= s.max && s.max.is_finite(), "{name}: {s:?}");
+        assert_eq!(s.count, 3, "{name}");
+        assert!(measurement.groups >= 1);
+        let (amount, _) = work[0];
+        let rate = amount / (s.median / 1e3);
+        assert!(rate.is_finite() && rate > 1e6, "{name}: {rate} per second");
+    }
+}
+
+#[test]
+fn a_leaked_object_is_reported_by_the_validation_layer() {
+    let ctx = validated_context();
+    let sink = ctx.validation_sink();
+    // SAFETY: a valid device; the fence is deliberately never destroyed.
+    let leaked = unsafe { ctx.device.create_fence(&vk::FenceCreateInfo::default(), None) }.unwrap();
+    assert_ne!(leaked, vk::Fence::null());
+    drop(ctx);
+    let error = check_validation(&sink).expect_err("a leaked VkFence must fail the run");
+    assert_eq!(error.exit_code(), perftest::ExitCode::Validation);
+    assert!(error.to_string().contains("VkFence"), "{error}");
+}
+
+fn perftest(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_perftest"));
+    command.args(args);
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    command.output().expect("the perftest binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn cli_verify_with_validation_passes_quietly() {
+    let out = perftest(&["--verify", "--validation"], &[]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.starts_with("perftest "), "{stdout}");
+    assert!(stdout.contains("ALU fp32 FMA: verified ("), "{stdout}");
+    assert!(stderr.is_empty(), "no progress bar when stderr is not a terminal: {stderr}");
+}
+
+#[test]
+fn cli_lists_device_rows() {
+    let out = perftest(&["--devices"], &[]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(stdout.starts_with("1: "), "{stdout}");
+    assert!(stdout.contains("(compute queue: "), "{stdout}");
+}
+
+#[test]
+fn cli_unknown_device_name_lists_the_rows() {
+    let out = perftest(&["NoSuchGpu9000", "--filter", "fp32"], &[]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(stderr.starts_with("perftest: no device name contains \"NoSuchGpu9000\""), "{stderr}");
+    assert!(stderr.contains("\n1: "), "the rows are listed: {stderr}");
+}
+
+#[test]
+fn cli_row_out_of_range_lists_the_rows() {
+    let out = perftest(&["-99", "--filter", "fp32"], &[]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(stderr.starts_with("perftest: device row 99 does not exist"), "{stderr}");
+}
+
+#[test]
+fn cli_filter_matching_nothing_exits_5() {
+    let out = perftest(&["--filter", "fp128"], &[]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(5), "{stderr}");
+    assert_eq!(
+        stderr.trim_end(),
+        "perftest: no case matches --filter \"fp128\"; run `perftest --list` to see the case names"
+    );
+}
+
+#[test]
+fn cli_without_a_driver_names_lavapipe() {
+    let out = perftest(
+        &["--filter", "fp32"],
+        &[("VK_DRIVER_FILES", "/nonexistent/icd.json"), ("VK_ICD_FILENAMES", "/nonexistent/icd.json")],
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("apt-get install mesa-vulkan-drivers"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one sentence: {stderr}");
+}
+
+#[test]
+fn cli_without_a_loader_names_the_package() {
+    let out = perftest(&["--devices"], &[("PERFTEST_VULKAN_LOADER", "/nonexistent/libvulkan.so.1")]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.starts_with("perftest: could not load the Vulkan loader"), "{stderr}");
+    assert!(stderr.contains("apt-get install libvulkan1"), "{stderr}");
+}
+
+#[test]
+fn cli_bad_option_value_is_a_usage_error() {
+    let out = perftest(&["--samples", "0"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--samples"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn cli_list_needs_no_vulkan() {
+    let out = perftest(&["--list"], &[("PERFTEST_VULKAN_LOADER", "/nonexistent/libvulkan.so.1")]);
+    assert_eq!(out.status.code(), Some(0));
+    let names: Vec<String> = text(&out.stdout).lines().map(String::from).collect();
+    let registered: Vec<&str> = registry::all().iter().map(|s| s.case.name).collect();
+    assert_eq!(names, registered);
+}
