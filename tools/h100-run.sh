@@ -5,6 +5,9 @@
 set -uo pipefail
 for f in .gl/*.deb; do dpkg -x "$f" /; done
 ldconfig
+# The NVIDIA ICD is installed outside the loader's search path there.
+icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+[ -f "$icd" ] && export VK_DRIVER_FILES="$icd"
 out=${OUT:-/tmp/perftest-out}
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv | tee "$out/nvidia-smi.txt"
