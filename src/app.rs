@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use crate::registry::{self, Selected};
 use crate::runner::bench::{Bench, DISPATCHES};
 use crate::runner::measure::measure;
-use crate::runner::progress::Progress;
+use crate::runner::progress::{write_line, Progress};
 use crate::runner::report::{self, Outcome};
 use crate::runner::scaling::{Policy, MAX_SUBMIT_MS};
 use crate::vk::context::ContextOptions;
@@ -22,6 +22,8 @@ pub struct RunSettings {
     pub samples: u32,
     /// Verify instead of timing.
     pub verify: bool,
+    /// Report the driver's shader statistics of each case.
+    pub shader_stats: bool,
 }
 
 impl RunSettings {
@@ -48,14 +50,14 @@ pub fn run(cli: &Cli) -> Result<()> {
     let selected = registry::filter(registry::all(), cli.filter.as_deref(), &cli.skip)?;
     if cli.list {
         for s in &selected {
-            println!("{}", s.case.name);
+            write_line(s.case.name)?;
         }
         return Ok(());
     }
     if cli.devices {
         let instance = Instance::new(cli.validation)?;
         let (_, rows) = select::enumerate(&instance)?;
-        print!("{}", select::format_rows(&rows.iter().collect::<Vec<_>>()));
+        write_line(select::format_rows(&rows.iter().collect::<Vec<_>>()).trim_end())?;
         let sink = instance.sink();
         drop(instance);
         return check_validation(&sink);
@@ -65,21 +67,38 @@ pub fn run(cli: &Cli) -> Result<()> {
         device_index: cli.device_index.map(|n| n as usize),
         validation: cli.validation,
     };
-    let settings = RunSettings { target_ms: cli.target_ms, samples: cli.samples, verify: cli.verify };
+    let settings = RunSettings {
+        target_ms: cli.target_ms,
+        samples: cli.samples,
+        verify: cli.verify,
+        shader_stats: cli.shader_stats,
+    };
     let ctx = Context::new(&options)?;
     let sink = ctx.validation_sink();
-    println!("{}", report::header(&ctx.info, &settings.describe()));
+    write_line(&report::header(&ctx.info, &settings.describe()))?;
+    let mut write_error = None;
     let progress = Progress::new(selected.len());
     let outcome = run_cases(
         &ctx,
         &selected,
         &settings,
         |name| progress.start(name),
-        |name, outcome| progress.finish_case(&report::line(name, outcome)),
+        |name, outcome, notes| {
+            let mut text = report::line(name, outcome);
+            for note in notes {
+                text.push_str(&format!("\n    {note}"));
+            }
+            if let Err(e) = progress.finish_case(&text) {
+                write_error.get_or_insert(e);
+            }
+        },
     );
     progress.finish();
     drop(ctx);
     outcome?;
+    if let Some(e) = write_error {
+        return Err(e.into());
+    }
     check_validation(&sink)
 }
 
@@ -94,14 +113,14 @@ pub fn check_validation(sink: &Sink) -> Result<()> {
     }
 }
 
-/// Runs `cases` in order on `ctx`, calling `on_start` before and `on_done` after each.
-/// A case whose requirements the device lacks is skipped with the reason.
+/// Runs `cases` in order on `ctx`, calling `on_start` before and `on_done` after each (with
+/// notes such as shader statistics). A case whose requirements the device lacks is skipped with the reason.
 pub fn run_cases(
     ctx: &Context,
     cases: &[Selected],
     settings: &RunSettings,
     mut on_start: impl FnMut(&str),
-    mut on_done: impl FnMut(&str, &Outcome),
+    mut on_done: impl FnMut(&str, &Outcome, &[String]),
 ) -> Result<Vec<(&'static str, Outcome)>> {
     let max = ctx.info.max_group_count;
     let policy = Policy {
@@ -114,22 +133,35 @@ pub fn run_cases(
         let name = selected.case.name;
         on_start(name);
         let unmet = selected.case.requires.iter().find_map(|r| r.unmet(&ctx.caps));
-        let outcome = match unmet {
-            Some(reason) => Outcome::Skipped(reason.to_owned()),
+        let (outcome, notes) = match unmet {
+            Some(reason) => (Outcome::Skipped(reason.to_owned()), Vec::new()),
             None => run_case(ctx, selected, settings, &policy).map_err(|e| e.in_case(name))?,
         };
-        on_done(name, &outcome);
+        on_done(name, &outcome, &notes);
         results.push((name, outcome));
     }
     Ok(results)
 }
 
-fn run_case(ctx: &Context, selected: Selected, settings: &RunSettings, policy: &Policy) -> Result<Outcome> {
+fn run_case(
+    ctx: &Context,
+    selected: Selected,
+    settings: &RunSettings,
+    policy: &Policy,
+) -> Result<(Outcome, Vec<String>)> {
     let mut bench = Bench::new(ctx, selected)?;
+    let notes = match (settings.shader_stats, bench.shader_statistics()?) {
+        (false, _) => Vec::new(),
+        (true, Some(lines)) => lines.into_iter().map(|l| format!("shader {l}")).collect(),
+        (true, None) => {
+            vec!["shader statistics: not offered by this driver (VK_KHR_pipeline_executable_properties)"
+                .into()]
+        }
+    };
     if settings.verify {
-        return Ok(Outcome::Verified { checked: bench.verify()? });
+        return Ok((Outcome::Verified { checked: bench.verify()? }, notes));
     }
     let measurement = measure(&mut bench, policy, settings.samples as usize, settings.warmup_cap_ms())?;
     let work = bench.work(measurement.groups);
-    Ok(Outcome::Timed { measurement, work })
+    Ok((Outcome::Timed { measurement, work }, notes))
 }

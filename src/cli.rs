@@ -5,7 +5,7 @@ use clap::Parser;
 const EXIT_CODES: &str = "\
 Exit codes:
   0  every selected case ran, or was skipped with a reason
-  1  a Vulkan call failed unexpectedly, or a GPU time was implausible
+  1  a Vulkan call failed unexpectedly, a GPU time was implausible, or stdout could not be written
   2  the command line could not be parsed
   3  no Vulkan: no loader, no device with a compute queue and timestamps, or no validation layer
   4  the device row number or name matched nothing (the rows are printed)
@@ -53,6 +53,10 @@ pub struct Cli {
     /// Check every selected case against its CPU reference instead of timing it.
     #[arg(long)]
     pub verify: bool,
+
+    /// Print the driver's statistics of each case's compiled shader (registers, instructions, ...).
+    #[arg(long)]
+    pub shader_stats: bool,
 
     /// Enable VK_LAYER_KHRONOS_validation; any message it reports fails the run.
     #[arg(long, env = "PERFTEST_VALIDATION")]

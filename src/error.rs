@@ -8,7 +8,7 @@ use ash::vk;
 pub enum ExitCode {
     /// Every selected case ran (or was skipped with a reason).
     Success = 0,
-    /// A Vulkan call failed unexpectedly, or a measurement was not credible.
+    /// A Vulkan call failed unexpectedly, a measurement was not credible, or output failed.
     Failure = 1,
     /// The command line could not be parsed (clap's own code).
     Usage = 2,

@@ -68,6 +68,8 @@ pub struct Capabilities {
     pub shader_float16: bool,
     /// `shaderFloat64` is supported.
     pub shader_float64: bool,
+    /// VK_KHR_pipeline_executable_properties is enabled: the driver reports shader statistics.
+    pub pipeline_statistics: bool,
 }
 
 impl Requirement {
@@ -309,7 +311,7 @@ mod tests {
         let none = Capabilities::default();
         assert_eq!(Requirement::ShaderFloat16.unmet(&none), Some("the device lacks shaderFloat16"));
         assert_eq!(Requirement::ShaderFloat64.unmet(&none), Some("the device lacks shaderFloat64"));
-        let all = Capabilities { shader_float16: true, shader_float64: true };
+        let all = Capabilities { shader_float16: true, shader_float64: true, pipeline_statistics: false };
         assert_eq!(Requirement::ShaderFloat16.unmet(&all), None);
         assert_eq!(Requirement::ShaderFloat64.unmet(&all), None);
     }

@@ -19,7 +19,7 @@ fn run_all(settings: RunSettings) -> Vec<(&'static str, Outcome)> {
     let ctx = validated_context();
     let sink = ctx.validation_sink();
     let results =
-        run_cases(&ctx, &registry::all(), &settings, |_| {}, |_, _| {}).unwrap_or_else(|e| panic!("{e}"));
+        run_cases(&ctx, &registry::all(), &settings, |_| {}, |_, _, _| {}).unwrap_or_else(|e| panic!("{e}"));
     drop(ctx);
     check_validation(&sink).unwrap_or_else(|e| panic!("{e}"));
     results
@@ -27,7 +27,7 @@ fn run_all(settings: RunSettings) -> Vec<(&'static str, Outcome)> {
 
 #[test]
 fn every_case_verifies_against_its_cpu_reference() {
-    let results = run_all(RunSettings { target_ms: 2.0, samples: 3, verify: true });
+    let results = run_all(RunSettings { target_ms: 2.0, samples: 3, verify: true, shader_stats: true });
     assert_eq!(results.len(), registry::all().len());
     for (name, outcome) in &results {
         match outcome {
@@ -45,7 +45,7 @@ fn every_case_verifies_against_its_cpu_reference() {
 
 #[test]
 fn a_short_timed_run_gives_finite_positive_rates() {
-    let results = run_all(RunSettings { target_ms: 2.0, samples: 3, verify: false });
+    let results = run_all(RunSettings { target_ms: 2.0, samples: 3, verify: false, shader_stats: false });
     for (name, outcome) in &results {
         let Outcome::Timed { measurement, work } = outcome else {
             assert!(matches!(outcome, Outcome::Skipped(_)), "{name}: {outcome:?}");
@@ -95,6 +95,33 @@ fn cli_verify_with_validation_passes_quietly() {
     assert!(stdout.starts_with("perftest "), "{stdout}");
     assert!(stdout.contains("ALU fp32 FMA: verified ("), "{stdout}");
     assert!(stderr.is_empty(), "no progress bar when stderr is not a terminal: {stderr}");
+}
+
+#[test]
+fn cli_shader_stats_print_a_line_per_case() {
+    let out = perftest(&["--verify", "--shader-stats", "--filter", "int32"], &[]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let (_, after) = stdout.split_once("ALU int32 multiply-add: verified").expect("the case line");
+    let note = after.lines().nth(1).unwrap_or_default();
+    assert!(note.starts_with("    shader "), "statistics or the reason there are none: {stdout}");
+}
+
+#[test]
+fn cli_a_closed_stdout_is_an_error_not_a_panic() {
+    use std::io::Read;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_perftest"))
+        .args(["--verify", "--filter", "fp32"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the perftest binary runs");
+    drop(child.stdout.take()); // the reader goes away, as `perftest | head -0` would
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert!(stderr.starts_with("perftest: could not write the output"), "{stderr}");
 }
 
 #[test]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/h100-run.sh: what a device-tool call runs on the lent H100 (see ../shared/H100.md):
+# tools/h100-run.sh: what a device-tool call runs on the lent H100, after tools/h100-prepare.sh here:
 # unpack the carried Vulkan loader, then list rows, verify every case, and time every case on each row.
 # Usage (on the device machine, from the repository root): bash tools/h100-run.sh [perftest options]
 set -uo pipefail

@@ -77,6 +77,11 @@ impl<'ctx> Bench<'ctx> {
         }
     }
 
+    /// The driver's statistics of the case's pipeline (see [`Pipeline::statistics`]).
+    pub fn shader_statistics(&self) -> Result<Option<Vec<String>>> {
+        self.pipeline.statistics()
+    }
+
     /// Runs the case on a few workgroups with the result write on, and compares with the CPU reference.
     pub fn verify(&mut self) -> Result<usize> {
         self.results.bytes_mut().chunks_exact_mut(4).for_each(|w| w.copy_from_slice(&POISON.to_ne_bytes()));

@@ -1,6 +1,6 @@
 //! Progress on stderr with indicatif, hidden when stderr is not a terminal.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -30,13 +30,21 @@ impl Progress {
     }
 
     /// Prints a result line on stdout above the bar and advances it.
-    pub fn finish_case(&self, line: &str) {
-        self.bar.suspend(|| println!("{line}"));
+    pub fn finish_case(&self, line: &str) -> std::io::Result<()> {
+        let written = self.bar.suspend(|| write_line(line));
         self.bar.inc(1);
+        written
     }
 
     /// Removes the bar.
     pub fn finish(&self) {
         self.bar.finish_and_clear();
     }
+}
+
+/// Writes `text` and a newline to stdout; a closed pipe (`perftest | head`) is an error, not a panic.
+pub fn write_line(text: &str) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{text}")?;
+    out.flush()
 }

@@ -58,8 +58,9 @@ impl Context {
         let physical = physicals[row.device];
         let (info, caps) = device::describe(&instance, physical, row);
         let (device, queue) = device::create(&instance, physical, row.family, &caps)?;
-        // From here on, a failure must destroy the device: build the rest inside a guard.
-        let guard = DeviceGuard(&device);
+        // From here on, a failure must destroy what was made, then the device.
+        let mut partial =
+            Partial { device: &device, pool: vk::CommandPool::null(), fence: vk::Fence::null() };
         let allocator = Allocator::new(&AllocatorCreateDesc {
             instance: instance.raw.clone(),
             device: device.clone(),
@@ -75,6 +76,7 @@ impl Context {
         // SAFETY: valid device; the pool is destroyed in Drop.
         let command_pool =
             unsafe { device.create_command_pool(&pool_info, None) }.map_err(vk_err("vkCreateCommandPool"))?;
+        partial.pool = command_pool;
         let alloc_info = vk::CommandBufferAllocateInfo::default()
             .command_pool(command_pool)
             .level(vk::CommandBufferLevel::PRIMARY)
@@ -85,8 +87,9 @@ impl Context {
         // SAFETY: valid device; destroyed in Drop.
         let fence = unsafe { device.create_fence(&vk::FenceCreateInfo::default(), None) }
             .map_err(vk_err("vkCreateFence"))?;
+        partial.fence = fence;
         let compiler = ShaderCompiler::new()?;
-        std::mem::forget(guard);
+        std::mem::forget(partial);
         let debug_utils =
             instance.debug_utils.then(|| ash::ext::debug_utils::Device::new(&instance.raw, &device));
         Ok(Self {
@@ -119,20 +122,27 @@ impl Context {
         let _ = unsafe { debug_utils.set_debug_utils_object_name(&info) };
     }
 
-    /// The raw instance, for tests that create objects directly.
+    /// The raw instance (for instance-level extension loaders).
     pub fn instance(&self) -> &ash::Instance {
         &self.instance.raw
     }
 }
 
-/// Destroys a device if construction fails before the Context owns it.
-struct DeviceGuard<'a>(&'a ash::Device);
+/// What `Context::new` has made so far; dropped (destroying it all) only if a later step fails.
+struct Partial<'a> {
+    device: &'a ash::Device,
+    pool: vk::CommandPool,
+    fence: vk::Fence,
+}
 
-impl Drop for DeviceGuard<'_> {
+impl Drop for Partial<'_> {
     fn drop(&mut self) {
-        // SAFETY: called only on an early error: the objects made so far are leaked into the
-        // device teardown, which the driver reclaims; nothing else uses the device.
-        unsafe { self.0.destroy_device(None) };
+        // SAFETY: nothing was submitted yet; null handles are ignored; children go before the device.
+        unsafe {
+            self.device.destroy_fence(self.fence, None);
+            self.device.destroy_command_pool(self.pool, None);
+            self.device.destroy_device(None);
+        }
     }
 }
 

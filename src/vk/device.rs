@@ -48,11 +48,22 @@ pub fn describe(instance: &Instance, physical: vk::PhysicalDevice, row: &Row) ->
     unsafe { instance.raw.get_physical_device_properties2(physical, &mut props) };
     let p = props.properties;
     let mut v12 = vk::PhysicalDeviceVulkan12Features::default();
-    let mut features = vk::PhysicalDeviceFeatures2::default().push_next(&mut v12);
+    let mut executable = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
+    let mut features = vk::PhysicalDeviceFeatures2::default().push_next(&mut v12).push_next(&mut executable);
     // SAFETY: as above.
     unsafe { instance.raw.get_physical_device_features2(physical, &mut features) };
     let shader_float64 = features.features.shader_float64 == vk::TRUE;
-    let caps = Capabilities { shader_float16: v12.shader_float16 == vk::TRUE, shader_float64 };
+    // SAFETY: as above.
+    let extensions =
+        unsafe { instance.raw.enumerate_device_extension_properties(physical) }.unwrap_or_default();
+    let has_executable_properties = extensions
+        .iter()
+        .any(|e| e.extension_name_as_c_str() == Ok(ash::khr::pipeline_executable_properties::NAME));
+    let caps = Capabilities {
+        shader_float16: v12.shader_float16 == vk::TRUE,
+        shader_float64,
+        pipeline_statistics: has_executable_properties && executable.pipeline_executable_info == vk::TRUE,
+    };
     // SAFETY: as above.
     let families = unsafe { instance.raw.get_physical_device_queue_family_properties(physical) };
     let v = p.api_version;
@@ -88,10 +99,21 @@ pub fn create(
         [vk::DeviceQueueCreateInfo::default().queue_family_index(family).queue_priorities(&priorities)];
     let features = vk::PhysicalDeviceFeatures::default().shader_float64(caps.shader_float64);
     let mut v12 = vk::PhysicalDeviceVulkan12Features::default().shader_float16(caps.shader_float16);
-    let info = vk::DeviceCreateInfo::default()
+    let mut executable = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
+        .pipeline_executable_info(caps.pipeline_statistics);
+    let extensions: Vec<*const std::ffi::c_char> = if caps.pipeline_statistics {
+        vec![ash::khr::pipeline_executable_properties::NAME.as_ptr()]
+    } else {
+        Vec::new()
+    };
+    let mut info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queues)
         .enabled_features(&features)
+        .enabled_extension_names(&extensions)
         .push_next(&mut v12);
+    if caps.pipeline_statistics {
+        info = info.push_next(&mut executable);
+    }
     // SAFETY: only supported features are enabled; every pointer lives across the call.
     let device =
         unsafe { instance.raw.create_device(physical, &info, None) }.map_err(vk_err("vkCreateDevice"))?;

@@ -96,7 +96,13 @@ impl<'ctx> Pipeline<'ctx> {
             .stage(vk::ShaderStageFlags::COMPUTE)
             .module(module)
             .name(c"main");
-        let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(pipeline.layout)];
+        let flags = if ctx.caps.pipeline_statistics {
+            vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR
+        } else {
+            vk::PipelineCreateFlags::empty()
+        };
+        let info =
+            [vk::ComputePipelineCreateInfo::default().flags(flags).stage(stage).layout(pipeline.layout)];
         // SAFETY: valid module and layout.
         let created = unsafe { device.create_compute_pipelines(vk::PipelineCache::null(), &info, None) };
         // SAFETY: the module is no longer needed once the pipeline exists (or failed).
@@ -105,6 +111,50 @@ impl<'ctx> Pipeline<'ctx> {
         ctx.set_name(pipeline.raw, name);
         Ok(pipeline)
     }
+}
+
+impl Pipeline<'_> {
+    /// The driver's statistics of the compiled pipeline (registers, instructions, ... as the driver
+    /// names them), one `executable: name = value, ...` line per executable; `None` when the
+    /// driver does not offer VK_KHR_pipeline_executable_properties.
+    pub fn statistics(&self) -> Result<Option<Vec<String>>> {
+        if !self.ctx.caps.pipeline_statistics {
+            return Ok(None);
+        }
+        let loader =
+            ash::khr::pipeline_executable_properties::Device::new(self.ctx.instance(), &self.ctx.device);
+        let info = vk::PipelineInfoKHR::default().pipeline(self.raw);
+        // SAFETY: the pipeline was created with CAPTURE_STATISTICS and the extension is enabled.
+        let executables = unsafe { loader.get_pipeline_executable_properties(&info) }
+            .map_err(vk_err("vkGetPipelineExecutablePropertiesKHR"))?;
+        let mut lines = Vec::new();
+        for (index, executable) in executables.iter().enumerate() {
+            let info =
+                vk::PipelineExecutableInfoKHR::default().pipeline(self.raw).executable_index(index as u32);
+            // SAFETY: as above; index is below the executable count.
+            let statistics = unsafe { loader.get_pipeline_executable_statistics(&info) }
+                .map_err(vk_err("vkGetPipelineExecutableStatisticsKHR"))?;
+            let values: Vec<String> = statistics.iter().map(format_statistic).collect();
+            let name =
+                executable.name_as_c_str().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            lines.push(format!("{name}: {}", values.join(", ")));
+        }
+        Ok(Some(lines))
+    }
+}
+
+fn format_statistic(s: &vk::PipelineExecutableStatisticKHR<'_>) -> String {
+    let name = s.name_as_c_str().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    // SAFETY: `format` says which member of the union the driver wrote.
+    let value = unsafe {
+        match s.format {
+            vk::PipelineExecutableStatisticFormatKHR::BOOL32 => (s.value.b32 == vk::TRUE).to_string(),
+            vk::PipelineExecutableStatisticFormatKHR::INT64 => s.value.i64.to_string(),
+            vk::PipelineExecutableStatisticFormatKHR::UINT64 => s.value.u64.to_string(),
+            _ => format!("{:.3}", s.value.f64),
+        }
+    };
+    format!("{name} = {value}")
 }
 
 impl Drop for Pipeline<'_> {
