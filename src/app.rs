@@ -38,8 +38,11 @@ impl RunSettings {
         } else {
             format!(
                 "target {} ms per measurement ({DISPATCHES} dispatches between two timestamps), \
-                 {} samples after warm-up",
-                self.target_ms, self.samples
+                 {} samples after warm-up\n\
+                 load lines: ms for 2^32 loads, then the rate over \"{}\" (above 1 = faster)",
+                self.target_ms,
+                self.samples,
+                crate::cases::BASELINE
             )
         }
     }
@@ -128,19 +131,66 @@ pub fn run_cases(
         max_submit_ms: MAX_SUBMIT_MS,
         max_groups: u64::from(max[0]) * u64::from(max[1]),
     };
+    // A family with a baseline prints ratios: measure each baseline first, so that the lines
+    // still come in order, each with its ratio.
+    let mut early: Vec<(&'static str, Outcome, Vec<String>)> = Vec::new();
+    if !settings.verify {
+        for baseline in cases.iter().filter_map(|s| s.family.baseline) {
+            let already = early.iter().any(|(name, ..)| *name == baseline);
+            if let (false, Some(&selected)) = (already, cases.iter().find(|s| s.case.name == baseline)) {
+                on_start(baseline);
+                let (outcome, notes) = run_or_skip(ctx, selected, settings, &policy)?;
+                early.push((baseline, outcome, notes));
+            }
+        }
+    }
+    let base_rates: Vec<(&str, f64)> =
+        early.iter().filter_map(|(n, o, _)| o.rate().map(|r| (*n, r))).collect();
     let mut results = Vec::with_capacity(cases.len());
+    let mut said_no_ratio = false;
     for &selected in cases {
         let name = selected.case.name;
         on_start(name);
-        let unmet = selected.case.requires.iter().find_map(|r| r.unmet(&ctx.caps));
-        let (outcome, notes) = match unmet {
-            Some(reason) => (Outcome::Skipped(reason.to_owned()), Vec::new()),
-            None => run_case(ctx, selected, settings, &policy).map_err(|e| e.in_case(name))?,
+        let (mut outcome, mut notes) = match early.iter().position(|(n, ..)| *n == name) {
+            Some(i) => {
+                let (_, outcome, notes) = early.swap_remove(i);
+                (outcome, notes)
+            }
+            None => run_or_skip(ctx, selected, settings, &policy)?,
         };
+        let own_rate = outcome.rate();
+        if let (Some(baseline), Outcome::Timed { ratio, with_time, .. }) =
+            (selected.family.baseline, &mut outcome)
+        {
+            *with_time = true;
+            match base_rates.iter().find(|(n, _)| *n == baseline) {
+                Some((_, base)) => *ratio = own_rate.map(|r| r / base),
+                None if !said_no_ratio => {
+                    notes.push(format!(
+                        "no ratios: the baseline \"{baseline}\" was not timed (filtered out or skipped)"
+                    ));
+                    said_no_ratio = true;
+                }
+                None => {}
+            }
+        }
         on_done(name, &outcome, &notes);
         results.push((name, outcome));
     }
     Ok(results)
+}
+
+fn run_or_skip(
+    ctx: &Context,
+    selected: Selected,
+    settings: &RunSettings,
+    policy: &Policy,
+) -> Result<(Outcome, Vec<String>)> {
+    let name = selected.case.name;
+    match selected.case.requires.iter().find_map(|r| r.unmet(&ctx.caps)) {
+        Some(reason) => Ok((Outcome::Skipped(reason), Vec::new())),
+        None => run_case(ctx, selected, settings, policy).map_err(|e| e.in_case(name)),
+    }
 }
 
 fn run_case(
@@ -163,5 +213,5 @@ fn run_case(
     }
     let measurement = measure(&mut bench, policy, settings.samples as usize, settings.warmup_cap_ms())?;
     let work = bench.work(measurement.groups);
-    Ok((Outcome::Timed { measurement, work }, notes))
+    Ok((Outcome::Timed { measurement, work, ratio: None, with_time: false }, notes))
 }

@@ -5,6 +5,8 @@
 //! rates), the device features it needs, and a CPU reference for `--verify`.
 //! Everything here is `const`-constructible, as `inventory::submit!` requires.
 
+use ash::vk;
+
 use crate::error::{Error, Result};
 
 /// One GLSL file from `glsl/`, embedded in the binary.
@@ -32,6 +34,10 @@ pub enum Unit {
     Flop,
     /// Integer operations (a multiply-add is two).
     IntOp,
+    /// Shader loads (one texelFetch, one buffer read of 1-4 words, one sample).
+    Load,
+    /// Bytes loaded.
+    Byte,
 }
 
 impl Unit {
@@ -40,6 +46,8 @@ impl Unit {
         match self {
             Unit::Flop => "FLOPS",
             Unit::IntOp => "IOPS",
+            Unit::Load => "loads/s",
+            Unit::Byte => "B/s",
         }
     }
 
@@ -48,6 +56,8 @@ impl Unit {
         match self {
             Unit::Flop => "FLOP",
             Unit::IntOp => "IOP",
+            Unit::Load => "loads",
+            Unit::Byte => "B",
         }
     }
 }
@@ -59,10 +69,12 @@ pub enum Requirement {
     ShaderFloat16,
     /// `shaderFloat64` (Vulkan 1.0 core feature).
     ShaderFloat64,
+    /// The format can back a uniform texel buffer (`UNIFORM_TEXEL_BUFFER` buffer feature).
+    UniformTexelBuffer(vk::Format),
 }
 
 /// What the device offers, as far as [`Requirement`]s are concerned.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Capabilities {
     /// `shaderFloat16` is supported.
     pub shader_float16: bool,
@@ -70,14 +82,25 @@ pub struct Capabilities {
     pub shader_float64: bool,
     /// VK_KHR_pipeline_executable_properties is enabled: the driver reports shader statistics.
     pub pipeline_statistics: bool,
+    /// The formats (of those the registered cases use) that can back uniform texel buffers.
+    pub uniform_texel_buffer_formats: Vec<vk::Format>,
 }
 
 impl Requirement {
     /// Why `caps` cannot run a case with this requirement, or `None` if it can.
-    pub fn unmet(self, caps: &Capabilities) -> Option<&'static str> {
+    pub fn unmet(self, caps: &Capabilities) -> Option<String> {
         match self {
-            Requirement::ShaderFloat16 if !caps.shader_float16 => Some("the device lacks shaderFloat16"),
-            Requirement::ShaderFloat64 if !caps.shader_float64 => Some("the device lacks shaderFloat64"),
+            Requirement::ShaderFloat16 if !caps.shader_float16 => {
+                Some("the device lacks shaderFloat16".into())
+            }
+            Requirement::ShaderFloat64 if !caps.shader_float64 => {
+                Some("the device lacks shaderFloat64".into())
+            }
+            Requirement::UniformTexelBuffer(format)
+                if !caps.uniform_texel_buffer_formats.contains(&format) =>
+            {
+                Some(format!("the device cannot use {format:?} in a uniform texel buffer"))
+            }
             _ => None,
         }
     }
@@ -91,6 +114,22 @@ pub enum Resource {
         /// Size in bytes.
         bytes: u64,
         /// Writes the deterministic contents; the CPU reference reads the same data.
+        fill: fn(&mut [u8]),
+    },
+    /// A uniform buffer of `bytes` bytes (at most 16384, the limit every device offers).
+    UniformBuffer {
+        /// Size in bytes.
+        bytes: u64,
+        /// Writes the contents.
+        fill: fn(&mut [u8]),
+    },
+    /// A uniform texel buffer of `bytes` bytes viewed as `format`.
+    TexelBuffer {
+        /// The view's format.
+        format: vk::Format,
+        /// Size in bytes.
+        bytes: u64,
+        /// Writes the contents.
         fill: fn(&mut [u8]),
     },
 }
@@ -146,25 +185,35 @@ impl Params {
 /// One invocation's result as the CPU reference computes it; the GPU's word is read as the same type.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Value {
-    /// A float, compared bit for bit (the references are built to be exact).
+    /// A float, compared bit for bit (the reference is built to be exact).
     F32(f32),
+    /// A float that may differ in the last bits: the GPU's format conversions (UNORM to float)
+    /// may round differently; within [`NEAR`] of the magnitude it matches.
+    F32Near(f32),
     /// An unsigned integer.
     U32(u32),
 }
 
+/// The relative tolerance of [`Value::F32Near`].
+pub const NEAR: f32 = 1e-5;
+
 impl Value {
-    /// The 32-bit word the shader writes for this value.
-    pub fn bits(self) -> u32 {
+    /// Whether the GPU's word `bits` is this value.
+    pub fn matches(self, bits: u32) -> bool {
         match self {
-            Value::F32(v) => v.to_bits(),
-            Value::U32(v) => v,
+            Value::F32(v) => v.to_bits() == bits,
+            Value::F32Near(v) => {
+                let got = f32::from_bits(bits);
+                (got - v).abs() <= NEAR * v.abs().max(1.0)
+            }
+            Value::U32(v) => v == bits,
         }
     }
 
     /// A GPU word read as the same type as `self`, for messages.
     pub fn same_type(self, bits: u32) -> Value {
         match self {
-            Value::F32(_) => Value::F32(f32::from_bits(bits)),
+            Value::F32(_) | Value::F32Near(_) => Value::F32(f32::from_bits(bits)),
             Value::U32(_) => Value::U32(bits),
         }
     }
@@ -174,6 +223,7 @@ impl std::fmt::Display for Value {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Value::F32(v) => write!(f, "{v:?}"),
+            Value::F32Near(v) => write!(f, "{v:?} (within {NEAR:e})"),
             Value::U32(v) => write!(f, "{v}"),
         }
     }
@@ -212,6 +262,8 @@ pub struct Family {
     pub params: fn(&Case, Mode) -> Params,
     /// The CPU reference: what invocation `index` of a verify run writes.
     pub reference: fn(&Case, u32) -> Value,
+    /// The case whose rate is 1.0x in this family's ratios, if the family reports ratios.
+    pub baseline: Option<&'static str>,
 }
 
 impl Family {
@@ -275,10 +327,71 @@ mod tests {
     #[test]
     fn the_registered_cases_are_exactly_these_in_this_order() {
         // Catches a family module that the linker dropped (inventory issue 9) or a reordering.
-        assert_eq!(
-            names(&all()),
-            ["ALU fp32 FMA", "ALU fp16 FMA (f16vec2)", "ALU fp64 FMA", "ALU int32 multiply-add"]
-        );
+        // The load cases have the names and order of sebbbi/perftest's result tables.
+        let expected = [
+            "Buffer<R8>.Load uniform",
+            "Buffer<R8>.Load linear",
+            "Buffer<R8>.Load random",
+            "Buffer<RG8>.Load uniform",
+            "Buffer<RG8>.Load linear",
+            "Buffer<RG8>.Load random",
+            "Buffer<RGBA8>.Load uniform",
+            "Buffer<RGBA8>.Load linear",
+            "Buffer<RGBA8>.Load random",
+            "Buffer<R16f>.Load uniform",
+            "Buffer<R16f>.Load linear",
+            "Buffer<R16f>.Load random",
+            "Buffer<RG16f>.Load uniform",
+            "Buffer<RG16f>.Load linear",
+            "Buffer<RG16f>.Load random",
+            "Buffer<RGBA16f>.Load uniform",
+            "Buffer<RGBA16f>.Load linear",
+            "Buffer<RGBA16f>.Load random",
+            "Buffer<R32f>.Load uniform",
+            "Buffer<R32f>.Load linear",
+            "Buffer<R32f>.Load random",
+            "Buffer<RG32f>.Load uniform",
+            "Buffer<RG32f>.Load linear",
+            "Buffer<RG32f>.Load random",
+            "Buffer<RGBA32f>.Load uniform",
+            "Buffer<RGBA32f>.Load linear",
+            "Buffer<RGBA32f>.Load random",
+            "ByteAddressBuffer.Load uniform",
+            "ByteAddressBuffer.Load linear",
+            "ByteAddressBuffer.Load random",
+            "ByteAddressBuffer.Load2 uniform",
+            "ByteAddressBuffer.Load2 linear",
+            "ByteAddressBuffer.Load2 random",
+            "ByteAddressBuffer.Load3 uniform",
+            "ByteAddressBuffer.Load3 linear",
+            "ByteAddressBuffer.Load3 random",
+            "ByteAddressBuffer.Load4 uniform",
+            "ByteAddressBuffer.Load4 linear",
+            "ByteAddressBuffer.Load4 random",
+            "ByteAddressBuffer.Load2 unaligned uniform",
+            "ByteAddressBuffer.Load2 unaligned linear",
+            "ByteAddressBuffer.Load2 unaligned random",
+            "ByteAddressBuffer.Load4 unaligned uniform",
+            "ByteAddressBuffer.Load4 unaligned linear",
+            "ByteAddressBuffer.Load4 unaligned random",
+            "StructuredBuffer<float>.Load uniform",
+            "StructuredBuffer<float>.Load linear",
+            "StructuredBuffer<float>.Load random",
+            "StructuredBuffer<float2>.Load uniform",
+            "StructuredBuffer<float2>.Load linear",
+            "StructuredBuffer<float2>.Load random",
+            "StructuredBuffer<float4>.Load uniform",
+            "StructuredBuffer<float4>.Load linear",
+            "StructuredBuffer<float4>.Load random",
+            "cbuffer{float4} load uniform",
+            "cbuffer{float4} load linear",
+            "cbuffer{float4} load random",
+            "ALU fp32 FMA",
+            "ALU fp16 FMA (f16vec2)",
+            "ALU fp64 FMA",
+            "ALU int32 multiply-add",
+        ];
+        assert_eq!(names(&all()), expected);
     }
 
     #[test]
@@ -291,9 +404,9 @@ mod tests {
 
     #[test]
     fn filter_is_case_insensitive_and_skip_wins() {
-        let fp = filter(all(), Some("FP"), &[]).unwrap();
+        let fp = filter(all(), Some("ALU FP"), &[]).unwrap();
         assert_eq!(names(&fp), ["ALU fp32 FMA", "ALU fp16 FMA (f16vec2)", "ALU fp64 FMA"]);
-        let no64 = filter(all(), Some("fp"), &["fp64".into(), "FP16".into()]).unwrap();
+        let no64 = filter(all(), Some("alu fp"), &["fp64".into(), "FP16".into()]).unwrap();
         assert_eq!(names(&no64), ["ALU fp32 FMA"]);
     }
 
@@ -302,18 +415,35 @@ mod tests {
         let error = filter(all(), Some("fp128"), &[]).err().unwrap();
         assert_eq!(error.exit_code(), crate::ExitCode::NothingMatched);
         assert!(error.to_string().contains("--filter \"fp128\""), "{error}");
-        let error = filter(all(), None, &["alu".into()]).err().unwrap();
-        assert!(error.to_string().contains("--skip \"alu\""), "{error}");
+        let error = filter(all(), None, &["alu".into(), "buffer".into()]).err().unwrap();
+        assert!(error.to_string().contains("--skip \"alu\" with --skip \"buffer\""), "{error}");
     }
 
     #[test]
     fn requirements_name_the_missing_feature() {
         let none = Capabilities::default();
-        assert_eq!(Requirement::ShaderFloat16.unmet(&none), Some("the device lacks shaderFloat16"));
-        assert_eq!(Requirement::ShaderFloat64.unmet(&none), Some("the device lacks shaderFloat64"));
-        let all = Capabilities { shader_float16: true, shader_float64: true, pipeline_statistics: false };
+        assert_eq!(Requirement::ShaderFloat16.unmet(&none).unwrap(), "the device lacks shaderFloat16");
+        assert_eq!(Requirement::ShaderFloat64.unmet(&none).unwrap(), "the device lacks shaderFloat64");
+        let r8 = Requirement::UniformTexelBuffer(vk::Format::R8_UNORM);
+        assert_eq!(r8.unmet(&none).unwrap(), "the device cannot use R8_UNORM in a uniform texel buffer");
+        let all = Capabilities {
+            shader_float16: true,
+            shader_float64: true,
+            pipeline_statistics: false,
+            uniform_texel_buffer_formats: vec![vk::Format::R8_UNORM],
+        };
         assert_eq!(Requirement::ShaderFloat16.unmet(&all), None);
         assert_eq!(Requirement::ShaderFloat64.unmet(&all), None);
+        assert_eq!(r8.unmet(&all), None);
+    }
+
+    #[test]
+    fn near_values_tolerate_rounding_only() {
+        let expected = Value::F32Near(1000.0);
+        assert!(expected.matches(1000.005f32.to_bits()));
+        assert!(!expected.matches(1000.05f32.to_bits()));
+        assert!(!Value::F32(1.0).matches(1.0000001f32.to_bits()));
+        assert!(Value::U32(7).matches(7));
     }
 
     #[test]

@@ -47,7 +47,7 @@ fn every_case_verifies_against_its_cpu_reference() {
 fn a_short_timed_run_gives_finite_positive_rates() {
     let results = run_all(RunSettings { target_ms: 2.0, samples: 3, verify: false, shader_stats: false });
     for (name, outcome) in &results {
-        let Outcome::Timed { measurement, work } = outcome else {
+        let Outcome::Timed { measurement, work, ratio, .. } = outcome else {
             assert!(matches!(outcome, Outcome::Skipped(_)), "{name}: {outcome:?}");
             continue;
         };
@@ -58,7 +58,39 @@ fn a_short_timed_run_gives_finite_positive_rates() {
         let (amount, _) = work[0];
         let rate = amount / (s.median / 1e3);
         assert!(rate.is_finite() && rate > 1e6, "{name}: {rate} per second");
+        // Load cases carry a ratio to Buffer<RGBA8>.Load random; the baseline is 1.0x itself.
+        if name.starts_with("ALU") {
+            assert_eq!(*ratio, None, "{name}");
+        } else {
+            let ratio = ratio.unwrap_or_else(|| panic!("{name}: no ratio"));
+            assert!(ratio.is_finite() && ratio > 0.0, "{name}: {ratio}");
+            if *name == "Buffer<RGBA8>.Load random" {
+                assert_eq!(ratio, 1.0);
+            }
+        }
     }
+}
+
+#[test]
+fn without_the_baseline_load_lines_say_why_there_is_no_ratio() {
+    let ctx = validated_context();
+    let cases = registry::filter(registry::all(), Some("Buffer<R8>.Load"), &[]).unwrap();
+    let settings = RunSettings { target_ms: 1.0, samples: 3, verify: false, shader_stats: false };
+    let mut notes_seen = Vec::new();
+    let results =
+        run_cases(&ctx, &cases, &settings, |_| {}, |_, _, notes| notes_seen.extend_from_slice(notes))
+            .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(results.len(), 3);
+    for (name, outcome) in &results {
+        assert!(
+            matches!(outcome, Outcome::Timed { ratio: None, with_time: true, .. }),
+            "{name}: {outcome:?}"
+        );
+    }
+    assert_eq!(
+        notes_seen,
+        ["no ratios: the baseline \"Buffer<RGBA8>.Load random\" was not timed (filtered out or skipped)"]
+    );
 }
 
 #[test]

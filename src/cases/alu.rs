@@ -129,6 +129,7 @@ inventory::submit! {
         cases: &CASES,
         params,
         reference,
+        baseline: None,
     }
 }
 

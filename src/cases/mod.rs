@@ -1,3 +1,6 @@
 //! The benchmark families. Each module registers itself with `inventory::submit!`; nothing lists them.
 
 mod alu;
+mod load;
+
+pub use load::BASELINE;

@@ -8,7 +8,9 @@ use super::scaling::{dispatch_shape, shape_groups};
 use super::verify;
 use crate::error::{Error, Result};
 use crate::registry::{Mode, Resource, Selected};
+use crate::vk::buffer::TexelView;
 use crate::vk::commands::{compute_barrier, host_barrier, submit};
+use crate::vk::pipeline::Binding;
 use crate::vk::timestamps::elapsed_ms;
 use crate::vk::{Buffer, Context, Pipeline, TimestampPool};
 
@@ -26,6 +28,7 @@ pub struct Bench<'ctx> {
     pipeline: Pipeline<'ctx>,
     timestamps: TimestampPool<'ctx>,
     results: Buffer<'ctx>,
+    _views: Vec<TexelView<'ctx>>,
     _inputs: Vec<Buffer<'ctx>>,
 }
 
@@ -43,21 +46,38 @@ impl<'ctx> Bench<'ctx> {
             MemoryLocation::GpuToCpu,
         )?;
         let mut inputs = Vec::new();
+        let mut views = Vec::new();
+        let mut bindings = vec![Binding::Storage(results.raw)];
         for (i, resource) in family.resources.iter().enumerate() {
-            match *resource {
+            let label = format!("{name}: input {}", i + 1);
+            let (bytes, fill, usage) = match *resource {
                 Resource::StorageBuffer { bytes, fill } => {
-                    let label = format!("{name}: input {}", i + 1);
-                    let usage = vk::BufferUsageFlags::STORAGE_BUFFER;
-                    let mut buffer = Buffer::new(ctx, &label, bytes, usage, MemoryLocation::CpuToGpu)?;
-                    fill(buffer.bytes_mut());
-                    inputs.push(buffer);
+                    (bytes, fill, vk::BufferUsageFlags::STORAGE_BUFFER)
                 }
-            }
+                Resource::UniformBuffer { bytes, fill } => {
+                    (bytes, fill, vk::BufferUsageFlags::UNIFORM_BUFFER)
+                }
+                Resource::TexelBuffer { bytes, fill, .. } => {
+                    (bytes, fill, vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER)
+                }
+            };
+            let mut buffer = Buffer::new(ctx, &label, bytes, usage, MemoryLocation::CpuToGpu)?;
+            fill(buffer.bytes_mut());
+            bindings.push(match *resource {
+                Resource::StorageBuffer { .. } => Binding::Storage(buffer.raw),
+                Resource::UniformBuffer { .. } => Binding::Uniform(buffer.raw),
+                Resource::TexelBuffer { format, .. } => {
+                    let view = TexelView::new(ctx, &label, &buffer, format)?;
+                    let binding = Binding::TexelBuffer(view.raw);
+                    views.push(view);
+                    binding
+                }
+            });
+            inputs.push(buffer);
         }
-        let bound: Vec<&Buffer<'_>> = std::iter::once(&results).chain(&inputs).collect();
-        let pipeline = Pipeline::new(ctx, name, &spirv, &bound)?;
+        let pipeline = Pipeline::new(ctx, name, &spirv, &bindings)?;
         let timestamps = TimestampPool::new(ctx, &format!("{name}: timestamps"))?;
-        Ok(Self { ctx, case, pipeline, timestamps, results, _inputs: inputs })
+        Ok(Self { ctx, case, pipeline, timestamps, results, _views: views, _inputs: inputs })
     }
 
     /// Work of one measurement of `groups` workgroups per dispatch, per unit of the case's work.

@@ -13,6 +13,10 @@ pub enum Outcome {
         measurement: Measurement,
         /// Work of one measurement, per entry of the case's `work`.
         work: Vec<(f64, Work)>,
+        /// The rate over the family's baseline rate (above 1 = faster), when the family has one.
+        ratio: Option<f64>,
+        /// Whether the family reports the original's `time ratio` shape (it has a baseline).
+        with_time: bool,
     },
     /// Verified against the CPU reference: this many results matched.
     Verified {
@@ -21,6 +25,21 @@ pub enum Outcome {
     },
     /// Not run, and why.
     Skipped(String),
+}
+
+/// The amount of the first work unit that the time in a ratio line is for: 2^32 loads.
+pub const TIME_FOR: f64 = 4_294_967_296.0;
+
+impl Outcome {
+    /// The rate of the case's first work unit (per second), for timed outcomes.
+    pub fn rate(&self) -> Option<f64> {
+        match self {
+            Outcome::Timed { measurement, work, .. } => {
+                work.first().map(|(amount, _)| amount / (measurement.summary.median / 1e3))
+            }
+            _ => None,
+        }
+    }
 }
 
 /// Formats `value` with three significant digits and an SI prefix: `65.2 TFLOPS`.
@@ -84,7 +103,7 @@ pub fn line(name: &str, outcome: &Outcome) -> String {
         Outcome::Verified { checked } => {
             format!("{name}: verified ({checked} results match the CPU reference)")
         }
-        Outcome::Timed { measurement: m, work } => {
+        Outcome::Timed { measurement: m, work, ratio, with_time } => {
             let s = &m.summary;
             let seconds = s.median / 1e3;
             let rates: Vec<String> =
@@ -96,8 +115,17 @@ pub fn line(name: &str, outcome: &Outcome) -> String {
             if !m.settled {
                 flags.push_str("  [unsettled: warm-up rates did not agree]");
             }
+            let mut lead = String::new();
+            if *with_time {
+                let per_second = work.first().map_or(0.0, |(amount, _)| amount / seconds);
+                lead = format!("{:.3}ms", TIME_FOR / per_second * 1e3);
+                if let Some(r) = ratio {
+                    lead.push_str(&format!(" {r:.3}x"));
+                }
+                lead.push_str("  ");
+            }
             format!(
-                "{name}: {}  (median {:.3} ms, min {:.3} ms, cv {:.1}%, {} samples of {} workgroups){flags}",
+                "{name}: {lead}{}  (median {:.3} ms, min {:.3} ms, cv {:.1}%, {} samples of {} workgroups){flags}",
                 rates.join(", "),
                 s.median,
                 s.min,
@@ -131,7 +159,7 @@ mod tests {
         let measurement =
             Measurement { groups: 4000, samples: samples.to_vec(), summary, warmup_runs: 6, settled };
         let work = Work { per_invocation: 16384.0, unit: Unit::Flop };
-        Outcome::Timed { measurement, work: vec![(1.3e12, work)] }
+        Outcome::Timed { measurement, work: vec![(1.3e12, work)], ratio: None, with_time: false }
     }
 
     #[test]
@@ -148,6 +176,29 @@ mod tests {
         let text = line("x", &timed(&[20.0, 25.0, 15.0], false));
         assert!(text.contains("[noisy: cv above 3%]"), "{text}");
         assert!(text.contains("[unsettled"), "{text}");
+    }
+
+    #[test]
+    fn ratio_lines_have_the_original_shape() {
+        let summary = summarize(&[20.0, 20.0, 20.0]).unwrap();
+        let measurement =
+            Measurement { groups: 100, samples: vec![20.0; 3], summary, warmup_runs: 3, settled: true };
+        // 2^32 loads in 20 ms: the time for 2^32 loads is 20 ms.
+        let loads = Work { per_invocation: 256.0, unit: Unit::Load };
+        let bytes = Work { per_invocation: 1024.0, unit: Unit::Byte };
+        let outcome = Outcome::Timed {
+            measurement,
+            work: vec![(TIME_FOR, loads), (4.0 * TIME_FOR, bytes)],
+            ratio: Some(3.907),
+            with_time: true,
+        };
+        let text = line("Buffer<R8>.Load uniform", &outcome);
+        assert!(
+            text.starts_with(
+                "Buffer<R8>.Load uniform: 20.000ms 3.907x  215 Gloads/s, 859 GB/s  (median 20.000 ms"
+            ),
+            "{text}"
+        );
     }
 
     #[test]

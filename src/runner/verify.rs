@@ -10,7 +10,7 @@ pub fn compare(case: &str, words: &[u32], reference: impl Fn(u32) -> Value) -> R
     let mut mismatches = 0;
     for (index, &got) in words.iter().enumerate() {
         let expected = reference(index as u32);
-        if expected.bits() != got {
+        if !expected.matches(got) {
             mismatches += 1;
             first.get_or_insert((index, expected, expected.same_type(got)));
         }

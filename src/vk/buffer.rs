@@ -76,3 +76,30 @@ impl Drop for Buffer<'_> {
         }
     }
 }
+
+/// A view that lets a shader read a buffer as a uniform texel buffer of one format.
+pub struct TexelView<'ctx> {
+    ctx: &'ctx Context,
+    /// The view handle.
+    pub raw: vk::BufferView,
+}
+
+impl<'ctx> TexelView<'ctx> {
+    /// Views all of `buffer` as `format`.
+    pub fn new(ctx: &'ctx Context, name: &str, buffer: &Buffer<'_>, format: vk::Format) -> Result<Self> {
+        let info =
+            vk::BufferViewCreateInfo::default().buffer(buffer.raw).format(format).range(vk::WHOLE_SIZE);
+        // SAFETY: the buffer has UNIFORM_TEXEL_BUFFER usage and the format supports it (a case requirement).
+        let raw =
+            unsafe { ctx.device.create_buffer_view(&info, None) }.map_err(vk_err("vkCreateBufferView"))?;
+        ctx.set_name(raw, name);
+        Ok(Self { ctx, raw })
+    }
+}
+
+impl Drop for TexelView<'_> {
+    fn drop(&mut self) {
+        // SAFETY: no pending submission uses the view.
+        unsafe { self.ctx.device.destroy_buffer_view(self.raw, None) };
+    }
+}

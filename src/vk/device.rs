@@ -7,7 +7,7 @@ use ash::vk;
 use super::instance::Instance;
 use super::select::{kind_name, Row};
 use crate::error::{vk_err, Result};
-use crate::registry::Capabilities;
+use crate::registry::{self, Capabilities, Requirement};
 
 /// What the report header says about the device.
 #[derive(Clone, Debug)]
@@ -63,6 +63,7 @@ pub fn describe(instance: &Instance, physical: vk::PhysicalDevice, row: &Row) ->
         shader_float16: v12.shader_float16 == vk::TRUE,
         shader_float64,
         pipeline_statistics: has_executable_properties && executable.pipeline_executable_info == vk::TRUE,
+        uniform_texel_buffer_formats: texel_buffer_formats(instance, physical),
     };
     // SAFETY: as above.
     let families = unsafe { instance.raw.get_physical_device_queue_family_properties(physical) };
@@ -85,6 +86,26 @@ pub fn describe(instance: &Instance, physical: vk::PhysicalDevice, row: &Row) ->
         max_group_count: p.limits.max_compute_work_group_count,
     };
     (info, caps)
+}
+
+/// The formats that registered cases want in uniform texel buffers and that the device supports.
+fn texel_buffer_formats(instance: &Instance, physical: vk::PhysicalDevice) -> Vec<vk::Format> {
+    let mut wanted: Vec<vk::Format> = registry::all()
+        .iter()
+        .flat_map(|s| s.case.requires.iter())
+        .filter_map(|r| match r {
+            Requirement::UniformTexelBuffer(format) => Some(*format),
+            _ => None,
+        })
+        .collect();
+    wanted.sort_by_key(|f| f.as_raw());
+    wanted.dedup();
+    wanted.retain(|&format| {
+        // SAFETY: physical belongs to instance.
+        let props = unsafe { instance.raw.get_physical_device_format_properties(physical, format) };
+        props.buffer_features.contains(vk::FormatFeatureFlags::UNIFORM_TEXEL_BUFFER)
+    });
+    wanted
 }
 
 /// Creates the device with one queue of `family` and the capabilities in `caps` enabled.

@@ -2,14 +2,34 @@
 
 use ash::vk;
 
-use super::buffer::Buffer;
 use super::context::Context;
 use crate::error::{vk_err, Result};
 
 /// Size of `registry::Params`, the push-constant block of every shader.
 pub const PUSH_CONSTANT_BYTES: u32 = 32;
 
-/// A compute pipeline whose set 0 binds `buffers[i]` at binding `i`.
+/// What a descriptor binding holds.
+#[derive(Clone, Copy)]
+pub enum Binding {
+    /// A storage buffer.
+    Storage(vk::Buffer),
+    /// A uniform buffer.
+    Uniform(vk::Buffer),
+    /// A uniform texel buffer view.
+    TexelBuffer(vk::BufferView),
+}
+
+impl Binding {
+    fn descriptor_type(self) -> vk::DescriptorType {
+        match self {
+            Binding::Storage(_) => vk::DescriptorType::STORAGE_BUFFER,
+            Binding::Uniform(_) => vk::DescriptorType::UNIFORM_BUFFER,
+            Binding::TexelBuffer(_) => vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
+        }
+    }
+}
+
+/// A compute pipeline whose set 0 binds `bindings[i]` at binding `i`.
 pub struct Pipeline<'ctx> {
     ctx: &'ctx Context,
     /// The pipeline.
@@ -23,8 +43,8 @@ pub struct Pipeline<'ctx> {
 }
 
 impl<'ctx> Pipeline<'ctx> {
-    /// Builds the pipeline from `spirv` and binds `buffers` as storage buffers 0, 1, ...
-    pub fn new(ctx: &'ctx Context, name: &str, spirv: &[u32], buffers: &[&Buffer<'_>]) -> Result<Self> {
+    /// Builds the pipeline from `spirv` with `bindings` at bindings 0, 1, ...
+    pub fn new(ctx: &'ctx Context, name: &str, spirv: &[u32], bindings: &[Binding]) -> Result<Self> {
         let device = &ctx.device;
         let mut pipeline = Self {
             ctx,
@@ -34,16 +54,17 @@ impl<'ctx> Pipeline<'ctx> {
             set_layout: vk::DescriptorSetLayout::null(),
             pool: vk::DescriptorPool::null(),
         };
-        let bindings: Vec<_> = (0..buffers.len() as u32)
-            .map(|binding| {
+        let layout_bindings: Vec<_> = (0..bindings.len() as u32)
+            .zip(bindings)
+            .map(|(binding, b)| {
                 vk::DescriptorSetLayoutBinding::default()
                     .binding(binding)
-                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .descriptor_type(b.descriptor_type())
                     .descriptor_count(1)
                     .stage_flags(vk::ShaderStageFlags::COMPUTE)
             })
             .collect();
-        let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
+        let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&layout_bindings);
         // SAFETY: valid device and create-info; every handle made here is destroyed in Drop,
         // which also runs if a later step fails.
         pipeline.set_layout = unsafe { device.create_descriptor_set_layout(&info, None) }
@@ -58,9 +79,10 @@ impl<'ctx> Pipeline<'ctx> {
         pipeline.layout = unsafe { device.create_pipeline_layout(&info, None) }
             .map_err(vk_err("vkCreatePipelineLayout"))?;
 
-        let sizes = [vk::DescriptorPoolSize::default()
-            .ty(vk::DescriptorType::STORAGE_BUFFER)
-            .descriptor_count(buffers.len() as u32)];
+        let sizes: Vec<_> = bindings
+            .iter()
+            .map(|b| vk::DescriptorPoolSize::default().ty(b.descriptor_type()).descriptor_count(1))
+            .collect();
         let info = vk::DescriptorPoolCreateInfo::default().max_sets(1).pool_sizes(&sizes);
         // SAFETY: as above.
         pipeline.pool = unsafe { device.create_descriptor_pool(&info, None) }
@@ -70,19 +92,34 @@ impl<'ctx> Pipeline<'ctx> {
         // SAFETY: the pool has room for exactly this set.
         pipeline.set =
             unsafe { device.allocate_descriptor_sets(&info) }.map_err(vk_err("vkAllocateDescriptorSets"))?[0];
-        let infos: Vec<[vk::DescriptorBufferInfo; 1]> = buffers
+        let buffer_infos: Vec<[vk::DescriptorBufferInfo; 1]> = bindings
             .iter()
-            .map(|b| [vk::DescriptorBufferInfo::default().buffer(b.raw).range(vk::WHOLE_SIZE)])
+            .map(|b| match *b {
+                Binding::Storage(buffer) | Binding::Uniform(buffer) => {
+                    [vk::DescriptorBufferInfo::default().buffer(buffer).range(vk::WHOLE_SIZE)]
+                }
+                Binding::TexelBuffer(_) => [vk::DescriptorBufferInfo::default()],
+            })
             .collect();
-        let writes: Vec<_> = infos
+        let views: Vec<[vk::BufferView; 1]> = bindings
+            .iter()
+            .map(|b| match *b {
+                Binding::TexelBuffer(view) => [view],
+                _ => [vk::BufferView::null()],
+            })
+            .collect();
+        let writes: Vec<_> = bindings
             .iter()
             .enumerate()
-            .map(|(i, info)| {
-                vk::WriteDescriptorSet::default()
+            .map(|(i, b)| {
+                let write = vk::WriteDescriptorSet::default()
                     .dst_set(pipeline.set)
                     .dst_binding(i as u32)
-                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                    .buffer_info(info)
+                    .descriptor_type(b.descriptor_type());
+                match b {
+                    Binding::TexelBuffer(_) => write.texel_buffer_view(&views[i]),
+                    _ => write.buffer_info(&buffer_infos[i]),
+                }
             })
             .collect();
         // SAFETY: the set and buffers are live; the set is not in use.

@@ -1,0 +1,85 @@
+// load.glsl: buffer loads (typed, raw, structured, constant): 256 loads per invocation, summed.
+#version 460
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#include "common.glsl"
+
+// Defines from src/cases/load.rs:
+//   KIND     1 typed (uniform texel buffer), 2 raw (uint words), 3 structured, 4 constant buffer
+//   WIDTH    components (typed: the format's; raw: words per load; structured: floats per element)
+//   PATTERN  0 uniform (every invocation the same address), 1 linear, 2 random (start 0-15)
+//   OFFSET   raw only: words added to every address (1 = the original's "unaligned")
+#define LOADS 256u
+
+#if KIND == 1
+layout(set = 0, binding = 1) uniform textureBuffer data;
+vec4 load(uint i) { return texelFetch(data, int(i)); }
+#elif KIND == 2
+layout(set = 0, binding = 1, std430) readonly buffer Raw { uint words[]; };
+uvec4 load(uint i) {
+    uint at = i * WIDTH + OFFSET;
+    uvec4 v = uvec4(words[at], 0u, 0u, 0u);
+#if WIDTH >= 2
+    v.y = words[at + 1u];
+#endif
+#if WIDTH >= 3
+    v.z = words[at + 2u];
+#endif
+#if WIDTH >= 4
+    v.w = words[at + 3u];
+#endif
+    return v;
+}
+#elif KIND == 3
+#if WIDTH == 1
+layout(set = 0, binding = 1, std430) readonly buffer Structured { float elements[]; };
+vec4 load(uint i) { return vec4(elements[i], 0.0, 0.0, 0.0); }
+#elif WIDTH == 2
+layout(set = 0, binding = 1, std430) readonly buffer Structured { vec2 elements[]; };
+vec4 load(uint i) { return vec4(elements[i], 0.0, 0.0); }
+#else
+layout(set = 0, binding = 1, std430) readonly buffer Structured { vec4 elements[]; };
+vec4 load(uint i) { return elements[i]; }
+#endif
+#elif KIND == 4
+layout(set = 0, binding = 1, std140) uniform Constants { vec4 constants[1024]; };
+vec4 load(uint i) { return constants[i]; }
+#else
+#error KIND must be 1, 2, 3 or 4
+#endif
+
+// The per-invocation start element: the same for all, the invocation index, or a hash in 0..15.
+uint start_of(uint tid) {
+#if PATTERN == 0
+    return 0u;
+#elif PATTERN == 1
+    return tid;
+#else
+    uint h = tid * 0x9E3779B1u;
+    return (h ^ (h >> 15)) & 15u;
+#endif
+}
+
+shared uint stash[LOCAL_SIZE_X];
+
+void main() {
+    uint tid = gl_LocalInvocationIndex;
+    uint start = start_of(tid);
+#if KIND == 2
+    uvec4 sum = uvec4(0u);
+#else
+    vec4 sum = vec4(0.0);
+#endif
+    for (uint i = 0u; i < LOADS; ++i) {
+        // address_mask is 0 at run time: the compiler cannot prove consecutive loads adjacent.
+        sum += load((start + i) | params.address_mask);
+    }
+#if KIND == 2
+    stash[tid] = sum.x + sum.y + sum.z + sum.w;
+#else
+    stash[tid] = floatBitsToUint(sum.x + sum.y + sum.z + sum.w);
+#endif
+    // One linear groupshared write, then each invocation passes on its neighbour's sum.
+    barrier();
+    write_result(global_index(), stash[tid ^ 1u]);
+}
