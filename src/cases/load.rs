@@ -10,7 +10,7 @@ use ash::vk;
 use crate::registry::{Case, Family, Glsl, Mode, Params, Requirement, Resource, Unit, Value, Work};
 
 /// Loads per invocation (LOADS in glsl/load.glsl).
-const LOADS: usize = 256;
+pub(super) const LOADS: usize = 256;
 /// Elements in each buffer: the largest index is 255 + 255.
 const ELEMENTS: usize = 512;
 /// The case every load and sample ratio is relative to (1.0x), as in the original.
@@ -31,12 +31,12 @@ fn start(pattern: u32, tid: usize) -> usize {
 }
 
 /// The float at position `k` of every float buffer: k/16 steps in [1/16, 4], exact in fp16.
-fn float_value(k: usize) -> f32 {
+pub(super) fn float_value(k: usize) -> f32 {
     (1 + (k * 5) % 64) as f32 / 16.0
 }
 
 /// The byte at position `k` of every 8-bit buffer: never zero.
-fn unorm8(k: usize) -> u8 {
+pub(super) fn unorm8(k: usize) -> u8 {
     (1 + (k * 7) % 255) as u8
 }
 
@@ -46,14 +46,14 @@ fn raw_word(k: usize) -> u32 {
 }
 
 /// The fp16 bits of `v`, which must be a normal fp16 value with at most 11 significant bits.
-fn half_bits(v: f32) -> u16 {
+pub(super) fn half_bits(v: f32) -> u16 {
     let bits = v.to_bits();
     let exponent = ((bits >> 23) & 0xFF) as i32 - 127 + 15;
     (((bits >> 16) & 0x8000) | ((exponent as u32) << 10) | ((bits >> 13) & 0x3FF)) as u16
 }
 
 /// Sums LOADS four-wide loads from `first` in the shader's order: per component, then x+y+z+w.
-fn sum_loads(first: usize, load: impl Fn(usize) -> [f32; 4]) -> f32 {
+pub(super) fn sum_loads(first: usize, load: impl Fn(usize) -> [f32; 4]) -> f32 {
     let mut sum = [0f32; 4];
     for i in 0..LOADS {
         let v = load(first + i);
@@ -65,16 +65,16 @@ fn sum_loads(first: usize, load: impl Fn(usize) -> [f32; 4]) -> f32 {
 }
 
 /// The invocation whose sum invocation `gid` writes (glsl/load.glsl: `stash[tid ^ 1]`).
-fn partner(gid: u32) -> usize {
+pub(super) fn partner(gid: u32) -> usize {
     (gid as usize % 256) ^ 1
 }
 
-fn params(_case: &Case, mode: Mode) -> Params {
+pub(super) fn params(_case: &Case, mode: Mode) -> Params {
     // Float sums are finite, never the NaN sentinel; raw sums avoid it (a unit test checks).
     Params { write_enable: u32::from(mode == Mode::Verify), sentinel: u32::MAX, ..Params::default() }
 }
 
-const fn work(bytes_per_load: u32) -> [Work; 2] {
+pub(super) const fn work(bytes_per_load: u32) -> [Work; 2] {
     [
         Work { per_invocation: LOADS as f64, unit: Unit::Load },
         Work { per_invocation: (LOADS as u32 * bytes_per_load) as f64, unit: Unit::Byte },
@@ -84,7 +84,7 @@ const fn work(bytes_per_load: u32) -> [Work; 2] {
 // ---- Typed buffers: Buffer<FORMAT>.Load, a uniform texel buffer read with texelFetch ----
 
 /// Channels and bytes per channel of a typed format.
-const fn typed_layout(format: vk::Format) -> (usize, usize) {
+pub(super) const fn typed_layout(format: vk::Format) -> (usize, usize) {
     match format {
         vk::Format::R8_UNORM => (1, 1),
         vk::Format::R8G8_UNORM => (2, 1),
@@ -98,7 +98,7 @@ const fn typed_layout(format: vk::Format) -> (usize, usize) {
     }
 }
 
-fn fill_typed(format: vk::Format, bytes: &mut [u8]) {
+pub(super) fn fill_typed(format: vk::Format, bytes: &mut [u8]) {
     let (_, size) = typed_layout(format);
     for (k, chunk) in bytes.chunks_exact_mut(size).enumerate() {
         match size {
@@ -110,7 +110,7 @@ fn fill_typed(format: vk::Format, bytes: &mut [u8]) {
 }
 
 /// What texelFetch returns for element `e`: missing green and blue read 0, missing alpha 1.
-fn typed_texel(format: vk::Format, e: usize) -> [f32; 4] {
+pub(super) fn typed_texel(format: vk::Format, e: usize) -> [f32; 4] {
     let (channels, size) = typed_layout(format);
     let mut texel = [0.0, 0.0, 0.0, 1.0];
     for (c, value) in texel.iter_mut().enumerate().take(channels) {

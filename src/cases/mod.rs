@@ -4,3 +4,4 @@ mod alu;
 mod load;
 
 pub use load::BASELINE;
+mod texture;

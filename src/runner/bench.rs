@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::registry::{Mode, Resource, Selected};
 use crate::vk::buffer::TexelView;
 use crate::vk::commands::{compute_barrier, host_barrier, submit};
+use crate::vk::image::{Image, Sampler};
 use crate::vk::pipeline::Binding;
 use crate::vk::timestamps::elapsed_ms;
 use crate::vk::{Buffer, Context, Pipeline, TimestampPool};
@@ -29,6 +30,7 @@ pub struct Bench<'ctx> {
     timestamps: TimestampPool<'ctx>,
     results: Buffer<'ctx>,
     _views: Vec<TexelView<'ctx>>,
+    _images: Vec<(Image<'ctx>, Sampler<'ctx>)>,
     _inputs: Vec<Buffer<'ctx>>,
 }
 
@@ -48,8 +50,16 @@ impl<'ctx> Bench<'ctx> {
         let mut inputs = Vec::new();
         let mut views = Vec::new();
         let mut bindings = vec![Binding::Storage(results.raw)];
+        let mut images = Vec::new();
         for (i, resource) in family.resources.iter().enumerate() {
             let label = format!("{name}: input {}", i + 1);
+            if let Resource::Image2D { format, size, texel_bytes, filter, fill } = *resource {
+                let image = Image::new(ctx, &label, format, size, texel_bytes, fill)?;
+                let sampler = Sampler::new(ctx, &label, filter)?;
+                bindings.push(Binding::CombinedImage(image.view, sampler.raw));
+                images.push((image, sampler));
+                continue;
+            }
             let (bytes, fill, usage) = match *resource {
                 Resource::StorageBuffer { bytes, fill } => {
                     (bytes, fill, vk::BufferUsageFlags::STORAGE_BUFFER)
@@ -60,6 +70,7 @@ impl<'ctx> Bench<'ctx> {
                 Resource::TexelBuffer { bytes, fill, .. } => {
                     (bytes, fill, vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER)
                 }
+                Resource::Image2D { .. } => unreachable!("images are handled above"),
             };
             let mut buffer = Buffer::new(ctx, &label, bytes, usage, MemoryLocation::CpuToGpu)?;
             fill(buffer.bytes_mut());
@@ -72,12 +83,13 @@ impl<'ctx> Bench<'ctx> {
                     views.push(view);
                     binding
                 }
+                Resource::Image2D { .. } => unreachable!("images are handled above"),
             });
             inputs.push(buffer);
         }
         let pipeline = Pipeline::new(ctx, name, &spirv, &bindings)?;
         let timestamps = TimestampPool::new(ctx, &format!("{name}: timestamps"))?;
-        Ok(Self { ctx, case, pipeline, timestamps, results, _views: views, _inputs: inputs })
+        Ok(Self { ctx, case, pipeline, timestamps, results, _views: views, _images: images, _inputs: inputs })
     }
 
     /// Work of one measurement of `groups` workgroups per dispatch, per unit of the case's work.

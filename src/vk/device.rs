@@ -63,7 +63,24 @@ pub fn describe(instance: &Instance, physical: vk::PhysicalDevice, row: &Row) ->
         shader_float16: v12.shader_float16 == vk::TRUE,
         shader_float64,
         pipeline_statistics: has_executable_properties && executable.pipeline_executable_info == vk::TRUE,
-        uniform_texel_buffer_formats: texel_buffer_formats(instance, physical),
+        uniform_texel_buffer_formats: supported_formats(
+            instance,
+            physical,
+            |r| if let Requirement::UniformTexelBuffer(f) = r { Some(*f) } else { None },
+            |p| p.buffer_features.contains(vk::FormatFeatureFlags::UNIFORM_TEXEL_BUFFER),
+        ),
+        sampled_image_formats: supported_formats(
+            instance,
+            physical,
+            |r| if let Requirement::SampledImage(f) = r { Some(*f) } else { None },
+            |p| p.optimal_tiling_features.contains(vk::FormatFeatureFlags::SAMPLED_IMAGE),
+        ),
+        linear_filter_formats: supported_formats(
+            instance,
+            physical,
+            |r| if let Requirement::LinearFilter(f) = r { Some(*f) } else { None },
+            |p| p.optimal_tiling_features.contains(vk::FormatFeatureFlags::SAMPLED_IMAGE_FILTER_LINEAR),
+        ),
     };
     // SAFETY: as above.
     let families = unsafe { instance.raw.get_physical_device_queue_family_properties(physical) };
@@ -88,24 +105,24 @@ pub fn describe(instance: &Instance, physical: vk::PhysicalDevice, row: &Row) ->
     (info, caps)
 }
 
-/// The formats that registered cases want in uniform texel buffers and that the device supports.
-fn texel_buffer_formats(instance: &Instance, physical: vk::PhysicalDevice) -> Vec<vk::Format> {
-    let mut wanted: Vec<vk::Format> = registry::all()
-        .iter()
-        .flat_map(|s| s.case.requires.iter())
-        .filter_map(|r| match r {
-            Requirement::UniformTexelBuffer(format) => Some(*format),
-            _ => None,
-        })
-        .collect();
-    wanted.sort_by_key(|f| f.as_raw());
-    wanted.dedup();
-    wanted.retain(|&format| {
+/// Of the formats that registered cases require through `wanted`, those for which `supported`
+/// holds on this device.
+fn supported_formats(
+    instance: &Instance,
+    physical: vk::PhysicalDevice,
+    wanted: impl Fn(&Requirement) -> Option<vk::Format>,
+    supported: impl Fn(&vk::FormatProperties) -> bool,
+) -> Vec<vk::Format> {
+    let mut formats: Vec<vk::Format> =
+        registry::all().iter().flat_map(|s| s.case.requires.iter()).filter_map(&wanted).collect();
+    formats.sort_by_key(|f| f.as_raw());
+    formats.dedup();
+    formats.retain(|&format| {
         // SAFETY: physical belongs to instance.
         let props = unsafe { instance.raw.get_physical_device_format_properties(physical, format) };
-        props.buffer_features.contains(vk::FormatFeatureFlags::UNIFORM_TEXEL_BUFFER)
+        supported(&props)
     });
-    wanted
+    formats
 }
 
 /// Creates the device with one queue of `family` and the capabilities in `caps` enabled.

@@ -5,6 +5,7 @@ pub mod commands;
 pub mod context;
 pub mod debug;
 pub mod device;
+pub mod image;
 pub mod instance;
 pub mod pipeline;
 pub mod select;

@@ -17,6 +17,8 @@ pub enum Binding {
     Uniform(vk::Buffer),
     /// A uniform texel buffer view.
     TexelBuffer(vk::BufferView),
+    /// A sampled image view with its sampler.
+    CombinedImage(vk::ImageView, vk::Sampler),
 }
 
 impl Binding {
@@ -25,6 +27,7 @@ impl Binding {
             Binding::Storage(_) => vk::DescriptorType::STORAGE_BUFFER,
             Binding::Uniform(_) => vk::DescriptorType::UNIFORM_BUFFER,
             Binding::TexelBuffer(_) => vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
+            Binding::CombinedImage(..) => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
         }
     }
 }
@@ -98,7 +101,17 @@ impl<'ctx> Pipeline<'ctx> {
                 Binding::Storage(buffer) | Binding::Uniform(buffer) => {
                     [vk::DescriptorBufferInfo::default().buffer(buffer).range(vk::WHOLE_SIZE)]
                 }
-                Binding::TexelBuffer(_) => [vk::DescriptorBufferInfo::default()],
+                _ => [vk::DescriptorBufferInfo::default()],
+            })
+            .collect();
+        let image_infos: Vec<[vk::DescriptorImageInfo; 1]> = bindings
+            .iter()
+            .map(|b| match *b {
+                Binding::CombinedImage(view, sampler) => [vk::DescriptorImageInfo::default()
+                    .image_view(view)
+                    .sampler(sampler)
+                    .image_layout(vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)],
+                _ => [vk::DescriptorImageInfo::default()],
             })
             .collect();
         let views: Vec<[vk::BufferView; 1]> = bindings
@@ -118,6 +131,7 @@ impl<'ctx> Pipeline<'ctx> {
                     .descriptor_type(b.descriptor_type());
                 match b {
                     Binding::TexelBuffer(_) => write.texel_buffer_view(&views[i]),
+                    Binding::CombinedImage(..) => write.image_info(&image_infos[i]),
                     _ => write.buffer_info(&buffer_infos[i]),
                 }
             })
