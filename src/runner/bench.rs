@@ -49,43 +49,46 @@ impl<'ctx> Bench<'ctx> {
         )?;
         let mut inputs = Vec::new();
         let mut views = Vec::new();
-        let mut bindings = vec![Binding::Storage(results.raw)];
         let mut images = Vec::new();
+        let mut bindings = vec![Binding::Storage(results.raw)];
+        // A filled host-visible buffer for one input.
+        let filled = |label: &str, bytes, usage, fill: fn(&mut [u8])| -> Result<Buffer<'ctx>> {
+            let mut buffer = Buffer::new(ctx, label, bytes, usage, MemoryLocation::CpuToGpu)?;
+            fill(buffer.bytes_mut());
+            Ok(buffer)
+        };
         for (i, resource) in family.resources.iter().enumerate() {
             let label = format!("{name}: input {}", i + 1);
-            if let Resource::Image2D { format, size, texel_bytes, filter, fill } = *resource {
-                let image = Image::new(ctx, &label, format, size, texel_bytes, fill)?;
-                let sampler = Sampler::new(ctx, &label, filter)?;
-                bindings.push(Binding::CombinedImage(image.view, sampler.raw));
-                images.push((image, sampler));
-                continue;
-            }
-            let (bytes, fill, usage) = match *resource {
+            let binding = match *resource {
                 Resource::StorageBuffer { bytes, fill } => {
-                    (bytes, fill, vk::BufferUsageFlags::STORAGE_BUFFER)
+                    let buffer = filled(&label, bytes, vk::BufferUsageFlags::STORAGE_BUFFER, fill)?;
+                    let binding = Binding::Storage(buffer.raw);
+                    inputs.push(buffer);
+                    binding
                 }
                 Resource::UniformBuffer { bytes, fill } => {
-                    (bytes, fill, vk::BufferUsageFlags::UNIFORM_BUFFER)
+                    let buffer = filled(&label, bytes, vk::BufferUsageFlags::UNIFORM_BUFFER, fill)?;
+                    let binding = Binding::Uniform(buffer.raw);
+                    inputs.push(buffer);
+                    binding
                 }
-                Resource::TexelBuffer { bytes, fill, .. } => {
-                    (bytes, fill, vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER)
-                }
-                Resource::Image2D { .. } => unreachable!("images are handled above"),
-            };
-            let mut buffer = Buffer::new(ctx, &label, bytes, usage, MemoryLocation::CpuToGpu)?;
-            fill(buffer.bytes_mut());
-            bindings.push(match *resource {
-                Resource::StorageBuffer { .. } => Binding::Storage(buffer.raw),
-                Resource::UniformBuffer { .. } => Binding::Uniform(buffer.raw),
-                Resource::TexelBuffer { format, .. } => {
+                Resource::TexelBuffer { format, bytes, fill } => {
+                    let buffer = filled(&label, bytes, vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER, fill)?;
                     let view = TexelView::new(ctx, &label, &buffer, format)?;
                     let binding = Binding::TexelBuffer(view.raw);
+                    inputs.push(buffer);
                     views.push(view);
                     binding
                 }
-                Resource::Image2D { .. } => unreachable!("images are handled above"),
-            });
-            inputs.push(buffer);
+                Resource::Image2D { format, size, texel_bytes, filter, fill } => {
+                    let image = Image::new(ctx, &label, format, size, texel_bytes, fill)?;
+                    let sampler = Sampler::new(ctx, &label, filter)?;
+                    let binding = Binding::CombinedImage(image.view, sampler.raw);
+                    images.push((image, sampler));
+                    binding
+                }
+            };
+            bindings.push(binding);
         }
         let pipeline = Pipeline::new(ctx, name, &spirv, &bindings)?;
         let timestamps = TimestampPool::new(ctx, &format!("{name}: timestamps"))?;
