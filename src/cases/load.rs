@@ -98,6 +98,12 @@ pub(super) const fn typed_layout(format: vk::Format) -> (usize, usize) {
     }
 }
 
+/// Bytes per texel of a typed format.
+pub(super) const fn texel_bytes(format: vk::Format) -> u32 {
+    let (channels, size) = typed_layout(format);
+    (channels * size) as u32
+}
+
 pub(super) fn fill_typed(format: vk::Format, bytes: &mut [u8]) {
     let (_, size) = typed_layout(format);
     for (k, chunk) in bytes.chunks_exact_mut(size).enumerate() {
@@ -134,10 +140,7 @@ macro_rules! typed_family {
     ($order:literal, $label:literal, $format:ident) => {
         const _: () = {
             const FORMAT: vk::Format = vk::Format::$format;
-            const BYTES: u32 = {
-                let (channels, size) = typed_layout(FORMAT);
-                (channels * size) as u32
-            };
+            const BYTES: u32 = texel_bytes(FORMAT);
             const WORK: [Work; 2] = work(BYTES);
             const REQUIRES: [Requirement; 1] = [Requirement::UniformTexelBuffer(FORMAT)];
             static CASES: [Case; 3] = [

@@ -7,7 +7,9 @@
 
 use ash::vk;
 
-use super::load::{fill_typed, params, partner, typed_layout, typed_texel, work, BASELINE, LOADS};
+use super::load::{
+    fill_typed, params, partner, texel_bytes, typed_layout, typed_texel, work, BASELINE, LOADS,
+};
 use crate::registry::{Case, Family, Glsl, Requirement, Resource, Value, Work};
 
 /// Width and height of every texture.
@@ -51,10 +53,7 @@ macro_rules! texture_family {
     ($order:expr, $label:literal, $format:ident, $op:literal, $op_define:literal, $filter:ident, $requires:expr) => {
         const _: () = {
             const FORMAT: vk::Format = vk::Format::$format;
-            const BYTES: u32 = {
-                let (channels, size) = typed_layout(FORMAT);
-                (channels * size) as u32
-            };
+            const BYTES: u32 = texel_bytes(FORMAT);
             const WORK: [Work; 2] = work(BYTES);
             const REQUIRES: &[Requirement] = &$requires;
             static CASES: [Case; 3] = [

@@ -1,11 +1,11 @@
 //! Buffers with gpu-allocator memory: created, named, mapped, and destroyed before their memory is freed.
 
 use ash::vk;
-use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
+use gpu_allocator::vulkan::Allocation;
 use gpu_allocator::MemoryLocation;
 
 use super::context::Context;
-use crate::error::{vk_err, Error, Result};
+use crate::error::{vk_err, Result};
 
 /// A buffer and its memory, borrowed from a [`Context`].
 pub struct Buffer<'ctx> {
@@ -32,17 +32,7 @@ impl<'ctx> Buffer<'ctx> {
         let mut buffer = Self { ctx, raw, size, allocation: None };
         // SAFETY: raw is a live buffer of this device.
         let requirements = unsafe { ctx.device.get_buffer_memory_requirements(raw) };
-        let allocation = ctx
-            .allocator
-            .borrow_mut()
-            .allocate(&AllocationCreateDesc {
-                name,
-                requirements,
-                location,
-                linear: true,
-                allocation_scheme: AllocationScheme::GpuAllocatorManaged,
-            })
-            .map_err(|source| Error::Allocation { case: None, source })?;
+        let allocation = ctx.allocate(name, requirements, location, true)?;
         // SAFETY: the allocation fits the requirements of raw and is not bound elsewhere.
         unsafe { ctx.device.bind_buffer_memory(raw, allocation.memory(), allocation.offset()) }
             .map_err(vk_err("vkBindBufferMemory"))?;
@@ -71,8 +61,7 @@ impl Drop for Buffer<'_> {
         // SAFETY: the GPU is done with the buffer (every submission is waited for).
         unsafe { self.ctx.device.destroy_buffer(self.raw, None) };
         if let Some(allocation) = self.allocation.take() {
-            // A free can only fail on a double free, which ownership rules out.
-            let _ = self.ctx.allocator.borrow_mut().free(allocation);
+            self.ctx.free(allocation);
         }
     }
 }

@@ -4,7 +4,10 @@ use std::cell::RefCell;
 use std::mem::ManuallyDrop;
 
 use ash::vk;
-use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
+use gpu_allocator::vulkan::{
+    Allocation, AllocationCreateDesc, AllocationScheme, Allocator, AllocatorCreateDesc,
+};
+use gpu_allocator::MemoryLocation;
 
 use super::debug::Sink;
 use super::device::{self, DeviceInfo};
@@ -120,6 +123,25 @@ impl Context {
         let info = vk::DebugUtilsObjectNameInfoEXT::default().object_handle(handle).object_name(&name);
         // SAFETY: handle belongs to this device; naming is best-effort, so a failure is ignored.
         let _ = unsafe { debug_utils.set_debug_utils_object_name(&info) };
+    }
+
+    /// Allocates memory for a resource named `name` with gpu-allocator.
+    pub(crate) fn allocate(
+        &self,
+        name: &str,
+        requirements: vk::MemoryRequirements,
+        location: MemoryLocation,
+        linear: bool,
+    ) -> Result<Allocation> {
+        let scheme = AllocationScheme::GpuAllocatorManaged;
+        let desc = AllocationCreateDesc { name, requirements, location, linear, allocation_scheme: scheme };
+        self.allocator.borrow_mut().allocate(&desc).map_err(|source| Error::Allocation { case: None, source })
+    }
+
+    /// Returns memory to the allocator (after the resource using it was destroyed).
+    pub(crate) fn free(&self, allocation: Allocation) {
+        // A free can only fail on a double free, which ownership of `Allocation` rules out.
+        let _ = self.allocator.borrow_mut().free(allocation);
     }
 
     /// The raw instance (for instance-level extension loaders).

@@ -1,13 +1,13 @@
 //! Sampled 2D images (uploaded through a staging buffer) and samplers.
 
 use ash::vk;
-use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
+use gpu_allocator::vulkan::Allocation;
 use gpu_allocator::MemoryLocation;
 
 use super::buffer::Buffer;
 use super::commands::submit;
 use super::context::Context;
-use crate::error::{vk_err, Error, Result};
+use crate::error::{vk_err, Result};
 
 /// A device-local 2D image in SHADER_READ_ONLY_OPTIMAL layout, with a view.
 pub struct Image<'ctx> {
@@ -46,17 +46,7 @@ impl<'ctx> Image<'ctx> {
         let mut image = Self { ctx, raw, view: vk::ImageView::null(), allocation: None };
         // SAFETY: raw is a live image of this device.
         let requirements = unsafe { ctx.device.get_image_memory_requirements(raw) };
-        let allocation = ctx
-            .allocator
-            .borrow_mut()
-            .allocate(&AllocationCreateDesc {
-                name,
-                requirements,
-                location: MemoryLocation::GpuOnly,
-                linear: false,
-                allocation_scheme: AllocationScheme::GpuAllocatorManaged,
-            })
-            .map_err(|source| Error::Allocation { case: None, source })?;
+        let allocation = ctx.allocate(name, requirements, MemoryLocation::GpuOnly, false)?;
         // SAFETY: the allocation fits the image's requirements.
         unsafe { ctx.device.bind_image_memory(raw, allocation.memory(), allocation.offset()) }
             .map_err(vk_err("vkBindImageMemory"))?;
@@ -148,8 +138,7 @@ impl Drop for Image<'_> {
             self.ctx.device.destroy_image(self.raw, None);
         }
         if let Some(allocation) = self.allocation.take() {
-            // A free can only fail on a double free, which ownership rules out.
-            let _ = self.ctx.allocator.borrow_mut().free(allocation);
+            self.ctx.free(allocation);
         }
     }
 }
