@@ -50,7 +50,8 @@ impl RunSettings {
 
 /// Runs the command line: the binary's whole behaviour.
 pub fn run(cli: &Cli) -> Result<()> {
-    let selected = registry::filter(registry::all(), cli.filter.as_deref(), &cli.skip)?;
+    let selected =
+        registry::filter(registry::all_with(cli.branch_iterations), cli.filter.as_deref(), &cli.skip)?;
     if cli.list {
         for s in &selected {
             write_line(s.case.name)?;
@@ -135,7 +136,7 @@ pub fn run_cases(
     // still come in order, each with its ratio.
     let mut early: Vec<(&'static str, Outcome, Vec<String>)> = Vec::new();
     if !settings.verify {
-        for baseline in cases.iter().filter_map(|s| s.family.baseline) {
+        for baseline in cases.iter().filter_map(|s| s.baseline) {
             let already = early.iter().any(|(name, ..)| *name == baseline);
             if let (false, Some(&selected)) = (already, cases.iter().find(|s| s.case.name == baseline)) {
                 on_start(baseline);
@@ -159,9 +160,7 @@ pub fn run_cases(
             None => run_or_skip(ctx, selected, settings, &policy)?,
         };
         let own_rate = outcome.rate();
-        if let (Some(baseline), Outcome::Timed { ratio, with_time, .. }) =
-            (selected.family.baseline, &mut outcome)
-        {
+        if let (Some(baseline), Outcome::Timed { ratio, with_time, .. }) = (selected.baseline, &mut outcome) {
             *with_time = true;
             match base_rates.iter().find(|(n, _)| *n == baseline) {
                 Some((_, base)) => *ratio = own_rate.map(|r| r / base),

@@ -54,6 +54,10 @@ pub struct Cli {
     #[arg(long)]
     pub verify: bool,
 
+    /// The payload iterations N of the branch cases ("NX Coherent branch long", ...).
+    #[arg(long, value_name = "FROM:TO:STEP", default_value = "0:256:8", value_parser = crate::registry::Sweep::parse)]
+    pub branch_iterations: crate::registry::Sweep,
+
     /// Print the driver's statistics of each case's compiled shader (registers, instructions, ...).
     #[arg(long)]
     pub shader_stats: bool,

@@ -38,6 +38,8 @@ pub enum Unit {
     Load,
     /// Bytes loaded.
     Byte,
+    /// Shader invocations (threads) run to completion.
+    Invocation,
 }
 
 impl Unit {
@@ -48,6 +50,7 @@ impl Unit {
             Unit::IntOp => "IOPS",
             Unit::Load => "loads/s",
             Unit::Byte => "B/s",
+            Unit::Invocation => "invocations/s",
         }
     }
 
@@ -58,6 +61,7 @@ impl Unit {
             Unit::IntOp => "IOP",
             Unit::Load => "loads",
             Unit::Byte => "B",
+            Unit::Invocation => "invocations",
         }
     }
 }
@@ -75,6 +79,8 @@ pub enum Requirement {
     SampledImage(vk::Format),
     /// The format can be linearly filtered (`SAMPLED_IMAGE_FILTER_LINEAR`).
     LinearFilter(vk::Format),
+    /// Workgroups of this many invocations (`maxComputeWorkGroupInvocations`).
+    WorkgroupInvocations(u32),
 }
 
 /// What the device offers, as far as [`Requirement`]s are concerned.
@@ -92,6 +98,8 @@ pub struct Capabilities {
     pub sampled_image_formats: Vec<vk::Format>,
     /// The formats (of those the registered cases use) that can be linearly filtered.
     pub linear_filter_formats: Vec<vk::Format>,
+    /// `maxComputeWorkGroupInvocations`.
+    pub max_workgroup_invocations: u32,
 }
 
 impl Requirement {
@@ -115,6 +123,10 @@ impl Requirement {
             Requirement::LinearFilter(format) if !caps.linear_filter_formats.contains(&format) => {
                 Some(format!("the device cannot filter {format:?} images linearly"))
             }
+            Requirement::WorkgroupInvocations(n) if caps.max_workgroup_invocations < n => Some(format!(
+                "the device allows {} invocations per workgroup, the case needs {n}",
+                caps.max_workgroup_invocations
+            )),
             _ => None,
         }
     }
@@ -257,7 +269,7 @@ impl std::fmt::Display for Value {
 }
 
 /// One registered case: a permutation of its family's shader.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct Case {
     /// The name printed and matched by `--filter`.
     pub name: &'static str,
@@ -290,7 +302,53 @@ pub struct Family {
     /// The CPU reference: what invocation `index` of a verify run writes.
     pub reference: fn(&Case, u32) -> Value,
     /// The case whose rate is 1.0x in this family's ratios, if the family reports ratios.
+    /// In a swept family, a template name: the baseline of `NX case` is `NX baseline`.
     pub baseline: Option<&'static str>,
+    /// Whether the cases are templates swept over a run-time value N (see [`Sweep`]).
+    pub sweep: bool,
+}
+
+/// The values N of a swept family's cases: FROM to TO inclusive, every STEP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sweep {
+    /// First value.
+    pub from: u32,
+    /// Last value (included when FROM + k * STEP reaches it).
+    pub to: u32,
+    /// Increment, at least 1.
+    pub step: u32,
+}
+
+/// Bits of `Case::variant` below this hold the template's variant; N sits above.
+pub const SWEEP_SHIFT: u32 = 16;
+
+impl Sweep {
+    /// 0 to 256 in steps of 8.
+    pub const DEFAULT: Sweep = Sweep { from: 0, to: 256, step: 8 };
+
+    /// The values, in order.
+    pub fn values(self) -> impl Iterator<Item = u32> {
+        (self.from..=self.to).step_by(self.step as usize)
+    }
+
+    /// Parses `FROM:TO:STEP` (N at most 65535, STEP at least 1).
+    pub fn parse(text: &str) -> Result<Sweep, String> {
+        let numbers: Vec<Result<u32, _>> = text.split(':').map(str::parse::<u32>).collect();
+        match numbers.as_slice() {
+            [Ok(from), Ok(to), Ok(step)] if from <= to && *step >= 1 && *to < (1 << (32 - SWEEP_SHIFT)) => {
+                Ok(Sweep { from: *from, to: *to, step: *step })
+            }
+            _ => {
+                Err("expected FROM:TO:STEP with FROM <= TO <= 65535 and STEP >= 1, for example 0:256:8"
+                    .into())
+            }
+        }
+    }
+}
+
+/// The swept value N of an expanded case.
+pub fn swept(case: &Case) -> u32 {
+    case.variant >> SWEEP_SHIFT
 }
 
 impl Family {
@@ -309,16 +367,56 @@ pub struct Selected {
     pub family: &'static Family,
     /// The case.
     pub case: &'static Case,
+    /// The case whose rate is 1.0x for this one, if its family reports ratios.
+    pub baseline: Option<&'static str>,
 }
 
-/// Every registered case, in run order.
-pub fn all() -> Vec<Selected> {
+/// The registered cases as declared (swept families unexpanded), in run order.
+pub fn templates() -> Vec<Selected> {
     let mut families: Vec<&'static Family> = inventory::iter::<Family>.into_iter().collect();
     families.sort_by_key(|f| (f.order, f.name));
     families
         .into_iter()
-        .flat_map(|family| family.cases.iter().map(move |case| Selected { family, case }))
+        .flat_map(|family| {
+            family.cases.iter().map(move |case| Selected { family, case, baseline: family.baseline })
+        })
         .collect()
+}
+
+/// Every case in run order, with swept families expanded over [`Sweep::DEFAULT`].
+pub fn all() -> Vec<Selected> {
+    all_with(Sweep::DEFAULT)
+}
+
+fn leak(text: String) -> &'static str {
+    Box::leak(text.into_boxed_str())
+}
+
+/// Every case in run order. The templates of all swept families are expanded together where the
+/// first one stands: for each N, each template, named `NX template` (the original's order).
+/// Expanded cases live for the rest of the process (they are few and made once per run).
+pub fn all_with(sweep: Sweep) -> Vec<Selected> {
+    let templates = templates();
+    let swept: Vec<Selected> = templates.iter().copied().filter(|s| s.family.sweep).collect();
+    let mut out = Vec::with_capacity(templates.len());
+    let mut expanded = false;
+    for s in templates {
+        if !s.family.sweep {
+            out.push(s);
+        } else if !expanded {
+            expanded = true;
+            for n in sweep.values() {
+                for t in &swept {
+                    let name = leak(format!("{n}X {}", t.case.name));
+                    let variant = t.case.variant | (n << SWEEP_SHIFT);
+                    let case: &'static Case = Box::leak(Box::new(Case { name, variant, ..*t.case }));
+                    let baseline = t.family.baseline.map(|b| leak(format!("{n}X {b}")));
+                    out.push(Selected { family: t.family, case, baseline });
+                }
+            }
+        }
+    }
+    out
 }
 
 fn contains_ignore_case(name: &str, text: &str) -> bool {
@@ -495,12 +593,24 @@ mod tests {
             "Texture2D<RGBA32F>.Sample(bilinear) uniform",
             "Texture2D<RGBA32F>.Sample(bilinear) linear",
             "Texture2D<RGBA32F>.Sample(bilinear) random",
+            "Coherent branch baseline",
+            "Coherent branch long",
+            "Coherent branch short",
+            "Divergent branch baseline",
+            "Divergent branch long",
+            "Divergent branch short",
+            "All-taken branch baseline",
+            "All-taken branch long",
+            "All-taken branch short",
+            "None-taken branch baseline",
+            "None-taken branch long",
+            "None-taken branch short",
             "ALU fp32 FMA",
             "ALU fp16 FMA (f16vec2)",
             "ALU fp64 FMA",
             "ALU int32 multiply-add",
         ];
-        assert_eq!(names(&all()), expected);
+        assert_eq!(names(&templates()), expected);
     }
 
     #[test]
@@ -524,9 +634,10 @@ mod tests {
         let error = filter(all(), Some("fp128"), &[]).err().unwrap();
         assert_eq!(error.exit_code(), crate::ExitCode::NothingMatched);
         assert!(error.to_string().contains("--filter \"fp128\""), "{error}");
-        let skip = ["alu".into(), "buffer".into(), "texture".into()];
+        // Every case name contains an "a" (Load, Sample, branch, ALU).
+        let skip = ["a".into(), "zzz".into()];
         let error = filter(all(), None, &skip).err().unwrap();
-        let expected = "--skip \"alu\" with --skip \"buffer\" with --skip \"texture\"";
+        let expected = "--skip \"a\" with --skip \"zzz\"";
         assert!(error.to_string().contains(expected), "{error}");
     }
 
@@ -552,6 +663,8 @@ mod tests {
         assert_eq!(Requirement::LinearFilter(rgba32).unmet(&all).unwrap(), expected);
         let expected = "the device cannot sample R32G32B32A32_SFLOAT images";
         assert_eq!(Requirement::SampledImage(rgba32).unmet(&all).unwrap(), expected);
+        let expected = "the device allows 0 invocations per workgroup, the case needs 1024";
+        assert_eq!(Requirement::WorkgroupInvocations(1024).unmet(&all).unwrap(), expected);
     }
 
     #[test]

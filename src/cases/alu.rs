@@ -130,6 +130,7 @@ inventory::submit! {
         params,
         reference,
         baseline: None,
+        sweep: false,
     }
 }
 
@@ -172,7 +173,8 @@ mod tests {
         const FMA: u32 = 50;
         const OP_IMUL: u32 = 132;
         let compiler = crate::shader::ShaderCompiler::new().unwrap();
-        let family = crate::registry::all().into_iter().find(|s| s.family.name == "alu").unwrap().family;
+        let family =
+            crate::registry::templates().into_iter().find(|s| s.family.name == "alu").unwrap().family;
         for case in &CASES {
             let spirv = compiler.compile(family, case).unwrap();
             let count = match case.variant {

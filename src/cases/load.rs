@@ -181,6 +181,7 @@ macro_rules! typed_family {
                     params,
                     reference: |case, gid| typed_reference(FORMAT, case, gid),
                     baseline: Some(BASELINE),
+                    sweep: false,
                 }
             }
         };
@@ -283,6 +284,7 @@ inventory::submit! {
         params,
         reference: raw_reference,
         baseline: Some(BASELINE),
+        sweep: false,
     }
 }
 
@@ -323,6 +325,7 @@ inventory::submit! {
         params,
         reference: float_reference,
         baseline: Some(BASELINE),
+        sweep: false,
     }
 }
 
@@ -340,6 +343,7 @@ inventory::submit! {
         params,
         reference: float_reference,
         baseline: Some(BASELINE),
+        sweep: false,
     }
 }
 

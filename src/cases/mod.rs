@@ -4,4 +4,5 @@ mod alu;
 mod load;
 
 pub use load::BASELINE;
+mod branch;
 mod texture;

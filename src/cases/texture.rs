@@ -100,6 +100,7 @@ macro_rules! texture_family {
                         texture_reference(FORMAT, exact, case, gid)
                     },
                     baseline: Some(BASELINE),
+                    sweep: false,
                 }
             }
         };

@@ -75,6 +75,7 @@ pub fn describe(instance: &Instance, physical: vk::PhysicalDevice, row: &Row) ->
             |r| if let Requirement::SampledImage(f) = r { Some(*f) } else { None },
             |p| p.optimal_tiling_features.contains(vk::FormatFeatureFlags::SAMPLED_IMAGE),
         ),
+        max_workgroup_invocations: p.limits.max_compute_work_group_invocations,
         linear_filter_formats: supported_formats(
             instance,
             physical,
@@ -114,7 +115,7 @@ fn supported_formats(
     supported: impl Fn(&vk::FormatProperties) -> bool,
 ) -> Vec<vk::Format> {
     let mut formats: Vec<vk::Format> =
-        registry::all().iter().flat_map(|s| s.case.requires.iter()).filter_map(&wanted).collect();
+        registry::templates().iter().flat_map(|s| s.case.requires.iter()).filter_map(&wanted).collect();
     formats.sort_by_key(|f| f.as_raw());
     formats.dedup();
     formats.retain(|&format| {
