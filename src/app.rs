@@ -39,7 +39,8 @@ impl RunSettings {
             format!(
                 "target {} ms per measurement ({DISPATCHES} dispatches between two timestamps), \
                  {} samples after warm-up\n\
-                 load lines: ms for 2^32 loads, then the rate over \"{}\" (above 1 = faster)",
+                 ratio lines: ms for 2^32 loads (branch: invocations), then the rate over the \
+                 baseline, above 1 = faster (loads: \"{}\"; branch: NX Coherent branch baseline)",
                 self.target_ms,
                 self.samples,
                 crate::cases::BASELINE

@@ -108,9 +108,9 @@ fn reference(input: Input, case: &Case, gid: u32) -> Value {
     let result = match case.variant & 0xFFFF {
         BASELINE_VARIANT => payload(s1[1], s2[0], n) + s2[1],
         LONG if c => payload(s1[1], s2[0], n) + s2[1],
-        LONG => payload(s1[1], 0.0, n),
+        LONG => payload(s1[1], s1[0], n),
         _ if c => payload(s1[1], s2[0], n) + s2[1],
-        _ => payload(s1[1], 0.0, n),
+        _ => payload(s1[1], 0.0, n), // short: s2 stays zero when the branch is not taken
     };
     Value::F32Near(result)
 }
