@@ -1,6 +1,6 @@
 //! What a perftest invocation does: list cases, list devices, or run (time or verify) the selected cases.
 
-use crate::cli::Cli;
+use crate::cli::{Cli, Command, CompareFormat, Format};
 use crate::error::{Error, Result};
 use crate::registry::{self, Selected};
 use crate::runner::bench::{Bench, DISPATCHES};
@@ -12,6 +12,7 @@ use crate::vk::context::ContextOptions;
 use crate::vk::debug::{drain, Sink};
 use crate::vk::instance::Instance;
 use crate::vk::{select, Context};
+use crate::{compare, results};
 
 /// How to run the selected cases.
 #[derive(Clone, Copy, Debug)]
@@ -51,6 +52,9 @@ impl RunSettings {
 
 /// Runs the command line: the binary's whole behaviour.
 pub fn run(cli: &Cli) -> Result<()> {
+    if let Some(Command::Compare { files, format, output }) = &cli.command {
+        return run_compare(files, *format, output.as_deref());
+    }
     let selected =
         registry::filter(registry::all_with(cli.branch_iterations), cli.filter.as_deref(), &cli.skip)?;
     if cli.list {
@@ -78,33 +82,106 @@ pub fn run(cli: &Cli) -> Result<()> {
         verify: cli.verify,
         shader_stats: cli.shader_stats,
     };
+    let date = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     let ctx = Context::new(&options)?;
     let sink = ctx.validation_sink();
-    write_line(&report::header(&ctx.info, &settings.describe()))?;
+    let device = results::Device::from(&ctx.info);
+    let header = report::header(&ctx.info, &settings.describe());
+    // Text goes to stdout line by line; every other destination gets one document at the end.
+    let stream = cli.format == Format::Text && cli.output.is_none();
+    if stream {
+        write_line(&header)?;
+    }
+    let mut text = format!("{header}\n");
+    let mut records: Vec<results::CaseResult> = Vec::new();
     let mut write_error = None;
+    let mut current: Option<&'static str> = None;
+    let family_of = |name: &str| selected.iter().find(|s| s.case.name == name).map_or("", |s| s.family.name);
     let progress = Progress::new(selected.len());
     let outcome = run_cases(
         &ctx,
         &selected,
         &settings,
-        |name| progress.start(name),
+        |name| {
+            progress.start(name);
+            current = selected.iter().find(|s| s.case.name == name).map(|s| s.case.name);
+        },
         |name, outcome, notes| {
-            let mut text = report::line(name, outcome);
+            let mut line = report::line(name, outcome);
             for note in notes {
-                text.push_str(&format!("\n    {note}"));
+                line.push_str(&format!("\n    {note}"));
             }
-            if let Err(e) = progress.finish_case(&text) {
+            text.push_str(&line);
+            text.push('\n');
+            records.push(results::CaseResult::new(name, family_of(name), outcome));
+            let shown = if stream { progress.finish_case(&line) } else { progress.finish_case_quietly() };
+            if let Err(e) = shown {
                 write_error.get_or_insert(e);
             }
         },
     );
     progress.finish();
     drop(ctx);
+    if let (Err(error), Some(name)) = (&outcome, current) {
+        if !records.iter().any(|r| r.name == name) {
+            records.push(results::CaseResult::failed(name, family_of(name), error));
+        }
+    }
+    let run = results::Run {
+        format_version: results::FORMAT_VERSION,
+        perftest_version: env!("CARGO_PKG_VERSION").to_owned(),
+        date,
+        settings: results::Settings {
+            target_ms: cli.target_ms,
+            samples: cli.samples,
+            verify: cli.verify,
+            filter: cli.filter.clone(),
+            skip: cli.skip.clone(),
+            branch_iterations: format!(
+                "{}:{}:{}",
+                cli.branch_iterations.from, cli.branch_iterations.to, cli.branch_iterations.step
+            ),
+        },
+        device,
+        interrupted: outcome.is_err(),
+        cases: records,
+    };
+    let document = match cli.format {
+        Format::Text => text,
+        Format::Json => results::to_json(&run),
+        Format::Csv => results::to_csv(&run)?,
+        Format::Markdown => results::to_markdown(&run),
+    };
+    match &cli.output {
+        Some(path) => results::write_atomic(path, &document)?,
+        None if !stream => write_line(document.trim_end())?,
+        None => {}
+    }
     outcome?;
     if let Some(e) = write_error {
         return Err(e.into());
     }
     check_validation(&sink)
+}
+
+/// `perftest compare`: loads every file first, so a bad one fails before anything is printed.
+fn run_compare(
+    files: &[std::path::PathBuf],
+    format: CompareFormat,
+    output: Option<&std::path::Path>,
+) -> Result<()> {
+    let runs = files.iter().map(|f| results::load(f)).collect::<Result<Vec<_>>>()?;
+    let labels: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    let comparison = compare::compare(&labels, &runs);
+    let document = match format {
+        CompareFormat::Text => compare::to_text(&comparison),
+        CompareFormat::Markdown => compare::to_markdown(&comparison),
+        CompareFormat::Json => serde_json::to_string_pretty(&comparison).unwrap_or_default(),
+    };
+    match output {
+        Some(path) => results::write_atomic(path, &document),
+        None => Ok(write_line(document.trim_end())?),
+    }
 }
 
 /// Fails if the validation layer said anything (read after every Vulkan object is destroyed,

@@ -14,18 +14,25 @@ Exit codes:
   7  --verify found a result that differs from the CPU reference
   8  the GPU was lost while a case ran (the case is named)
   9  --validation is on and the validation layer reported a message
+  10 a results file given to compare is missing, not perftest JSON, or from a newer perftest
 
 Examples:
   perftest                  run every case on the best device
   perftest --devices        list the device rows
   perftest RTX -2           the second row whose name contains \"RTX\"
   perftest --filter fp32    only the cases whose name contains \"fp32\"
-  perftest --verify         check every case against its CPU reference";
+  perftest --verify         check every case against its CPU reference
+  perftest --format json --output h100.json
+  perftest compare h100.json lavapipe.json";
 
 /// Vulkan compute micro-benchmark: GPU-timed, verified load, sample, branch and ALU cases.
 #[derive(Debug, Parser)]
-#[command(name = "perftest", version, after_help = EXIT_CODES)]
+#[command(name = "perftest", version, after_help = EXIT_CODES, args_conflicts_with_subcommands = true)]
 pub struct Cli {
+    /// A subcommand instead of a run.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
     /// Pick the device rows whose name contains this word (case-insensitive).
     #[arg(value_name = "DEVICE")]
     pub device_name: Option<String>,
@@ -58,6 +65,15 @@ pub struct Cli {
     #[arg(long, value_name = "FROM:TO:STEP", default_value = "0:256:8", value_parser = crate::registry::Sweep::parse)]
     pub branch_iterations: crate::registry::Sweep,
 
+    /// What to write: text (the lines above), json (kept and compared), csv (one row per case,
+    /// device columns repeated) or markdown (a table).
+    #[arg(long, value_enum, default_value = "text", env = "PERFTEST_FORMAT")]
+    pub format: Format,
+
+    /// Write the results to FILE (atomically: a temporary file, then a rename) instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+
     /// Print the driver's statistics of each case's compiled shader (registers, instructions, ...).
     #[arg(long)]
     pub shader_stats: bool,
@@ -84,6 +100,47 @@ fn parse_target_ms(text: &str) -> Result<f64, String> {
     } else {
         Err("must be between 0.5 and 100 (longer submissions risk the GPU watchdog)".into())
     }
+}
+
+/// What perftest can do besides running cases.
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// Compare results files written with --format json: a column per run, ratios against the first.
+    Compare {
+        /// Two or more JSON results files; cases are matched by name.
+        #[arg(required = true, num_args = 2.., value_name = "FILE")]
+        files: Vec<std::path::PathBuf>,
+        /// text, markdown or json.
+        #[arg(long, value_enum, default_value = "text")]
+        format: CompareFormat,
+        /// Write to FILE (atomically) instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        output: Option<std::path::PathBuf>,
+    },
+}
+
+/// The output formats of `compare`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CompareFormat {
+    /// Aligned columns.
+    Text,
+    /// A markdown table.
+    Markdown,
+    /// The matched rates and ratios as JSON.
+    Json,
+}
+
+/// The output formats of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// The human-readable lines.
+    Text,
+    /// One JSON object: settings, device, cases.
+    Json,
+    /// One row per case.
+    Csv,
+    /// A markdown table.
+    Markdown,
 }
 
 /// Rewrites `-N` (a row number) as `--device-index=N`, which clap can parse.
@@ -147,10 +204,22 @@ mod tests {
     }
 
     #[test]
+    fn compare_takes_two_or_more_files_and_a_device_word_still_works() {
+        let parsed = cli(&["compare", "a.json", "b.json", "--format", "markdown"]).unwrap();
+        assert!(
+            matches!(parsed.command, Some(Command::Compare { ref files, format: CompareFormat::Markdown, .. }) if files.len() == 2)
+        );
+        assert_eq!(cli(&["compare", "a.json"]).unwrap_err().exit_code(), 2);
+        let word = cli(&["H100", "-2"]).unwrap();
+        assert!(word.command.is_none() && word.device_name.as_deref() == Some("H100"));
+    }
+
+    #[test]
     fn help_documents_every_exit_code() {
         let help = cli(&["--help"]).unwrap_err().to_string();
         for code in 0..=9 {
             assert!(help.contains(&format!("\n  {code}  ")), "exit code {code} missing from --help");
         }
+        assert!(help.contains("\n  10 a results file"), "exit code 10 missing from --help");
     }
 }

@@ -26,6 +26,8 @@ pub enum ExitCode {
     DeviceLost = 8,
     /// `--validation` is on and the validation layer reported a message.
     Validation = 9,
+    /// A results file given to `compare` is missing, not perftest JSON, or from a newer perftest.
+    BadResults = 10,
 }
 
 /// A perftest failure. The `Display` text is the one sentence the user sees.
@@ -162,9 +164,27 @@ pub enum Error {
         source: gpu_allocator::AllocationError,
     },
 
-    /// Writing to stdout or a file failed.
+    /// Writing to stdout failed.
     #[error("could not write the output: {0}")]
     Io(#[from] std::io::Error),
+
+    /// Writing `--output` failed (nothing half-written is left behind).
+    #[error("could not write {path}: {detail}; check that its folder exists and is writable")]
+    Output {
+        /// The file.
+        path: String,
+        /// What the system said.
+        detail: String,
+    },
+
+    /// A results file that `compare` cannot use.
+    #[error("the results file {path} {problem}")]
+    ResultsFile {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        problem: String,
+    },
 }
 
 fn case_suffix(case: &Option<String>) -> String {
@@ -182,9 +202,12 @@ impl Error {
             Error::Verify { .. } => ExitCode::Verify,
             Error::DeviceLost { .. } => ExitCode::DeviceLost,
             Error::Validation { .. } => ExitCode::Validation,
-            Error::Timing { .. } | Error::Vulkan { .. } | Error::Allocation { .. } | Error::Io(_) => {
-                ExitCode::Failure
-            }
+            Error::ResultsFile { .. } => ExitCode::BadResults,
+            Error::Timing { .. }
+            | Error::Vulkan { .. }
+            | Error::Allocation { .. }
+            | Error::Io(_)
+            | Error::Output { .. } => ExitCode::Failure,
         }
     }
 
@@ -261,9 +284,10 @@ mod tests {
             ExitCode::Verify,
             ExitCode::DeviceLost,
             ExitCode::Validation,
+            ExitCode::BadResults,
         ];
         let mut numbers: Vec<u8> = codes.iter().map(|&c| c as u8).collect();
         numbers.dedup();
-        assert_eq!(numbers, (0..10).collect::<Vec<u8>>());
+        assert_eq!(numbers, (0..11).collect::<Vec<u8>>());
     }
 }

@@ -8,8 +8,10 @@
 pub mod app;
 pub mod cases;
 pub mod cli;
+pub mod compare;
 pub mod error;
 pub mod registry;
+pub mod results;
 pub mod runner;
 pub mod shader;
 pub mod vk;

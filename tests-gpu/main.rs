@@ -169,6 +169,60 @@ fn cli_bad_branch_range_is_a_usage_error() {
     assert!(stderr.contains("expected FROM:TO:STEP"), "{stderr}");
 }
 
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("perftest-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn cli_json_output_then_compare() {
+    let dir = temp_dir("compare");
+    let (a, b) = (dir.join("a.json"), dir.join("b.json"));
+    for (file, filter) in [(&a, "ALU fp32"), (&b, "ALU")] {
+        let args = ["--filter", filter, "--target-ms", "1", "--samples", "3", "--format", "json", "--output"];
+        let out = perftest(&[&args[..], &[file.to_str().unwrap()]].concat(), &[]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert!(out.stdout.is_empty(), "the document goes to --output, not stdout");
+    }
+    let out = perftest(&["compare", a.to_str().unwrap(), b.to_str().unwrap(), "--format", "markdown"], &[]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(stdout.contains("| case | run 1 | run 2 |"), "{stdout}");
+    assert!(stdout.contains("| ALU fp64 FMA | missing |"), "{stdout}");
+    assert!(stdout.contains("FLOPS ("), "ratios against run 1: {stdout}");
+    // A file that is not perftest JSON: exit 10 and a sentence naming it.
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, "not json").unwrap();
+    let out = perftest(&["compare", a.to_str().unwrap(), bad.to_str().unwrap()], &[]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(10), "{stderr}");
+    assert!(stderr.contains("bad.json is not JSON"), "{stderr}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn cli_csv_and_markdown_formats() {
+    let out = perftest(&["--verify", "--filter", "Buffer<R8>", "--format", "csv"], &[]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(stdout.lines().count(), 4, "a header and one row per case: {stdout}");
+    assert!(
+        stdout.lines().nth(1).unwrap().contains(",Buffer<R8>.Load uniform,load typed R8,ok,verified: "),
+        "{stdout}"
+    );
+    let out = perftest(&["--verify", "--filter", "Buffer<R8>", "--format", "markdown"], &[]);
+    assert!(text(&out.stdout).contains("| Buffer<R8>.Load random | verified |"), "{}", text(&out.stdout));
+}
+
+#[test]
+fn cli_output_into_a_missing_folder_is_a_sentence() {
+    let out = perftest(&["--verify", "--filter", "fp32", "--output", "/nonexistent-perftest/x.json"], &[]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.starts_with("perftest: could not write /nonexistent-perftest/x.json"), "{stderr}");
+}
+
 #[test]
 fn cli_lists_device_rows() {
     let out = perftest(&["--devices"], &[]);

@@ -36,6 +36,12 @@ impl Progress {
         written
     }
 
+    /// Advances the bar without printing (the results go elsewhere).
+    pub fn finish_case_quietly(&self) -> std::io::Result<()> {
+        self.bar.inc(1);
+        Ok(())
+    }
+
     /// Removes the bar.
     pub fn finish(&self) {
         self.bar.finish_and_clear();

@@ -1,0 +1,148 @@
+//! `perftest compare A.json B.json ...`: one table, a column per run, ratios against the first run.
+
+use serde::Serialize;
+
+use crate::results::{rate_text, Run};
+
+/// One case across the runs.
+#[derive(Debug, Serialize, PartialEq)]
+pub struct Row {
+    /// Case name.
+    pub name: String,
+    /// The headline rate in each run (`None`: missing from the run, skipped or failed).
+    pub rates: Vec<Option<f64>>,
+    /// Each run's rate over the first run's (`None` where either is absent); the first is 1.
+    pub ratios: Vec<Option<f64>>,
+    /// What each run's cell shows: the rate with its unit, or why there is none.
+    pub cells: Vec<String>,
+}
+
+/// The comparison of several runs.
+#[derive(Debug, Serialize, PartialEq)]
+pub struct Comparison {
+    /// A label per run: file name, device and date.
+    pub runs: Vec<String>,
+    /// Cases in the first run's order, then cases the first run lacks.
+    pub rows: Vec<Row>,
+}
+
+/// Matches the cases of `runs` (labelled by `labels`) by name.
+pub fn compare(labels: &[String], runs: &[Run]) -> Comparison {
+    let mut names: Vec<&str> = Vec::new();
+    for run in runs {
+        for case in &run.cases {
+            if !names.contains(&case.name.as_str()) {
+                names.push(&case.name);
+            }
+        }
+    }
+    let rows = names
+        .into_iter()
+        .map(|name| {
+            let found: Vec<_> = runs.iter().map(|r| r.cases.iter().find(|c| c.name == name)).collect();
+            let rates: Vec<Option<f64>> =
+                found.iter().map(|c| c.and_then(|c| c.rate.as_ref()).map(|r| r.value)).collect();
+            let ratios = rates.iter().map(|r| Some(r.as_ref()? / rates[0]?)).collect();
+            let cells = found.iter().map(|c| c.map_or_else(|| "missing".to_owned(), rate_text)).collect();
+            Row { name: name.to_owned(), rates, ratios, cells }
+        })
+        .collect();
+    let runs = labels
+        .iter()
+        .zip(runs)
+        .map(|(label, run)| format!("{label}: {} ({})", run.device.name, run.date))
+        .collect();
+    Comparison { runs, rows }
+}
+
+fn cell(row: &Row, i: usize) -> String {
+    match (i, row.ratios[i]) {
+        (0, _) | (_, None) => row.cells[i].clone(),
+        (_, Some(ratio)) => format!("{} ({ratio:.3}x)", row.cells[i]),
+    }
+}
+
+/// A markdown table: a column per run, ratios against the first in brackets.
+pub fn to_markdown(comparison: &Comparison) -> String {
+    let mut out = String::new();
+    for (i, run) in comparison.runs.iter().enumerate() {
+        out.push_str(&format!("{}. {run}\n", i + 1));
+    }
+    out.push_str("\n| case |");
+    for i in 0..comparison.runs.len() {
+        out.push_str(&format!(" run {} |", i + 1));
+    }
+    out.push_str(&format!("\n|---|{}\n", "---|".repeat(comparison.runs.len())));
+    for row in &comparison.rows {
+        out.push_str(&format!("| {} |", row.name.replace('|', "\\|")));
+        for i in 0..comparison.runs.len() {
+            out.push_str(&format!(" {} |", cell(row, i).replace('|', "\\|")));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Aligned text columns.
+pub fn to_text(comparison: &Comparison) -> String {
+    let mut table: Vec<Vec<String>> = vec![std::iter::once("case".to_owned())
+        .chain((1..=comparison.runs.len()).map(|i| format!("run {i}")))
+        .collect()];
+    for row in &comparison.rows {
+        table.push(
+            std::iter::once(row.name.clone()).chain((0..row.cells.len()).map(|i| cell(row, i))).collect(),
+        );
+    }
+    let widths: Vec<usize> =
+        (0..table[0].len()).map(|c| table.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+    let mut out: String =
+        comparison.runs.iter().enumerate().map(|(i, r)| format!("run {}: {r}\n", i + 1)).collect();
+    out.push('\n');
+    for row in table {
+        let cells: Vec<String> = row.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::Amount;
+
+    fn two_runs() -> Vec<Run> {
+        let first = crate::results::tests::sample_run();
+        let mut second = first.clone();
+        second.device.name = "llvmpipe".into();
+        second.cases[0].rate = Some(Amount { value: 1.126e12, unit: "loads/s".into() });
+        second.cases.remove(1);
+        let mut extra = second.cases[0].clone();
+        extra.name = "Only in run 2".into();
+        second.cases.push(extra);
+        vec![first, second]
+    }
+
+    #[test]
+    fn matches_by_name_with_ratios_against_the_first_run() {
+        let c = compare(&["a.json".into(), "b.json".into()], &two_runs());
+        assert_eq!(c.runs[1], "b.json: llvmpipe (2026-11-21T02:00:00Z)");
+        let names: Vec<&str> = c.rows.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["ByteAddressBuffer.Load uniform", "ALU fp64 FMA", "Only in run 2"]);
+        assert!((c.rows[0].ratios[1].unwrap() - 0.2).abs() < 1e-9);
+        assert_eq!(c.rows[1].cells[1], "missing");
+        assert_eq!(c.rows[2].cells[0], "missing");
+        assert_eq!(c.rows[2].ratios[1], None);
+    }
+
+    #[test]
+    fn text_and_markdown_show_each_run_as_a_column() {
+        let c = compare(&["a.json".into(), "b.json".into()], &two_runs());
+        let text = to_text(&c);
+        assert!(text.contains("ByteAddressBuffer.Load uniform  5.63 Tloads/s"), "{text}");
+        assert!(text.contains("1.13 Tloads/s (0.200x)"), "{text}");
+        let md = to_markdown(&c);
+        assert!(md.contains("| case | run 1 | run 2 |"), "{md}");
+        assert!(md.contains("| ALU fp64 FMA | skipped (the device lacks shaderFloat64) | missing |"), "{md}");
+    }
+}
