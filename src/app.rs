@@ -1,7 +1,9 @@
 //! What a perftest invocation does: list cases, list devices, or run (time or verify) the selected cases.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use crate::cli::{Cli, Command, CompareFormat, Format};
-use crate::error::{Error, Result};
+use crate::error::{Error, ExitCode, Result};
 use crate::registry::{self, Selected};
 use crate::runner::bench::{Bench, DISPATCHES};
 use crate::runner::measure::measure;
@@ -13,6 +15,9 @@ use crate::vk::debug::{drain, Sink};
 use crate::vk::instance::Instance;
 use crate::vk::{select, Context};
 use crate::{compare, results};
+
+/// Set by Ctrl-C: the run stops after the case in progress and writes what finished.
+pub static STOP: AtomicBool = AtomicBool::new(false);
 
 /// How to run the selected cases.
 #[derive(Clone, Copy, Debug)]
@@ -83,6 +88,12 @@ pub fn run(cli: &Cli) -> Result<()> {
         shader_stats: cli.shader_stats,
     };
     let date = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    // The first Ctrl-C asks the run to stop after the current case; a second one ends it now.
+    let _ = ctrlc::set_handler(|| {
+        if STOP.swap(true, Ordering::SeqCst) {
+            std::process::exit(ExitCode::Interrupted as i32);
+        }
+    });
     let ctx = Context::new(&options)?;
     let sink = ctx.validation_sink();
     let device = results::Device::from(&ctx.info);
@@ -143,7 +154,7 @@ pub fn run(cli: &Cli) -> Result<()> {
             ),
         },
         device,
-        interrupted: outcome.is_err(),
+        interrupted: outcome.is_err() || STOP.load(Ordering::SeqCst),
         cases: records,
     };
     let document = match cli.format {
@@ -161,7 +172,11 @@ pub fn run(cli: &Cli) -> Result<()> {
     if let Some(e) = write_error {
         return Err(e.into());
     }
-    check_validation(&sink)
+    check_validation(&sink)?;
+    if STOP.load(Ordering::SeqCst) {
+        return Err(Error::Interrupted { finished: run.cases.len(), selected: selected.len() });
+    }
+    Ok(())
 }
 
 /// `perftest compare`: loads every file first, so a bad one fails before anything is printed.
@@ -228,6 +243,9 @@ pub fn run_cases(
     let mut results = Vec::with_capacity(cases.len());
     let mut said_no_ratio = false;
     for &selected in cases {
+        if STOP.load(Ordering::SeqCst) {
+            break;
+        }
         let name = selected.case.name;
         on_start(name);
         let (mut outcome, mut notes) = match early.iter().position(|(n, ..)| *n == name) {

@@ -15,6 +15,7 @@ Exit codes:
   8  the GPU was lost while a case ran (the case is named)
   9  --validation is on and the validation layer reported a message
   10 a results file given to compare is missing, not perftest JSON, or from a newer perftest
+  130 Ctrl-C stopped the run after the case in progress; the finished cases were written
 
 Examples:
   perftest                  run every case on the best device

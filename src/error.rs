@@ -28,6 +28,8 @@ pub enum ExitCode {
     Validation = 9,
     /// A results file given to `compare` is missing, not perftest JSON, or from a newer perftest.
     BadResults = 10,
+    /// Ctrl-C stopped the run after the case in progress (the finished cases were written).
+    Interrupted = 130,
 }
 
 /// A perftest failure. The `Display` text is the one sentence the user sees.
@@ -177,6 +179,15 @@ pub enum Error {
         detail: String,
     },
 
+    /// Ctrl-C stopped the run.
+    #[error("interrupted by Ctrl-C after {finished} of {selected} cases; the finished ones were written")]
+    Interrupted {
+        /// Cases finished.
+        finished: usize,
+        /// Cases selected.
+        selected: usize,
+    },
+
     /// A results file that `compare` cannot use.
     #[error("the results file {path} {problem}")]
     ResultsFile {
@@ -203,6 +214,7 @@ impl Error {
             Error::DeviceLost { .. } => ExitCode::DeviceLost,
             Error::Validation { .. } => ExitCode::Validation,
             Error::ResultsFile { .. } => ExitCode::BadResults,
+            Error::Interrupted { .. } => ExitCode::Interrupted,
             Error::Timing { .. }
             | Error::Vulkan { .. }
             | Error::Allocation { .. }
@@ -289,5 +301,6 @@ mod tests {
         let mut numbers: Vec<u8> = codes.iter().map(|&c| c as u8).collect();
         numbers.dedup();
         assert_eq!(numbers, (0..11).collect::<Vec<u8>>());
+        assert_eq!(ExitCode::Interrupted as u8, 130, "the shell's code for SIGINT");
     }
 }

@@ -224,6 +224,29 @@ fn cli_output_into_a_missing_folder_is_a_sentence() {
 }
 
 #[test]
+fn cli_ctrl_c_stops_after_the_current_case_and_writes_what_finished() {
+    let dir = temp_dir("interrupt");
+    let file = dir.join("run.json");
+    let child = Command::new(env!("CARGO_BIN_EXE_perftest"))
+        .args(["--skip", "branch", "--target-ms", "5", "--samples", "3", "--format", "json", "--output"])
+        .arg(&file)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the perftest binary runs");
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.starts_with("perftest: interrupted by Ctrl-C after "), "{stderr}");
+    let run = perftest::results::load(&file).unwrap_or_else(|e| panic!("{e}"));
+    assert!(run.interrupted);
+    assert!(!run.cases.is_empty() && run.cases.len() < 142, "{} cases", run.cases.len());
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
 fn cli_lists_device_rows() {
     let out = perftest(&["--devices"], &[]);
     let stdout = text(&out.stdout);
