@@ -57,8 +57,16 @@ impl RunSettings {
 
 /// Runs the command line: the binary's whole behaviour.
 pub fn run(cli: &Cli) -> Result<()> {
-    if let Some(Command::Compare { files, format, output }) = &cli.command {
-        return run_compare(files, *format, output.as_deref());
+    match &cli.command {
+        Some(Command::Compare { files, format, output }) => {
+            return run_compare(files, *format, output.as_deref())
+        }
+        Some(Command::Plot { files, metric, output }) => {
+            let runs = files.iter().map(|f| results::load(f)).collect::<Result<Vec<_>>>()?;
+            let labels: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+            return crate::plot::plot(&labels, &runs, *metric, output);
+        }
+        None => {}
     }
     let selected =
         registry::filter(registry::all_with(cli.branch_iterations), cli.filter.as_deref(), &cli.skip)?;

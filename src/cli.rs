@@ -24,7 +24,8 @@ Examples:
   perftest --filter fp32    only the cases whose name contains \"fp32\"
   perftest --verify         check every case against its CPU reference
   perftest --format json --output h100.json
-  perftest compare h100.json lavapipe.json";
+  perftest compare h100.json lavapipe.json
+  perftest plot h100.json lavapipe.json --output chart.svg";
 
 /// Vulkan compute micro-benchmark: GPU-timed, verified load, sample, branch and ALU cases.
 #[derive(Debug, Parser)]
@@ -118,7 +119,21 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         output: Option<std::path::PathBuf>,
     },
+    /// Draw results files written with --format json as an SVG bar chart, a panel per family.
+    Plot {
+        /// One or more JSON results files; each gets its own bar colour.
+        #[arg(required = true, num_args = 1.., value_name = "FILE")]
+        files: Vec<std::path::PathBuf>,
+        /// rate (each case's headline rate) or ratio (to its family's baseline).
+        #[arg(long, value_enum, default_value = "rate")]
+        metric: Metric,
+        /// The SVG file to write (atomically).
+        #[arg(long, value_name = "FILE")]
+        output: std::path::PathBuf,
+    },
 }
+
+pub use crate::plot::Metric;
 
 /// The output formats of `compare`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

@@ -55,10 +55,19 @@ pub fn compare(labels: &[String], runs: &[Run]) -> Comparison {
     Comparison { runs, rows }
 }
 
+/// A ratio with three decimals, or three significant digits below 0.01 (`4.34e-4x`).
+pub fn ratio_text(ratio: f64) -> String {
+    if ratio >= 0.01 || ratio == 0.0 {
+        format!("{ratio:.3}x")
+    } else {
+        format!("{ratio:.2e}x")
+    }
+}
+
 fn cell(row: &Row, i: usize) -> String {
     match (i, row.ratios[i]) {
         (0, _) | (_, None) => row.cells[i].clone(),
-        (_, Some(ratio)) => format!("{} ({ratio:.3}x)", row.cells[i]),
+        (_, Some(ratio)) => format!("{} ({})", row.cells[i], ratio_text(ratio)),
     }
 }
 
@@ -133,6 +142,13 @@ mod tests {
         assert_eq!(c.rows[1].cells[1], "missing");
         assert_eq!(c.rows[2].cells[0], "missing");
         assert_eq!(c.rows[2].ratios[1], None);
+    }
+
+    #[test]
+    fn small_ratios_keep_three_significant_digits() {
+        assert_eq!(ratio_text(0.2), "0.200x");
+        assert_eq!(ratio_text(0.000434), "4.34e-4x");
+        assert_eq!(ratio_text(2.985), "2.985x");
     }
 
     #[test]

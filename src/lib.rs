@@ -10,6 +10,7 @@ pub mod cases;
 pub mod cli;
 pub mod compare;
 pub mod error;
+pub mod plot;
 pub mod registry;
 pub mod results;
 pub mod runner;

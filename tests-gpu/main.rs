@@ -191,6 +191,14 @@ fn cli_json_output_then_compare() {
     assert!(stdout.contains("| case | run 1 | run 2 |"), "{stdout}");
     assert!(stdout.contains("| ALU fp64 FMA | missing |"), "{stdout}");
     assert!(stdout.contains("FLOPS ("), "ratios against run 1: {stdout}");
+    let chart = dir.join("chart.svg");
+    let out = perftest(
+        &["plot", a.to_str().unwrap(), b.to_str().unwrap(), "--output", chart.to_str().unwrap()],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let svg = std::fs::read_to_string(&chart).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("\nalu\n</text>"), "an SVG with the alu panel");
     // A file that is not perftest JSON: exit 10 and a sentence naming it.
     let bad = dir.join("bad.json");
     std::fs::write(&bad, "not json").unwrap();
