@@ -84,6 +84,11 @@ pub fn run(cli: &Cli) -> Result<()> {
         drop(instance);
         return check_validation(&sink);
     }
+    benchmark(cli, &selected)
+}
+
+/// Times or verifies `selected` on the chosen row and writes the results as `cli` asks.
+fn benchmark(cli: &Cli, selected: &[Selected]) -> Result<()> {
     let options = ContextOptions {
         device_name: cli.device_name.clone(),
         device_index: cli.device_index.map(|n| n as usize),
@@ -119,10 +124,11 @@ pub fn run(cli: &Cli) -> Result<()> {
     let progress = Progress::new(selected.len());
     let outcome = run_cases(
         &ctx,
-        &selected,
+        selected,
         &settings,
         |name| {
             progress.start(name);
+            // The registry's own (static) name, to record the case if it fails.
             current = selected.iter().find(|s| s.case.name == name).map(|s| s.case.name);
         },
         |name, outcome, notes| {
@@ -133,8 +139,9 @@ pub fn run(cli: &Cli) -> Result<()> {
             text.push_str(&line);
             text.push('\n');
             records.push(results::CaseResult::new(name, family_of(name), outcome));
-            let shown = if stream { progress.finish_case(&line) } else { progress.finish_case_quietly() };
-            if let Err(e) = shown {
+            if !stream {
+                progress.advance();
+            } else if let Err(e) = progress.finish_case(&line) {
                 write_error.get_or_insert(e);
             }
         },
