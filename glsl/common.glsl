@@ -2,7 +2,7 @@
 #ifndef PERFTEST_COMMON_GLSL
 #define PERFTEST_COMMON_GLSL
 
-// LOCAL_SIZE_X/Y/Z come from the family's registration (src/registry.rs, Family::local_size).
+// LOCAL_SIZE_X/Y/Z come from the family's registration (src/registry/mod.rs, Family::local_size).
 layout(local_size_x = LOCAL_SIZE_X, local_size_y = LOCAL_SIZE_Y, local_size_z = LOCAL_SIZE_Z) in;
 
 // Mirrors registry::Params (32 bytes).
