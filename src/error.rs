@@ -284,6 +284,27 @@ mod tests {
     }
 
     #[test]
+    fn implausible_times_and_allocation_failures_name_the_case() {
+        let timing =
+            Error::Timing { case: "ALU fp32 FMA".into(), detail: "the timestamps are equal (5)".into() };
+        assert_eq!(
+            timing.to_string(),
+            "case \"ALU fp32 FMA\" produced an implausible GPU time: the timestamps are equal (5)"
+        );
+        assert_eq!(timing.exit_code(), ExitCode::Failure);
+        let source = gpu_allocator::AllocationError::OutOfMemory;
+        let allocation = Error::Allocation { case: None, source }.in_case("Buffer<R8>.Load uniform");
+        let text = allocation.to_string();
+        assert!(
+            text.starts_with("GPU memory allocation failed in case \"Buffer<R8>.Load uniform\""),
+            "{text}"
+        );
+        assert_eq!(allocation.exit_code(), ExitCode::Failure);
+        let interrupted = Error::Interrupted { finished: 3, selected: 142 };
+        assert_eq!(interrupted.exit_code() as u8, 130);
+    }
+
+    #[test]
     fn exit_codes_are_distinct() {
         let codes = [
             ExitCode::Success,
