@@ -62,8 +62,7 @@ pub fn run(cli: &Cli) -> Result<()> {
             return run_compare(files, *format, output.as_deref())
         }
         Some(Command::Plot { files, metric, output }) => {
-            let runs = files.iter().map(|f| results::load(f)).collect::<Result<Vec<_>>>()?;
-            let labels: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+            let (labels, runs) = load_all(files)?;
             return crate::plot::plot(&labels, &runs, *metric, output);
         }
         None => {}
@@ -194,14 +193,19 @@ fn benchmark(cli: &Cli, selected: &[Selected]) -> Result<()> {
     Ok(())
 }
 
+/// Loads every results file (a bad one fails before anything is written), labelled by its path.
+fn load_all(files: &[std::path::PathBuf]) -> Result<(Vec<String>, Vec<results::Run>)> {
+    let runs = files.iter().map(|f| results::load(f)).collect::<Result<Vec<_>>>()?;
+    Ok((files.iter().map(|f| f.display().to_string()).collect(), runs))
+}
+
 /// `perftest compare`: loads every file first, so a bad one fails before anything is printed.
 fn run_compare(
     files: &[std::path::PathBuf],
     format: CompareFormat,
     output: Option<&std::path::Path>,
 ) -> Result<()> {
-    let runs = files.iter().map(|f| results::load(f)).collect::<Result<Vec<_>>>()?;
-    let labels: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    let (labels, runs) = load_all(files)?;
     let comparison = compare::compare(&labels, &runs);
     let document = match format {
         CompareFormat::Text => compare::to_text(&comparison),
