@@ -118,26 +118,24 @@ fn benchmark(cli: &Cli, selected: &[Selected]) -> Result<()> {
     let mut text = format!("{header}\n");
     let mut records: Vec<results::CaseResult> = Vec::new();
     let mut write_error = None;
-    let mut current: Option<&'static str> = None;
-    let family_of = |name: &str| selected.iter().find(|s| s.case.name == name).map_or("", |s| s.family.name);
+    let mut current: Option<Selected> = None;
     let progress = Progress::new(selected.len());
     let outcome = run_cases(
         &ctx,
         selected,
         &settings,
-        |name| {
-            progress.start(name);
-            // The registry's own (static) name, to record the case if it fails.
-            current = selected.iter().find(|s| s.case.name == name).map(|s| s.case.name);
+        |s| {
+            progress.start(s.case.name);
+            current = Some(s);
         },
-        |name, outcome, notes| {
-            let mut line = report::line(name, outcome);
+        |s, outcome, notes| {
+            let mut line = report::line(s.case.name, outcome);
             for note in notes {
                 line.push_str(&format!("\n    {note}"));
             }
             text.push_str(&line);
             text.push('\n');
-            records.push(results::CaseResult::new(name, family_of(name), outcome));
+            records.push(results::CaseResult::new(s.case.name, s.family.name, outcome));
             if !stream {
                 progress.advance();
             } else if let Err(e) = progress.finish_case(&line) {
@@ -147,9 +145,9 @@ fn benchmark(cli: &Cli, selected: &[Selected]) -> Result<()> {
     );
     progress.finish();
     drop(ctx);
-    if let (Err(error), Some(name)) = (&outcome, current) {
-        if !records.iter().any(|r| r.name == name) {
-            records.push(results::CaseResult::failed(name, family_of(name), error));
+    if let (Err(error), Some(s)) = (&outcome, current) {
+        if !records.iter().any(|r| r.name == s.case.name) {
+            records.push(results::CaseResult::failed(s.case.name, s.family.name, error));
         }
     }
     let run = results::Run {
@@ -235,8 +233,8 @@ pub fn run_cases(
     ctx: &Context,
     cases: &[Selected],
     settings: &RunSettings,
-    mut on_start: impl FnMut(&str),
-    mut on_done: impl FnMut(&str, &Outcome, &[String]),
+    mut on_start: impl FnMut(Selected),
+    mut on_done: impl FnMut(Selected, &Outcome, &[String]),
 ) -> Result<Vec<(&'static str, Outcome)>> {
     let max = ctx.info.max_group_count;
     let policy = Policy {
@@ -251,7 +249,7 @@ pub fn run_cases(
         for baseline in cases.iter().filter_map(|s| s.baseline) {
             let already = early.iter().any(|(name, ..)| *name == baseline);
             if let (false, Some(&selected)) = (already, cases.iter().find(|s| s.case.name == baseline)) {
-                on_start(baseline);
+                on_start(selected);
                 let (outcome, notes) = run_or_skip(ctx, selected, settings, &policy)?;
                 early.push((baseline, outcome, notes));
             }
@@ -266,7 +264,7 @@ pub fn run_cases(
             break;
         }
         let name = selected.case.name;
-        on_start(name);
+        on_start(selected);
         let (mut outcome, mut notes) = match early.iter().position(|(n, ..)| *n == name) {
             Some(i) => {
                 let (_, outcome, notes) = early.swap_remove(i);
@@ -288,7 +286,7 @@ pub fn run_cases(
                 None => {}
             }
         }
-        on_done(name, &outcome, &notes);
+        on_done(selected, &outcome, &notes);
         results.push((name, outcome));
     }
     Ok(results)
@@ -314,10 +312,11 @@ fn run_case(
     policy: &Policy,
 ) -> Result<(Outcome, Vec<String>)> {
     let mut bench = Bench::new(ctx, selected)?;
-    let notes = match (settings.shader_stats, bench.shader_statistics()?) {
-        (false, _) => Vec::new(),
-        (true, Some(lines)) => lines.into_iter().map(|l| format!("shader {l}")).collect(),
-        (true, None) => {
+    let statistics = if settings.shader_stats { Some(bench.shader_statistics()?) } else { None };
+    let notes = match statistics {
+        None => Vec::new(),
+        Some(Some(lines)) => lines.into_iter().map(|l| format!("shader {l}")).collect(),
+        Some(None) => {
             vec!["shader statistics: not offered by this driver (VK_KHR_pipeline_executable_properties)"
                 .into()]
         }

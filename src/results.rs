@@ -160,9 +160,8 @@ impl CaseResult {
             Outcome::Timed { measurement, work, ratio, .. } => {
                 let s = &measurement.summary;
                 (record.median_ms, record.min_ms, record.cv) = (Some(s.median), Some(s.min), Some(s.cv));
-                if let Some((amount, w)) = work.first() {
+                if let (Some((amount, w)), Some(rate)) = (work.first(), outcome.rate()) {
                     record.work = Some(Amount { value: *amount, unit: w.unit.amount_name().to_owned() });
-                    let rate = amount / (s.median / 1e3);
                     record.rate = Some(Amount { value: rate, unit: w.unit.rate_name().to_owned() });
                 }
                 record.ratio = *ratio;

@@ -8,7 +8,7 @@
 use ash::vk;
 
 use super::load::{
-    fill_typed, params, partner, texel_bytes, typed_layout, typed_texel, work, BASELINE, LOADS,
+    fill_typed, params, partner, sum_loads, texel_bytes, typed_layout, typed_texel, work, BASELINE,
 };
 use crate::registry::{Case, Family, Glsl, Requirement, Resource, Value, Work};
 
@@ -33,14 +33,7 @@ fn start(pattern: u32, tid: usize) -> (usize, usize) {
 /// What invocation `gid` writes: its neighbour's sum of 256 texels, in the shader's order.
 fn texture_reference(format: vk::Format, exact: bool, case: &Case, gid: u32) -> Value {
     let (x0, y0) = start(case.variant, partner(gid));
-    let mut sum = [0f32; 4];
-    for i in 0..LOADS {
-        let texel = typed_texel(format, (y0 + i / 16) * SIZE + x0 + i % 16);
-        for c in 0..4 {
-            sum[c] += texel[c];
-        }
-    }
-    let total = sum[0] + sum[1] + sum[2] + sum[3];
+    let total = sum_loads(0, |i| typed_texel(format, (y0 + i / 16) * SIZE + x0 + i % 16));
     if exact {
         Value::F32(total)
     } else {

@@ -117,7 +117,7 @@ pub fn line(name: &str, outcome: &Outcome) -> String {
             }
             let mut lead = String::new();
             if *with_time {
-                let per_second = work.first().map_or(0.0, |(amount, _)| amount / seconds);
+                let per_second = outcome.rate().unwrap_or(f64::NAN);
                 lead = format!("{:.3}ms", TIME_FOR / per_second * 1e3);
                 if let Some(r) = ratio {
                     lead.push_str(&format!(" {r:.3}x"));
