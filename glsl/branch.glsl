@@ -2,13 +2,15 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
+// params.n: the payload iterations N.
+#define FAMILY_PARAMS uint n;
 #include "common.glsl"
 
 // Defines from src/cases/branch.rs:
 //   VARIANT  0 baseline (no branch: always load s2, then the payload)
 //            1 long    (if (c) { load s2; payload } else { payload })
 //            2 short   (if (c) { load s2 }; then the payload)
-// params.u0 is N, the payload's iteration count: a run-time value, so it cannot be unrolled away.
+// params.n is N, the payload's iteration count: a run-time value, so it cannot be unrolled away.
 // The condition c comes from the first texture; which texture is bound makes the input
 // (coherent, divergent, all taken, none taken).
 
@@ -16,7 +18,7 @@ layout(set = 0, binding = 1) uniform sampler2D first;
 layout(set = 0, binding = 2) uniform sampler2D second;
 
 float payload(float x, float y) {
-    for (uint i = 0u; i < params.u0; ++i) {
+    for (uint i = 0u; i < params.n; ++i) {
         x = y * 0.555 + x * y + x * 0.9 + x * x;
     }
     return x;

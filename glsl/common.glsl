@@ -2,16 +2,20 @@
 #ifndef PERFTEST_COMMON_GLSL
 #define PERFTEST_COMMON_GLSL
 
-// LOCAL_SIZE_X/Y/Z come from the family's registration (src/registry/mod.rs, Family::local_size).
+// LOCAL_SIZE_X/Y/Z come from the case (src/registry/case.rs, CaseSpec::local_size).
 layout(local_size_x = LOCAL_SIZE_X, local_size_y = LOCAL_SIZE_Y, local_size_z = LOCAL_SIZE_Z) in;
 
-// Mirrors registry::Params (32 bytes).
+// The 16-byte header mirrors registry::Push::bytes (HEADER_BYTES); a family declares its own
+// members after it by defining FAMILY_PARAMS before including this file, for example
+// `#define FAMILY_PARAMS uint n;`. The runner checks the block's size against the case's.
 layout(push_constant) uniform Params {
     uint write_enable;  // 1 only in verify runs
     uint address_mask;  // always 0; ANDed into addresses so loads cannot be merged
     uint sentinel;      // a result that never occurs in timing runs (see write_result)
-    uint u0;            // family-specific
-    vec4 f;             // family-specific
+    uint reserved;      // 0; keeps the family block 16-byte aligned
+#ifdef FAMILY_PARAMS
+    FAMILY_PARAMS
+#endif
 } params;
 
 // One word per invocation of a verify run. Timing runs never write it.

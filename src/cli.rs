@@ -2,34 +2,9 @@
 
 use clap::Parser;
 
-const EXIT_CODES: &str = "\
-Exit codes:
-  0  every selected case ran, or was skipped with a reason
-  1  a Vulkan call failed unexpectedly, a GPU time was implausible, or stdout could not be written
-  2  the command line could not be parsed
-  3  no Vulkan: no loader, no device with a compute queue and timestamps, or no validation layer
-  4  the device row number or name matched nothing (the rows are printed)
-  5  --filter/--skip matched no case
-  6  a shader failed to compile (the compiler's log is printed)
-  7  --verify found a result that differs from the CPU reference
-  8  the GPU was lost while a case ran (the case is named)
-  9  --validation is on and the validation layer reported a message
-  10 a results file given to compare is missing, not perftest JSON, or from a newer perftest
-  130 Ctrl-C stopped the run after the case in progress; the finished cases were written
-
-Examples:
-  perftest                  run every case on the best device
-  perftest --devices        list the device rows
-  perftest RTX -2           the second row whose name contains \"RTX\"
-  perftest --filter fp32    only the cases whose name contains \"fp32\"
-  perftest --verify         check every case against its CPU reference
-  perftest --format json --output h100.json
-  perftest compare h100.json lavapipe.json
-  perftest plot h100.json lavapipe.json --output chart.svg";
-
 /// Vulkan compute micro-benchmark: GPU-timed, verified load, sample, branch and ALU cases.
 #[derive(Debug, Parser)]
-#[command(name = "perftest", version, after_help = EXIT_CODES, args_conflicts_with_subcommands = true)]
+#[command(name = "perftest", version, after_help = crate::error::help_text(), args_conflicts_with_subcommands = true)]
 pub struct Cli {
     /// A subcommand instead of a run.
     #[command(subcommand)]
@@ -63,9 +38,15 @@ pub struct Cli {
     #[arg(long)]
     pub verify: bool,
 
-    /// The payload iterations N of the branch cases ("NX Coherent branch long", ...).
-    #[arg(long, value_name = "FROM:TO:STEP", default_value = "0:256:8", value_parser = crate::registry::Sweep::parse)]
-    pub branch_iterations: crate::registry::Sweep,
+    /// Sweep a family's axis over VALUES: `V`, `FROM:TO:STEP`, `FROM..TO*FACTOR` (16K..1G*2), or a
+    /// comma-separated list of those; K, M, G, T are binary suffixes. Repeatable; the axes are
+    /// branch.n (payload iterations, default 0:256:8).
+    #[arg(long = "axis", value_name = "FAMILY.AXIS=VALUES", value_parser = crate::registry::parse_setting)]
+    pub axes: Vec<crate::registry::AxisSetting>,
+
+    /// The payload iterations N of the branch cases: short for `--axis branch.n=FROM:TO:STEP`.
+    #[arg(long, value_name = "FROM:TO:STEP", value_parser = parse_branch_iterations)]
+    pub branch_iterations: Option<crate::registry::AxisSetting>,
 
     /// What to write: text (the lines above), json (kept and compared), csv (one row per case,
     /// device columns repeated) or markdown (a table).
@@ -93,6 +74,24 @@ pub struct Cli {
     #[arg(long, value_name = "N", default_value_t = 10, env = "PERFTEST_SAMPLES",
           value_parser = clap::value_parser!(u32).range(3..=1000))]
     pub samples: u32,
+}
+
+fn parse_branch_iterations(text: &str) -> Result<crate::registry::AxisSetting, String> {
+    if text.split(':').count() != 3 {
+        return Err(
+            "expected FROM:TO:STEP with FROM <= TO <= 65535 and STEP >= 1, for example 0:256:8".into()
+        );
+    }
+    crate::registry::parse_setting(&format!("branch.n={text}")).map_err(|e| {
+        format!("expected FROM:TO:STEP with FROM <= TO <= 65535 and STEP >= 1, for example 0:256:8 ({e})")
+    })
+}
+
+impl Cli {
+    /// The axis settings of the run: `--branch-iterations` first, so a later `--axis` wins.
+    pub fn axis_settings(&self) -> Vec<crate::registry::AxisSetting> {
+        self.branch_iterations.iter().chain(&self.axes).cloned().collect()
+    }
 }
 
 fn parse_target_ms(text: &str) -> Result<f64, String> {
@@ -133,7 +132,7 @@ pub enum Command {
     },
 }
 
-pub use crate::plot::Metric;
+pub use crate::report::plot::Metric;
 
 /// The output formats of `compare`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -231,11 +230,25 @@ mod tests {
     }
 
     #[test]
-    fn help_documents_every_exit_code() {
+    fn help_documents_every_exit_code_from_the_enum() {
         let help = cli(&["--help"]).unwrap_err().to_string();
-        for code in 0..=9 {
-            assert!(help.contains(&format!("\n  {code}  ")), "exit code {code} missing from --help");
+        for code in crate::ExitCode::ALL {
+            let line = format!("\n  {:<3}{}\n", code as u8, code.meaning());
+            assert!(help.contains(&line), "exit code {} missing from --help", code as u8);
         }
-        assert!(help.contains("\n  10 a results file"), "exit code 10 missing from --help");
+    }
+
+    #[test]
+    fn axes_parse_and_the_branch_alias_comes_first() {
+        let parsed = cli(&["--axis", "branch.n=0:64:32", "--branch-iterations", "8:8:1"]).unwrap();
+        let settings = parsed.axis_settings();
+        assert_eq!(settings.len(), 2);
+        assert_eq!(settings[0].values, [8], "--branch-iterations first");
+        assert_eq!(settings[1].values, [0, 32, 64], "so a later --axis wins");
+        for bad in ["branch.n=8:0:8", "branch.q=1", "nosuch.n=1", "branch.n"] {
+            assert_eq!(cli(&["--axis", bad]).unwrap_err().exit_code(), 2, "{bad}");
+        }
+        let error = cli(&["--axis", "branch.q=1"]).unwrap_err().to_string();
+        assert!(error.contains("branch.n (payload iterations"), "the error lists the axes: {error}");
     }
 }

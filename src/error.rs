@@ -32,6 +32,67 @@ pub enum ExitCode {
     Interrupted = 130,
 }
 
+impl ExitCode {
+    /// Every code, in numeric order.
+    pub const ALL: [ExitCode; 12] = [
+        ExitCode::Success,
+        ExitCode::Failure,
+        ExitCode::Usage,
+        ExitCode::NoVulkan,
+        ExitCode::NoSuchDevice,
+        ExitCode::NothingMatched,
+        ExitCode::Compile,
+        ExitCode::Verify,
+        ExitCode::DeviceLost,
+        ExitCode::Validation,
+        ExitCode::BadResults,
+        ExitCode::Interrupted,
+    ];
+
+    /// What the code means: the one text that `--help` prints and the README's table repeats
+    /// (a test holds the README to it).
+    pub fn meaning(self) -> &'static str {
+        match self {
+            ExitCode::Success => "every selected case ran, or was skipped with a reason",
+            ExitCode::Failure => {
+                "a Vulkan call failed unexpectedly, a GPU time was implausible, or stdout could not be written"
+            }
+            ExitCode::Usage => "the command line could not be parsed (a bad option, value or --axis)",
+            ExitCode::NoVulkan => {
+                "no Vulkan: no loader, no device with a compute queue and timestamps, or no validation layer"
+            }
+            ExitCode::NoSuchDevice => "the device row number or name matched nothing (the rows are printed)",
+            ExitCode::NothingMatched => "--filter/--skip matched no case",
+            ExitCode::Compile => "a shader failed to compile (the compiler's log is printed)",
+            ExitCode::Verify => "--verify found a result that differs from the CPU reference",
+            ExitCode::DeviceLost => "the GPU was lost while a case ran (the case is named)",
+            ExitCode::Validation => "--validation is on and the validation layer reported a message",
+            ExitCode::BadResults => {
+                "a results file given to compare or plot is missing, not perftest JSON, or from a newer perftest"
+            }
+            ExitCode::Interrupted => "Ctrl-C stopped the run after the case in progress; the finished cases were written",
+        }
+    }
+}
+
+/// The exit-code table and examples that `--help` ends with, from [`ExitCode::meaning`].
+pub fn help_text() -> String {
+    let codes: String = ExitCode::ALL.iter().map(|&c| format!("  {:<3}{}\n", c as u8, c.meaning())).collect();
+    format!(
+        "Exit codes:\n{codes}\n\
+         Examples:\n  \
+         perftest                  run every case on the best device\n  \
+         perftest --devices        list the device rows\n  \
+         perftest RTX -2           the second row whose name contains \"RTX\"\n  \
+         perftest --filter fp32    only the cases whose name contains \"fp32\"\n  \
+         perftest --verify         check every case against its CPU reference\n  \
+         perftest --axis branch.n=0:1024:64 --filter Divergent\n  \
+         perftest --format json --output h100.json\n  \
+         perftest compare h100.json lavapipe.json\n  \
+         perftest plot h100.json lavapipe.json --output chart.svg"
+    )
+}
+
 /// A perftest failure. The `Display` text is the one sentence the user sees.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -146,6 +207,17 @@ pub enum Error {
         detail: String,
     },
 
+    /// A case's description cannot be turned into Vulkan objects (a family's mistake).
+    #[error(
+        "case \"{case}\" is described wrongly: {problem}; this is a bug in its family, please report it"
+    )]
+    CaseSpec {
+        /// The case.
+        case: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+
     /// A Vulkan call failed with an unexpected result.
     #[error("{call} failed{}: {result:?}", case_suffix(case))]
     Vulkan {
@@ -216,6 +288,7 @@ impl Error {
             Error::ResultsFile { .. } => ExitCode::BadResults,
             Error::Interrupted { .. } => ExitCode::Interrupted,
             Error::Timing { .. }
+            | Error::CaseSpec { .. }
             | Error::Vulkan { .. }
             | Error::Allocation { .. }
             | Error::Io(_)
@@ -305,23 +378,31 @@ mod tests {
     }
 
     #[test]
-    fn exit_codes_are_distinct() {
-        let codes = [
-            ExitCode::Success,
-            ExitCode::Failure,
-            ExitCode::Usage,
-            ExitCode::NoVulkan,
-            ExitCode::NoSuchDevice,
-            ExitCode::NothingMatched,
-            ExitCode::Compile,
-            ExitCode::Verify,
-            ExitCode::DeviceLost,
-            ExitCode::Validation,
-            ExitCode::BadResults,
-        ];
-        let mut numbers: Vec<u8> = codes.iter().map(|&c| c as u8).collect();
-        numbers.dedup();
-        assert_eq!(numbers, (0..11).collect::<Vec<u8>>());
+    fn exit_codes_are_distinct_and_in_order() {
+        let numbers: Vec<u8> = ExitCode::ALL.iter().map(|&c| c as u8).collect();
+        assert_eq!(numbers[..11], (0..11).collect::<Vec<u8>>());
         assert_eq!(ExitCode::Interrupted as u8, 130, "the shell's code for SIGINT");
+        assert_eq!(numbers.len(), 12);
+    }
+
+    /// The README's exit-code table: (code, meaning) with markdown backticks removed.
+    fn readme_codes() -> Vec<(u8, String)> {
+        let readme = include_str!("../README.md");
+        let table = readme.split("### Exit codes").nth(1).expect("the README has an exit-code section");
+        table
+            .lines()
+            .filter_map(|line| {
+                let cells: Vec<&str> = line.trim().trim_matches('|').split(" | ").map(str::trim).collect();
+                let code = cells.first()?.parse::<u8>().ok()?;
+                Some((code, cells.get(1)?.replace('`', "")))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_readme_table_says_what_the_enum_says() {
+        let expected: Vec<(u8, String)> =
+            ExitCode::ALL.iter().map(|&c| (c as u8, c.meaning().to_owned())).collect();
+        assert_eq!(readme_codes(), expected, "update the README's exit-code table from ExitCode::meaning");
     }
 }

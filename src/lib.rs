@@ -1,18 +1,19 @@
 //! perftest: a Vulkan compute micro-benchmark of loads, samples, branches and ALU throughput.
 //!
-//! The library holds everything the `perftest` binary does, so that the GPU
-//! integration tests in `tests-gpu/` drive the same code paths as a user.
-//! Case families live in [`cases`] and register themselves with `inventory`;
-//! [`app`] ties the CLI, the Vulkan context and the runner together.
+//! The library holds everything the `perftest` binary does, so that the GPU integration tests in
+//! `tests-gpu/` drive the same code paths as a user. Layers, leaves first: [`caps`] (what a device
+//! offers and a case needs, as data), [`registry`] (families and their cases, as data), [`shader`]
+//! (GLSL to SPIR-V), [`vk`] (Vulkan objects; imports neither the registry nor the shader module),
+//! [`runner`] (the one place where cases meet Vulkan), [`report`] (documents, compare, plot), and
+//! [`app`], which only dispatches commands. Families live in [`cases`] and register themselves.
 
 pub mod app;
+pub mod caps;
 pub mod cases;
 pub mod cli;
-pub mod compare;
 pub mod error;
-pub mod plot;
 pub mod registry;
-pub mod results;
+pub mod report;
 pub mod runner;
 pub mod shader;
 pub mod vk;

@@ -4,46 +4,68 @@
 use std::process::{Command, Output};
 
 use ash::vk;
-use perftest::app::{check_validation, run_cases, RunSettings};
-use perftest::registry;
-use perftest::runner::report::Outcome;
+use perftest::registry::{self, CaseSpec};
+use perftest::runner::outcome::Outcome;
+use perftest::runner::run::{prepare, run_cases, RunSettings};
+use perftest::runner::session::{check_validation, open};
 use perftest::vk::context::ContextOptions;
 use perftest::vk::Context;
 
-fn validated_context() -> Context {
+mod plumbing;
+
+/// Cases lavapipe (Mesa 22.3) is expected to skip, with why; any other skip fails the tests.
+const LAVAPIPE_SKIPS: &[&str] = &[];
+
+fn validated(axes: &[&str], filter: Option<&str>, shader_stats: bool) -> (Context, Vec<CaseSpec>) {
     let options = ContextOptions { validation: true, ..Default::default() };
-    Context::new(&options).unwrap_or_else(|e| panic!("{e}"))
+    let axes: Vec<registry::AxisSetting> = axes.iter().map(|a| registry::parse_setting(a).unwrap()).collect();
+    open(&options, &axes, filter, &[], shader_stats).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Every case, with the branch cases swept over N = 0 and 8 only (each builds two 16 MB textures).
-fn cases() -> Vec<registry::Selected> {
-    registry::all_with(registry::Sweep { from: 0, to: 8, step: 8 })
-}
+const SHORT_SWEEP: &str = "branch.n=0:8:8";
 
-fn run_all(settings: RunSettings) -> Vec<(&'static str, Outcome)> {
-    let ctx = validated_context();
+fn run_all(settings: RunSettings) -> Vec<(String, Outcome)> {
+    let (ctx, cases) = validated(&[SHORT_SWEEP], None, settings.shader_stats);
     let sink = ctx.validation_sink();
+    let prepared = prepare(&ctx, &cases, 2).unwrap_or_else(|e| panic!("{e}"));
     let results =
-        run_cases(&ctx, &cases(), &settings, |_| {}, |_, _, _| {}).unwrap_or_else(|e| panic!("{e}"));
+        run_cases(&ctx, &cases, &prepared, &settings, |_| {}, |_, _, _| {}).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(results.len(), cases.len());
+    drop(prepared);
     drop(ctx);
     check_validation(&sink).unwrap_or_else(|e| panic!("{e}"));
     results
 }
 
+/// Fails on a skip that is not in [`LAVAPIPE_SKIPS`] (on lavapipe; other devices only print them).
+fn check_skips(results: &[(String, Outcome)]) {
+    let on_lavapipe = std::env::var("VK_DRIVER_FILES").is_ok_and(|f| f.contains("lvp_icd"));
+    for (name, outcome) in results {
+        if let Outcome::Skipped(reason) = outcome {
+            eprintln!("{name}: skipped ({reason})");
+            assert!(
+                !on_lavapipe || LAVAPIPE_SKIPS.contains(&name.as_str()),
+                "{name}: unexpected skip ({reason})"
+            );
+        }
+    }
+}
+
 #[test]
 fn every_case_verifies_against_its_cpu_reference() {
     let results = run_all(RunSettings { target_ms: 2.0, samples: 3, verify: true, shader_stats: true });
-    assert_eq!(results.len(), cases().len());
     for (name, outcome) in &results {
         match outcome {
             Outcome::Verified { checked } => assert!(*checked >= 256, "{name}: only {checked} results"),
-            Outcome::Skipped(reason) => eprintln!("{name}: skipped ({reason})"),
+            Outcome::Skipped(_) => {}
             Outcome::Timed { .. } => panic!("{name}: timed in a verify run"),
         }
     }
+    check_skips(&results);
     // The cases without requirements run on every device.
     for name in ["ALU fp32 FMA", "ALU int32 multiply-add"] {
-        let (_, outcome) = results.iter().find(|(n, _)| *n == name).unwrap();
+        let (_, outcome) = results.iter().find(|(n, _)| n == name).unwrap();
         assert!(matches!(outcome, Outcome::Verified { .. }), "{name}: {outcome:?}");
     }
 }
@@ -51,25 +73,27 @@ fn every_case_verifies_against_its_cpu_reference() {
 #[test]
 fn a_short_timed_run_gives_finite_positive_rates() {
     let results = run_all(RunSettings { target_ms: 2.0, samples: 3, verify: false, shader_stats: false });
+    check_skips(&results);
     for (name, outcome) in &results {
         let Outcome::Timed { measurement, work, ratio, .. } = outcome else {
-            assert!(matches!(outcome, Outcome::Skipped(_)), "{name}: {outcome:?}");
             continue;
         };
         let s = &measurement.summary;
         assert!(s.min > 0.0 && s.min <= s.median && s.median <= s.max && s.max.is_finite(), "{name}: {s:?}");
         assert_eq!(s.count, 3, "{name}");
         assert!(measurement.groups >= 1);
-        let (amount, _) = work[0];
-        let rate = amount / (s.median / 1e3);
-        assert!(rate.is_finite() && rate > 1e6, "{name}: {rate} per second");
+        let rates = outcome.rates();
+        assert_eq!(rates.len(), work.len(), "{name}: a rate per work unit");
+        for (rate, w) in rates {
+            assert!(rate.is_finite() && rate > 1e6, "{name}: {rate} {}", w.unit.rate_name());
+        }
         // Load cases carry a ratio to Buffer<RGBA8>.Load random; the baseline is 1.0x itself.
         if name.starts_with("ALU") {
             assert_eq!(*ratio, None, "{name}");
         } else {
             let ratio = ratio.unwrap_or_else(|| panic!("{name}: no ratio"));
             assert!(ratio.is_finite() && ratio > 0.0, "{name}: {ratio}");
-            if *name == "Buffer<RGBA8>.Load random" || name.ends_with("X Coherent branch baseline") {
+            if name == "Buffer<RGBA8>.Load random" || name.ends_with("X Coherent branch baseline") {
                 assert_eq!(ratio, 1.0);
             }
         }
@@ -78,13 +102,19 @@ fn a_short_timed_run_gives_finite_positive_rates() {
 
 #[test]
 fn without_the_baseline_load_lines_say_why_there_is_no_ratio() {
-    let ctx = validated_context();
-    let cases = registry::filter(registry::all(), Some("Buffer<R8>.Load"), &[]).unwrap();
+    let (ctx, cases) = validated(&[], Some("Buffer<R8>.Load"), false);
     let settings = RunSettings { target_ms: 1.0, samples: 3, verify: false, shader_stats: false };
+    let prepared = prepare(&ctx, &cases, 2).unwrap_or_else(|e| panic!("{e}"));
     let mut notes_seen = Vec::new();
-    let results =
-        run_cases(&ctx, &cases, &settings, |_| {}, |_, _, notes| notes_seen.extend_from_slice(notes))
-            .unwrap_or_else(|e| panic!("{e}"));
+    let results = run_cases(
+        &ctx,
+        &cases,
+        &prepared,
+        &settings,
+        |_| {},
+        |_, _, notes| notes_seen.extend_from_slice(notes),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(results.len(), 3);
     for (name, outcome) in &results {
         assert!(
@@ -99,8 +129,16 @@ fn without_the_baseline_load_lines_say_why_there_is_no_ratio() {
 }
 
 #[test]
+fn cases_that_differ_only_in_push_constants_share_a_pipeline() {
+    let (ctx, cases) = validated(&["branch.n=0:24:8"], Some("branch"), false);
+    let prepared = prepare(&ctx, &cases, 2).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(cases.len(), 4 * 12);
+    assert_eq!(prepared.pipelines.len(), 3, "baseline, long, short: one shader each");
+}
+
+#[test]
 fn a_leaked_object_is_reported_by_the_validation_layer() {
-    let ctx = validated_context();
+    let (ctx, _) = validated(&[], Some("ALU fp32"), false);
     let sink = ctx.validation_sink();
     // SAFETY: a valid device; the fence is deliberately never destroyed.
     let leaked = unsafe { ctx.device.create_fence(&vk::FenceCreateInfo::default(), None) }.unwrap();
@@ -126,10 +164,11 @@ fn text(bytes: &[u8]) -> String {
 
 #[test]
 fn cli_verify_with_validation_passes_quietly() {
-    let out = perftest(&["--verify", "--validation", "--branch-iterations", "0:8:8"], &[]);
+    let out = perftest(&["--verify", "--validation", "--axis", SHORT_SWEEP], &[]);
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
     assert!(stdout.starts_with("perftest "), "{stdout}");
+    assert!(stdout.contains("\npipelines:  "), "the header says what building the pipelines cost: {stdout}");
     assert!(stdout.contains("ALU fp32 FMA: verified ("), "{stdout}");
     assert!(stderr.is_empty(), "no progress bar when stderr is not a terminal: {stderr}");
 }
@@ -216,7 +255,7 @@ fn cli_csv_and_markdown_formats() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(stdout.lines().count(), 4, "a header and one row per case: {stdout}");
     assert!(
-        stdout.lines().nth(1).unwrap().contains(",Buffer<R8>.Load uniform,load typed R8,ok,verified: "),
+        stdout.lines().nth(1).unwrap().contains(",Buffer<R8>.Load uniform,load,load typed R8,,ok,verified: "),
         "{stdout}"
     );
     let out = perftest(&["--verify", "--filter", "Buffer<R8>", "--format", "markdown"], &[]);
@@ -248,7 +287,7 @@ fn cli_ctrl_c_stops_after_the_current_case_and_writes_what_finished() {
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{stderr}");
     assert!(stderr.starts_with("perftest: interrupted by Ctrl-C after "), "{stderr}");
-    let run = perftest::results::load(&file).unwrap_or_else(|e| panic!("{e}"));
+    let run = perftest::report::load(&file).unwrap_or_else(|e| panic!("{e}"));
     assert!(run.interrupted);
     assert!(!run.cases.is_empty() && run.cases.len() < 142, "{} cases", run.cases.len());
     std::fs::remove_dir_all(dir).unwrap();
@@ -324,7 +363,7 @@ fn cli_list_needs_no_vulkan() {
     let out = perftest(&["--list"], &[("PERFTEST_VULKAN_LOADER", "/nonexistent/libvulkan.so.1")]);
     assert_eq!(out.status.code(), Some(0));
     let names: Vec<String> = text(&out.stdout).lines().map(String::from).collect();
-    let registered: Vec<&str> = registry::all().iter().map(|s| s.case.name).collect();
-    assert_eq!(registered.len(), 138 + 33 * 12 + 4, "138 load/sample, 33 N x 12 branch, 4 ALU");
+    let all = registry::all();
+    let registered: Vec<&str> = all.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, registered);
 }

@@ -6,59 +6,53 @@
 //! `a = 1, b = 1`, so each chain ends at `seed + ITERATIONS` exactly (even in fp16),
 //! which proves that every step ran: the compiler cannot know `a` and `b`.
 
-use crate::registry::{Case, Family, Glsl, Mode, Params, Requirement, Resource, Unit, Value, Work};
+use crate::caps::{Feature, Requirements};
+use crate::registry::{CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work};
 
 /// Independent chains per invocation: 8 leave fp64 at 91% on an H100 (DFMA latency); 16 reach 99%.
 const CHAINS: u32 = 16;
 /// Multiply-adds per chain.
 const ITERATIONS: u32 = 1024;
+/// Chain steps per unrolled loop trip.
+const UNROLL: u32 = 64;
 /// Seeds in the seeds buffer (glsl/alu.glsl masks the index with 63).
 const SEEDS: usize = 64;
 
-const FP32: u32 = 0;
-const FP16X2: u32 = 1;
-const FP64: u32 = 2;
-const INT32: u32 = 3;
+const GLSL: Glsl = Glsl { file: "alu.glsl", source: include_str!("../../glsl/alu.glsl") };
 
 /// Operations per invocation: CHAINS x ITERATIONS multiply-adds of two operations each.
 const OPS: f64 = (CHAINS * ITERATIONS * 2) as f64;
 
-macro_rules! defines {
-    ($ty:literal) => {
-        &[($ty, "1"), ("CHAINS", "16u"), ("ITERATIONS", "1024u"), ("UNROLL", "64u")]
-    };
+/// The arithmetic types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Fp32,
+    Fp16x2,
+    Fp64,
+    Int32,
 }
 
-static CASES: [Case; 4] = [
-    Case {
-        name: "ALU fp32 FMA",
-        defines: defines!("ALU_FP32"),
-        work: &[Work { per_invocation: OPS, unit: Unit::Flop }],
-        requires: &[],
-        variant: FP32,
-    },
-    Case {
-        name: "ALU fp16 FMA (f16vec2)",
-        defines: defines!("ALU_FP16"),
-        work: &[Work { per_invocation: 2.0 * OPS, unit: Unit::Flop }],
-        requires: &[Requirement::ShaderFloat16],
-        variant: FP16X2,
-    },
-    Case {
-        name: "ALU fp64 FMA",
-        defines: defines!("ALU_FP64"),
-        work: &[Work { per_invocation: OPS, unit: Unit::Flop }],
-        requires: &[Requirement::ShaderFloat64],
-        variant: FP64,
-    },
-    Case {
-        name: "ALU int32 multiply-add",
-        defines: defines!("ALU_INT32"),
-        work: &[Work { per_invocation: OPS, unit: Unit::IntOp }],
-        requires: &[],
-        variant: INT32,
-    },
-];
+impl Kind {
+    const ALL: [Kind; 4] = [Kind::Fp32, Kind::Fp16x2, Kind::Fp64, Kind::Int32];
+
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Fp32 => "ALU fp32 FMA",
+            Kind::Fp16x2 => "ALU fp16 FMA (f16vec2)",
+            Kind::Fp64 => "ALU fp64 FMA",
+            Kind::Int32 => "ALU int32 multiply-add",
+        }
+    }
+
+    fn define(self) -> &'static str {
+        match self {
+            Kind::Fp32 => "ALU_FP32",
+            Kind::Fp16x2 => "ALU_FP16",
+            Kind::Fp64 => "ALU_FP64",
+            Kind::Int32 => "ALU_INT32",
+        }
+    }
+}
 
 /// Seed `i`: the integers 0..63 in a scrambled order.
 fn seed(i: u32) -> f32 {
@@ -71,28 +65,22 @@ fn fill_seeds(bytes: &mut [u8]) {
     }
 }
 
-fn params(case: &Case, mode: Mode) -> Params {
-    let (a, b) = match (mode, case.variant) {
-        (Mode::Verify, INT32) => (3.0, 1.0),
-        (Mode::Verify, _) => (1.0, 1.0),
-        // An LCG step: wraps, never settles; both constants are exact in f32.
-        (Mode::Time, INT32) => (1_664_525.0, 12_345.0),
-        // Converges to b / (1 - a) = 10: finite, normal, never the NaN sentinel.
-        (Mode::Time, _) => (0.999, 0.01),
+/// The multiply-add constants `a` and `b` (params.a, params.b) of timing and verify runs.
+fn constants(kind: Kind) -> Push {
+    let (time, verify) = match kind {
+        // An LCG step: wraps, never settles; both constants are exact in f32. Verify: x -> 3x + 1.
+        Kind::Int32 => ([1_664_525.0f32, 12_345.0], [3.0f32, 1.0]),
+        // Converges to b / (1 - a) = 10: finite, normal, never the NaN sentinel. Verify: x -> x + 1.
+        _ => ([0.999, 0.01], [1.0, 1.0]),
     };
-    Params {
-        write_enable: u32::from(mode == Mode::Verify),
-        sentinel: u32::MAX,
-        f: [a, b, 0.0, 0.0],
-        ..Params::default()
-    }
+    Push::per_mode(&time.map(f32::to_bits), &verify.map(f32::to_bits))
 }
 
 /// What invocation `gid` of a verify run writes.
-fn reference(case: &Case, gid: u32) -> Value {
+fn reference(kind: Kind, gid: u32) -> Value {
     let seed_at = |i: u32| seed(i & 63);
-    match case.variant {
-        INT32 => {
+    match kind {
+        Kind::Int32 => {
             let total = (0..CHAINS).fold(0u32, |total, k| {
                 let mut x = seed_at(gid * CHAINS + k) as u32;
                 for _ in 0..ITERATIONS {
@@ -102,7 +90,7 @@ fn reference(case: &Case, gid: u32) -> Value {
             });
             Value::U32(total)
         }
-        FP16X2 => {
+        Kind::Fp16x2 => {
             // Each lane ends at seed + ITERATIONS: at most 1087, exact in fp16.
             let total: f32 = (0..CHAINS)
                 .map(|k| {
@@ -112,78 +100,68 @@ fn reference(case: &Case, gid: u32) -> Value {
                 .sum();
             Value::F32(total)
         }
-        _ => {
+        Kind::Fp32 | Kind::Fp64 => {
             let total: f32 = (0..CHAINS).map(|k| seed_at(gid * CHAINS + k) + ITERATIONS as f32).sum();
             Value::F32(total)
         }
     }
 }
 
+fn case(kind: Kind) -> CaseSpec {
+    let (chains, iterations, unroll) = (format!("{CHAINS}u"), format!("{ITERATIONS}u"), format!("{UNROLL}u"));
+    let (ops, unit, requires) = match kind {
+        Kind::Fp32 => (OPS, Unit::Flop, Requirements::new()),
+        Kind::Fp16x2 => (2.0 * OPS, Unit::Flop, Requirements::new().feature(Feature::ShaderFloat16)),
+        Kind::Fp64 => (OPS, Unit::Flop, Requirements::new().feature(Feature::ShaderFloat64)),
+        Kind::Int32 => (OPS, Unit::IntOp, Requirements::new()),
+    };
+    CaseSpec::new(kind.name(), GLSL, [256, 1, 1])
+        .defines([
+            (kind.define(), "1"),
+            ("CHAINS", &*chains),
+            ("ITERATIONS", &*iterations),
+            ("UNROLL", &*unroll),
+        ])
+        .resource(Resource::storage_buffer((SEEDS * 4) as u64, fill_seeds))
+        .push(constants(kind))
+        .work([Work::new(ops, unit)])
+        .requires(requires)
+        .reference(move |gid| reference(kind, gid))
+}
+
+fn expand(_env: &Env) -> Vec<CaseSpec> {
+    Kind::ALL.map(case).to_vec()
+}
+
 inventory::submit! {
-    Family {
-        name: "alu",
-        order: 900,
-        glsl: Glsl { file: "alu.glsl", source: include_str!("../../glsl/alu.glsl") },
-        local_size: [256, 1, 1],
-        resources: &[Resource::StorageBuffer { bytes: (SEEDS * 4) as u64, fill: fill_seeds }],
-        cases: &CASES,
-        params,
-        reference,
-        baseline: None,
-        sweep: false,
-    }
+    Family { name: "alu", order: 900, axes: &[], ratio_note: None, expand }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_shader_defines_match_the_reference_constants() {
-        for case in &CASES {
-            let get = |name: &str| {
-                let (_, value) = case.defines.iter().find(|(n, _)| *n == name).unwrap();
-                value.trim_end_matches('u').parse::<u32>().unwrap()
-            };
-            assert_eq!(get("CHAINS"), CHAINS, "{}", case.name);
-            assert_eq!(get("ITERATIONS"), ITERATIONS, "{}", case.name);
-            assert_eq!(ITERATIONS % get("UNROLL"), 0, "{}", case.name);
-        }
-    }
-
-    /// Counts the instructions with `opcode` (and, for OpExtInst, GLSL.std.450 number `ext`).
-    fn count_ops(spirv: &[u32], opcode: u32, ext: Option<u32>) -> usize {
-        let mut count = 0;
-        let mut at = 5; // after the header
-        while at < spirv.len() {
-            let (words, op) = ((spirv[at] >> 16) as usize, spirv[at] & 0xFFFF);
-            if op == opcode && ext.is_none_or(|e| spirv.get(at + 4) == Some(&e)) {
-                count += 1;
-            }
-            at += words.max(1);
-        }
-        count
-    }
+    use crate::shader::spirv;
 
     #[test]
     fn the_compiled_loop_body_keeps_every_multiply_add() {
         // spirv-opt must neither fold nor merge the chains: the unrolled body holds CHAINS x UNROLL
-        // of them (OpExtInst Fma = 12/50; OpIMul = 132 then OpIAdd = 128 for int32).
-        const OP_EXT_INST: u32 = 12;
-        const FMA: u32 = 50;
-        const OP_IMUL: u32 = 132;
+        // of them (OpExtInst Fma for floats; OpIMul then OpIAdd for int32).
         let compiler = crate::shader::ShaderCompiler::new().unwrap();
-        let family =
-            crate::registry::templates().into_iter().find(|s| s.family.name == "alu").unwrap().family;
-        for case in &CASES {
-            let spirv = compiler.compile(family, case).unwrap();
-            let count = match case.variant {
-                INT32 => count_ops(&spirv, OP_IMUL, None),
-                _ => count_ops(&spirv, OP_EXT_INST, Some(FMA)),
-            };
+        for kind in Kind::ALL {
+            let spirv = compiler.compile(&case(kind)).unwrap();
+            let count = spirv::instructions(&spirv)
+                .filter(|i| match kind {
+                    Kind::Int32 => i.opcode == spirv::OP_IMUL,
+                    _ => i.opcode == spirv::OP_EXT_INST && i.operands.get(3) == Some(&spirv::GLSL_FMA),
+                })
+                .count();
             // A few more for int32: the seed index computation multiplies too.
-            let body = (CHAINS * 64) as usize;
-            assert!((body..body + 8).contains(&count), "{}: {count} multiply-adds in the SPIR-V", case.name);
+            let body = (CHAINS * UNROLL) as usize;
+            assert!(
+                (body..body + 8).contains(&count),
+                "{}: {count} multiply-adds in the SPIR-V",
+                kind.name()
+            );
         }
     }
 
@@ -195,20 +173,19 @@ mod tests {
     }
 
     #[test]
-    fn timing_and_verify_parameters_differ_only_where_they_must() {
-        let fp32 = &CASES[0];
-        let time = params(fp32, Mode::Time);
-        let verify = params(fp32, Mode::Verify);
-        assert_eq!((time.write_enable, verify.write_enable), (0, 1));
-        assert_eq!(verify.f[..2], [1.0, 1.0]);
-        assert!(time.f[0] < 1.0, "timing chains must converge, not grow");
+    fn timing_and_verify_constants_differ_only_where_they_must() {
+        let push = constants(Kind::Fp32);
+        assert_eq!(push.verify, Push::words(&[1.0f32.to_bits(), 1.0f32.to_bits()]).verify);
+        let a = f32::from_ne_bytes(push.time[0..4].try_into().unwrap());
+        assert!(a < 1.0, "timing chains must converge, not grow");
+        assert_eq!(ITERATIONS % UNROLL, 0);
     }
 
     #[test]
     fn reference_counts_every_step() {
-        // gid 0 uses seeds 0..7 for fp32: sum(seed) + 8 * 1024.
+        // gid 0 uses seeds 0..15 for fp32: sum(seed) + 16 * 1024.
         let seeds: f32 = (0..CHAINS).map(seed).sum();
-        assert_eq!(reference(&CASES[0], 0), Value::F32(seeds + (CHAINS * ITERATIONS) as f32));
+        assert_eq!(reference(Kind::Fp32, 0), Value::F32(seeds + (CHAINS * ITERATIONS) as f32));
     }
 
     #[test]
@@ -221,6 +198,6 @@ mod tests {
         let gid = 5;
         let expected =
             (0..CHAINS).map(|k| chain(seed((gid * CHAINS + k) & 63) as u32)).fold(0u32, u32::wrapping_add);
-        assert_eq!(reference(&CASES[3], gid), Value::U32(expected));
+        assert_eq!(reference(Kind::Int32, gid), Value::U32(expected));
     }
 }

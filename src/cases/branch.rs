@@ -7,8 +7,8 @@
 //! inputs differ only in the first texture: coherent (true in two diagonal quadrants,
 //! so every subgroup agrees), divergent (a per-texel checkerboard, so every subgroup
 //! disagrees), and two controls the original lacks, all taken and none taken.
-//! Cases are templates swept over N (`--branch-iterations`), named `NX ...`, each
-//! with its ratio against `NX Coherent branch baseline`.
+//! Cases are swept over the axis `branch.n` (`--axis branch.n=0:256:8`, or
+//! `--branch-iterations`), named `NX ...`, each with its ratio against `NX Coherent branch baseline`.
 //!
 //! The data keeps the payload bounded: x starts at most 0.049 and y at most 0.0039,
 //! so x converges to a small fixed point instead of overflowing, and the CPU
@@ -16,7 +16,8 @@
 
 use ash::vk;
 
-use crate::registry::{self, Case, Family, Glsl, Mode, Params, Requirement, Resource, Unit, Value, Work};
+use crate::caps::{FormatUse, Limit, Requirements};
+use crate::registry::{Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work};
 
 /// Width and height of both textures.
 const SIZE: usize = 1024;
@@ -25,17 +26,58 @@ const SIDE: usize = 32;
 
 const GLSL: Glsl = Glsl { file: "branch.glsl", source: include_str!("../../glsl/branch.glsl") };
 const FORMAT: vk::Format = vk::Format::R32G32B32A32_SFLOAT;
-const REQUIRES: [Requirement; 2] =
-    [Requirement::SampledImage(FORMAT), Requirement::WorkgroupInvocations((SIDE * SIDE) as u32)];
-const WORK: [Work; 1] = [Work { per_invocation: 1.0, unit: Unit::Invocation }];
 
 /// The first texture's condition patterns.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 enum Input {
     Coherent,
     Divergent,
     AllTaken,
     NoneTaken,
+}
+
+impl Input {
+    const ALL: [Input; 4] = [Input::Coherent, Input::Divergent, Input::AllTaken, Input::NoneTaken];
+
+    fn label(self) -> &'static str {
+        match self {
+            Input::Coherent => "Coherent",
+            Input::Divergent => "Divergent",
+            Input::AllTaken => "All-taken",
+            Input::NoneTaken => "None-taken",
+        }
+    }
+}
+
+/// Where the branch is, and what it guards (VARIANT in glsl/branch.glsl).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Variant {
+    /// No branch: always load s2, then the payload.
+    Baseline,
+    /// `if (c) { load s2; payload } else { payload }`.
+    Long,
+    /// `if (c) { load s2 }`, then the payload.
+    Short,
+}
+
+impl Variant {
+    const ALL: [Variant; 3] = [Variant::Baseline, Variant::Long, Variant::Short];
+
+    fn label(self) -> &'static str {
+        match self {
+            Variant::Baseline => "baseline",
+            Variant::Long => "long",
+            Variant::Short => "short",
+        }
+    }
+
+    fn define(self) -> &'static str {
+        match self {
+            Variant::Baseline => "0",
+            Variant::Long => "1",
+            Variant::Short => "2",
+        }
+    }
 }
 
 fn taken(input: Input, x: usize, y: usize) -> bool {
@@ -82,21 +124,8 @@ fn payload(mut x: f32, y: f32, n: u32) -> f32 {
     x
 }
 
-const BASELINE_VARIANT: u32 = 0;
-const LONG: u32 = 1;
-
-fn params(case: &Case, mode: Mode) -> Params {
-    // Results are finite: never the NaN sentinel.
-    Params {
-        write_enable: u32::from(mode == Mode::Verify),
-        sentinel: u32::MAX,
-        u0: registry::swept(case),
-        ..Params::default()
-    }
-}
-
 /// What invocation `gid` of a verify run (workgroups side by side in x) writes.
-fn reference(input: Input, case: &Case, gid: u32) -> Value {
+fn reference(input: Input, variant: Variant, n: u32, gid: u32) -> Value {
     let (group, local) = (gid as usize / (SIDE * SIDE), gid as usize % (SIDE * SIDE));
     let x = (group % SIDE) * SIDE + local % SIDE;
     let y = ((group / SIDE) % SIDE) * SIDE + local / SIDE;
@@ -104,84 +133,71 @@ fn reference(input: Input, case: &Case, gid: u32) -> Value {
     let c = s1.iter().map(|v| v * v).sum::<f32>() != 0.0;
     let (ox, oy) = other(x, y);
     let s2 = second(ox, oy);
-    let n = registry::swept(case);
-    let result = match case.variant & 0xFFFF {
-        BASELINE_VARIANT => payload(s1[1], s2[0], n) + s2[1],
-        LONG if c => payload(s1[1], s2[0], n) + s2[1],
-        LONG => payload(s1[1], s1[0], n),
-        _ if c => payload(s1[1], s2[0], n) + s2[1],
-        _ => payload(s1[1], 0.0, n), // short: s2 stays zero when the branch is not taken
+    let result = match variant {
+        Variant::Baseline => payload(s1[1], s2[0], n) + s2[1],
+        Variant::Long if c => payload(s1[1], s2[0], n) + s2[1],
+        Variant::Long => payload(s1[1], s1[0], n),
+        Variant::Short if c => payload(s1[1], s2[0], n) + s2[1],
+        Variant::Short => payload(s1[1], 0.0, n), // s2 stays zero when the branch is not taken
     };
     Value::F32Near(result)
 }
 
-macro_rules! branch_family {
-    ($order:literal, $label:literal, $input:ident) => {
-        const _: () = {
-            static CASES: [Case; 3] = [
-                Case {
-                    name: concat!($label, " branch baseline"),
-                    defines: &[("VARIANT", "0")],
-                    work: &WORK,
-                    requires: &REQUIRES,
-                    variant: BASELINE_VARIANT,
-                },
-                Case {
-                    name: concat!($label, " branch long"),
-                    defines: &[("VARIANT", "1")],
-                    work: &WORK,
-                    requires: &REQUIRES,
-                    variant: LONG,
-                },
-                Case {
-                    name: concat!($label, " branch short"),
-                    defines: &[("VARIANT", "2")],
-                    work: &WORK,
-                    requires: &REQUIRES,
-                    variant: 2,
-                },
-            ];
-            inventory::submit! {
-                Family {
-                    name: concat!("branch ", $label),
-                    order: $order,
-                    glsl: GLSL,
-                    local_size: [SIDE as u32, SIDE as u32, 1],
-                    resources: &[
-                        Resource::Image2D {
-                            format: FORMAT,
-                            size: [SIZE as u32, SIZE as u32],
-                            texel_bytes: 16,
-                            filter: vk::Filter::NEAREST,
-                            fill: |bytes| fill(bytes, |x, y| first(Input::$input, x, y)),
-                        },
-                        Resource::Image2D {
-                            format: FORMAT,
-                            size: [SIZE as u32, SIZE as u32],
-                            texel_bytes: 16,
-                            filter: vk::Filter::NEAREST,
-                            fill: |bytes| fill(bytes, second),
-                        },
-                    ],
-                    cases: &CASES,
-                    params,
-                    reference: |case, gid| reference(Input::$input, case, gid),
-                    baseline: Some("Coherent branch baseline"),
-                    sweep: true,
-                }
-            }
-        };
-    };
+fn case(n: u32, input: Input, variant: Variant) -> CaseSpec {
+    let variant_name = format!("{} branch {}", input.label(), variant.label());
+    // The 16-MB textures are filled when the case runs, not when it is listed.
+    let first_texture = Resource::sampled_image(FORMAT, [SIZE as u32; 2], vk::Filter::NEAREST, move |b| {
+        fill(b, |x, y| first(input, x, y))
+    });
+    let second_texture =
+        Resource::sampled_image(FORMAT, [SIZE as u32; 2], vk::Filter::NEAREST, |b| fill(b, second));
+    CaseSpec::new(format!("{n}X {variant_name}"), GLSL, [SIDE as u32, SIDE as u32, 1])
+        .axis("n", u64::from(n), variant_name)
+        .group(format!("branch {}", input.label()))
+        .defines([("VARIANT", variant.define())])
+        .resource(first_texture)
+        .resource(second_texture)
+        .push(Push::words(&[n]))
+        .work([Work::new(1.0, Unit::Invocation)])
+        .requires(
+            Requirements::new()
+                .format(FORMAT, FormatUse::SampledImage)
+                .limit(Limit::WorkgroupInvocations((SIDE * SIDE) as u32)),
+        )
+        .baseline(format!("{n}X Coherent branch baseline"))
+        .reference(move |gid| reference(input, variant, n, gid))
 }
 
-branch_family!(500, "Coherent", Coherent);
-branch_family!(501, "Divergent", Divergent);
-branch_family!(502, "All-taken", AllTaken);
-branch_family!(503, "None-taken", NoneTaken);
+/// For each N, each input, each variant: the original's order.
+fn expand(env: &Env) -> Vec<CaseSpec> {
+    let mut cases = Vec::new();
+    for n in env.axis("n") {
+        for input in Input::ALL {
+            for variant in Variant::ALL {
+                cases.push(case(n as u32, input, variant));
+            }
+        }
+    }
+    cases
+}
+
+/// The payload iterations N (`--axis branch.n=...`, or `--branch-iterations`).
+pub(super) const N: Axis = Axis {
+    name: "n",
+    unit: AxisUnit::Count("iterations"),
+    default: "0:256:8",
+    max: 65535,
+    about: "payload iterations, default 0:256:8",
+};
+
+inventory::submit! {
+    Family { name: "branch", order: 500, axes: &[N], ratio_note: Some("\"NX Coherent branch baseline\""), expand }
+}
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::registry;
 
     #[test]
     fn coherent_input_agrees_within_every_workgroup_row_and_divergent_never() {
@@ -208,9 +224,10 @@ mod tests {
 
     #[test]
     fn the_expanded_names_follow_the_original() {
-        let sweep = registry::Sweep { from: 0, to: 8, step: 8 };
+        let setting = registry::parse_setting("branch.n=0:8:8").unwrap();
+        let cases = registry::expand(&[setting], None);
         let names: Vec<&str> =
-            registry::all_with(sweep).iter().filter(|s| s.family.sweep).map(|s| s.case.name).collect();
+            cases.iter().filter(|c| c.family == "branch").map(|c| c.name.as_str()).collect();
         assert_eq!(names.len(), 24);
         assert_eq!(
             &names[..4],
@@ -229,19 +246,18 @@ mod tests {
     fn long_and_short_branches_keep_dont_flatten_in_the_spirv() {
         // OpSelectionMerge (247) with the DontFlatten selection control (0x2).
         let compiler = crate::shader::ShaderCompiler::new().unwrap();
-        for s in registry::templates().into_iter().filter(|s| s.family.sweep) {
-            let spirv = compiler.compile(s.family, s.case).unwrap();
-            let mut at = 5;
-            let mut dont_flatten = 0;
-            while at < spirv.len() {
-                let (words, op) = ((spirv[at] >> 16) as usize, spirv[at] & 0xFFFF);
-                if op == 247 && spirv[at + 2] & 0x2 != 0 {
-                    dont_flatten += 1;
-                }
-                at += words.max(1);
+        for input in Input::ALL {
+            for variant in Variant::ALL {
+                let case = case(8, input, variant);
+                let spirv = compiler.compile(&case).unwrap();
+                let dont_flatten = crate::shader::spirv::instructions(&spirv)
+                    .filter(|i| {
+                        i.opcode == crate::shader::spirv::OP_SELECTION_MERGE && i.operands[1] & 0x2 != 0
+                    })
+                    .count();
+                let expected = if variant == Variant::Baseline { 0 } else { 1 };
+                assert_eq!(dont_flatten, expected, "{}", case.name);
             }
-            let expected = if s.case.variant == BASELINE_VARIANT { 0 } else { 1 };
-            assert_eq!(dont_flatten, expected, "{}", s.case.name);
         }
     }
 }

@@ -7,23 +7,56 @@
 
 use ash::vk;
 
-use crate::registry::{Case, Family, Glsl, Mode, Params, Requirement, Resource, Unit, Value, Work};
+use crate::caps::{FormatUse, Requirements};
+use crate::registry::{CaseSpec, Env, Family, Glsl, Resource, Unit, Value, Work};
 
 /// Loads per invocation (LOADS in glsl/load.glsl).
 pub(super) const LOADS: usize = 256;
 /// Elements in each buffer: the largest index is 255 + 255.
 const ELEMENTS: usize = 512;
 /// The case every load and sample ratio is relative to (1.0x), as in the original.
-pub const BASELINE: &str = "Buffer<RGBA8>.Load random";
+pub(super) const BASELINE: &str = "Buffer<RGBA8>.Load random";
 
 const GLSL: Glsl = Glsl { file: "load.glsl", source: include_str!("../../glsl/load.glsl") };
 
+/// Where each invocation starts reading, as in the original.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Pattern {
+    /// Every invocation reads the same addresses.
+    Uniform,
+    /// Invocation t starts at element t: a subgroup reads consecutive addresses.
+    Linear,
+    /// A hashed start in 0..15.
+    Random,
+}
+
+impl Pattern {
+    pub(super) const ALL: [Pattern; 3] = [Pattern::Uniform, Pattern::Linear, Pattern::Random];
+
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Pattern::Uniform => "uniform",
+            Pattern::Linear => "linear",
+            Pattern::Random => "random",
+        }
+    }
+
+    /// The PATTERN define.
+    pub(super) fn define(self) -> &'static str {
+        match self {
+            Pattern::Uniform => "0",
+            Pattern::Linear => "1",
+            Pattern::Random => "2",
+        }
+    }
+}
+
 /// The element invocation `tid` (0..255) starts at.
-fn start(pattern: u32, tid: usize) -> usize {
+fn start(pattern: Pattern, tid: usize) -> usize {
     match pattern {
-        0 => 0,
-        1 => tid,
-        _ => {
+        Pattern::Uniform => 0,
+        Pattern::Linear => tid,
+        Pattern::Random => {
             let h = (tid as u32).wrapping_mul(0x9E37_79B1);
             ((h ^ (h >> 15)) & 15) as usize
         }
@@ -69,19 +102,25 @@ pub(super) fn partner(gid: u32) -> usize {
     (gid as usize % 256) ^ 1
 }
 
-pub(super) fn params(_case: &Case, mode: Mode) -> Params {
-    // Float sums are finite, never the NaN sentinel; raw sums avoid it (a unit test checks).
-    Params { write_enable: u32::from(mode == Mode::Verify), sentinel: u32::MAX, ..Params::default() }
-}
-
-pub(super) const fn work(bytes_per_load: u32) -> [Work; 2] {
-    [
-        Work { per_invocation: LOADS as f64, unit: Unit::Load },
-        Work { per_invocation: (LOADS as u32 * bytes_per_load) as f64, unit: Unit::Byte },
-    ]
+/// Loads and bytes per invocation.
+pub(super) fn work(bytes_per_load: u32) -> [Work; 2] {
+    [Work::new(LOADS as f64, Unit::Load), Work::new(f64::from(LOADS as u32 * bytes_per_load), Unit::Byte)]
 }
 
 // ---- Typed buffers: Buffer<FORMAT>.Load, a uniform texel buffer read with texelFetch ----
+
+/// The nine formats of the original, with its labels for buffers and for textures.
+pub(super) const FORMATS: [(&str, &str, vk::Format); 9] = [
+    ("R8", "R8", vk::Format::R8_UNORM),
+    ("RG8", "RG8", vk::Format::R8G8_UNORM),
+    ("RGBA8", "RGBA8", vk::Format::R8G8B8A8_UNORM),
+    ("R16f", "R16F", vk::Format::R16_SFLOAT),
+    ("RG16f", "RG16F", vk::Format::R16G16_SFLOAT),
+    ("RGBA16f", "RGBA16F", vk::Format::R16G16B16A16_SFLOAT),
+    ("R32f", "R32F", vk::Format::R32_SFLOAT),
+    ("RG32f", "RG32F", vk::Format::R32G32_SFLOAT),
+    ("RGBA32f", "RGBA32F", vk::Format::R32G32B32A32_SFLOAT),
+];
 
 /// Channels and bytes per channel of a typed format.
 pub(super) const fn typed_layout(format: vk::Format) -> (usize, usize) {
@@ -126,131 +165,29 @@ pub(super) fn typed_texel(format: vk::Format, e: usize) -> [f32; 4] {
     texel
 }
 
-fn typed_reference(format: vk::Format, case: &Case, gid: u32) -> Value {
-    let sum = sum_loads(start(case.variant, partner(gid)), |e| typed_texel(format, e));
-    // UNORM to float conversion may round differently on the GPU; the float formats are exact.
-    if typed_layout(format).1 == 1 {
-        Value::F32Near(sum)
-    } else {
-        Value::F32(sum)
-    }
-}
-
-macro_rules! typed_family {
-    ($order:literal, $label:literal, $format:ident) => {
-        const _: () = {
-            const FORMAT: vk::Format = vk::Format::$format;
-            const BYTES: u32 = texel_bytes(FORMAT);
-            const WORK: [Work; 2] = work(BYTES);
-            const REQUIRES: [Requirement; 1] = [Requirement::UniformTexelBuffer(FORMAT)];
-            static CASES: [Case; 3] = [
-                Case {
-                    name: concat!("Buffer<", $label, ">.Load uniform"),
-                    defines: &[("KIND", "1"), ("WIDTH", "4"), ("PATTERN", "0")],
-                    work: &WORK,
-                    requires: &REQUIRES,
-                    variant: 0,
-                },
-                Case {
-                    name: concat!("Buffer<", $label, ">.Load linear"),
-                    defines: &[("KIND", "1"), ("WIDTH", "4"), ("PATTERN", "1")],
-                    work: &WORK,
-                    requires: &REQUIRES,
-                    variant: 1,
-                },
-                Case {
-                    name: concat!("Buffer<", $label, ">.Load random"),
-                    defines: &[("KIND", "1"), ("WIDTH", "4"), ("PATTERN", "2")],
-                    work: &WORK,
-                    requires: &REQUIRES,
-                    variant: 2,
-                },
-            ];
-            inventory::submit! {
-                Family {
-                    name: concat!("load typed ", $label),
-                    order: $order,
-                    glsl: GLSL,
-                    local_size: [256, 1, 1],
-                    resources: &[Resource::TexelBuffer {
-                        format: FORMAT,
-                        bytes: ELEMENTS as u64 * BYTES as u64,
-                        fill: |bytes| fill_typed(FORMAT, bytes),
-                    }],
-                    cases: &CASES,
-                    params,
-                    reference: |case, gid| typed_reference(FORMAT, case, gid),
-                    baseline: Some(BASELINE),
-                    sweep: false,
-                }
+fn typed(label: &str, format: vk::Format, pattern: Pattern) -> CaseSpec {
+    let bytes = texel_bytes(format);
+    CaseSpec::new(format!("Buffer<{label}>.Load {}", pattern.name()), GLSL, [256, 1, 1])
+        .group(format!("load typed {label}"))
+        .defines([("KIND", "1"), ("WIDTH", "4"), ("PATTERN", pattern.define())])
+        .resource(Resource::texel_buffer(format, (ELEMENTS as u32 * bytes).into(), move |b| {
+            fill_typed(format, b)
+        }))
+        .work(work(bytes))
+        .requires(Requirements::new().format(format, FormatUse::UniformTexelBuffer))
+        .baseline(BASELINE)
+        .reference(move |gid| {
+            let sum = sum_loads(start(pattern, partner(gid)), |e| typed_texel(format, e));
+            // UNORM to float conversion may round differently on the GPU; the float formats are exact.
+            if typed_layout(format).1 == 1 {
+                Value::F32Near(sum)
+            } else {
+                Value::F32(sum)
             }
-        };
-    };
+        })
 }
 
-typed_family!(100, "R8", R8_UNORM);
-typed_family!(101, "RG8", R8G8_UNORM);
-typed_family!(102, "RGBA8", R8G8B8A8_UNORM);
-typed_family!(103, "R16f", R16_SFLOAT);
-typed_family!(104, "RG16f", R16G16_SFLOAT);
-typed_family!(105, "RGBA16f", R16G16B16A16_SFLOAT);
-typed_family!(106, "R32f", R32_SFLOAT);
-typed_family!(107, "RG32f", R32G32_SFLOAT);
-typed_family!(108, "RGBA32f", R32G32B32A32_SFLOAT);
-
-// ---- Raw, structured and constant buffers: one family each, all widths as cases ----
-
-/// `Case::variant` of the families below: pattern, width (bits 4..) and word offset (bits 8..).
-const fn variant(pattern: u32, width: u32, offset: u32) -> u32 {
-    pattern | (width << 4) | (offset << 8)
-}
-
-fn decode(variant: u32) -> (u32, usize, usize) {
-    (variant & 15, ((variant >> 4) & 15) as usize, (variant >> 8) as usize)
-}
-
-/// The three patterns of one load, as cases named `BASE uniform`, `BASE linear`, `BASE random`.
-macro_rules! cases {
-    ($( $base:literal, $kind:literal, $width:literal, $offset:literal, $work:expr );* $(;)?) => {
-        [ $(
-            Case {
-                name: concat!($base, " uniform"),
-                defines: &[("KIND", $kind), ("WIDTH", stringify!($width)), ("PATTERN", "0"), ("OFFSET", stringify!($offset))],
-                work: $work,
-                requires: &[],
-                variant: variant(0, $width, $offset),
-            },
-            Case {
-                name: concat!($base, " linear"),
-                defines: &[("KIND", $kind), ("WIDTH", stringify!($width)), ("PATTERN", "1"), ("OFFSET", stringify!($offset))],
-                work: $work,
-                requires: &[],
-                variant: variant(1, $width, $offset),
-            },
-            Case {
-                name: concat!($base, " random"),
-                defines: &[("KIND", $kind), ("WIDTH", stringify!($width)), ("PATTERN", "2"), ("OFFSET", stringify!($offset))],
-                work: $work,
-                requires: &[],
-                variant: variant(2, $width, $offset),
-            },
-        )* ]
-    };
-}
-
-const WORK_4: [Work; 2] = work(4);
-const WORK_8: [Work; 2] = work(8);
-const WORK_12: [Work; 2] = work(12);
-const WORK_16: [Work; 2] = work(16);
-
-static RAW: [Case; 18] = cases![
-    "ByteAddressBuffer.Load", "2", 1, 0, &WORK_4;
-    "ByteAddressBuffer.Load2", "2", 2, 0, &WORK_8;
-    "ByteAddressBuffer.Load3", "2", 3, 0, &WORK_12;
-    "ByteAddressBuffer.Load4", "2", 4, 0, &WORK_16;
-    "ByteAddressBuffer.Load2 unaligned", "2", 2, 1, &WORK_8;
-    "ByteAddressBuffer.Load4 unaligned", "2", 4, 1, &WORK_16;
-];
+// ---- Raw, structured and constant buffers ----
 
 /// Words in the raw buffer: 512 four-word elements plus the unaligned offset.
 const RAW_WORDS: usize = ELEMENTS * 4 + 1;
@@ -261,38 +198,33 @@ fn fill_raw(bytes: &mut [u8]) {
     }
 }
 
-fn raw_reference(case: &Case, gid: u32) -> Value {
-    let (pattern, width, offset) = decode(case.variant);
-    let first = start(pattern, partner(gid));
+/// The sum of `width`-word raw loads from `first`, each `offset` words further on.
+fn raw_sum(first: usize, width: usize, offset: usize) -> u32 {
     let mut sum = [0u32; 4];
     for i in 0..LOADS {
         for (c, s) in sum.iter_mut().enumerate().take(width) {
             *s = s.wrapping_add(raw_word((first + i) * width + offset + c));
         }
     }
-    Value::U32(sum.iter().fold(0, |a, &b| a.wrapping_add(b)))
+    sum.iter().fold(0, |a, &b| a.wrapping_add(b))
 }
 
-inventory::submit! {
-    Family {
-        name: "load raw",
-        order: 110,
-        glsl: GLSL,
-        local_size: [256, 1, 1],
-        resources: &[Resource::StorageBuffer { bytes: RAW_WORDS as u64 * 4, fill: fill_raw }],
-        cases: &RAW,
-        params,
-        reference: raw_reference,
-        baseline: Some(BASELINE),
-        sweep: false,
-    }
+/// `ByteAddressBuffer.LoadN [unaligned]`: `width` consecutive words, from word `offset` on.
+fn raw(base: &str, width: usize, offset: usize, pattern: Pattern) -> CaseSpec {
+    let (w, o) = (width.to_string(), offset.to_string());
+    CaseSpec::new(format!("{base} {}", pattern.name()), GLSL, [256, 1, 1])
+        .group("load raw")
+        .defines([
+            ("KIND", "2"),
+            ("WIDTH", w.as_str()),
+            ("PATTERN", pattern.define()),
+            ("OFFSET", o.as_str()),
+        ])
+        .resource(Resource::storage_buffer(RAW_WORDS as u64 * 4, fill_raw))
+        .work(work(4 * width as u32))
+        .baseline(BASELINE)
+        .reference(move |gid| Value::U32(raw_sum(start(pattern, partner(gid)), width, offset)))
 }
-
-static STRUCTURED: [Case; 9] = cases![
-    "StructuredBuffer<float>.Load", "3", 1, 0, &WORK_4;
-    "StructuredBuffer<float2>.Load", "3", 2, 0, &WORK_8;
-    "StructuredBuffer<float4>.Load", "3", 4, 0, &WORK_16;
-];
 
 fn fill_floats(bytes: &mut [u8]) {
     for (k, chunk) in bytes.chunks_exact_mut(4).enumerate() {
@@ -309,42 +241,65 @@ fn float_element(width: usize, e: usize) -> [f32; 4] {
     v
 }
 
-fn float_reference(case: &Case, gid: u32) -> Value {
-    let (pattern, width, _) = decode(case.variant);
-    Value::F32(sum_loads(start(pattern, partner(gid)), |e| float_element(width, e)))
+fn float_reference(width: usize, pattern: Pattern) -> impl Fn(u32) -> Value + Send + Sync + 'static {
+    move |gid| Value::F32(sum_loads(start(pattern, partner(gid)), |e| float_element(width, e)))
+}
+
+/// `StructuredBuffer<floatN>.Load`: a storage buffer of float, vec2 or vec4.
+fn structured(base: &str, width: usize, pattern: Pattern) -> CaseSpec {
+    let w = width.to_string();
+    CaseSpec::new(format!("{base} {}", pattern.name()), GLSL, [256, 1, 1])
+        .group("load structured")
+        .defines([("KIND", "3"), ("WIDTH", w.as_str()), ("PATTERN", pattern.define()), ("OFFSET", "0")])
+        .resource(Resource::storage_buffer((ELEMENTS * 16) as u64, fill_floats))
+        .work(work(4 * width as u32))
+        .baseline(BASELINE)
+        .reference(float_reference(width, pattern))
+}
+
+/// `cbuffer{float4} load`: 1024 vec4, the 16384-byte range every device guarantees for uniform buffers.
+fn constant(pattern: Pattern) -> CaseSpec {
+    CaseSpec::new(format!("cbuffer{{float4}} load {}", pattern.name()), GLSL, [256, 1, 1])
+        .group("load constant")
+        .defines([("KIND", "4"), ("WIDTH", "4"), ("PATTERN", pattern.define()), ("OFFSET", "0")])
+        .resource(Resource::uniform_buffer(16384, fill_floats))
+        .work(work(16))
+        .baseline(BASELINE)
+        .reference(float_reference(4, pattern))
+}
+
+const RAW: [(&str, usize, usize); 6] = [
+    ("ByteAddressBuffer.Load", 1, 0),
+    ("ByteAddressBuffer.Load2", 2, 0),
+    ("ByteAddressBuffer.Load3", 3, 0),
+    ("ByteAddressBuffer.Load4", 4, 0),
+    ("ByteAddressBuffer.Load2 unaligned", 2, 1),
+    ("ByteAddressBuffer.Load4 unaligned", 4, 1),
+];
+
+const STRUCTURED: [(&str, usize); 3] = [
+    ("StructuredBuffer<float>.Load", 1),
+    ("StructuredBuffer<float2>.Load", 2),
+    ("StructuredBuffer<float4>.Load", 4),
+];
+
+fn expand(_env: &Env) -> Vec<CaseSpec> {
+    let mut cases = Vec::new();
+    for (label, _, format) in FORMATS {
+        cases.extend(Pattern::ALL.map(|p| typed(label, format, p)));
+    }
+    for (base, width, offset) in RAW {
+        cases.extend(Pattern::ALL.map(|p| raw(base, width, offset, p)));
+    }
+    for (base, width) in STRUCTURED {
+        cases.extend(Pattern::ALL.map(|p| structured(base, width, p)));
+    }
+    cases.extend(Pattern::ALL.map(constant));
+    cases
 }
 
 inventory::submit! {
-    Family {
-        name: "load structured",
-        order: 120,
-        glsl: GLSL,
-        local_size: [256, 1, 1],
-        resources: &[Resource::StorageBuffer { bytes: (ELEMENTS * 16) as u64, fill: fill_floats }],
-        cases: &STRUCTURED,
-        params,
-        reference: float_reference,
-        baseline: Some(BASELINE),
-        sweep: false,
-    }
-}
-
-static CONSTANT: [Case; 3] = cases!["cbuffer{float4} load", "4", 4, 0, &WORK_16];
-
-inventory::submit! {
-    Family {
-        name: "load constant",
-        order: 130,
-        glsl: GLSL,
-        local_size: [256, 1, 1],
-        // 1024 vec4: the 16384-byte range every device guarantees for uniform buffers.
-        resources: &[Resource::UniformBuffer { bytes: 16384, fill: fill_floats }],
-        cases: &CONSTANT,
-        params,
-        reference: float_reference,
-        baseline: Some(BASELINE),
-        sweep: false,
-    }
+    Family { name: "load", order: 100, axes: &[], ratio_note: Some("\"Buffer<RGBA8>.Load random\""), expand }
 }
 
 #[cfg(test)]
@@ -364,29 +319,31 @@ mod tests {
 
     #[test]
     fn patterns_stay_inside_the_buffers() {
-        for pattern in 0..3 {
+        for pattern in Pattern::ALL {
             let last = (0..256).map(|tid| start(pattern, tid)).max().unwrap() + LOADS - 1;
-            assert!(last < ELEMENTS, "pattern {pattern} reads element {last}");
+            assert!(last < ELEMENTS, "{pattern:?} reads element {last}");
         }
-        let random: std::collections::HashSet<usize> = (0..256).map(|tid| start(2, tid)).collect();
+        let random: std::collections::HashSet<usize> =
+            (0..256).map(|tid| start(Pattern::Random, tid)).collect();
         assert_eq!(random.len(), 16, "random starts cover 0..15");
     }
 
     #[test]
     fn raw_sums_never_hit_the_sentinel() {
         // Timing runs write a result only if it equals the sentinel (u32::MAX): raw sums must not.
-        for case in &RAW {
-            for gid in 0..256 {
-                assert_ne!(raw_reference(case, gid), Value::U32(u32::MAX), "{} {gid}", case.name);
+        for (_, width, offset) in RAW {
+            for pattern in Pattern::ALL {
+                for gid in 0..256 {
+                    assert_ne!(raw_sum(start(pattern, partner(gid)), width, offset), u32::MAX);
+                }
             }
         }
     }
 
     #[test]
     fn raw_loads_stay_inside_the_buffer() {
-        for case in &RAW {
-            let (_, width, offset) = decode(case.variant);
-            assert!((ELEMENTS - 1) * width + offset + width <= RAW_WORDS, "{}", case.name);
+        for (base, width, offset) in RAW {
+            assert!((ELEMENTS - 1) * width + offset + width <= RAW_WORDS, "{base}");
         }
     }
 

@@ -1,8 +1,9 @@
 //! The benchmark families. Each module registers itself with `inventory::submit!`; nothing lists them.
+//!
+//! Adding a family: `src/cases/NAME.rs` (an `expand` function and one `inventory::submit!`),
+//! `glsl/NAME.glsl`, one `mod NAME;` line below, and the regenerated `src/cases/list.txt`.
 
 mod alu;
-mod load;
-
-pub use load::BASELINE;
 mod branch;
+mod load;
 mod texture;

@@ -1,17 +1,19 @@
-//! One case on the GPU: its buffers, pipeline and timestamps; a timed run and a verify run.
+//! One case on the GPU: its resources, descriptor set and timestamps; a timed run and a verify run.
+//!
+//! The runner is where the registry meets Vulkan: a [`CaseSpec`]'s resource descriptions become
+//! buffers, views, images and samplers here, through `vk/`'s wrappers (no raw ash calls).
 
 use ash::vk;
-use gpu_allocator::MemoryLocation;
 
 use super::measure::Timer;
 use super::scaling::{dispatch_shape, shape_groups};
 use super::verify;
 use crate::error::{Error, Result};
-use crate::registry::{Mode, Resource, Selected};
-use crate::vk::buffer::TexelView;
-use crate::vk::commands::{compute_barrier, host_barrier, submit};
-use crate::vk::image::{Image, Sampler};
-use crate::vk::pipeline::Binding;
+use crate::registry::{Access, CaseSpec, Mode, Placement, Reset, Resource, ResourceKind, Work, HEADER_BYTES};
+use crate::vk::buffer::{BufferDesc, TexelView};
+use crate::vk::commands::{submit, Recorder, Stamp};
+use crate::vk::image::{Image, ImageDesc, Sampler};
+use crate::vk::pipeline::{Binding, DescriptorSet};
 use crate::vk::timestamps::elapsed_ms;
 use crate::vk::{Buffer, Context, Pipeline, TimestampPool};
 
@@ -22,94 +24,187 @@ pub const VERIFY_GROUPS: u32 = 2;
 /// What the results buffer holds before a verify run, so an unwritten result shows.
 const POISON: u32 = 0xDEAD_BEEF;
 
-/// A case ready to run. Fields drop in order: the pipeline before the buffers it binds.
-pub struct Bench<'ctx> {
-    ctx: &'ctx Context,
-    case: Selected,
-    pipeline: Pipeline<'ctx>,
-    timestamps: TimestampPool<'ctx>,
-    results: Buffer<'ctx>,
-    _views: Vec<TexelView<'ctx>>,
-    _images: Vec<(Image<'ctx>, Sampler<'ctx>)>,
-    _inputs: Vec<Buffer<'ctx>>,
+/// A reset recorded before each measurement.
+enum ResetOp {
+    /// Fill buffer `.0` with the word `.1`.
+    Fill(usize, u32),
+    /// Copy buffer `.0` (the pristine contents) into buffer `.1`.
+    CopyBuffer(usize, usize),
+    /// Copy buffer `.0` into image `.1`.
+    CopyImage(usize, usize),
 }
 
-impl<'ctx> Bench<'ctx> {
-    /// Compiles the case's permutation and creates its resources.
-    pub fn new(ctx: &'ctx Context, case: Selected) -> Result<Self> {
-        let (family, name) = (case.family, case.case.name);
-        let spirv = ctx.compiler.compile(family, case.case)?;
-        let result_bytes = u64::from(VERIFY_GROUPS) * family.invocations_per_group() * 4;
+/// The Vulkan objects made from a case's resources. Fields drop in order: views before buffers.
+#[derive(Default)]
+struct Resources<'ctx> {
+    views: Vec<TexelView<'ctx>>,
+    samplers: Vec<Sampler<'ctx>>,
+    images: Vec<Image<'ctx>>,
+    buffers: Vec<Buffer<'ctx>>,
+}
+
+/// A case ready to run. Fields drop in order: the set before the resources it binds.
+pub struct Bench<'ctx, 'p> {
+    ctx: &'ctx Context,
+    case: &'p CaseSpec,
+    pipeline: &'p Pipeline<'ctx>,
+    set: DescriptorSet<'ctx>,
+    timestamps: TimestampPool<'ctx>,
+    push: [Vec<u8>; 2],
+    resets: Vec<ResetOp>,
+    results: Buffer<'ctx>,
+    resources: Resources<'ctx>,
+}
+
+fn spec_error(case: &CaseSpec, problem: String) -> Error {
+    Error::CaseSpec { case: case.name.clone(), problem }
+}
+
+impl<'ctx> Resources<'ctx> {
+    fn buffer(&mut self, buffer: Buffer<'ctx>) -> usize {
+        self.buffers.push(buffer);
+        self.buffers.len() - 1
+    }
+}
+
+impl<'ctx, 'p> Bench<'ctx, 'p> {
+    /// Creates the case's resources and descriptor set for `pipeline`.
+    pub fn new(ctx: &'ctx Context, case: &'p CaseSpec, pipeline: &'p Pipeline<'ctx>) -> Result<Self> {
+        let name = &case.name;
+        let result_bytes = u64::from(VERIFY_GROUPS) * case.invocations_per_group() * 4;
         let results = Buffer::new(
             ctx,
             &format!("{name}: results"),
-            result_bytes,
-            vk::BufferUsageFlags::STORAGE_BUFFER,
-            MemoryLocation::GpuToCpu,
+            BufferDesc::gpu_to_cpu(result_bytes, vk::BufferUsageFlags::STORAGE_BUFFER),
         )?;
-        let mut inputs = Vec::new();
-        let mut views = Vec::new();
-        let mut images = Vec::new();
+        let mut resources = Resources::default();
+        let mut resets = Vec::new();
+        let mut push = [case.push.bytes(Mode::Time), case.push.bytes(Mode::Verify)];
         let mut bindings = vec![Binding::Storage(results.raw)];
-        // A filled host-visible buffer for one input.
-        let filled = |label: &str, bytes, usage, fill: fn(&mut [u8])| -> Result<Buffer<'ctx>> {
-            let mut buffer = Buffer::new(ctx, label, bytes, usage, MemoryLocation::CpuToGpu)?;
-            fill(buffer.bytes_mut());
-            Ok(buffer)
-        };
-        for (i, resource) in family.resources.iter().enumerate() {
-            let label = format!("{name}: input {}", i + 1);
-            let binding = match *resource {
-                Resource::StorageBuffer { bytes, fill } => {
-                    let buffer = filled(&label, bytes, vk::BufferUsageFlags::STORAGE_BUFFER, fill)?;
+        for (i, resource) in case.resources.iter().enumerate() {
+            let label = format!("{name}: resource {}", i + 1);
+            if resource.reset.is_some() && resource.access == Access::ReadOnly {
+                return Err(spec_error(case, format!("resource {} is read-only but has a reset", i + 1)));
+            }
+            let fill = resource.fill.as_deref().map(|f| f as &dyn Fn(&mut [u8]));
+            let placed = |bytes: u64, usage: vk::BufferUsageFlags| match resource.placement {
+                Placement::DeviceLocal => BufferDesc::gpu_only(bytes, usage),
+                Placement::HostVisible => BufferDesc::cpu_to_gpu(bytes, usage),
+            };
+            let binding = match resource.kind {
+                ResourceKind::StorageBuffer { bytes } => {
+                    let buffer = Buffer::with_data(
+                        ctx,
+                        &label,
+                        placed(bytes, vk::BufferUsageFlags::STORAGE_BUFFER),
+                        fill,
+                    )?;
                     let binding = Binding::Storage(buffer.raw);
-                    inputs.push(buffer);
-                    binding
+                    let at = resources.buffer(buffer);
+                    buffer_reset(ctx, case, &label, resource, at, &mut resources, &mut resets)?;
+                    Some(binding)
                 }
-                Resource::UniformBuffer { bytes, fill } => {
-                    let buffer = filled(&label, bytes, vk::BufferUsageFlags::UNIFORM_BUFFER, fill)?;
+                ResourceKind::UniformBuffer { bytes } => {
+                    let buffer = Buffer::with_data(
+                        ctx,
+                        &label,
+                        placed(bytes, vk::BufferUsageFlags::UNIFORM_BUFFER),
+                        fill,
+                    )?;
                     let binding = Binding::Uniform(buffer.raw);
-                    inputs.push(buffer);
-                    binding
+                    let at = resources.buffer(buffer);
+                    buffer_reset(ctx, case, &label, resource, at, &mut resources, &mut resets)?;
+                    Some(binding)
                 }
-                Resource::TexelBuffer { format, bytes, fill } => {
-                    let buffer = filled(&label, bytes, vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER, fill)?;
+                ResourceKind::UniformTexelBuffer { format, bytes }
+                | ResourceKind::StorageTexelBuffer { format, bytes } => {
+                    let storage = matches!(resource.kind, ResourceKind::StorageTexelBuffer { .. });
+                    let usage = if storage {
+                        vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER
+                    } else {
+                        vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER
+                    };
+                    let buffer = Buffer::with_data(ctx, &label, placed(bytes, usage), fill)?;
                     let view = TexelView::new(ctx, &label, &buffer, format)?;
-                    let binding = Binding::TexelBuffer(view.raw);
-                    inputs.push(buffer);
-                    views.push(view);
-                    binding
+                    let binding = if storage {
+                        Binding::StorageTexel(view.raw)
+                    } else {
+                        Binding::UniformTexel(view.raw)
+                    };
+                    resources.views.push(view);
+                    let at = resources.buffer(buffer);
+                    buffer_reset(ctx, case, &label, resource, at, &mut resources, &mut resets)?;
+                    Some(binding)
                 }
-                Resource::Image2D { format, size, texel_bytes, filter, fill } => {
-                    let image = Image::new(ctx, &label, format, size, texel_bytes, fill)?;
-                    let sampler = Sampler::new(ctx, &label, filter)?;
-                    let binding = Binding::CombinedImage(image.view, sampler.raw);
-                    images.push((image, sampler));
-                    binding
+                ResourceKind::SampledImage { format, size, .. }
+                | ResourceKind::StorageImage { format, size } => {
+                    let storage = matches!(resource.kind, ResourceKind::StorageImage { .. });
+                    let desc = ImageDesc { format, size, storage };
+                    let bytes = desc.bytes().ok_or_else(|| {
+                        spec_error(case, format!("perftest does not know the texel size of {format:?}"))
+                    })?;
+                    let staging =
+                        Buffer::staging(ctx, &format!("{label}: staging"), bytes, fill.unwrap_or(&|_| {}))?;
+                    let image = Image::new(ctx, &label, desc, &staging)?;
+                    let binding = match resource.kind {
+                        ResourceKind::SampledImage { filter, .. } => {
+                            let sampler = Sampler::new(ctx, &label, filter)?;
+                            let binding = Binding::CombinedImage(image.view, sampler.raw);
+                            resources.samplers.push(sampler);
+                            binding
+                        }
+                        _ => Binding::StorageImage(image.view),
+                    };
+                    resources.images.push(image);
+                    match resource.reset {
+                        None => {}
+                        Some(Reset::Initial) => {
+                            let source = resources.buffer(staging);
+                            resets.push(ResetOp::CopyImage(source, resources.images.len() - 1));
+                        }
+                        Some(Reset::Fill(_)) => {
+                            return Err(spec_error(
+                                case,
+                                format!("resource {}: images reset to their initial contents only", i + 1),
+                            ))
+                        }
+                    }
+                    Some(binding)
+                }
+                ResourceKind::BufferAddress { bytes, push_offset } => {
+                    let usage =
+                        vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS;
+                    let buffer = Buffer::with_data(ctx, &label, placed(bytes, usage), fill)?;
+                    let address = buffer.device_address().to_ne_bytes();
+                    let at = HEADER_BYTES + push_offset as usize;
+                    for block in &mut push {
+                        let slot = block.get_mut(at..at + 8).ok_or_else(|| {
+                            spec_error(
+                                case,
+                                format!(
+                                    "resource {}: push offset {push_offset} is outside the push block",
+                                    i + 1
+                                ),
+                            )
+                        })?;
+                        slot.copy_from_slice(&address);
+                    }
+                    let at = resources.buffer(buffer);
+                    buffer_reset(ctx, case, &label, resource, at, &mut resources, &mut resets)?;
+                    None
                 }
             };
-            bindings.push(binding);
+            bindings.extend(binding);
         }
-        let pipeline = Pipeline::new(ctx, name, &spirv, &bindings)?;
+        let set = DescriptorSet::new(ctx, pipeline, &bindings, name)?;
         let timestamps = TimestampPool::new(ctx, &format!("{name}: timestamps"))?;
-        Ok(Self { ctx, case, pipeline, timestamps, results, _views: views, _images: images, _inputs: inputs })
+        Ok(Self { ctx, case, pipeline, set, timestamps, push, resets, results, resources })
     }
 
     /// Work of one measurement of `groups` workgroups per dispatch, per unit of the case's work.
-    pub fn work(&self, groups: u64) -> Vec<(f64, crate::registry::Work)> {
-        let invocations = (DISPATCHES * groups * self.case.family.invocations_per_group()) as f64;
-        self.case.case.work.iter().map(|w| (invocations * w.per_invocation, *w)).collect()
-    }
-
-    fn bind(&self, device: &ash::Device, cmd: vk::CommandBuffer, mode: Mode) {
-        let params = (self.case.family.params)(self.case.case, mode).as_bytes();
-        let (p, point) = (&self.pipeline, vk::PipelineBindPoint::COMPUTE);
-        // SAFETY: cmd is recording; the pipeline, layout and set are live and compatible.
-        unsafe {
-            device.cmd_bind_pipeline(cmd, point, p.raw);
-            device.cmd_bind_descriptor_sets(cmd, point, p.layout, 0, &[p.set], &[]);
-            device.cmd_push_constants(cmd, p.layout, vk::ShaderStageFlags::COMPUTE, 0, &params);
-        }
+    pub fn work(&self, groups: u64) -> Vec<(f64, Work)> {
+        let invocations = (DISPATCHES * groups * self.case.invocations_per_group()) as f64;
+        self.case.work.iter().map(|w| (invocations * w.per_invocation, *w)).collect()
     }
 
     /// The driver's statistics of the case's pipeline (see [`Pipeline::statistics`]).
@@ -117,67 +212,71 @@ impl<'ctx> Bench<'ctx> {
         self.pipeline.statistics()
     }
 
+    /// Records the resets (between barriers that order them after earlier and before later compute).
+    fn record_resets(&self, rec: &Recorder<'_>) {
+        if self.resets.is_empty() {
+            return;
+        }
+        rec.compute_to_transfer();
+        let (buffers, images) = (&self.resources.buffers, &self.resources.images);
+        for op in &self.resets {
+            match *op {
+                ResetOp::Fill(buffer, value) => rec.fill_buffer(&buffers[buffer], value),
+                ResetOp::CopyBuffer(source, target) => rec.copy_buffer(&buffers[source], &buffers[target]),
+                ResetOp::CopyImage(source, image) => {
+                    let (image, transfer) = (&images[image], vk::ImageLayout::TRANSFER_DST_OPTIMAL);
+                    rec.image_layout(image, image.layout, transfer);
+                    rec.copy_to_image(&buffers[source], image, transfer);
+                    rec.image_layout(image, transfer, image.layout);
+                }
+            }
+        }
+        rec.transfer_to_compute();
+    }
+
     /// Runs the case on a few workgroups with the result write on, and compares with the CPU reference.
     pub fn verify(&mut self) -> Result<usize> {
         self.results.bytes_mut().chunks_exact_mut(4).for_each(|w| w.copy_from_slice(&POISON.to_ne_bytes()));
-        submit(self.ctx, |device, cmd| {
-            self.bind(device, cmd, Mode::Verify);
-            compute_barrier(device, cmd);
-            // SAFETY: cmd is recording with a compute pipeline bound.
-            unsafe { device.cmd_dispatch(cmd, VERIFY_GROUPS, 1, 1) };
-            host_barrier(device, cmd);
+        submit(self.ctx, |rec| {
+            self.record_resets(rec);
+            rec.bind(self.pipeline, &self.set, &self.push[1]);
+            rec.compute_barrier();
+            rec.dispatch([VERIFY_GROUPS, 1, 1]);
+            rec.host_barrier();
         })?;
         let words = verify::words(self.results.bytes());
-        let (family, case) = (self.case.family, self.case.case);
-        verify::compare(case.name, &words, |index| (family.reference)(case, index))
-    }
-}
-
-impl Timer for Bench<'_> {
-    fn time_ms(&mut self, groups: u64) -> Result<f64> {
-        let [x, y, z] = dispatch_shape(groups, self.ctx.info.max_group_count);
-        self.record_timed(x, y, z)
+        verify::compare(&self.case.name, &words, |index| (self.case.reference)(index))
     }
 
-    fn actual_groups(&self, groups: u64) -> u64 {
-        shape_groups(dispatch_shape(groups, self.ctx.info.max_group_count))
-    }
-}
-
-impl Bench<'_> {
-    /// One measurement: `DISPATCHES` dispatches of (x, y, z) between two timestamps.
-    fn record_timed(&mut self, x: u32, y: u32, z: u32) -> Result<f64> {
-        let pool = self.timestamps.raw;
-        let wall = submit(self.ctx, |device, cmd| {
-            // SAFETY: cmd is recording; the pool has two queries, reset here before use.
-            unsafe { device.cmd_reset_query_pool(cmd, pool, 0, 2) };
-            self.bind(device, cmd, Mode::Time);
+    /// One measurement: `DISPATCHES` dispatches of `shape` between two timestamps.
+    fn record_timed(&mut self, shape: [u32; 3]) -> Result<f64> {
+        let wall = submit(self.ctx, |rec| {
+            rec.reset_timestamps(&self.timestamps);
+            self.record_resets(rec);
+            rec.bind(self.pipeline, &self.set, &self.push[0]);
             // Orders this submission's dispatches after the previous submission's.
-            compute_barrier(device, cmd);
-            // SAFETY: query 0 was reset above.
-            unsafe { device.cmd_write_timestamp(cmd, vk::PipelineStageFlags::TOP_OF_PIPE, pool, 0) };
+            rec.compute_barrier();
+            rec.timestamp(&self.timestamps, Stamp::Start);
             for i in 0..DISPATCHES {
                 if i > 0 {
-                    compute_barrier(device, cmd);
+                    rec.compute_barrier();
                 }
-                // SAFETY: a compute pipeline is bound; x, y, z are within maxComputeWorkGroupCount.
-                unsafe { device.cmd_dispatch(cmd, x, y, z) };
+                rec.dispatch(shape);
             }
-            // SAFETY: query 1 was reset above.
-            unsafe { device.cmd_write_timestamp(cmd, vk::PipelineStageFlags::BOTTOM_OF_PIPE, pool, 1) };
+            rec.timestamp(&self.timestamps, Stamp::End);
         })?;
         let [start, end] = self.timestamps.read()?;
         let info = &self.ctx.info;
-        let name = self.case.case.name;
+        let name = &self.case.name;
         let ms =
             elapsed_ms(start, end, info.timestamp_valid_bits, info.timestamp_period).ok_or_else(|| {
-                Error::Timing { case: name.into(), detail: format!("the timestamps are equal ({start})") }
+                Error::Timing { case: name.clone(), detail: format!("the timestamps are equal ({start})") }
             })?;
         let wall_ms = wall.as_secs_f64() * 1e3;
         // The GPU cannot take longer than the CPU waited for it; allow for clock granularity.
         if ms > wall_ms * 1.05 + 0.5 {
             return Err(Error::Timing {
-                case: name.into(),
+                case: name.clone(),
                 detail: format!(
                     "{ms:.3} ms between the timestamps, but the submission took {wall_ms:.3} ms of wall time \
                      (timestamp period {} ns, {} valid bits)",
@@ -186,5 +285,41 @@ impl Bench<'_> {
             });
         }
         Ok(ms)
+    }
+}
+
+/// Records the reset of buffer `at`: a fill, or a copy from a pristine device-local copy.
+fn buffer_reset<'ctx>(
+    ctx: &'ctx Context,
+    case: &CaseSpec,
+    label: &str,
+    resource: &Resource,
+    at: usize,
+    resources: &mut Resources<'ctx>,
+    resets: &mut Vec<ResetOp>,
+) -> Result<()> {
+    match resource.reset {
+        None => {}
+        Some(Reset::Fill(value)) => resets.push(ResetOp::Fill(at, value)),
+        Some(Reset::Initial) => {
+            let size = resources.buffers[at].size;
+            let fill = resource.fill.as_deref().map(|f| f as &dyn Fn(&mut [u8]));
+            let desc = BufferDesc::gpu_only(size, vk::BufferUsageFlags::empty());
+            let pristine = Buffer::with_data(ctx, &format!("{label}: pristine"), desc, fill)
+                .map_err(|e| e.in_case(&case.name))?;
+            let source = resources.buffer(pristine);
+            resets.push(ResetOp::CopyBuffer(source, at));
+        }
+    }
+    Ok(())
+}
+
+impl Timer for Bench<'_, '_> {
+    fn time_ms(&mut self, groups: u64) -> Result<f64> {
+        self.record_timed(dispatch_shape(groups, self.ctx.info.max_group_count))
+    }
+
+    fn actual_groups(&self, groups: u64) -> u64 {
+        shape_groups(dispatch_shape(groups, self.ctx.info.max_group_count))
     }
 }

@@ -1,9 +1,13 @@
-//! Running cases: pure measurement logic first (scaling, stats, measure, verify, report), then the GPU side (bench).
+//! Running cases: pure measurement logic first (scaling, stats, measure, verify, outcome), then the
+//! GPU side, the only place where the registry and Vulkan meet (pipelines, bench, run, session).
 
 pub mod bench;
 pub mod measure;
+pub mod outcome;
+pub mod pipelines;
 pub mod progress;
-pub mod report;
+pub mod run;
 pub mod scaling;
+pub mod session;
 pub mod stats;
 pub mod verify;

@@ -1,17 +1,23 @@
-//! Recording and submitting the context's one command buffer, waiting on its fence.
+//! Recording and submitting the context's one command buffer: a [`Recorder`] wraps every command
+//! perftest records (bind, push, dispatch, timestamps, resets, copies, barriers), so no caller
+//! makes a raw ash call.
 
 use std::time::{Duration, Instant};
 
 use ash::vk;
 
+use super::buffer::Buffer;
 use super::context::Context;
+use super::image::Image;
+use super::pipeline::{DescriptorSet, Pipeline};
+use super::timestamps::TimestampPool;
 use crate::error::{vk_err, Result};
 
 /// How long a submission may take before it is treated as hung.
 const FENCE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Records with `record`, submits, and waits; returns the CPU wall time from submit to fence.
-pub fn submit(ctx: &Context, record: impl FnOnce(&ash::Device, vk::CommandBuffer)) -> Result<Duration> {
+pub fn submit(ctx: &Context, record: impl FnOnce(&Recorder<'_>)) -> Result<Duration> {
     let (device, cmd) = (&ctx.device, ctx.command_buffer);
     let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
     // SAFETY: the buffer is not pending (every submission is waited for) and its pool allows reset.
@@ -19,7 +25,7 @@ pub fn submit(ctx: &Context, record: impl FnOnce(&ash::Device, vk::CommandBuffer
         .map_err(vk_err("vkResetCommandBuffer"))?;
     // SAFETY: as above.
     unsafe { device.begin_command_buffer(cmd, &begin) }.map_err(vk_err("vkBeginCommandBuffer"))?;
-    record(device, cmd);
+    record(&Recorder { device, cmd });
     // SAFETY: recording state.
     unsafe { device.end_command_buffer(cmd) }.map_err(vk_err("vkEndCommandBuffer"))?;
     let buffers = [cmd];
@@ -35,40 +41,186 @@ pub fn submit(ctx: &Context, record: impl FnOnce(&ash::Device, vk::CommandBuffer
     Ok(start.elapsed())
 }
 
-/// Makes the compute writes before it visible to the compute work after it, so dispatches cannot overlap.
-pub fn compute_barrier(device: &ash::Device, cmd: vk::CommandBuffer) {
-    barrier(
-        device,
-        cmd,
-        vk::PipelineStageFlags::COMPUTE_SHADER,
-        vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE,
-    );
-}
-
-/// Makes compute writes visible to the host (for reading verify results).
-pub fn host_barrier(device: &ash::Device, cmd: vk::CommandBuffer) {
-    barrier(device, cmd, vk::PipelineStageFlags::HOST, vk::AccessFlags::HOST_READ);
-}
-
-fn barrier(
-    device: &ash::Device,
+/// A command buffer in the recording state.
+pub struct Recorder<'a> {
+    device: &'a ash::Device,
     cmd: vk::CommandBuffer,
-    dst_stage: vk::PipelineStageFlags,
-    dst_access: vk::AccessFlags,
-) {
-    let memory = [vk::MemoryBarrier::default()
-        .src_access_mask(vk::AccessFlags::SHADER_WRITE)
-        .dst_access_mask(dst_access)];
-    // SAFETY: cmd is recording; a global memory barrier has no other requirements.
-    unsafe {
-        device.cmd_pipeline_barrier(
-            cmd,
+}
+
+/// Where a timestamp is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stamp {
+    /// Before the commands after it start (top of pipe).
+    Start,
+    /// After the commands before it finish (bottom of pipe).
+    End,
+}
+
+impl Recorder<'_> {
+    /// Binds `pipeline` and `set`, and pushes `push` (the whole block).
+    pub fn bind(&self, pipeline: &Pipeline<'_>, set: &DescriptorSet<'_>, push: &[u8]) {
+        let point = vk::PipelineBindPoint::COMPUTE;
+        // SAFETY: the pipeline, its layout and the set (allocated with its set layout) are live.
+        unsafe {
+            self.device.cmd_bind_pipeline(self.cmd, point, pipeline.raw);
+            self.device.cmd_bind_descriptor_sets(self.cmd, point, pipeline.layout, 0, &[set.raw], &[]);
+        }
+        if !push.is_empty() {
+            // SAFETY: the layout's push range covers `push` (the runner checks the size).
+            unsafe {
+                self.device.cmd_push_constants(
+                    self.cmd,
+                    pipeline.layout,
+                    vk::ShaderStageFlags::COMPUTE,
+                    0,
+                    push,
+                )
+            };
+        }
+    }
+
+    /// Dispatches `[x, y, z]` workgroups (within `maxComputeWorkGroupCount`).
+    pub fn dispatch(&self, [x, y, z]: [u32; 3]) {
+        // SAFETY: a compute pipeline is bound (callers bind first).
+        unsafe { self.device.cmd_dispatch(self.cmd, x, y, z) };
+    }
+
+    /// Resets both queries of `pool`.
+    pub fn reset_timestamps(&self, pool: &TimestampPool<'_>) {
+        // SAFETY: the pool has two queries and no pending use.
+        unsafe { self.device.cmd_reset_query_pool(self.cmd, pool.raw, 0, 2) };
+    }
+
+    /// Writes query `index` of `pool` (0: start, 1: end).
+    pub fn timestamp(&self, pool: &TimestampPool<'_>, stamp: Stamp) {
+        let (stage, index) = match stamp {
+            Stamp::Start => (vk::PipelineStageFlags::TOP_OF_PIPE, 0),
+            Stamp::End => (vk::PipelineStageFlags::BOTTOM_OF_PIPE, 1),
+        };
+        // SAFETY: the query was reset earlier in this command buffer.
+        unsafe { self.device.cmd_write_timestamp(self.cmd, stage, pool.raw, index) };
+    }
+
+    /// Sets every 32-bit word of `buffer` to `value`.
+    pub fn fill_buffer(&self, buffer: &Buffer<'_>, value: u32) {
+        // SAFETY: the buffer has TRANSFER_DST usage (BufferDesc adds it) and is live.
+        unsafe { self.device.cmd_fill_buffer(self.cmd, buffer.raw, 0, vk::WHOLE_SIZE, value) };
+    }
+
+    /// Copies all of `source` into `target` (as large or larger).
+    pub fn copy_buffer(&self, source: &Buffer<'_>, target: &Buffer<'_>) {
+        let region = [vk::BufferCopy::default().size(source.size.min(target.size))];
+        // SAFETY: TRANSFER_SRC / TRANSFER_DST usage; the region fits both.
+        unsafe { self.device.cmd_copy_buffer(self.cmd, source.raw, target.raw, &region) };
+    }
+
+    /// Copies `source` (texels row by row, tightly packed) into `image`, in the layout `image` is in.
+    pub fn copy_to_image(&self, source: &Buffer<'_>, image: &Image<'_>, layout: vk::ImageLayout) {
+        let layers =
+            vk::ImageSubresourceLayers::default().aspect_mask(vk::ImageAspectFlags::COLOR).layer_count(1);
+        let [width, height] = image.size;
+        let extent = vk::Extent3D { width, height, depth: 1 };
+        let copy = [vk::BufferImageCopy::default().image_subresource(layers).image_extent(extent)];
+        // SAFETY: the buffer holds the whole image; `layout` is TRANSFER_DST_OPTIMAL or GENERAL.
+        unsafe { self.device.cmd_copy_buffer_to_image(self.cmd, source.raw, image.raw, layout, &copy) };
+    }
+
+    /// Moves `image` from layout `from` to `to`, ordering transfers and compute around it.
+    pub fn image_layout(&self, image: &Image<'_>, from: vk::ImageLayout, to: vk::ImageLayout) {
+        let range = vk::ImageSubresourceRange::default()
+            .aspect_mask(vk::ImageAspectFlags::COLOR)
+            .level_count(1)
+            .layer_count(1);
+        let barrier = [vk::ImageMemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+            .dst_access_mask(
+                vk::AccessFlags::TRANSFER_WRITE
+                    | vk::AccessFlags::SHADER_READ
+                    | vk::AccessFlags::SHADER_WRITE,
+            )
+            .old_layout(from)
+            .new_layout(to)
+            .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+            .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+            .image(image.raw)
+            .subresource_range(range)];
+        let stages = vk::PipelineStageFlags::TRANSFER | vk::PipelineStageFlags::COMPUTE_SHADER;
+        // SAFETY: the image is live; the range is its one level and layer.
+        unsafe {
+            self.device.cmd_pipeline_barrier(
+                self.cmd,
+                vk::PipelineStageFlags::TOP_OF_PIPE | vk::PipelineStageFlags::TRANSFER,
+                stages,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                &barrier,
+            )
+        };
+    }
+
+    /// Makes the compute writes before it visible to the compute work after it, so dispatches cannot overlap.
+    pub fn compute_barrier(&self) {
+        let access = vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE;
+        self.barrier(
             vk::PipelineStageFlags::COMPUTE_SHADER,
-            dst_stage,
-            vk::DependencyFlags::empty(),
-            &memory,
-            &[],
-            &[],
-        )
-    };
+            vk::AccessFlags::SHADER_WRITE,
+            vk::PipelineStageFlags::COMPUTE_SHADER,
+            access,
+        );
+    }
+
+    /// Orders earlier compute work before the transfers after it (resets overwrite what shaders read).
+    pub fn compute_to_transfer(&self) {
+        let access = vk::AccessFlags::TRANSFER_WRITE | vk::AccessFlags::TRANSFER_READ;
+        self.barrier(
+            vk::PipelineStageFlags::COMPUTE_SHADER,
+            vk::AccessFlags::SHADER_WRITE,
+            vk::PipelineStageFlags::TRANSFER,
+            access,
+        );
+    }
+
+    /// Makes transfer writes visible to the compute work after it.
+    pub fn transfer_to_compute(&self) {
+        let access = vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE;
+        self.barrier(
+            vk::PipelineStageFlags::TRANSFER,
+            vk::AccessFlags::TRANSFER_WRITE,
+            vk::PipelineStageFlags::COMPUTE_SHADER,
+            access,
+        );
+    }
+
+    /// Makes compute writes visible to the host (for reading verify results).
+    pub fn host_barrier(&self) {
+        self.barrier(
+            vk::PipelineStageFlags::COMPUTE_SHADER,
+            vk::AccessFlags::SHADER_WRITE,
+            vk::PipelineStageFlags::HOST,
+            vk::AccessFlags::HOST_READ,
+        );
+    }
+
+    fn barrier(
+        &self,
+        src_stage: vk::PipelineStageFlags,
+        src_access: vk::AccessFlags,
+        dst_stage: vk::PipelineStageFlags,
+        dst_access: vk::AccessFlags,
+    ) {
+        let memory = [vk::MemoryBarrier::default().src_access_mask(src_access).dst_access_mask(dst_access)];
+        // SAFETY: cmd is recording; a global memory barrier has no other requirements.
+        unsafe {
+            self.device.cmd_pipeline_barrier(
+                self.cmd,
+                src_stage,
+                dst_stage,
+                vk::DependencyFlags::empty(),
+                &memory,
+                &[],
+                &[],
+            )
+        };
+    }
 }

@@ -12,10 +12,9 @@ use gpu_allocator::MemoryLocation;
 use super::debug::Sink;
 use super::device::{self, DeviceInfo};
 use super::instance::Instance;
-use super::select;
+use super::select::{self, Row};
+use crate::caps::{DeviceCaps, Feature, FeatureStructs};
 use crate::error::{vk_err, Error, Result};
-use crate::registry::Capabilities;
-use crate::shader::ShaderCompiler;
 
 /// Which device row to use and how.
 #[derive(Clone, Debug, Default)]
@@ -28,6 +27,34 @@ pub struct ContextOptions {
     pub validation: bool,
 }
 
+/// The chosen device row before a device is created: what it offers decides what to enable.
+pub struct Adapter {
+    instance: Instance,
+    physical: vk::PhysicalDevice,
+    row: Row,
+}
+
+impl Adapter {
+    /// Loads Vulkan and picks the row that `options` name.
+    pub fn open(options: &ContextOptions) -> Result<Self> {
+        let instance = Instance::new(options.validation)?;
+        let (physicals, rows) = select::enumerate(&instance)?;
+        let chosen = select::select(&rows, options.device_name.as_deref(), options.device_index)?;
+        let row = rows[chosen].clone();
+        Ok(Self { physical: physicals[row.device], row, instance })
+    }
+
+    /// The row's header facts and capabilities, with the properties of `formats`.
+    pub fn describe(&self, formats: &[vk::Format]) -> (DeviceInfo, DeviceCaps) {
+        device::describe(&self.instance, self.physical, &self.row, formats)
+    }
+
+    /// The validation messages collected so far.
+    pub fn validation_sink(&self) -> Sink {
+        self.instance.sink()
+    }
+}
+
 /// Everything a run needs on one device. Per-case objects borrow it, so they cannot outlive it.
 pub struct Context {
     /// The device.
@@ -38,10 +65,12 @@ pub struct Context {
     pub queue: vk::Queue,
     /// Header facts.
     pub info: DeviceInfo,
-    /// Optional features that were enabled.
-    pub caps: Capabilities,
-    /// The shader compiler.
-    pub compiler: ShaderCompiler,
+    /// What the device offers (features, limits, the formats asked about).
+    pub caps: DeviceCaps,
+    /// The optional features that were enabled.
+    pub enabled: FeatureStructs,
+    /// The pipeline cache every pipeline of the run is created with.
+    pub pipeline_cache: vk::PipelineCache,
     pub(crate) allocator: ManuallyDrop<RefCell<Allocator>>,
     pub(crate) command_pool: vk::CommandPool,
     pub(crate) command_buffer: vk::CommandBuffer,
@@ -52,24 +81,31 @@ pub struct Context {
 }
 
 impl Context {
-    /// Opens the row picked by `options`.
-    pub fn new(options: &ContextOptions) -> Result<Self> {
-        let instance = Instance::new(options.validation)?;
-        let (physicals, rows) = select::enumerate(&instance)?;
-        let chosen = select::select(&rows, options.device_name.as_deref(), options.device_index)?;
-        let row = &rows[chosen];
-        let physical = physicals[row.device];
-        let (info, caps) = device::describe(&instance, physical, row);
-        let (device, queue) = device::create(&instance, physical, row.family, &caps)?;
+    /// Creates the device of `adapter` with the features of `wanted` that it supports, and
+    /// describes it with the properties of `formats`.
+    pub fn new(adapter: Adapter, wanted: &[Feature], formats: &[vk::Format]) -> Result<Self> {
+        let Adapter { instance, physical, row } = adapter;
+        let (info, caps) = device::describe(&instance, physical, &row, formats);
+        let enabled = caps.features.enabled_of(wanted.iter().copied());
+        let (device, queue) = device::create(&instance, physical, row.family, &enabled)?;
         // From here on, a failure must destroy what was made, then the device.
-        let mut partial =
-            Partial { device: &device, pool: vk::CommandPool::null(), fence: vk::Fence::null() };
+        let mut partial = Partial {
+            device: &device,
+            pool: vk::CommandPool::null(),
+            fence: vk::Fence::null(),
+            cache: vk::PipelineCache::null(),
+        };
+        // SAFETY: valid device; the cache is destroyed in Drop (or by `partial` on failure).
+        let pipeline_cache =
+            unsafe { device.create_pipeline_cache(&vk::PipelineCacheCreateInfo::default(), None) }
+                .map_err(vk_err("vkCreatePipelineCache"))?;
+        partial.cache = pipeline_cache;
         let allocator = Allocator::new(&AllocatorCreateDesc {
             instance: instance.raw.clone(),
             device: device.clone(),
             physical_device: physical,
             debug_settings: Default::default(),
-            buffer_device_address: false,
+            buffer_device_address: enabled.get(Feature::BufferDeviceAddress),
             allocation_sizes: Default::default(),
         })
         .map_err(|source| Error::Allocation { case: None, source })?;
@@ -91,7 +127,6 @@ impl Context {
         let fence = unsafe { device.create_fence(&vk::FenceCreateInfo::default(), None) }
             .map_err(vk_err("vkCreateFence"))?;
         partial.fence = fence;
-        let compiler = ShaderCompiler::new()?;
         std::mem::forget(partial);
         let debug_utils =
             instance.debug_utils.then(|| ash::ext::debug_utils::Device::new(&instance.raw, &device));
@@ -101,7 +136,8 @@ impl Context {
             queue,
             info,
             caps,
-            compiler,
+            enabled,
+            pipeline_cache,
             allocator: ManuallyDrop::new(RefCell::new(allocator)),
             command_pool,
             command_buffer,
@@ -144,6 +180,11 @@ impl Context {
         let _ = self.allocator.borrow_mut().free(allocation);
     }
 
+    /// Whether pipelines capture the driver's statistics (`--shader-stats`).
+    pub fn pipeline_statistics(&self) -> bool {
+        self.enabled.get(Feature::PipelineExecutableInfo)
+    }
+
     /// The raw instance (for instance-level extension loaders).
     pub fn instance(&self) -> &ash::Instance {
         &self.instance.raw
@@ -155,6 +196,7 @@ struct Partial<'a> {
     device: &'a ash::Device,
     pool: vk::CommandPool,
     fence: vk::Fence,
+    cache: vk::PipelineCache,
 }
 
 impl Drop for Partial<'_> {
@@ -163,6 +205,7 @@ impl Drop for Partial<'_> {
         unsafe {
             self.device.destroy_fence(self.fence, None);
             self.device.destroy_command_pool(self.pool, None);
+            self.device.destroy_pipeline_cache(self.cache, None);
             self.device.destroy_device(None);
         }
     }
@@ -179,6 +222,8 @@ impl Drop for Context {
         unsafe { self.device.destroy_fence(self.fence, None) };
         // SAFETY: as above; this also frees the command buffer.
         unsafe { self.device.destroy_command_pool(self.command_pool, None) };
+        // SAFETY: every pipeline created with the cache is done being created.
+        unsafe { self.device.destroy_pipeline_cache(self.pipeline_cache, None) };
         // SAFETY: every child object has been destroyed (per-case objects borrow the context).
         unsafe { self.device.destroy_device(None) };
         // `instance` drops next: the messenger, then the instance.

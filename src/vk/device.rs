@@ -6,8 +6,8 @@ use ash::vk;
 
 use super::instance::Instance;
 use super::select::{kind_name, Row};
+use crate::caps::{DeviceCaps, FeatureStructs, Heap, Limits};
 use crate::error::{vk_err, Result};
-use crate::registry::{self, Capabilities, Requirement};
 
 /// What the report header says about the device.
 #[derive(Clone, Debug)]
@@ -39,49 +39,76 @@ fn c_text(bytes: &[std::ffi::c_char]) -> String {
     unsafe { CStr::from_ptr(bytes.as_ptr()) }.to_string_lossy().into_owned()
 }
 
-/// Reads the header facts and the capabilities of `physical` for `row`.
-pub fn describe(instance: &Instance, physical: vk::PhysicalDevice, row: &Row) -> (DeviceInfo, Capabilities) {
+/// The device extensions `physical` offers.
+fn extensions(instance: &Instance, physical: vk::PhysicalDevice) -> Vec<vk::ExtensionProperties> {
+    // SAFETY: physical belongs to instance.
+    unsafe { instance.raw.enumerate_device_extension_properties(physical) }.unwrap_or_default()
+}
+
+fn offers(list: &[vk::ExtensionProperties], name: &CStr) -> bool {
+    list.iter().any(|e| e.extension_name_as_c_str() == Ok(name))
+}
+
+/// The optional features `physical` supports (those of absent extensions read as unsupported).
+fn supported_features(instance: &Instance, physical: vk::PhysicalDevice) -> FeatureStructs {
+    let offered = extensions(instance, physical);
+    let mut s = FeatureStructs::default();
+    let mut features2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut s.v11).push_next(&mut s.v12);
+    if offers(&offered, ash::khr::pipeline_executable_properties::NAME) {
+        features2 = features2.push_next(&mut s.executable);
+    }
+    if offers(&offered, ash::khr::shader_clock::NAME) {
+        features2 = features2.push_next(&mut s.clock);
+    }
+    // SAFETY: physical belongs to instance, which supports Vulkan 1.2; every chained struct lives
+    // across the call.
+    unsafe { instance.raw.get_physical_device_features2(physical, &mut features2) };
+    let core = features2.features;
+    s.core = core;
+    s.unchained()
+}
+
+/// Reads the header facts of `physical` for `row`, and its capabilities, with the properties of
+/// `formats` (the formats the selected cases use).
+pub fn describe(
+    instance: &Instance,
+    physical: vk::PhysicalDevice,
+    row: &Row,
+    formats: &[vk::Format],
+) -> (DeviceInfo, DeviceCaps) {
     let mut driver = vk::PhysicalDeviceDriverProperties::default();
     let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
-    let mut props = vk::PhysicalDeviceProperties2::default().push_next(&mut driver).push_next(&mut subgroup);
+    let mut v11 = vk::PhysicalDeviceVulkan11Properties::default();
+    let mut props = vk::PhysicalDeviceProperties2::default()
+        .push_next(&mut driver)
+        .push_next(&mut subgroup)
+        .push_next(&mut v11);
     // SAFETY: physical belongs to instance, which supports Vulkan 1.2.
     unsafe { instance.raw.get_physical_device_properties2(physical, &mut props) };
     let p = props.properties;
-    let mut v12 = vk::PhysicalDeviceVulkan12Features::default();
-    let mut executable = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
-    let mut features = vk::PhysicalDeviceFeatures2::default().push_next(&mut v12).push_next(&mut executable);
     // SAFETY: as above.
-    unsafe { instance.raw.get_physical_device_features2(physical, &mut features) };
-    let shader_float64 = features.features.shader_float64 == vk::TRUE;
-    // SAFETY: as above.
-    let extensions =
-        unsafe { instance.raw.enumerate_device_extension_properties(physical) }.unwrap_or_default();
-    let has_executable_properties = extensions
+    let memory = unsafe { instance.raw.get_physical_device_memory_properties(physical) };
+    let heaps = memory
+        .memory_heaps_as_slice()
         .iter()
-        .any(|e| e.extension_name_as_c_str() == Ok(ash::khr::pipeline_executable_properties::NAME));
-    let caps = Capabilities {
-        shader_float16: v12.shader_float16 == vk::TRUE,
-        shader_float64,
-        pipeline_statistics: has_executable_properties && executable.pipeline_executable_info == vk::TRUE,
-        uniform_texel_buffer_formats: supported_formats(
-            instance,
-            physical,
-            |r| if let Requirement::UniformTexelBuffer(f) = r { Some(*f) } else { None },
-            |p| p.buffer_features.contains(vk::FormatFeatureFlags::UNIFORM_TEXEL_BUFFER),
-        ),
-        sampled_image_formats: supported_formats(
-            instance,
-            physical,
-            |r| if let Requirement::SampledImage(f) = r { Some(*f) } else { None },
-            |p| p.optimal_tiling_features.contains(vk::FormatFeatureFlags::SAMPLED_IMAGE),
-        ),
-        max_workgroup_invocations: p.limits.max_compute_work_group_invocations,
-        linear_filter_formats: supported_formats(
-            instance,
-            physical,
-            |r| if let Requirement::LinearFilter(f) = r { Some(*f) } else { None },
-            |p| p.optimal_tiling_features.contains(vk::FormatFeatureFlags::SAMPLED_IMAGE_FILTER_LINEAR),
-        ),
+        .map(|h| Heap { bytes: h.size, device_local: h.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL) });
+    let formats = formats.iter().map(|&format| {
+        // SAFETY: physical belongs to instance.
+        (format, unsafe { instance.raw.get_physical_device_format_properties(physical, format) })
+    });
+    let limits = &p.limits;
+    let caps = DeviceCaps {
+        features: supported_features(instance, physical),
+        limits: Limits {
+            workgroup_invocations: limits.max_compute_work_group_invocations,
+            shared_memory_bytes: limits.max_compute_shared_memory_size,
+            push_constant_bytes: limits.max_push_constants_size,
+            storage_buffer_range: u64::from(limits.max_storage_buffer_range),
+            allocation_bytes: v11.max_memory_allocation_size,
+        },
+        formats: formats.collect(),
+        subgroup_size: subgroup.subgroup_size,
+        heaps: heaps.collect(),
     };
     // SAFETY: as above.
     let families = unsafe { instance.raw.get_physical_device_queue_family_properties(physical) };
@@ -106,54 +133,33 @@ pub fn describe(instance: &Instance, physical: vk::PhysicalDevice, row: &Row) ->
     (info, caps)
 }
 
-/// Of the formats that registered cases require through `wanted`, those for which `supported`
-/// holds on this device.
-fn supported_formats(
-    instance: &Instance,
-    physical: vk::PhysicalDevice,
-    wanted: impl Fn(&Requirement) -> Option<vk::Format>,
-    supported: impl Fn(&vk::FormatProperties) -> bool,
-) -> Vec<vk::Format> {
-    let mut formats: Vec<vk::Format> =
-        registry::templates().iter().flat_map(|s| s.case.requires.iter()).filter_map(&wanted).collect();
-    formats.sort_by_key(|f| f.as_raw());
-    formats.dedup();
-    formats.retain(|&format| {
-        // SAFETY: physical belongs to instance.
-        let props = unsafe { instance.raw.get_physical_device_format_properties(physical, format) };
-        supported(&props)
-    });
-    formats
-}
-
-/// Creates the device with one queue of `family` and the capabilities in `caps` enabled.
+/// Creates the device with one queue of `family`, the features in `enabled` and the extensions
+/// they need.
 pub fn create(
     instance: &Instance,
     physical: vk::PhysicalDevice,
     family: u32,
-    caps: &Capabilities,
+    enabled: &FeatureStructs,
 ) -> Result<(ash::Device, vk::Queue)> {
     let priorities = [1.0];
     let queues =
         [vk::DeviceQueueCreateInfo::default().queue_family_index(family).queue_priorities(&priorities)];
-    let features = vk::PhysicalDeviceFeatures::default().shader_float64(caps.shader_float64);
-    let mut v12 = vk::PhysicalDeviceVulkan12Features::default().shader_float16(caps.shader_float16);
-    let mut executable = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
-        .pipeline_executable_info(caps.pipeline_statistics);
-    let extensions: Vec<*const std::ffi::c_char> = if caps.pipeline_statistics {
-        vec![ash::khr::pipeline_executable_properties::NAME.as_ptr()]
-    } else {
-        Vec::new()
-    };
-    let mut info = vk::DeviceCreateInfo::default()
-        .queue_create_infos(&queues)
-        .enabled_features(&features)
-        .enabled_extension_names(&extensions)
-        .push_next(&mut v12);
-    if caps.pipeline_statistics {
-        info = info.push_next(&mut executable);
+    let extensions: Vec<*const std::ffi::c_char> = enabled.extensions().iter().map(|e| e.as_ptr()).collect();
+    let mut s = *enabled;
+    let mut features2 =
+        vk::PhysicalDeviceFeatures2::default().features(s.core).push_next(&mut s.v11).push_next(&mut s.v12);
+    if enabled.extensions().contains(&ash::khr::pipeline_executable_properties::NAME) {
+        features2 = features2.push_next(&mut s.executable);
     }
-    // SAFETY: only supported features are enabled; every pointer lives across the call.
+    if enabled.extensions().contains(&ash::khr::shader_clock::NAME) {
+        features2 = features2.push_next(&mut s.clock);
+    }
+    let info = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queues)
+        .enabled_extension_names(&extensions)
+        .push_next(&mut features2);
+    // SAFETY: only supported features are enabled, with their extensions; every pointer lives
+    // across the call.
     let device =
         unsafe { instance.raw.create_device(physical, &info, None) }.map_err(vk_err("vkCreateDevice"))?;
     // SAFETY: the queue (family, 0) was requested above.

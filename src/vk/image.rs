@@ -1,4 +1,4 @@
-//! Sampled 2D images (uploaded through a staging buffer) and samplers.
+//! 2D images (sampled or storage), uploaded through a staging buffer, and samplers.
 
 use ash::vk;
 use gpu_allocator::vulkan::Allocation;
@@ -9,41 +9,90 @@ use super::commands::submit;
 use super::context::Context;
 use crate::error::{vk_err, Result};
 
-/// A device-local 2D image in SHADER_READ_ONLY_OPTIMAL layout, with a view.
+/// What an image is: format, size, and how shaders use it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImageDesc {
+    /// The texel format.
+    pub format: vk::Format,
+    /// Width and height in texels.
+    pub size: [u32; 2],
+    /// A storage image (GENERAL layout, `imageLoad`/`imageStore`) instead of a sampled one.
+    pub storage: bool,
+}
+
+impl ImageDesc {
+    /// The layout shaders see it in.
+    pub fn layout(&self) -> vk::ImageLayout {
+        if self.storage {
+            vk::ImageLayout::GENERAL
+        } else {
+            vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL
+        }
+    }
+
+    /// Bytes of the tightly packed texels, if perftest knows the format's texel size.
+    pub fn bytes(&self) -> Option<u64> {
+        Some(u64::from(self.size[0]) * u64::from(self.size[1]) * texel_bytes(self.format)?)
+    }
+}
+
+/// Bytes per texel of the uncompressed color formats perftest uses.
+pub fn texel_bytes(format: vk::Format) -> Option<u64> {
+    use vk::Format as F;
+    Some(match format {
+        F::R8_UNORM | F::R8_UINT | F::R8_SNORM => 1,
+        F::R8G8_UNORM | F::R8G8_UINT | F::R16_SFLOAT | F::R16_UINT | F::R16_UNORM => 2,
+        F::R8G8B8A8_UNORM
+        | F::R8G8B8A8_UINT
+        | F::R16G16_SFLOAT
+        | F::R16G16_UINT
+        | F::R32_SFLOAT
+        | F::R32_UINT => 4,
+        F::R16G16B16A16_SFLOAT | F::R16G16B16A16_UINT | F::R32G32_SFLOAT | F::R32G32_UINT => 8,
+        F::R32G32B32A32_SFLOAT | F::R32G32B32A32_UINT => 16,
+        _ => return None,
+    })
+}
+
+/// A device-local 2D image with a view, in its [`ImageDesc::layout`].
 pub struct Image<'ctx> {
     ctx: &'ctx Context,
     /// The image.
     pub raw: vk::Image,
     /// A view of its one mip level.
     pub view: vk::ImageView,
+    /// Width and height.
+    pub size: [u32; 2],
+    /// The layout shaders see it in.
+    pub layout: vk::ImageLayout,
     allocation: Option<Allocation>,
 }
 
 impl<'ctx> Image<'ctx> {
-    /// Creates a `width` x `height` image of `format` and uploads the bytes `fill` writes
-    /// (texels row by row, tightly packed, `texel_bytes` each).
-    pub fn new(
-        ctx: &'ctx Context,
-        name: &str,
-        format: vk::Format,
-        [width, height]: [u32; 2],
-        texel_bytes: u64,
-        fill: fn(&mut [u8]),
-    ) -> Result<Self> {
-        let extent = vk::Extent3D { width, height, depth: 1 };
+    /// Creates the image and uploads `staging` (texels row by row, tightly packed) into it.
+    pub fn new(ctx: &'ctx Context, name: &str, desc: ImageDesc, staging: &Buffer<'_>) -> Result<Self> {
+        let [width, height] = desc.size;
+        let usage = if desc.storage { vk::ImageUsageFlags::STORAGE } else { vk::ImageUsageFlags::SAMPLED };
         let info = vk::ImageCreateInfo::default()
             .image_type(vk::ImageType::TYPE_2D)
-            .format(format)
-            .extent(extent)
+            .format(desc.format)
+            .extent(vk::Extent3D { width, height, depth: 1 })
             .mip_levels(1)
             .array_layers(1)
             .samples(vk::SampleCountFlags::TYPE_1)
             .tiling(vk::ImageTiling::OPTIMAL)
-            .usage(vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST)
+            .usage(usage | vk::ImageUsageFlags::TRANSFER_DST)
             .initial_layout(vk::ImageLayout::UNDEFINED);
-        // SAFETY: valid device; the format supports sampling (a case requirement).
+        // SAFETY: valid device; the format supports the use (a case requirement).
         let raw = unsafe { ctx.device.create_image(&info, None) }.map_err(vk_err("vkCreateImage"))?;
-        let mut image = Self { ctx, raw, view: vk::ImageView::null(), allocation: None };
+        let mut image = Self {
+            ctx,
+            raw,
+            view: vk::ImageView::null(),
+            size: desc.size,
+            layout: desc.layout(),
+            allocation: None,
+        };
         // SAFETY: raw is a live image of this device.
         let requirements = unsafe { ctx.device.get_image_memory_requirements(raw) };
         let allocation = ctx.allocate(name, requirements, MemoryLocation::GpuOnly, false)?;
@@ -60,70 +109,16 @@ impl<'ctx> Image<'ctx> {
         let view_info = vk::ImageViewCreateInfo::default()
             .image(raw)
             .view_type(vk::ImageViewType::TYPE_2D)
-            .format(format)
+            .format(desc.format)
             .subresource_range(range);
         // SAFETY: valid image with bound memory.
         image.view =
             unsafe { ctx.device.create_image_view(&view_info, None) }.map_err(vk_err("vkCreateImageView"))?;
-
-        let bytes = u64::from(width) * u64::from(height) * texel_bytes;
-        let mut staging = Buffer::new(
-            ctx,
-            &format!("{name}: staging"),
-            bytes,
-            vk::BufferUsageFlags::TRANSFER_SRC,
-            MemoryLocation::CpuToGpu,
-        )?;
-        fill(staging.bytes_mut());
-        let layers =
-            vk::ImageSubresourceLayers::default().aspect_mask(vk::ImageAspectFlags::COLOR).layer_count(1);
-        let copy = vk::BufferImageCopy::default().image_subresource(layers).image_extent(extent);
-        submit(ctx, |device, cmd| {
-            let to_transfer = vk::ImageMemoryBarrier::default()
-                .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                .old_layout(vk::ImageLayout::UNDEFINED)
-                .new_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
-                .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-                .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-                .image(raw)
-                .subresource_range(range);
-            let to_shader = vk::ImageMemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                .dst_access_mask(vk::AccessFlags::SHADER_READ)
-                .old_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
-                .new_layout(vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)
-                .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-                .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-                .image(raw)
-                .subresource_range(range);
-            // SAFETY: cmd is recording; the image and staging buffer are live.
-            unsafe {
-                device.cmd_pipeline_barrier(
-                    cmd,
-                    vk::PipelineStageFlags::TOP_OF_PIPE,
-                    vk::PipelineStageFlags::TRANSFER,
-                    vk::DependencyFlags::empty(),
-                    &[],
-                    &[],
-                    &[to_transfer],
-                );
-                device.cmd_copy_buffer_to_image(
-                    cmd,
-                    staging.raw,
-                    raw,
-                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                    &[copy],
-                );
-                device.cmd_pipeline_barrier(
-                    cmd,
-                    vk::PipelineStageFlags::TRANSFER,
-                    vk::PipelineStageFlags::COMPUTE_SHADER,
-                    vk::DependencyFlags::empty(),
-                    &[],
-                    &[],
-                    &[to_shader],
-                );
-            }
+        let transfer = vk::ImageLayout::TRANSFER_DST_OPTIMAL;
+        submit(ctx, |rec| {
+            rec.image_layout(&image, vk::ImageLayout::UNDEFINED, transfer);
+            rec.copy_to_image(staging, &image, transfer);
+            rec.image_layout(&image, transfer, image.layout);
         })?;
         Ok(image)
     }

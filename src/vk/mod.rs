@@ -12,6 +12,6 @@ pub mod select;
 pub mod timestamps;
 
 pub use buffer::Buffer;
-pub use context::Context;
+pub use context::{Adapter, Context};
 pub use pipeline::Pipeline;
 pub use timestamps::TimestampPool;

@@ -2,7 +2,10 @@
 
 use serde::Serialize;
 
-use crate::results::{rate_text, Run};
+use super::format::ratio_text;
+use super::matching::match_runs;
+use super::model::Run;
+use super::write::rate_text;
 
 /// One case across the runs.
 #[derive(Debug, Serialize, PartialEq)]
@@ -28,23 +31,14 @@ pub struct Comparison {
 
 /// Matches the cases of `runs` (labelled by `labels`) by name.
 pub fn compare(labels: &[String], runs: &[Run]) -> Comparison {
-    let mut names: Vec<&str> = Vec::new();
-    for run in runs {
-        for case in &run.cases {
-            if !names.contains(&case.name.as_str()) {
-                names.push(&case.name);
-            }
-        }
-    }
-    let rows = names
+    let rows = match_runs(runs)
         .into_iter()
-        .map(|name| {
-            let found: Vec<_> = runs.iter().map(|r| r.cases.iter().find(|c| c.name == name)).collect();
+        .map(|m| {
             let rates: Vec<Option<f64>> =
-                found.iter().map(|c| c.and_then(|c| c.rate.as_ref()).map(|r| r.value)).collect();
+                m.found.iter().map(|c| c.and_then(|c| c.rate.as_ref()).map(|r| r.value)).collect();
             let ratios = rates.iter().map(|r| Some(r.as_ref()? / rates[0]?)).collect();
-            let cells = found.iter().map(|c| c.map_or_else(|| "missing".to_owned(), rate_text)).collect();
-            Row { name: name.to_owned(), rates, ratios, cells }
+            let cells = m.found.iter().map(|c| c.map_or_else(|| "missing".to_owned(), rate_text)).collect();
+            Row { name: m.name.to_owned(), rates, ratios, cells }
         })
         .collect();
     let runs = labels
@@ -53,15 +47,6 @@ pub fn compare(labels: &[String], runs: &[Run]) -> Comparison {
         .map(|(label, run)| format!("{label}: {} ({})", run.device.name, run.date))
         .collect();
     Comparison { runs, rows }
-}
-
-/// A ratio with three decimals, or three significant digits below 0.01 (`4.34e-4x`).
-pub fn ratio_text(ratio: f64) -> String {
-    if ratio >= 0.01 || ratio == 0.0 {
-        format!("{ratio:.3}x")
-    } else {
-        format!("{ratio:.2e}x")
-    }
 }
 
 fn cell(row: &Row, i: usize) -> String {
@@ -118,10 +103,10 @@ pub fn to_text(comparison: &Comparison) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::Amount;
+    use crate::report::model::Amount;
 
     fn two_runs() -> Vec<Run> {
-        let first = crate::results::tests::sample_run();
+        let first = crate::report::model::tests::sample_run();
         let mut second = first.clone();
         second.device.name = "llvmpipe".into();
         second.cases[0].rate = Some(Amount { value: 1.126e12, unit: "loads/s".into() });
@@ -142,13 +127,6 @@ mod tests {
         assert_eq!(c.rows[1].cells[1], "missing");
         assert_eq!(c.rows[2].cells[0], "missing");
         assert_eq!(c.rows[2].ratios[1], None);
-    }
-
-    #[test]
-    fn small_ratios_keep_three_significant_digits() {
-        assert_eq!(ratio_text(0.2), "0.200x");
-        assert_eq!(ratio_text(0.000434), "4.34e-4x");
-        assert_eq!(ratio_text(2.985), "2.985x");
     }
 
     #[test]

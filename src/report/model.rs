@@ -1,16 +1,19 @@
-//! A run's results as a document: JSON (the format kept and compared), CSV, markdown; atomic writes.
+//! A run's results as data: what JSON files hold, and reading them back (format 1 or 2).
 
-use std::io::Write;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::runner::report::{self, Outcome};
+use crate::registry::CaseSpec;
+use crate::runner::outcome::Outcome;
 use crate::vk::device::DeviceInfo;
 
 /// The version of the JSON layout; files from a newer perftest are refused with a sentence.
-pub const FORMAT_VERSION: u32 = 1;
+/// Version 2 added per-case `group`, `variant`, `axes` and `rates`, and the run's `axes`;
+/// version 1 files still load.
+pub const FORMAT_VERSION: u32 = 2;
 
 /// One run: where, how, and what each case gave.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -44,8 +47,12 @@ pub struct Settings {
     pub filter: Option<String>,
     /// `--skip`.
     pub skip: Vec<String>,
-    /// `--branch-iterations`, as FROM:TO:STEP.
-    pub branch_iterations: String,
+    /// The `--axis` settings, as `FAMILY.AXIS=VALUES` (axes not set ran their defaults).
+    #[serde(default)]
+    pub axes: Vec<String>,
+    /// Format 1's `--branch-iterations` (FROM:TO:STEP); now the axis `branch.n`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch_iterations: Option<String>,
 }
 
 /// The device row a run used.
@@ -116,6 +123,15 @@ pub struct CaseResult {
     pub name: String,
     /// Family name.
     pub family: String,
+    /// The group plots draw it in (format 1: the family).
+    #[serde(default)]
+    pub group: String,
+    /// The name without its axis values (format 1: the name).
+    #[serde(default)]
+    pub variant: String,
+    /// The family's axis values that made this case.
+    #[serde(default)]
+    pub axes: BTreeMap<String, u64>,
     /// ok, skipped or failed.
     pub status: Status,
     /// Why it was skipped or failed; for verified cases, what was checked.
@@ -128,18 +144,24 @@ pub struct CaseResult {
     pub cv: Option<f64>,
     /// Work of one measurement.
     pub work: Option<Amount>,
-    /// The headline rate.
+    /// The headline rate (the first of `rates`).
     pub rate: Option<Amount>,
+    /// The rate of every work unit (loads/s and B/s, ...).
+    #[serde(default)]
+    pub rates: Vec<Amount>,
     /// Rate over the family's baseline (above 1 = faster).
     pub ratio: Option<f64>,
 }
 
 impl CaseResult {
     /// The record of a finished case.
-    pub fn new(name: &str, family: &str, outcome: &Outcome) -> Self {
+    pub fn new(case: &CaseSpec, outcome: &Outcome) -> Self {
         let mut record = CaseResult {
-            name: name.to_owned(),
-            family: family.to_owned(),
+            name: case.name.clone(),
+            family: case.family.to_owned(),
+            group: case.group.clone(),
+            variant: case.variant.clone(),
+            axes: case.axes.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect(),
             status: Status::Ok,
             reason: None,
             median_ms: None,
@@ -147,6 +169,7 @@ impl CaseResult {
             cv: None,
             work: None,
             rate: None,
+            rates: Vec::new(),
             ratio: None,
         };
         match outcome {
@@ -160,10 +183,15 @@ impl CaseResult {
             Outcome::Timed { measurement, work, ratio, .. } => {
                 let s = &measurement.summary;
                 (record.median_ms, record.min_ms, record.cv) = (Some(s.median), Some(s.min), Some(s.cv));
-                if let (Some((amount, w)), Some(rate)) = (work.first(), outcome.rate()) {
+                if let Some((amount, w)) = work.first() {
                     record.work = Some(Amount { value: *amount, unit: w.unit.amount_name().to_owned() });
-                    record.rate = Some(Amount { value: rate, unit: w.unit.rate_name().to_owned() });
                 }
+                record.rates = outcome
+                    .rates()
+                    .into_iter()
+                    .map(|(rate, w)| Amount { value: rate, unit: w.unit.rate_name().to_owned() })
+                    .collect();
+                record.rate = record.rates.first().cloned();
                 record.ratio = *ratio;
             }
         }
@@ -171,142 +199,11 @@ impl CaseResult {
     }
 
     /// The record of a case that failed with `error`.
-    pub fn failed(name: &str, family: &str, error: &Error) -> Self {
-        let mut record = CaseResult::new(name, family, &Outcome::Skipped(error.to_string()));
+    pub fn failed(case: &CaseSpec, error: &Error) -> Self {
+        let mut record = CaseResult::new(case, &Outcome::Skipped(error.to_string()));
         record.status = Status::Failed;
         record
     }
-}
-
-/// The run as pretty JSON.
-pub fn to_json(run: &Run) -> String {
-    serde_json::to_string_pretty(run).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
-}
-
-/// The run as CSV: one row per case, the device columns repeated so files concatenate.
-pub fn to_csv(run: &Run) -> Result<String> {
-    let mut writer = csv::Writer::from_writer(Vec::new());
-    let d = &run.device;
-    let header = [
-        "device",
-        "type",
-        "vendor_id",
-        "device_id",
-        "driver",
-        "vulkan",
-        "queue_family",
-        "date",
-        "case",
-        "family",
-        "status",
-        "reason",
-        "median_ms",
-        "min_ms",
-        "cv",
-        "work",
-        "work_unit",
-        "rate",
-        "rate_unit",
-        "ratio",
-    ];
-    let csv_err = |e: csv::Error| Error::Io(std::io::Error::other(e));
-    writer.write_record(header).map_err(csv_err)?;
-    let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
-    for c in &run.cases {
-        let status = match c.status {
-            Status::Ok => "ok",
-            Status::Skipped => "skipped",
-            Status::Failed => "failed",
-        };
-        let (work, work_unit) =
-            c.work.as_ref().map_or((String::new(), ""), |a| (a.value.to_string(), &a.unit));
-        let (rate, rate_unit) =
-            c.rate.as_ref().map_or((String::new(), ""), |a| (a.value.to_string(), &a.unit));
-        writer
-            .write_record([
-                d.name.as_str(),
-                &d.kind,
-                &d.vendor_id.to_string(),
-                &d.device_id.to_string(),
-                &d.driver,
-                &d.vulkan_version,
-                &d.queue_family.to_string(),
-                &run.date,
-                &c.name,
-                &c.family,
-                status,
-                c.reason.as_deref().unwrap_or(""),
-                &opt(c.median_ms),
-                &opt(c.min_ms),
-                &opt(c.cv),
-                &work,
-                work_unit,
-                &rate,
-                rate_unit,
-                &opt(c.ratio),
-            ])
-            .map_err(csv_err)?;
-    }
-    let bytes = writer.into_inner().map_err(|e| Error::Io(e.into_error()))?;
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
-}
-
-/// A markdown cell: `|` would end the cell, so it is escaped.
-fn cell(text: &str) -> String {
-    text.replace('|', "\\|")
-}
-
-/// The rate of a case as text (`65.2 TFLOPS`), or its status.
-pub fn rate_text(c: &CaseResult) -> String {
-    match (&c.rate, c.status) {
-        (Some(rate), _) => report::si(rate.value, &rate.unit),
-        (None, Status::Ok) => "verified".into(),
-        (None, Status::Skipped) => format!("skipped ({})", c.reason.as_deref().unwrap_or("")),
-        (None, Status::Failed) => "failed".into(),
-    }
-}
-
-/// The run as a markdown table, as a README would show it.
-pub fn to_markdown(run: &Run) -> String {
-    let d = &run.device;
-    let mut out = format!(
-        "**{}** ({}, {}, Vulkan {}), perftest {}, {}\n\n| case | rate | ratio | median ms | min ms | cv |\n|---|---|---|---|---|---|\n",
-        cell(&d.name),
-        d.kind,
-        cell(&d.driver),
-        d.vulkan_version,
-        run.perftest_version,
-        run.date
-    );
-    let num = |v: Option<f64>, digits: usize| v.map(|v| format!("{v:.digits$}")).unwrap_or_default();
-    for c in &run.cases {
-        out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} |\n",
-            cell(&c.name),
-            cell(&rate_text(c)),
-            c.ratio.map(|r| format!("{r:.3}x")).unwrap_or_default(),
-            num(c.median_ms, 3),
-            num(c.min_ms, 3),
-            c.cv.map(|v| format!("{:.1}%", v * 100.0)).unwrap_or_default(),
-        ));
-    }
-    out
-}
-
-/// Writes `text` to `path` without ever leaving a half-written file: a temporary file beside it,
-/// flushed, then renamed over it.
-pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "output".into());
-    let temporary = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    let written = std::fs::File::create(&temporary).and_then(|mut file| {
-        file.write_all(text.as_bytes())?;
-        file.sync_all()
-    });
-    if let Err(e) = written.and_then(|()| std::fs::rename(&temporary, path)) {
-        let _ = std::fs::remove_file(&temporary);
-        return Err(Error::Output { path: path.display().to_string(), detail: e.to_string() });
-    }
-    Ok(())
 }
 
 /// Reads a perftest JSON results file, refusing missing files, other JSON and newer formats.
@@ -325,17 +222,34 @@ pub fn load(path: &Path) -> Result<Run> {
         }
         Some(_) => {}
     }
-    serde_json::from_value(value).map_err(|e| bad(format!("is not a perftest results file ({e})")))
+    let mut run: Run =
+        serde_json::from_value(value).map_err(|e| bad(format!("is not a perftest results file ({e})")))?;
+    for case in &mut run.cases {
+        if case.group.is_empty() {
+            case.group = case.family.clone();
+        }
+        if case.variant.is_empty() {
+            case.variant = case.name.clone();
+        }
+        if case.rates.is_empty() {
+            case.rates.extend(case.rate.clone());
+        }
+    }
+    Ok(run)
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::report::write::{to_json, write_atomic};
 
     pub(crate) fn sample_run() -> Run {
         let case = |name: &str, rate: Option<f64>, ratio: Option<f64>, status: Status| CaseResult {
             name: name.into(),
-            family: "load raw".into(),
+            family: "load".into(),
+            group: "load raw".into(),
+            variant: name.into(),
+            axes: BTreeMap::new(),
             status,
             reason: (status == Status::Skipped).then(|| "the device lacks shaderFloat64".into()),
             median_ms: rate.map(|_| 20.0),
@@ -343,6 +257,7 @@ pub(crate) mod tests {
             cv: rate.map(|_| 0.001),
             work: rate.map(|r| Amount { value: r * 0.02, unit: "loads".into() }),
             rate: rate.map(|r| Amount { value: r, unit: "loads/s".into() }),
+            rates: rate.map(|r| Amount { value: r, unit: "loads/s".into() }).into_iter().collect(),
             ratio,
         };
         Run {
@@ -355,7 +270,8 @@ pub(crate) mod tests {
                 verify: false,
                 filter: None,
                 skip: vec![],
-                branch_iterations: "0:256:8".into(),
+                axes: vec!["branch.n=0:256:64".into()],
+                branch_iterations: None,
             },
             device: Device {
                 name: "NVIDIA H100 80GB HBM3".into(),
@@ -381,7 +297,7 @@ pub(crate) mod tests {
         let run = sample_run();
         let text = to_json(&run);
         assert!(
-            text.contains("\"format_version\": 1") && text.contains("\"type\": \"DiscreteGpu\""),
+            text.contains("\"format_version\": 2") && text.contains("\"type\": \"DiscreteGpu\""),
             "{text}"
         );
         assert!(text.contains("\"status\": \"skipped\""), "{text}");
@@ -389,29 +305,6 @@ pub(crate) mod tests {
         write_atomic(&path, &text).unwrap();
         assert_eq!(load(&path).unwrap(), run);
         std::fs::remove_file(path).unwrap();
-    }
-
-    #[test]
-    fn csv_repeats_the_device_on_every_row() {
-        let text = to_csv(&sample_run()).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 3);
-        assert!(lines[0].starts_with("device,type,vendor_id"));
-        assert!(lines[1].starts_with("NVIDIA H100 80GB HBM3,DiscreteGpu,4318,9008,"), "{}", lines[1]);
-        assert!(lines[2].contains(",skipped,the device lacks shaderFloat64,"), "{}", lines[2]);
-    }
-
-    #[test]
-    fn markdown_is_a_table_with_rates_and_ratios() {
-        let text = to_markdown(&sample_run());
-        assert!(text.contains("| case | rate | ratio | median ms | min ms | cv |"), "{text}");
-        assert!(
-            text.contains(
-                "| ByteAddressBuffer.Load uniform | 5.63 Tloads/s | 2.985x | 20.000 | 19.900 | 0.1% |"
-            ),
-            "{text}"
-        );
-        assert!(text.contains("| ALU fp64 FMA | skipped (the device lacks shaderFloat64) |"), "{text}");
     }
 
     #[test]
@@ -430,21 +323,39 @@ pub(crate) mod tests {
         let newer = dir.join("newer.json");
         std::fs::write(
             &newer,
-            to_json(&sample_run()).replace("\"format_version\": 1", "\"format_version\": 2"),
+            to_json(&sample_run()).replace("\"format_version\": 2", "\"format_version\": 3"),
         )
         .unwrap();
         let error = load(&newer).unwrap_err().to_string();
-        assert!(error.contains("has format version 2, newer than this perftest reads (1)"), "{error}");
+        assert!(error.contains("has format version 3, newer than this perftest reads (2)"), "{error}");
         std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
-    fn an_atomic_write_into_a_missing_folder_fails_cleanly() {
-        let path = Path::new("/nonexistent-perftest-dir/out.json");
-        let error = write_atomic(path, "{}").unwrap_err();
-        assert!(
-            error.to_string().starts_with("could not write /nonexistent-perftest-dir/out.json"),
-            "{error}"
+    fn format_1_files_load_with_groups_variants_and_rates_filled_in() {
+        let dir = std::env::temp_dir().join(format!("perftest-v1-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let v1 = r#"{"format_version": 1, "perftest_version": "0.1.0", "date": "2026-11-21T02:00:00Z",
+            "settings": {"target_ms": 20.0, "samples": 10, "verify": false, "filter": null, "skip": [],
+                         "branch_iterations": "0:256:8"},
+            "device": {"name": "H100", "type": "DiscreteGpu", "vendor_id": 4318, "device_id": 9008,
+                       "driver": "NVIDIA", "vulkan_version": "1.4.312", "queue_family": 0,
+                       "subgroup_size": 32, "timestamp_period_ns": 1.0},
+            "interrupted": false,
+            "cases": [{"name": "8X Coherent branch long", "family": "branch Coherent", "status": "ok",
+                       "reason": null, "median_ms": 20.0, "min_ms": 19.9, "cv": 0.001,
+                       "work": {"value": 1e9, "unit": "invocations"},
+                       "rate": {"value": 5e10, "unit": "invocations/s"}, "ratio": 1.5}]}"#;
+        let path = dir.join("v1.json");
+        std::fs::write(&path, v1).unwrap();
+        let run = load(&path).unwrap();
+        std::fs::remove_dir_all(dir).unwrap();
+        assert_eq!(run.settings.branch_iterations.as_deref(), Some("0:256:8"));
+        let case = &run.cases[0];
+        assert_eq!(
+            (case.group.as_str(), case.variant.as_str()),
+            ("branch Coherent", "8X Coherent branch long")
         );
+        assert_eq!(case.rates, [Amount { value: 5e10, unit: "invocations/s".into() }]);
     }
 }

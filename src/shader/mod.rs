@@ -1,12 +1,14 @@
-//! GLSL to Vulkan SPIR-V with one shaderc compiler: embedded includes, permutations by defines.
+//! GLSL to Vulkan SPIR-V with shaderc: embedded includes, permutations by defines; a SPIR-V reader.
+
+pub mod spirv;
 
 use crate::error::{Error, Result};
-use crate::registry::{Case, Family};
+use crate::registry::CaseSpec;
 
 /// The files a snippet may `#include`, embedded in the binary.
-const INCLUDES: &[(&str, &str)] = &[("common.glsl", include_str!("../glsl/common.glsl"))];
+const INCLUDES: &[(&str, &str)] = &[("common.glsl", include_str!("../../glsl/common.glsl"))];
 
-/// One shaderc compiler, shared by every case of a run.
+/// A shaderc compiler; each pipeline-building thread has its own.
 pub struct ShaderCompiler {
     raw: shaderc::Compiler,
 }
@@ -22,12 +24,12 @@ impl ShaderCompiler {
         Ok(Self { raw })
     }
 
-    /// Compiles the permutation of `family`'s snippet that `case` selects.
-    pub fn compile(&self, family: &Family, case: &Case) -> Result<Vec<u32>> {
-        let [x, y, z] = family.local_size.map(|n| format!("{n}"));
+    /// Compiles the permutation of its family's snippet that `case` selects.
+    pub fn compile(&self, case: &CaseSpec) -> Result<Vec<u32>> {
+        let [x, y, z] = case.local_size.map(|n| format!("{n}"));
         let mut defines = vec![("LOCAL_SIZE_X", x.as_str()), ("LOCAL_SIZE_Y", &y), ("LOCAL_SIZE_Z", &z)];
-        defines.extend(case.defines.iter().copied());
-        self.compile_source(case.name, family.glsl.file, family.glsl.source, &defines)
+        defines.extend(case.defines.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        self.compile_source(&case.name, case.glsl.file, case.glsl.source, &defines)
     }
 
     /// Compiles `source` (named `file` in messages) with `defines`, for the case `case_name`.
@@ -73,12 +75,30 @@ mod tests {
     use crate::registry;
 
     #[test]
-    fn every_registered_permutation_compiles() {
+    fn every_registered_permutation_compiles_with_the_push_block_its_case_fills() {
+        // One case per distinct shader: the branch cases differ only in push constants.
         let compiler = ShaderCompiler::new().unwrap();
-        for s in registry::templates() {
-            let spirv = compiler.compile(s.family, s.case).unwrap_or_else(|e| panic!("{e}"));
-            assert_eq!(spirv[0], 0x0723_0203, "{}: not SPIR-V", s.case.name);
+        let mut seen = std::collections::HashSet::new();
+        for case in registry::all() {
+            if !seen.insert((case.glsl.file, case.defines.clone())) {
+                continue;
+            }
+            let spirv = compiler.compile(&case).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(spirv[0], spirv::MAGIC, "{}: not SPIR-V", case.name);
+            // The GLSL block (common.glsl's header + FAMILY_PARAMS) and the Rust bytes agree.
+            let glsl_bytes = spirv::push_constant_bytes(&spirv).unwrap_or(0) as usize;
+            assert_eq!(glsl_bytes, case.push.size(), "{}: push-constant block size", case.name);
         }
+    }
+
+    #[test]
+    fn the_common_header_is_sixteen_bytes() {
+        let compiler = ShaderCompiler::new().unwrap();
+        let source =
+            "#version 460\n#include \"common.glsl\"\nvoid main() { write_result(0u, params.reserved); }\n";
+        let defines = [("LOCAL_SIZE_X", "1"), ("LOCAL_SIZE_Y", "1"), ("LOCAL_SIZE_Z", "1")];
+        let spirv = compiler.compile_source("header", "header.glsl", source, &defines).unwrap();
+        assert_eq!(spirv::push_constant_bytes(&spirv), Some(registry::HEADER_BYTES as u32));
     }
 
     #[test]

@@ -1,79 +1,11 @@
-//! What a run prints: the header, one line per case, SI-prefixed rates.
+//! What a run prints: the header, and one line per case.
 
-use super::measure::Measurement;
-use crate::registry::Work;
+use super::format::si;
+use crate::runner::outcome::{Outcome, TIME_FOR};
 use crate::vk::device::DeviceInfo;
 
-/// How one case ended.
-#[derive(Clone, Debug)]
-pub enum Outcome {
-    /// Timed: the measurement and the work one measurement does.
-    Timed {
-        /// The samples and their summary.
-        measurement: Measurement,
-        /// Work of one measurement, per entry of the case's `work`.
-        work: Vec<(f64, Work)>,
-        /// The rate over the family's baseline rate (above 1 = faster), when the family has one.
-        ratio: Option<f64>,
-        /// Whether the family reports the original's `time ratio` shape (it has a baseline).
-        with_time: bool,
-    },
-    /// Verified against the CPU reference: this many results matched.
-    Verified {
-        /// Results compared.
-        checked: usize,
-    },
-    /// Not run, and why.
-    Skipped(String),
-}
-
-/// The amount of the first work unit that the time in a ratio line is for: 2^32 loads.
-pub const TIME_FOR: f64 = 4_294_967_296.0;
-
-impl Outcome {
-    /// The rate of the case's first work unit (per second), for timed outcomes.
-    pub fn rate(&self) -> Option<f64> {
-        match self {
-            Outcome::Timed { measurement, work, .. } => {
-                work.first().map(|(amount, _)| amount / (measurement.summary.median / 1e3))
-            }
-            _ => None,
-        }
-    }
-}
-
-/// Formats `value` with three significant digits and an SI prefix: `65.2 TFLOPS`.
-pub fn si(value: f64, unit: &str) -> String {
-    const PREFIXES: [&str; 9] = ["n", "µ", "m", "", "k", "M", "G", "T", "P"];
-    if value == 0.0 || !value.is_finite() {
-        return format!("{value} {unit}");
-    }
-    let mut exponent = (value.abs().log10() / 3.0).floor() as i32;
-    let digits = |e: i32| {
-        let scaled = value / 10f64.powi(3 * e);
-        let decimals = if scaled.abs() >= 100.0 {
-            0
-        } else if scaled.abs() >= 10.0 {
-            1
-        } else {
-            2
-        };
-        (format!("{scaled:.decimals$}"), scaled)
-    };
-    let (mut text, scaled) = digits(exponent);
-    if text.trim_start_matches('-').starts_with("1000") && scaled.abs() < 1000.0 {
-        exponent += 1; // 999.7 rounds to 1000: say 1.00 k instead
-        text = digits(exponent).0;
-    }
-    let index = (exponent + 3).clamp(0, PREFIXES.len() as i32 - 1) as usize;
-    if index as i32 != exponent + 3 {
-        return format!("{value:e} {unit}");
-    }
-    format!("{text} {}{unit}", PREFIXES[index])
-}
-
-/// The header printed before the cases.
-pub fn header(info: &DeviceInfo, settings: &str) -> String {
+/// The header printed before the cases; `pipelines` says what building them cost.
+pub fn header(info: &DeviceInfo, settings: &str, pipelines: &str) -> String {
     format!(
         "perftest {}\n\
          device:     {}\n\
@@ -81,6 +13,7 @@ pub fn header(info: &DeviceInfo, settings: &str) -> String {
          driver:     {} (Vulkan {})\n\
          queue:      family {}, subgroup size {}\n\
          timestamps: {} ns per tick, {} valid bits\n\
+         pipelines:  {pipelines}\n\
          settings:   {settings}\n",
         env!("CARGO_PKG_VERSION"),
         info.row.name,
@@ -103,11 +36,10 @@ pub fn line(name: &str, outcome: &Outcome) -> String {
         Outcome::Verified { checked } => {
             format!("{name}: verified ({checked} results match the CPU reference)")
         }
-        Outcome::Timed { measurement: m, work, ratio, with_time } => {
+        Outcome::Timed { measurement: m, ratio, with_time, .. } => {
             let s = &m.summary;
-            let seconds = s.median / 1e3;
             let rates: Vec<String> =
-                work.iter().map(|(amount, w)| si(amount / seconds, w.unit.rate_name())).collect();
+                outcome.rates().iter().map(|(rate, w)| si(*rate, w.unit.rate_name())).collect();
             let mut flags = String::new();
             if s.is_noisy() {
                 flags.push_str("  [noisy: cv above 3%]");
@@ -140,19 +72,9 @@ pub fn line(name: &str, outcome: &Outcome) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::Unit;
+    use crate::registry::{Unit, Work};
+    use crate::runner::measure::Measurement;
     use crate::runner::stats::summarize;
-
-    #[test]
-    fn si_keeps_three_significant_digits() {
-        assert_eq!(si(65.21e12, "FLOPS"), "65.2 TFLOPS");
-        assert_eq!(si(16.44e12, "IOPS"), "16.4 TIOPS");
-        assert_eq!(si(1.234e9, "FLOPS"), "1.23 GFLOPS");
-        assert_eq!(si(133.8e12, "FLOPS"), "134 TFLOPS");
-        assert_eq!(si(999.7e9, "FLOPS"), "1.00 TFLOPS");
-        assert_eq!(si(512.0, "B/s"), "512 B/s");
-        assert_eq!(si(0.0201, "s"), "20.1 ms");
-    }
 
     fn timed(samples: &[f64], settled: bool) -> Outcome {
         let summary = summarize(samples).unwrap();

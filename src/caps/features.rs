@@ -1,0 +1,150 @@
+//! The optional device features perftest can use: one table row per feature, one aggregate of feature structs.
+//!
+//! [`FeatureStructs`] holds every `VkPhysicalDevice*Features` struct a feature can live in; the
+//! same aggregate answers "what does the device have" (filled by `vkGetPhysicalDeviceFeatures2`)
+//! and "enable these" (chained into `VkDeviceCreateInfo`). Adding a feature is one row in the
+//! `features!` table below, plus its use in a case.
+
+use std::ffi::CStr;
+
+use ash::vk;
+
+/// Every feature struct perftest reads or enables, unchained (`p_next` is null outside a call).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FeatureStructs {
+    /// Vulkan 1.0 core features.
+    pub core: vk::PhysicalDeviceFeatures,
+    /// Vulkan 1.1 features.
+    pub v11: vk::PhysicalDeviceVulkan11Features<'static>,
+    /// Vulkan 1.2 features.
+    pub v12: vk::PhysicalDeviceVulkan12Features<'static>,
+    /// VK_KHR_pipeline_executable_properties.
+    pub executable: vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR<'static>,
+    /// VK_KHR_shader_clock.
+    pub clock: vk::PhysicalDeviceShaderClockFeaturesKHR<'static>,
+}
+
+macro_rules! features {
+    ($( $(#[$doc:meta])* $variant:ident => $group:ident . $field:ident, $vk_name:literal, $extension:expr; )*) => {
+        /// An optional device feature a case can require.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Feature {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl Feature {
+            /// Every feature, in table order.
+            pub const ALL: &'static [Feature] = &[$(Feature::$variant),*];
+
+            /// The feature's name in the Vulkan specification (`shaderFloat16`).
+            pub fn vk_name(self) -> &'static str {
+                match self { $(Feature::$variant => $vk_name),* }
+            }
+
+            /// The device extension that offers the feature, if it is not core Vulkan 1.2.
+            pub fn extension(self) -> Option<&'static CStr> {
+                match self { $(Feature::$variant => $extension),* }
+            }
+        }
+
+        impl FeatureStructs {
+            /// Whether `feature` is set.
+            pub fn get(&self, feature: Feature) -> bool {
+                match feature { $(Feature::$variant => self.$group.$field == vk::TRUE),* }
+            }
+
+            /// Sets or clears `feature`.
+            pub fn set(&mut self, feature: Feature, on: bool) {
+                match feature { $(Feature::$variant => self.$group.$field = vk::Bool32::from(on)),* }
+            }
+        }
+    };
+}
+
+features! {
+    /// 16-bit float arithmetic in shaders.
+    ShaderFloat16 => v12.shader_float16, "shaderFloat16", None;
+    /// 64-bit float arithmetic in shaders.
+    ShaderFloat64 => core.shader_float64, "shaderFloat64", None;
+    /// 64-bit integers in shaders (buffer device addresses as integers).
+    ShaderInt64 => core.shader_int64, "shaderInt64", None;
+    /// 16-bit integers in shaders.
+    ShaderInt16 => core.shader_int16, "shaderInt16", None;
+    /// Buffer device addresses (`buffer_reference` pointers).
+    BufferDeviceAddress => v12.buffer_device_address, "bufferDeviceAddress", None;
+    /// `imageLoad` from storage images declared without a format.
+    StorageImageReadWithoutFormat => core.shader_storage_image_read_without_format,
+        "shaderStorageImageReadWithoutFormat", None;
+    /// The driver's statistics of compiled pipelines (`--shader-stats`).
+    PipelineExecutableInfo => executable.pipeline_executable_info, "pipelineExecutableInfo",
+        Some(ash::khr::pipeline_executable_properties::NAME);
+    /// `clockARB`-style subgroup clock reads in shaders.
+    ShaderSubgroupClock => clock.shader_subgroup_clock, "shaderSubgroupClock",
+        Some(ash::khr::shader_clock::NAME);
+}
+
+impl FeatureStructs {
+    /// The same values with every `p_next` null: safe to copy and keep after a query.
+    pub fn unchained(mut self) -> Self {
+        self.v11.p_next = std::ptr::null_mut();
+        self.v12.p_next = std::ptr::null_mut();
+        self.executable.p_next = std::ptr::null_mut();
+        self.clock.p_next = std::ptr::null_mut();
+        self
+    }
+
+    /// The features of `wanted` that are set here.
+    pub fn enabled_of(&self, wanted: impl IntoIterator<Item = Feature>) -> FeatureStructs {
+        let mut out = FeatureStructs::default();
+        for feature in wanted {
+            out.set(feature, self.get(feature));
+        }
+        out
+    }
+
+    /// The set features, in table order.
+    pub fn list(&self) -> Vec<Feature> {
+        Feature::ALL.iter().copied().filter(|&f| self.get(f)).collect()
+    }
+
+    /// The extensions the set features need, without repeats.
+    pub fn extensions(&self) -> Vec<&'static CStr> {
+        let mut out: Vec<&'static CStr> = self.list().into_iter().filter_map(Feature::extension).collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_feature_sets_and_clears_its_own_field_only() {
+        for &feature in Feature::ALL {
+            let mut structs = FeatureStructs::default();
+            structs.set(feature, true);
+            assert_eq!(structs.list(), [feature], "{feature:?}");
+            structs.set(feature, false);
+            assert!(structs.list().is_empty(), "{feature:?}");
+        }
+    }
+
+    #[test]
+    fn extensions_follow_the_enabled_features() {
+        let mut structs = FeatureStructs::default();
+        structs.set(Feature::ShaderFloat16, true);
+        assert!(structs.extensions().is_empty());
+        structs.set(Feature::PipelineExecutableInfo, true);
+        assert_eq!(structs.extensions(), [ash::khr::pipeline_executable_properties::NAME]);
+    }
+
+    #[test]
+    fn enabled_of_keeps_only_what_the_device_has() {
+        let mut device = FeatureStructs::default();
+        device.set(Feature::ShaderFloat64, true);
+        let enabled = device.enabled_of([Feature::ShaderFloat64, Feature::ShaderFloat16]);
+        assert_eq!(enabled.list(), [Feature::ShaderFloat64]);
+    }
+}

@@ -1,0 +1,262 @@
+//! What a device offers and what a case needs, as plain data: features, limits and format uses.
+//!
+//! The registry states each case's [`Requirements`]; `vk/` fills a [`DeviceCaps`] from the
+//! device. "Unmet" is a set difference with one reason per missing item, and the device is
+//! created with the union of what the selected cases need. Neither side imports the other.
+
+mod features;
+
+use std::collections::BTreeSet;
+
+use ash::vk;
+
+pub use features::{Feature, FeatureStructs};
+
+/// A way a case uses a format, checked against `vkGetPhysicalDeviceFormatProperties`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FormatUse {
+    /// A uniform texel buffer (`textureBuffer` + `texelFetch`).
+    UniformTexelBuffer,
+    /// A storage texel buffer (`imageBuffer` + `imageLoad`/`imageStore`).
+    StorageTexelBuffer,
+    /// A sampled image with optimal tiling.
+    SampledImage,
+    /// A sampled image filtered linearly.
+    LinearFilter,
+    /// A storage image with optimal tiling.
+    StorageImage,
+}
+
+impl FormatUse {
+    /// Whether `props` allow this use.
+    pub fn allowed(self, props: &vk::FormatProperties) -> bool {
+        let (features, flag) = match self {
+            FormatUse::UniformTexelBuffer => {
+                (props.buffer_features, vk::FormatFeatureFlags::UNIFORM_TEXEL_BUFFER)
+            }
+            FormatUse::StorageTexelBuffer => {
+                (props.buffer_features, vk::FormatFeatureFlags::STORAGE_TEXEL_BUFFER)
+            }
+            FormatUse::SampledImage => (props.optimal_tiling_features, vk::FormatFeatureFlags::SAMPLED_IMAGE),
+            FormatUse::LinearFilter => {
+                (props.optimal_tiling_features, vk::FormatFeatureFlags::SAMPLED_IMAGE_FILTER_LINEAR)
+            }
+            FormatUse::StorageImage => (props.optimal_tiling_features, vk::FormatFeatureFlags::STORAGE_IMAGE),
+        };
+        features.contains(flag)
+    }
+
+    fn reason(self, format: vk::Format) -> String {
+        match self {
+            FormatUse::UniformTexelBuffer => {
+                format!("the device cannot use {format:?} in a uniform texel buffer")
+            }
+            FormatUse::StorageTexelBuffer => {
+                format!("the device cannot use {format:?} in a storage texel buffer")
+            }
+            FormatUse::SampledImage => format!("the device cannot sample {format:?} images"),
+            FormatUse::LinearFilter => format!("the device cannot filter {format:?} images linearly"),
+            FormatUse::StorageImage => format!("the device cannot use {format:?} as a storage image"),
+        }
+    }
+}
+
+/// A device limit a case needs at least.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Limit {
+    /// `maxComputeWorkGroupInvocations`.
+    WorkgroupInvocations(u32),
+    /// `maxComputeSharedMemorySize`, bytes.
+    SharedMemoryBytes(u32),
+    /// `maxPushConstantsSize`, bytes.
+    PushConstantBytes(u32),
+    /// `maxStorageBufferRange`, bytes.
+    StorageBufferRange(u64),
+    /// `maxMemoryAllocationSize` (Vulkan 1.1), bytes: the largest single buffer.
+    AllocationBytes(u64),
+}
+
+/// The device limits that [`Limit`]s are checked against.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// `maxComputeWorkGroupInvocations`.
+    pub workgroup_invocations: u32,
+    /// `maxComputeSharedMemorySize`.
+    pub shared_memory_bytes: u32,
+    /// `maxPushConstantsSize`.
+    pub push_constant_bytes: u32,
+    /// `maxStorageBufferRange`.
+    pub storage_buffer_range: u64,
+    /// `maxMemoryAllocationSize`.
+    pub allocation_bytes: u64,
+}
+
+impl Limit {
+    fn unmet(self, limits: &Limits) -> Option<String> {
+        let (name, has, needs) = match self {
+            Limit::WorkgroupInvocations(n) => {
+                ("invocations per workgroup", u64::from(limits.workgroup_invocations), u64::from(n))
+            }
+            Limit::SharedMemoryBytes(n) => {
+                ("bytes of shared memory", u64::from(limits.shared_memory_bytes), u64::from(n))
+            }
+            Limit::PushConstantBytes(n) => {
+                ("bytes of push constants", u64::from(limits.push_constant_bytes), u64::from(n))
+            }
+            Limit::StorageBufferRange(n) => {
+                ("bytes per storage buffer binding", limits.storage_buffer_range, n)
+            }
+            Limit::AllocationBytes(n) => ("bytes per allocation", limits.allocation_bytes, n),
+        };
+        (has < needs).then(|| format!("the device allows {has} {name}, the case needs {needs}"))
+    }
+}
+
+/// A memory heap of the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Heap {
+    /// Size in bytes.
+    pub bytes: u64,
+    /// Whether it is device-local (VRAM on a discrete GPU).
+    pub device_local: bool,
+}
+
+/// Everything the registry may ask about a device: features, limits, formats, subgroups, memory.
+#[derive(Clone, Debug, Default)]
+pub struct DeviceCaps {
+    /// The optional features the device supports.
+    pub features: FeatureStructs,
+    /// Its limits.
+    pub limits: Limits,
+    /// Format properties of the formats that were asked about.
+    pub formats: Vec<(vk::Format, vk::FormatProperties)>,
+    /// Subgroup (warp, wave) size.
+    pub subgroup_size: u32,
+    /// Memory heaps.
+    pub heaps: Vec<Heap>,
+}
+
+impl DeviceCaps {
+    fn format_allows(&self, format: vk::Format, usage: FormatUse) -> bool {
+        self.formats.iter().any(|(f, props)| *f == format && usage.allowed(props))
+    }
+}
+
+/// What a case needs: features, limits and format uses. Unmet requirements skip the case.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Requirements {
+    /// Optional features.
+    pub features: BTreeSet<Feature>,
+    /// Limits, each at least the given value.
+    pub limits: BTreeSet<Limit>,
+    /// Format uses.
+    pub formats: BTreeSet<(vk::Format, FormatUse)>,
+}
+
+impl Requirements {
+    /// Nothing beyond Vulkan 1.2.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a feature.
+    pub fn feature(mut self, feature: Feature) -> Self {
+        self.features.insert(feature);
+        self
+    }
+
+    /// Adds a limit.
+    pub fn limit(mut self, limit: Limit) -> Self {
+        self.limits.insert(limit);
+        self
+    }
+
+    /// Adds a format use.
+    pub fn format(mut self, format: vk::Format, usage: FormatUse) -> Self {
+        self.formats.insert((format, usage));
+        self
+    }
+
+    /// Adds everything `other` needs.
+    pub fn union(&mut self, other: &Requirements) {
+        self.features.extend(other.features.iter().copied());
+        self.limits.extend(other.limits.iter().copied());
+        self.formats.extend(other.formats.iter().copied());
+    }
+
+    /// One reason per missing item; empty when `caps` meets every requirement.
+    pub fn unmet(&self, caps: &DeviceCaps) -> Vec<String> {
+        let features = self
+            .features
+            .iter()
+            .filter(|&&f| !caps.features.get(f))
+            .map(|f| format!("the device lacks {}", f.vk_name()));
+        let limits = self.limits.iter().filter_map(|l| l.unmet(&caps.limits));
+        let formats = self
+            .formats
+            .iter()
+            .filter(|&&(format, usage)| !caps.format_allows(format, usage))
+            .map(|&(format, usage)| usage.reason(format));
+        features.chain(limits).chain(formats).collect()
+    }
+
+    /// The formats named, without repeats (the ones whose properties must be queried).
+    pub fn format_list(&self) -> Vec<vk::Format> {
+        let mut formats: Vec<vk::Format> = self.formats.iter().map(|(f, _)| *f).collect();
+        formats.dedup();
+        formats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unmet_is_a_set_difference_with_a_reason_per_item() {
+        let needs = Requirements::new()
+            .feature(Feature::ShaderFloat16)
+            .feature(Feature::ShaderFloat64)
+            .limit(Limit::WorkgroupInvocations(1024))
+            .format(vk::Format::R8_UNORM, FormatUse::UniformTexelBuffer)
+            .format(vk::Format::R32G32B32A32_SFLOAT, FormatUse::LinearFilter);
+        let none = DeviceCaps::default();
+        assert_eq!(
+            needs.unmet(&none),
+            [
+                "the device lacks shaderFloat16",
+                "the device lacks shaderFloat64",
+                "the device allows 0 invocations per workgroup, the case needs 1024",
+                "the device cannot use R8_UNORM in a uniform texel buffer",
+                "the device cannot filter R32G32B32A32_SFLOAT images linearly",
+            ]
+        );
+        let mut caps = DeviceCaps::default();
+        caps.features.set(Feature::ShaderFloat16, true);
+        caps.limits.workgroup_invocations = 1024;
+        let texel = vk::FormatProperties {
+            buffer_features: vk::FormatFeatureFlags::UNIFORM_TEXEL_BUFFER,
+            ..Default::default()
+        };
+        caps.formats.push((vk::Format::R8_UNORM, texel));
+        assert_eq!(
+            needs.unmet(&caps),
+            [
+                "the device lacks shaderFloat64",
+                "the device cannot filter R32G32B32A32_SFLOAT images linearly"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_union_collects_every_item_once() {
+        let mut all = Requirements::new().feature(Feature::ShaderFloat16);
+        all.union(&Requirements::new().feature(Feature::ShaderFloat16).limit(Limit::SharedMemoryBytes(4)));
+        all.union(&Requirements::new().format(vk::Format::R8_UNORM, FormatUse::SampledImage));
+        all.union(&Requirements::new().format(vk::Format::R8_UNORM, FormatUse::LinearFilter));
+        assert_eq!(all.features.len(), 1);
+        assert_eq!(all.limits.len(), 1);
+        assert_eq!(all.format_list(), [vk::Format::R8_UNORM]);
+        assert!(Requirements::new().unmet(&DeviceCaps::default()).is_empty());
+    }
+}

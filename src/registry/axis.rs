@@ -1,0 +1,226 @@
+//! Axes: the named, unit-carrying values a family's cases are swept over, and their syntax.
+//!
+//! A family declares its axes with defaults (`branch.n` = `0:256:8` iterations); `--axis
+//! FAMILY.AXIS=VALUES` sets any of them for a run. VALUES is a comma-separated list of
+//!
+//! - `V`: one value;
+//! - `FROM:TO:STEP`: FROM to TO inclusive, every STEP (`0:256:8`);
+//! - `FROM..TO*FACTOR`: FROM, FROM x FACTOR, ... up to TO (`16K..1G*2`).
+//!
+//! Numbers take binary suffixes `K`, `M`, `G`, `T` (also written `KiB`, `MiB`, ...), so `16K` is 16384.
+
+use std::collections::BTreeSet;
+
+use super::Family;
+
+/// What an axis counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AxisUnit {
+    /// A count of something, named (`iterations`).
+    Count(&'static str),
+    /// Bytes (names print them in KiB, MiB, GiB).
+    Bytes,
+}
+
+/// An axis a family declares.
+#[derive(Clone, Copy, Debug)]
+pub struct Axis {
+    /// Its name, unique within the family (`n`).
+    pub name: &'static str,
+    /// What it counts.
+    pub unit: AxisUnit,
+    /// The values of a run that does not set it, in the syntax above.
+    pub default: &'static str,
+    /// The largest value the family accepts.
+    pub max: u64,
+    /// One line for `--help` and errors.
+    pub about: &'static str,
+}
+
+/// The most values one axis may take in a run.
+pub const MAX_VALUES: usize = 65_536;
+
+/// One `--axis FAMILY.AXIS=VALUES` option, parsed and checked against the registry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AxisSetting {
+    /// The family's name.
+    pub family: &'static str,
+    /// The axis's name.
+    pub axis: &'static str,
+    /// VALUES as given.
+    pub text: String,
+    /// The values, in order, without repeats.
+    pub values: Vec<u64>,
+}
+
+fn number(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let suffix = text[digits.len()..].to_ascii_lowercase();
+    let shift = match suffix.trim_end_matches("ib").trim_end_matches('i') {
+        "" if suffix.is_empty() => 0,
+        "k" => 10,
+        "m" => 20,
+        "g" => 30,
+        "t" => 40,
+        _ => return Err(format!("`{text}` is not a number (suffixes: K, M, G, T)")),
+    };
+    let value: u64 =
+        digits.parse().map_err(|_| format!("`{text}` is not a number (suffixes: K, M, G, T)"))?;
+    value.checked_mul(1 << shift).ok_or_else(|| format!("`{text}` is too large"))
+}
+
+/// Parses VALUES (see the module documentation); every value at most `max`.
+pub fn parse_values(text: &str, max: u64) -> Result<Vec<u64>, String> {
+    let mut values = Vec::new();
+    let mut seen = BTreeSet::new();
+    let mut push = |v: u64, values: &mut Vec<u64>| -> Result<(), String> {
+        if v > max {
+            return Err(format!("{v} is above this axis's largest value, {max}"));
+        }
+        if seen.insert(v) {
+            values.push(v);
+        }
+        if values.len() > MAX_VALUES {
+            return Err(format!("more than {MAX_VALUES} values"));
+        }
+        Ok(())
+    };
+    for part in text.split(',') {
+        if let Some((from, rest)) = part.split_once("..") {
+            let (to, factor) = rest.split_once('*').ok_or_else(|| {
+                format!("`{part}`: a geometric range is FROM..TO*FACTOR, for example 16K..1G*2")
+            })?;
+            let (from, to, factor) = (number(from)?, number(to)?, number(factor)?);
+            if from == 0 || factor < 2 || from > to {
+                return Err(format!("`{part}`: FROM..TO*FACTOR needs 0 < FROM <= TO and FACTOR >= 2"));
+            }
+            let mut v = from;
+            while v <= to {
+                push(v, &mut values)?;
+                v = match v.checked_mul(factor) {
+                    Some(next) => next,
+                    None => break,
+                };
+            }
+        } else if part.contains(':') {
+            let numbers: Vec<&str> = part.split(':').collect();
+            let [from, to, step] = numbers[..] else {
+                return Err(format!("`{part}`: expected FROM:TO:STEP, for example 0:256:8"));
+            };
+            let (from, to, step) = (number(from)?, number(to)?, number(step)?);
+            if from > to || step == 0 {
+                return Err(format!("`{part}`: FROM:TO:STEP needs FROM <= TO and STEP >= 1"));
+            }
+            if (to - from) / step >= MAX_VALUES as u64 {
+                return Err(format!("`{part}`: more than {MAX_VALUES} values"));
+            }
+            let mut v = from;
+            while v <= to {
+                push(v, &mut values)?;
+                v += step;
+            }
+        } else {
+            push(number(part)?, &mut values)?;
+        }
+    }
+    Ok(values)
+}
+
+/// Parses `FAMILY.AXIS=VALUES` against the registered families' axes.
+pub fn parse_setting(text: &str) -> Result<AxisSetting, String> {
+    let known = || {
+        let names: Vec<String> = super::families()
+            .iter()
+            .flat_map(|f| f.axes.iter().map(move |a| format!("{}.{} ({})", f.name, a.name, a.about)))
+            .collect();
+        names.join(", ")
+    };
+    let (path, values) = text.split_once('=').ok_or_else(|| {
+        format!("expected FAMILY.AXIS=VALUES, for example branch.n=0:256:8; the axes: {}", known())
+    })?;
+    let (family_name, axis_name) = path.split_once('.').unwrap_or((path, ""));
+    let family = super::families()
+        .into_iter()
+        .find(|f| f.name.eq_ignore_ascii_case(family_name))
+        .ok_or_else(|| format!("no family is named `{family_name}`; the axes: {}", known()))?;
+    let axis = family.axes.iter().find(|a| a.name.eq_ignore_ascii_case(axis_name)).ok_or_else(|| {
+        format!("the family `{}` has no axis `{axis_name}`; the axes: {}", family.name, known())
+    })?;
+    let parsed = parse_values(values, axis.max)?;
+    Ok(AxisSetting { family: family.name, axis: axis.name, text: values.to_owned(), values: parsed })
+}
+
+/// Sizes in names: the largest binary unit that divides the value (`64 MiB`, `1536 KiB`, `100 B`).
+pub fn format_bytes(bytes: u64) -> String {
+    const UNITS: [(u32, &str); 4] = [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")];
+    for (shift, unit) in UNITS {
+        if bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+            return format!("{} {unit}", bytes >> shift);
+        }
+    }
+    format!("{bytes} B")
+}
+
+/// What a family's `expand` sees: its axes' values for this run, and the device's facts if known.
+pub struct Env<'a> {
+    /// The family being expanded.
+    pub family: &'static Family,
+    /// Every `--axis` setting of the run (later ones win).
+    pub settings: &'a [AxisSetting],
+    /// The device's facts; `None` for `--list`, which needs no Vulkan.
+    pub device: Option<&'a crate::caps::DeviceCaps>,
+}
+
+impl Env<'_> {
+    /// The values of the family's axis `name`: the last `--axis` setting, else its default.
+    /// An axis the family did not declare has no values.
+    pub fn axis(&self, name: &str) -> Vec<u64> {
+        let set = self.settings.iter().rev().find(|s| s.family == self.family.name && s.axis == name);
+        match set {
+            Some(setting) => setting.values.clone(),
+            None => {
+                let axis = self.family.axes.iter().find(|a| a.name == name);
+                axis.and_then(|a| parse_values(a.default, a.max).ok()).unwrap_or_default()
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arithmetic_geometric_and_listed_values() {
+        assert_eq!(parse_values("0:256:64", 65535).unwrap(), [0, 64, 128, 192, 256]);
+        assert_eq!(parse_values("0:10:4", 65535).unwrap(), [0, 4, 8]);
+        assert_eq!(parse_values("16K..128K*2", u64::MAX).unwrap(), [16384, 32768, 65536, 131072]);
+        assert_eq!(parse_values("1G..4GiB*4", u64::MAX).unwrap(), [1 << 30, 4 << 30]);
+        assert_eq!(parse_values("8,1,8,3", 100).unwrap(), [8, 1, 3], "repeats dropped, order kept");
+        assert_eq!(parse_values("7", 100).unwrap(), [7]);
+    }
+
+    #[test]
+    fn bad_values_say_what_is_wrong() {
+        let error = |text: &str| parse_values(text, 65535).unwrap_err();
+        assert!(error("8:0:8").contains("FROM <= TO"), "{}", error("8:0:8"));
+        assert!(error("0:8:0").contains("STEP >= 1"));
+        assert!(error("0:8").contains("expected FROM:TO:STEP"));
+        assert!(error("x").contains("is not a number"));
+        assert!(error("70000").contains("largest value, 65535"));
+        assert!(error("1..8").contains("FROM..TO*FACTOR"));
+        assert!(error("0..8*2").contains("0 < FROM"));
+        assert!(parse_values("0:4294967295:1", u64::MAX).unwrap_err().contains("more than"));
+        assert!(parse_values("99999999999T", u64::MAX).unwrap_err().contains("too large"));
+    }
+
+    #[test]
+    fn sizes_print_with_binary_units() {
+        assert_eq!(format_bytes(16 << 10), "16 KiB");
+        assert_eq!(format_bytes(64 << 20), "64 MiB");
+        assert_eq!(format_bytes(2 << 30), "2 GiB");
+        assert_eq!(format_bytes(1536 << 10), "1536 KiB");
+        assert_eq!(format_bytes(100), "100 B");
+    }
+}

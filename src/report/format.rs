@@ -1,0 +1,63 @@
+//! One way to write numbers: SI-prefixed rates with three significant digits, and ratios.
+
+/// Formats `value` with three significant digits and an SI prefix: `65.2 TFLOPS`.
+pub fn si(value: f64, unit: &str) -> String {
+    const PREFIXES: [&str; 9] = ["n", "µ", "m", "", "k", "M", "G", "T", "P"];
+    if value == 0.0 || !value.is_finite() {
+        return format!("{value} {unit}");
+    }
+    let mut exponent = (value.abs().log10() / 3.0).floor() as i32;
+    let digits = |e: i32| {
+        let scaled = value / 10f64.powi(3 * e);
+        let decimals = if scaled.abs() >= 100.0 {
+            0
+        } else if scaled.abs() >= 10.0 {
+            1
+        } else {
+            2
+        };
+        (format!("{scaled:.decimals$}"), scaled)
+    };
+    let (mut text, scaled) = digits(exponent);
+    if text.trim_start_matches('-').starts_with("1000") && scaled.abs() < 1000.0 {
+        exponent += 1; // 999.7 rounds to 1000: say 1.00 k instead
+        text = digits(exponent).0;
+    }
+    let index = (exponent + 3).clamp(0, PREFIXES.len() as i32 - 1) as usize;
+    if index as i32 != exponent + 3 {
+        return format!("{value:e} {unit}");
+    }
+    format!("{text} {}{unit}", PREFIXES[index])
+}
+
+/// A ratio with three decimals, or three significant digits below 0.01 (`4.34e-4x`).
+pub fn ratio_text(ratio: f64) -> String {
+    if ratio >= 0.01 || ratio == 0.0 {
+        format!("{ratio:.3}x")
+    } else {
+        format!("{ratio:.2e}x")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn si_keeps_three_significant_digits() {
+        assert_eq!(si(65.21e12, "FLOPS"), "65.2 TFLOPS");
+        assert_eq!(si(16.44e12, "IOPS"), "16.4 TIOPS");
+        assert_eq!(si(1.234e9, "FLOPS"), "1.23 GFLOPS");
+        assert_eq!(si(133.8e12, "FLOPS"), "134 TFLOPS");
+        assert_eq!(si(999.7e9, "FLOPS"), "1.00 TFLOPS");
+        assert_eq!(si(512.0, "B/s"), "512 B/s");
+        assert_eq!(si(0.0201, "s"), "20.1 ms");
+    }
+
+    #[test]
+    fn small_ratios_keep_three_significant_digits() {
+        assert_eq!(ratio_text(0.2), "0.200x");
+        assert_eq!(ratio_text(0.000434), "4.34e-4x");
+        assert_eq!(ratio_text(2.985), "2.985x");
+    }
+}

@@ -1,0 +1,13 @@
+//! Results as documents: the data model and its JSON (kept, compared, plotted), CSV and markdown;
+//! the text lines of a run; `compare` and `plot`. One run matcher and one number formatter serve all.
+
+pub mod compare;
+pub mod format;
+pub mod matching;
+pub mod model;
+pub mod plot;
+pub mod text;
+pub mod write;
+
+pub use model::{load, CaseResult, Run, FORMAT_VERSION};
+pub use write::{to_csv, to_json, to_markdown, write_atomic};

@@ -1,0 +1,422 @@
+//! `perftest plot A.json [B.json ...] --output chart.svg`: one SVG with a panel per group of cases.
+//!
+//! A group swept over an axis (the branch cases over N) is a line chart: x is the axis (log
+//! scale for bytes), one line per variant and run. Every other group is a bar chart: a row per
+//! case, a bar per run. Each panel has its own scale and fits on a screen.
+
+use std::path::Path;
+
+use plotters::coord::ranged1d::ValueFormatter;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::format::{ratio_text, si};
+use super::matching::{match_runs, Matched};
+use super::model::{CaseResult, Run};
+use super::write::rate_text;
+use crate::error::{Error, Result};
+
+/// What the charts show.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Metric {
+    /// Each case's headline rate (loads/s, FLOPS, ...).
+    Rate,
+    /// Each case's ratio to its baseline.
+    Ratio,
+}
+
+const WIDTH: u32 = 1200;
+const NAME_WIDTH: i32 = 360;
+const BAR_SPACE: i32 = 640;
+const BAR: i32 = 11;
+const TITLE: i32 = 34;
+const HEADING: i32 = 30;
+const ROW_GAP: i32 = 5;
+/// Height of a line-chart panel (its heading included).
+const LINE_PANEL: i32 = 420;
+
+/// One group's cases, in matched order.
+struct Panel<'a> {
+    group: String,
+    rows: Vec<Matched<'a>>,
+    /// The metric the panel shows (ratio mode falls back to rates where a group has no ratios).
+    metric: Metric,
+}
+
+impl Panel<'_> {
+    /// The axis the group is swept over, if its cases carry one.
+    fn axis(&self) -> Option<String> {
+        self.rows.first().and_then(|m| m.any().axes.keys().next().cloned())
+    }
+
+    fn height(&self, runs: usize) -> i32 {
+        match self.axis() {
+            Some(_) => LINE_PANEL,
+            None => HEADING + (BAR * runs as i32 + ROW_GAP) * self.rows.len() as i32 + 10,
+        }
+    }
+}
+
+fn value(case: &CaseResult, metric: Metric) -> Option<f64> {
+    match metric {
+        Metric::Rate => case.rate.as_ref().map(|a| a.value),
+        Metric::Ratio => case.ratio,
+    }
+}
+
+/// The panels, a group each, in order of first appearance.
+fn panels(runs: &[Run], metric: Metric) -> Vec<Panel<'_>> {
+    let mut panels: Vec<Panel<'_>> = Vec::new();
+    for m in match_runs(runs) {
+        let group = m.any().group.clone();
+        match panels.iter_mut().find(|p| p.group == group) {
+            Some(panel) => panel.rows.push(m),
+            None => panels.push(Panel { group, rows: vec![m], metric }),
+        }
+    }
+    for panel in &mut panels {
+        let has_ratio = panel.rows.iter().any(|m| m.found.iter().flatten().any(|c| c.ratio.is_some()));
+        if metric == Metric::Ratio && !has_ratio {
+            panel.metric = Metric::Rate;
+        }
+    }
+    panels
+}
+
+/// Draws the runs into an SVG written (atomically) to `path`.
+pub fn plot(labels: &[String], runs: &[Run], metric: Metric, path: &Path) -> Result<()> {
+    let svg = render(labels, runs, metric)
+        .map_err(|detail| Error::Output { path: path.display().to_string(), detail })?;
+    super::write::write_atomic(path, &svg)
+}
+
+fn fail(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+fn font(size: u32) -> FontDesc<'static> {
+    ("sans-serif", size).into_font()
+}
+
+/// The SVG text of [`plot`].
+fn render(labels: &[String], runs: &[Run], metric: Metric) -> Result<String, String> {
+    let panels = panels(runs, metric);
+    let legend = 18 * runs.len() as i32;
+    let height = TITLE + legend + panels.iter().map(|p| p.height(runs.len()) + 8).sum::<i32>() + 10;
+    let mut svg = String::new();
+    let root = SVGBackend::with_string(&mut svg, (WIDTH, height.max(100) as u32)).into_drawing_area();
+    root.fill(&WHITE).map_err(fail)?;
+    let title = match metric {
+        Metric::Rate => "perftest: rate per case (higher is faster; each panel on its own scale)",
+        Metric::Ratio => {
+            "perftest: ratio to each case's baseline, rates where a group has none (higher is faster)"
+        }
+    };
+    root.draw(&Text::new(title, (10, 8), font(18))).map_err(fail)?;
+    let mut y = TITLE;
+    for (i, label) in labels.iter().enumerate() {
+        let device = runs.get(i).map_or("", |r| r.device.name.as_str());
+        let color = Palette99::pick(i).to_rgba();
+        root.draw(&Rectangle::new([(10, y + 3), (24, y + 13)], color.filled())).map_err(fail)?;
+        let marker = if runs.len() > 1 { format!(" (lines: {})", marker_name(i)) } else { String::new() };
+        root.draw(&Text::new(format!("run {}: {label}: {device}{marker}", i + 1), (30, y + 2), font(13)))
+            .map_err(fail)?;
+        y += 18;
+    }
+    for panel in &panels {
+        y += 8;
+        let h = panel.height(runs.len());
+        match panel.axis() {
+            Some(axis) => {
+                let area = root.clone().shrink((0, y), (WIDTH, h as u32));
+                lines(&area, panel, &axis, labels.len())?;
+            }
+            None => bars(&root, panel, y)?,
+        }
+        y += h;
+    }
+    root.present().map_err(fail)?;
+    drop(root);
+    Ok(svg)
+}
+
+/// The bar panel of `panel` at height `y` of `root`.
+fn bars(root: &DrawingArea<SVGBackend<'_>, Shift>, panel: &Panel<'_>, mut y: i32) -> Result<(), String> {
+    root.draw(&Text::new(panel.group.clone(), (10, y), font(16))).map_err(fail)?;
+    y += HEADING - 8;
+    let max = panel
+        .rows
+        .iter()
+        .flat_map(|m| m.found.iter().flatten().filter_map(|c| value(c, panel.metric)))
+        .fold(0.0, f64::max);
+    let runs = panel.rows.first().map_or(0, |m| m.found.len());
+    for m in &panel.rows {
+        root.draw(&Text::new(m.name.to_owned(), (10, y + 1), font(12))).map_err(fail)?;
+        for (r, found) in m.found.iter().enumerate() {
+            let top = y + BAR * r as i32;
+            let v = found.and_then(|c| value(c, panel.metric));
+            let length = match v {
+                Some(v) if max > 0.0 => ((v / max) * f64::from(BAR_SPACE)).round() as i32,
+                _ => 0,
+            };
+            let label = match (found, v) {
+                (None, _) => "missing".to_owned(),
+                (Some(c), Some(v)) if panel.metric == Metric::Rate => {
+                    si(v, c.rate.as_ref().map_or("", |a| &a.unit))
+                }
+                (_, Some(v)) => ratio_text(v),
+                (Some(c), None) => rate_text(c),
+            };
+            let color = Palette99::pick(r).to_rgba();
+            let rect = [(NAME_WIDTH, top), (NAME_WIDTH + length.max(1), top + BAR - 2)];
+            root.draw(&Rectangle::new(rect, color.filled())).map_err(fail)?;
+            root.draw(&Text::new(label, (NAME_WIDTH + length + 6, top), font(10))).map_err(fail)?;
+        }
+        y += BAR * runs as i32 + ROW_GAP;
+    }
+    Ok(())
+}
+
+fn marker_name(run: usize) -> &'static str {
+    ["circles", "triangles", "squares", "crosses"][run % 4]
+}
+
+/// One line: a variant in one run, as (axis value, metric value) points in axis order.
+struct Line {
+    label: String,
+    variant: usize,
+    run: usize,
+    points: Vec<(f64, f64)>,
+}
+
+/// The line panel of `panel`, drawn into `area`: x = `axis`, one line per variant and run.
+fn lines(
+    area: &DrawingArea<SVGBackend<'_>, Shift>,
+    panel: &Panel<'_>,
+    axis: &str,
+    runs: usize,
+) -> Result<(), String> {
+    let mut variants: Vec<String> = Vec::new();
+    let mut series: Vec<Line> = Vec::new();
+    let mut unit = String::new();
+    for m in &panel.rows {
+        for (run, case) in m.found.iter().enumerate() {
+            let (Some(case), Some(&x)) = (case, m.any().axes.get(axis)) else { continue };
+            let Some(v) = value(case, panel.metric) else { continue };
+            if unit.is_empty() {
+                unit = case.rate.as_ref().map(|a| a.unit.clone()).unwrap_or_default();
+            }
+            let variant = match variants.iter().position(|v| *v == case.variant) {
+                Some(i) => i,
+                None => {
+                    variants.push(case.variant.clone());
+                    variants.len() - 1
+                }
+            };
+            match series.iter_mut().find(|l| l.variant == variant && l.run == run) {
+                Some(line) => line.points.push((x as f64, v)),
+                None => {
+                    let label = if runs > 1 {
+                        format!("{} (run {})", case.variant, run + 1)
+                    } else {
+                        case.variant.clone()
+                    };
+                    series.push(Line { label, variant, run, points: vec![(x as f64, v)] });
+                }
+            }
+        }
+    }
+    for line in &mut series {
+        line.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    let xs = series.iter().flat_map(|l| l.points.iter().map(|p| p.0));
+    let (x_min, x_max) = xs.fold((f64::MAX, f64::MIN), |(lo, hi), x| (lo.min(x), hi.max(x)));
+    let y_max = series.iter().flat_map(|l| l.points.iter().map(|p| p.1)).fold(0.0, f64::max);
+    if series.is_empty() || y_max <= 0.0 {
+        return area
+            .draw(&Text::new(format!("{}: nothing to draw", panel.group), (10, 8), font(16)))
+            .map_err(fail);
+    }
+    let y_label = match panel.metric {
+        Metric::Rate => unit,
+        Metric::Ratio => "ratio to the baseline".to_owned(),
+    };
+    let x_label = if axis == "n" { "n (iterations)".to_owned() } else { axis.to_owned() };
+    let caption = format!("{} (x: {x_label})", panel.group);
+    let x_range = (x_min, x_max.max(x_min + 1.0));
+    let log = axis.contains("bytes") && x_min > 0.0;
+    let mut chart = ChartBuilder::on(area);
+    chart.caption(caption, font(16)).margin(10).x_label_area_size(32).y_label_area_size(70);
+    if log {
+        let mut chart =
+            chart.build_cartesian_2d((x_range.0..x_range.1).log_scale(), 0.0..y_max * 1.1).map_err(fail)?;
+        draw_series(&mut chart, &series, &y_label, &x_label)
+    } else {
+        let mut chart = chart.build_cartesian_2d(x_range.0..x_range.1, 0.0..y_max * 1.1).map_err(fail)?;
+        draw_series(&mut chart, &series, &y_label, &x_label)
+    }
+}
+
+fn draw_series<'a, X>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, plotters::coord::types::RangedCoordf64>>,
+    series: &[Line],
+    y_label: &str,
+    x_label: &str,
+) -> Result<(), String>
+where
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    chart
+        .configure_mesh()
+        .y_desc(y_label)
+        .x_desc(x_label)
+        .y_label_formatter(&|v| if *v >= 1e3 { si(*v, "") } else { format!("{v:.2}") })
+        .x_label_formatter(&|v| {
+            if *v >= 1024.0 {
+                crate::registry::format_bytes(*v as u64)
+            } else {
+                format!("{v}")
+            }
+        })
+        .light_line_style(WHITE.mix(0.0))
+        .draw()
+        .map_err(fail)?;
+    for line in series {
+        let color = Palette99::pick(line.variant).to_rgba();
+        let style = ShapeStyle { color, filled: true, stroke_width: 2 };
+        chart
+            .draw_series(LineSeries::new(line.points.iter().copied(), style))
+            .map_err(fail)?
+            .label(line.label.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], style));
+        let points = line.points.iter().copied();
+        match line.run % 4 {
+            0 => chart.draw_series(points.map(|p| Circle::new(p, 3, style))).map(|_| ()),
+            1 => chart.draw_series(points.map(|p| TriangleMarker::new(p, 4, style))).map(|_| ()),
+            2 => chart.draw_series(points.map(|p| Rectangle::new([p, p], style))).map(|_| ()),
+            _ => chart.draw_series(points.map(|p| Cross::new(p, 3, style))).map(|_| ()),
+        }
+        .map_err(fail)?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.3))
+        .label_font(font(12))
+        .draw()
+        .map_err(fail)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::tests::sample_run;
+
+    fn svg(labels: &[&str], runs: &[Run], metric: Metric) -> String {
+        let labels: Vec<String> = labels.iter().map(|l| (*l).to_owned()).collect();
+        render(&labels, runs, metric).unwrap()
+    }
+
+    #[test]
+    fn writes_an_svg_with_a_panel_per_group_a_legend_and_labels() {
+        let mut second = sample_run();
+        second.device.name = "llvmpipe".into();
+        second.cases.truncate(1);
+        let runs = vec![sample_run(), second];
+        let path = std::env::temp_dir().join(format!("perftest-plot-{}.svg", std::process::id()));
+        plot(&["a.json".into(), "b.json".into()], &runs, Metric::Rate, &path).unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert!(svg.starts_with("<svg"), "{}", &svg[..80]);
+        assert!(svg.contains("\nload raw\n</text>"), "the group heading");
+        assert!(svg.contains("5.63 Tloads/s"), "the rate label");
+        assert!(
+            svg.contains("a.json: NVIDIA H100 80GB HBM3") && svg.contains("b.json: llvmpipe"),
+            "the legend"
+        );
+        assert!(svg.contains("\nmissing\n</text>"), "run 2 lacks a case");
+    }
+
+    #[test]
+    fn ratio_bars_are_labelled_with_ratios_and_skips_with_reasons() {
+        let text = svg(&["a"], &[sample_run()], Metric::Ratio);
+        assert!(text.contains("\n2.985x\n</text>"), "{text}");
+        assert!(text.contains("skipped (the device lacks shaderFloat64)"));
+    }
+
+    #[test]
+    fn ratio_mode_falls_back_to_rates_for_groups_without_ratios() {
+        let mut run = sample_run();
+        run.cases.iter_mut().for_each(|c| c.ratio = None);
+        let panels = panels(std::slice::from_ref(&run), Metric::Ratio);
+        assert_eq!(panels[0].metric, Metric::Rate);
+        assert!(svg(&["a"], &[run], Metric::Ratio).contains("5.63 Tloads/s"));
+    }
+
+    /// A run of a group swept over `n`: three variants at n = 0, 8, ..., 56.
+    pub(super) fn swept_run() -> Run {
+        let mut run = sample_run();
+        let template = run.cases[0].clone();
+        run.cases = (0..8u64)
+            .flat_map(|k| {
+                let template = template.clone();
+                ["baseline", "long", "short"].into_iter().map(move |variant| {
+                    let mut case = template.clone();
+                    case.name = format!("{}X Divergent branch {variant}", k * 8);
+                    case.variant = format!("Divergent branch {variant}");
+                    case.group = "branch Divergent".into();
+                    case.axes = [("n".to_owned(), k * 8)].into_iter().collect();
+                    case.ratio = Some(1.0 + k as f64 / 10.0);
+                    case
+                })
+            })
+            .collect();
+        run
+    }
+
+    /// The drawn data lines: 2-pixel polylines through all 8 points of the sweep.
+    fn data_lines(svg: &str) -> usize {
+        svg.split("<polyline")
+            .skip(1)
+            .filter(|p| {
+                p.contains("stroke-width=\"2\"")
+                    && p.split("points=\"")
+                        .nth(1)
+                        .is_some_and(|pts| pts.split(' ').filter(|x| x.contains(',')).count() == 8)
+            })
+            .count()
+    }
+
+    #[test]
+    fn a_swept_group_is_one_line_chart_with_a_line_per_variant() {
+        let run = swept_run();
+        let panels = panels(std::slice::from_ref(&run), Metric::Ratio);
+        assert_eq!(panels.len(), 1);
+        assert_eq!(panels[0].axis().as_deref(), Some("n"));
+        let text = svg(&["a"], &[run], Metric::Ratio);
+        assert_eq!(data_lines(&text), 3, "a line per variant");
+        for variant in ["Divergent branch baseline", "Divergent branch long", "Divergent branch short"] {
+            assert!(text.contains(variant), "the legend names {variant}");
+        }
+        assert!(text.contains("n (iterations)"), "the axis is named");
+        // 24 cases as bars would need over 24 rows; as lines they take one panel.
+        let height: i32 = text.split("height=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
+        assert!(height < 600, "{height} px");
+    }
+
+    #[test]
+    fn two_runs_draw_a_line_per_variant_and_run() {
+        let text = svg(&["a", "b"], &[swept_run(), swept_run()], Metric::Rate);
+        assert_eq!(data_lines(&text), 6, "{text}");
+        assert!(text.contains("Divergent branch long (run 2)"));
+    }
+
+    #[test]
+    fn a_missing_folder_is_an_error_not_a_panic() {
+        let runs = vec![sample_run()];
+        let error =
+            plot(&["a".into()], &runs, Metric::Rate, Path::new("/nonexistent-perftest/x.svg")).unwrap_err();
+        assert!(error.to_string().starts_with("could not write /nonexistent-perftest/x.svg"), "{error}");
+    }
+}

@@ -1,0 +1,186 @@
+//! Writing a run: JSON (the format kept and compared), CSV and markdown; atomic file writes.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::format::{ratio_text, si};
+use super::model::{CaseResult, Run, Status};
+use crate::error::{Error, Result};
+
+/// The run as pretty JSON.
+pub fn to_json(run: &Run) -> String {
+    serde_json::to_string_pretty(run).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+}
+
+/// The run as CSV: one row per case, the device columns repeated so files concatenate.
+pub fn to_csv(run: &Run) -> Result<String> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let d = &run.device;
+    let header = [
+        "device",
+        "type",
+        "vendor_id",
+        "device_id",
+        "driver",
+        "vulkan",
+        "queue_family",
+        "date",
+        "case",
+        "family",
+        "group",
+        "axes",
+        "status",
+        "reason",
+        "median_ms",
+        "min_ms",
+        "cv",
+        "work",
+        "work_unit",
+        "rate",
+        "rate_unit",
+        "ratio",
+        "rates",
+    ];
+    let csv_err = |e: csv::Error| Error::Io(std::io::Error::other(e));
+    writer.write_record(header).map_err(csv_err)?;
+    let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
+    for c in &run.cases {
+        let status = match c.status {
+            Status::Ok => "ok",
+            Status::Skipped => "skipped",
+            Status::Failed => "failed",
+        };
+        let (work, work_unit) =
+            c.work.as_ref().map_or((String::new(), ""), |a| (a.value.to_string(), &a.unit));
+        let (rate, rate_unit) =
+            c.rate.as_ref().map_or((String::new(), ""), |a| (a.value.to_string(), &a.unit));
+        let axes: Vec<String> = c.axes.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let rates: Vec<String> = c.rates.iter().map(|a| format!("{} {}", a.value, a.unit)).collect();
+        writer
+            .write_record([
+                d.name.as_str(),
+                &d.kind,
+                &d.vendor_id.to_string(),
+                &d.device_id.to_string(),
+                &d.driver,
+                &d.vulkan_version,
+                &d.queue_family.to_string(),
+                &run.date,
+                &c.name,
+                &c.family,
+                &c.group,
+                &axes.join(";"),
+                status,
+                c.reason.as_deref().unwrap_or(""),
+                &opt(c.median_ms),
+                &opt(c.min_ms),
+                &opt(c.cv),
+                &work,
+                work_unit,
+                &rate,
+                rate_unit,
+                &opt(c.ratio),
+                &rates.join(";"),
+            ])
+            .map_err(csv_err)?;
+    }
+    let bytes = writer.into_inner().map_err(|e| Error::Io(e.into_error()))?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// A markdown cell: `|` would end the cell, so it is escaped.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|")
+}
+
+/// The rate of a case as text (`65.2 TFLOPS`), or its status.
+pub fn rate_text(c: &CaseResult) -> String {
+    match (&c.rate, c.status) {
+        (Some(rate), _) => si(rate.value, &rate.unit),
+        (None, Status::Ok) => "verified".into(),
+        (None, Status::Skipped) => format!("skipped ({})", c.reason.as_deref().unwrap_or("")),
+        (None, Status::Failed) => "failed".into(),
+    }
+}
+
+/// The run as a markdown table, as a README would show it.
+pub fn to_markdown(run: &Run) -> String {
+    let d = &run.device;
+    let mut out = format!(
+        "**{}** ({}, {}, Vulkan {}), perftest {}, {}\n\n| case | rate | ratio | median ms | min ms | cv |\n|---|---|---|---|---|---|\n",
+        cell(&d.name),
+        d.kind,
+        cell(&d.driver),
+        d.vulkan_version,
+        run.perftest_version,
+        run.date
+    );
+    let num = |v: Option<f64>, digits: usize| v.map(|v| format!("{v:.digits$}")).unwrap_or_default();
+    for c in &run.cases {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} |\n",
+            cell(&c.name),
+            cell(&rate_text(c)),
+            c.ratio.map(ratio_text).unwrap_or_default(),
+            num(c.median_ms, 3),
+            num(c.min_ms, 3),
+            c.cv.map(|v| format!("{:.1}%", v * 100.0)).unwrap_or_default(),
+        ));
+    }
+    out
+}
+
+/// Writes `text` to `path` without ever leaving a half-written file: a temporary file beside it,
+/// flushed, then renamed over it.
+pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "output".into());
+    let temporary = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let written = std::fs::File::create(&temporary).and_then(|mut file| {
+        file.write_all(text.as_bytes())?;
+        file.sync_all()
+    });
+    if let Err(e) = written.and_then(|()| std::fs::rename(&temporary, path)) {
+        let _ = std::fs::remove_file(&temporary);
+        return Err(Error::Output { path: path.display().to_string(), detail: e.to_string() });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::tests::sample_run;
+
+    #[test]
+    fn csv_repeats_the_device_on_every_row() {
+        let text = to_csv(&sample_run()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3);
+        assert!(lines[0].starts_with("device,type,vendor_id"));
+        assert!(lines[1].starts_with("NVIDIA H100 80GB HBM3,DiscreteGpu,4318,9008,"), "{}", lines[1]);
+        assert!(lines[2].contains(",skipped,the device lacks shaderFloat64,"), "{}", lines[2]);
+    }
+
+    #[test]
+    fn markdown_is_a_table_with_rates_and_ratios() {
+        let text = to_markdown(&sample_run());
+        assert!(text.contains("| case | rate | ratio | median ms | min ms | cv |"), "{text}");
+        assert!(
+            text.contains(
+                "| ByteAddressBuffer.Load uniform | 5.63 Tloads/s | 2.985x | 20.000 | 19.900 | 0.1% |"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("| ALU fp64 FMA | skipped (the device lacks shaderFloat64) |"), "{text}");
+    }
+
+    #[test]
+    fn an_atomic_write_into_a_missing_folder_fails_cleanly() {
+        let path = Path::new("/nonexistent-perftest-dir/out.json");
+        let error = write_atomic(path, "{}").unwrap_err();
+        assert!(
+            error.to_string().starts_with("could not write /nonexistent-perftest-dir/out.json"),
+            "{error}"
+        );
+    }
+}

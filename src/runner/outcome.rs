@@ -1,0 +1,48 @@
+//! How one case ended: timed (with its measurement and work), verified, or skipped with a reason.
+
+use super::measure::Measurement;
+use crate::registry::Work;
+
+/// How one case ended.
+#[derive(Clone, Debug)]
+pub enum Outcome {
+    /// Timed: the measurement and the work one measurement does.
+    Timed {
+        /// The samples and their summary.
+        measurement: Measurement,
+        /// Work of one measurement, per entry of the case's `work`.
+        work: Vec<(f64, Work)>,
+        /// The rate over the baseline's rate (above 1 = faster), when the case has a timed baseline.
+        ratio: Option<f64>,
+        /// Whether the line has the original's `time ratio` shape (the case has a baseline).
+        with_time: bool,
+    },
+    /// Verified against the CPU reference: this many results matched.
+    Verified {
+        /// Results compared.
+        checked: usize,
+    },
+    /// Not run, and why.
+    Skipped(String),
+}
+
+/// The amount of the first work unit that the time in a ratio line is for: 2^32 loads.
+pub const TIME_FOR: f64 = 4_294_967_296.0;
+
+impl Outcome {
+    /// The rate of each work unit (per second), for timed outcomes; empty otherwise.
+    pub fn rates(&self) -> Vec<(f64, Work)> {
+        match self {
+            Outcome::Timed { measurement, work, .. } => {
+                let seconds = measurement.summary.median / 1e3;
+                work.iter().map(|(amount, w)| (amount / seconds, *w)).collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// The rate of the case's first work unit (per second), for timed outcomes.
+    pub fn rate(&self) -> Option<f64> {
+        self.rates().first().map(|(rate, _)| *rate)
+    }
+}

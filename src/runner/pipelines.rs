@@ -1,0 +1,160 @@
+//! Compiling and creating every selected case's pipeline up front, on worker threads.
+//!
+//! Cases that differ only in data or push constants (the branch sweep's N) share a pipeline:
+//! the key is the shader permutation, the descriptor types and the push-block size. Each worker
+//! has its own shaderc compiler and creates pipelines with the context's `VkPipelineCache`; all of
+//! it finishes before the first measurement, so no compile runs while a GPU time is taken.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use ash::vk;
+
+use crate::error::{Error, Result};
+use crate::registry::{CaseSpec, ResourceKind};
+use crate::shader::{spirv, ShaderCompiler};
+use crate::vk::pipeline::{self, PipelineDesc, RawPipeline};
+use crate::vk::{Context, Pipeline};
+
+/// What makes two cases share a pipeline.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PipelineKey {
+    file: &'static str,
+    defines: Vec<(String, String)>,
+    local_size: [u32; 3],
+    bindings: Vec<vk::DescriptorType>,
+    push_bytes: usize,
+}
+
+/// Set 0 of a case: the results buffer at binding 0, then each descriptor-bound resource.
+pub fn descriptor_types(case: &CaseSpec) -> Vec<vk::DescriptorType> {
+    let resources = case.resources.iter().filter_map(|r| match r.kind {
+        ResourceKind::StorageBuffer { .. } => Some(vk::DescriptorType::STORAGE_BUFFER),
+        ResourceKind::UniformBuffer { .. } => Some(vk::DescriptorType::UNIFORM_BUFFER),
+        ResourceKind::UniformTexelBuffer { .. } => Some(vk::DescriptorType::UNIFORM_TEXEL_BUFFER),
+        ResourceKind::StorageTexelBuffer { .. } => Some(vk::DescriptorType::STORAGE_TEXEL_BUFFER),
+        ResourceKind::SampledImage { .. } => Some(vk::DescriptorType::COMBINED_IMAGE_SAMPLER),
+        ResourceKind::StorageImage { .. } => Some(vk::DescriptorType::STORAGE_IMAGE),
+        ResourceKind::BufferAddress { .. } => None,
+    });
+    std::iter::once(vk::DescriptorType::STORAGE_BUFFER).chain(resources).collect()
+}
+
+/// The pipeline key of `case`.
+pub fn key(case: &CaseSpec) -> PipelineKey {
+    PipelineKey {
+        file: case.glsl.file,
+        defines: case.defines.clone(),
+        local_size: case.local_size,
+        bindings: descriptor_types(case),
+        push_bytes: case.push.size(),
+    }
+}
+
+/// The pipelines of a selection, and what building them cost.
+pub struct Pipelines<'ctx> {
+    by_key: HashMap<PipelineKey, Pipeline<'ctx>>,
+    /// Wall time of compiling and creating them all.
+    pub elapsed: Duration,
+    /// Worker threads used.
+    pub threads: usize,
+}
+
+impl<'ctx> Pipelines<'ctx> {
+    /// The pipeline of `case`, if it was built.
+    pub fn get(&self, case: &CaseSpec) -> Option<&Pipeline<'ctx>> {
+        self.by_key.get(&key(case))
+    }
+
+    /// How many distinct pipelines there are.
+    pub fn len(&self) -> usize {
+        self.by_key.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.by_key.is_empty()
+    }
+}
+
+/// Compiles `case` and checks that its push bytes fill the shader's push-constant block.
+fn compile(compiler: &ShaderCompiler, case: &CaseSpec, capture_statistics: bool) -> Result<PipelineDesc> {
+    let spirv = compiler.compile(case)?;
+    let glsl_bytes = spirv::push_constant_bytes(&spirv).unwrap_or(0) as usize;
+    if glsl_bytes != case.push.size() {
+        return Err(Error::Compile {
+            case: case.name.clone(),
+            file: case.glsl.file.into(),
+            log: format!(
+                "the shader's push-constant block is {glsl_bytes} bytes but the case fills {}: \
+                 FAMILY_PARAMS in the GLSL and the case's Push must describe the same block",
+                case.push.size()
+            ),
+        });
+    }
+    let push_bytes = case.push.size() as u32;
+    Ok(PipelineDesc { spirv, bindings: descriptor_types(case), push_bytes, capture_statistics })
+}
+
+/// Builds one pipeline per distinct key of `cases` on up to `threads` threads.
+pub fn build_all<'ctx>(ctx: &'ctx Context, cases: &[&CaseSpec], threads: usize) -> Result<Pipelines<'ctx>> {
+    let started = Instant::now();
+    let mut seen = HashMap::new();
+    let unique: Vec<&CaseSpec> =
+        cases.iter().copied().filter(|c| seen.insert(key(c), ()).is_none()).collect();
+    let threads = threads.clamp(1, unique.len().max(1));
+    let next = AtomicUsize::new(0);
+    let built: Mutex<Vec<(usize, Result<RawPipeline>)>> = Mutex::new(Vec::with_capacity(unique.len()));
+    let (device, cache, statistics) = (&ctx.device, ctx.pipeline_cache, ctx.pipeline_statistics());
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                let compiler = ShaderCompiler::new();
+                loop {
+                    let index = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(case) = unique.get(index) else { break };
+                    let result = match &compiler {
+                        Ok(compiler) => compile(compiler, case, statistics)
+                            .and_then(|desc| pipeline::build(device, cache, &desc))
+                            .map_err(|e| e.in_case(&case.name)),
+                        Err(e) => Err(Error::Compile {
+                            case: case.name.clone(),
+                            file: case.glsl.file.into(),
+                            log: e.to_string(),
+                        }),
+                    };
+                    if let Ok(mut built) = built.lock() {
+                        built.push((index, result));
+                    }
+                }
+            });
+        }
+    });
+    let mut built = built.into_inner().unwrap_or_default();
+    built.sort_by_key(|(index, _)| *index);
+    let mut by_key = HashMap::new();
+    let mut first_error = None;
+    for (index, result) in built {
+        match result {
+            Ok(raw) if first_error.is_none() => {
+                let case = unique[index];
+                by_key.insert(key(case), Pipeline::adopt(ctx, raw, &case.name));
+            }
+            Ok(raw) => raw.destroy(&ctx.device),
+            Err(error) => {
+                first_error.get_or_insert(error);
+            }
+        }
+    }
+    match first_error {
+        Some(error) => Err(error),
+        None => Ok(Pipelines { by_key, elapsed: started.elapsed(), threads }),
+    }
+}
+
+/// The worker threads to use: the machine's cores.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}

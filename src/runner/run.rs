@@ -1,0 +1,161 @@
+//! Running a selection of cases on a context: skip what the device lacks, build the pipelines,
+//! then time (baselines first, so every line has its ratio) or verify each case in order.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::bench::Bench;
+use super::measure::measure;
+use super::outcome::Outcome;
+use super::pipelines::{self, Pipelines};
+use super::scaling::{Policy, MAX_SUBMIT_MS};
+use crate::error::Result;
+use crate::registry::CaseSpec;
+use crate::vk::Context;
+
+/// Set by Ctrl-C: the run stops after the case in progress and writes what finished.
+pub static STOP: AtomicBool = AtomicBool::new(false);
+
+/// How to run the selected cases.
+#[derive(Clone, Copy, Debug)]
+pub struct RunSettings {
+    /// Target milliseconds per measurement.
+    pub target_ms: f64,
+    /// Samples after warm-up.
+    pub samples: u32,
+    /// Verify instead of timing.
+    pub verify: bool,
+    /// Report the driver's shader statistics of each case.
+    pub shader_stats: bool,
+}
+
+impl RunSettings {
+    /// GPU time that warm-up may spend per case before it gives up on settled clocks.
+    pub fn warmup_cap_ms(&self) -> f64 {
+        50.0 * self.target_ms
+    }
+}
+
+/// The selection made ready: why each case is skipped (if it is), and the pipelines of the rest.
+pub struct Prepared<'ctx> {
+    /// Per case, in order: the reasons it cannot run on this device, joined; `None` if it can.
+    pub skipped: Vec<Option<String>>,
+    /// The pipelines of the runnable cases.
+    pub pipelines: Pipelines<'ctx>,
+}
+
+/// Checks each case's requirements against the device, then builds the runnable cases'
+/// pipelines on `threads` threads.
+pub fn prepare<'ctx>(ctx: &'ctx Context, cases: &[CaseSpec], threads: usize) -> Result<Prepared<'ctx>> {
+    let skipped: Vec<Option<String>> = cases
+        .iter()
+        .map(|case| {
+            let reasons = case.requires.unmet(&ctx.caps);
+            (!reasons.is_empty()).then(|| reasons.join("; "))
+        })
+        .collect();
+    let runnable: Vec<&CaseSpec> =
+        cases.iter().zip(&skipped).filter(|(_, s)| s.is_none()).map(|(c, _)| c).collect();
+    let pipelines = pipelines::build_all(ctx, &runnable, threads)?;
+    Ok(Prepared { skipped, pipelines })
+}
+
+/// Runs `cases` in order, calling `on_start` before and `on_done` after each (with notes such as
+/// shader statistics). Skipped cases come out as [`Outcome::Skipped`] with their reasons.
+pub fn run_cases(
+    ctx: &Context,
+    cases: &[CaseSpec],
+    prepared: &Prepared<'_>,
+    settings: &RunSettings,
+    mut on_start: impl FnMut(&CaseSpec),
+    mut on_done: impl FnMut(&CaseSpec, &Outcome, &[String]),
+) -> Result<Vec<(String, Outcome)>> {
+    let max = ctx.info.max_group_count;
+    let policy = Policy {
+        target_ms: settings.target_ms,
+        max_submit_ms: MAX_SUBMIT_MS,
+        max_groups: u64::from(max[0]) * u64::from(max[1]),
+    };
+    let run_one = |index: usize| -> Result<(Outcome, Vec<String>)> {
+        match &prepared.skipped[index] {
+            Some(reason) => Ok((Outcome::Skipped(reason.clone()), Vec::new())),
+            None => run_case(ctx, &cases[index], prepared, settings, &policy)
+                .map_err(|e| e.in_case(&cases[index].name)),
+        }
+    };
+    // A case with a baseline prints a ratio: measure each baseline first, so that the lines still
+    // come in order, each with its ratio.
+    let mut early: Vec<(usize, Outcome, Vec<String>)> = Vec::new();
+    if !settings.verify {
+        for baseline in cases.iter().filter_map(|c| c.baseline.as_deref()) {
+            let found = cases.iter().position(|c| c.name == baseline);
+            if let Some(index) = found.filter(|i| !early.iter().any(|(e, ..)| e == i)) {
+                on_start(&cases[index]);
+                let (outcome, notes) = run_one(index)?;
+                early.push((index, outcome, notes));
+            }
+        }
+    }
+    let base_rates: Vec<(&str, f64)> =
+        early.iter().filter_map(|(i, o, _)| o.rate().map(|r| (cases[*i].name.as_str(), r))).collect();
+    let mut results = Vec::with_capacity(cases.len());
+    let mut said_no_ratio = false;
+    for (index, case) in cases.iter().enumerate() {
+        if STOP.load(Ordering::SeqCst) {
+            break;
+        }
+        on_start(case);
+        let (mut outcome, mut notes) = match early.iter().position(|(i, ..)| *i == index) {
+            Some(at) => {
+                let (_, outcome, notes) = early.swap_remove(at);
+                (outcome, notes)
+            }
+            None => run_one(index)?,
+        };
+        let own_rate = outcome.rate();
+        if let (Some(baseline), Outcome::Timed { ratio, with_time, .. }) = (&case.baseline, &mut outcome) {
+            *with_time = true;
+            match base_rates.iter().find(|(n, _)| n == baseline) {
+                Some((_, base)) => *ratio = own_rate.map(|r| r / base),
+                None if !said_no_ratio => {
+                    notes.push(format!(
+                        "no ratios: the baseline \"{baseline}\" was not timed (filtered out or skipped)"
+                    ));
+                    said_no_ratio = true;
+                }
+                None => {}
+            }
+        }
+        on_done(case, &outcome, &notes);
+        results.push((case.name.clone(), outcome));
+    }
+    Ok(results)
+}
+
+fn run_case(
+    ctx: &Context,
+    case: &CaseSpec,
+    prepared: &Prepared<'_>,
+    settings: &RunSettings,
+    policy: &Policy,
+) -> Result<(Outcome, Vec<String>)> {
+    let pipeline = prepared.pipelines.get(case).ok_or_else(|| crate::error::Error::CaseSpec {
+        case: case.name.clone(),
+        problem: "its pipeline was not built (run it through runner::prepare)".into(),
+    })?;
+    let mut bench = Bench::new(ctx, case, pipeline)?;
+    let statistics = if settings.shader_stats { Some(bench.shader_statistics()?) } else { None };
+    let notes = match statistics {
+        None => Vec::new(),
+        Some(Some(lines)) => lines.into_iter().map(|l| format!("shader {l}")).collect(),
+        Some(None) => {
+            vec!["shader statistics: not offered by this driver (VK_KHR_pipeline_executable_properties)"
+                .into()]
+        }
+    };
+    if settings.verify {
+        return Ok((Outcome::Verified { checked: bench.verify()? }, notes));
+    }
+    let measurement = measure(&mut bench, policy, settings.samples as usize, settings.warmup_cap_ms())?;
+    let work = bench.work(measurement.groups);
+    Ok((Outcome::Timed { measurement, work, ratio: None, with_time: false }, notes))
+}

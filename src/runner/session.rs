@@ -1,0 +1,205 @@
+//! A whole run: open the device row, expand the families with its facts, create the device with
+//! what the selection needs, build the pipelines, run, and write the results document.
+
+use std::sync::atomic::Ordering;
+use std::time::SystemTime;
+
+use super::bench::DISPATCHES;
+use super::progress::{write_line, Progress};
+use super::run::{prepare, run_cases, RunSettings, STOP};
+use crate::caps::{Feature, Requirements};
+use crate::cli::{Cli, Format};
+use crate::error::{Error, ExitCode, Result};
+use crate::registry::{self, CaseSpec};
+use crate::report::{self, model, text};
+use crate::vk::context::{Adapter, ContextOptions};
+use crate::vk::debug::{drain, Sink};
+use crate::vk::Context;
+
+/// Fails if the validation layer said anything (read after every Vulkan object is destroyed,
+/// so leaks reported at vkDestroyDevice count too).
+pub fn check_validation(sink: &Sink) -> Result<()> {
+    let messages = drain(sink);
+    if messages.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::Validation { messages })
+    }
+}
+
+/// The union of what `cases` need, and the features to ask for besides (`--shader-stats`).
+pub fn needs(cases: &[CaseSpec], shader_stats: bool) -> (Vec<Feature>, Vec<ash::vk::Format>) {
+    let mut all = Requirements::new();
+    for case in cases {
+        all.union(&case.requires);
+    }
+    if shader_stats {
+        all = all.feature(Feature::PipelineExecutableInfo);
+    }
+    (all.features.iter().copied().collect(), all.format_list())
+}
+
+/// Creates the device of `adapter` with what `cases` need (and `--shader-stats`, if asked).
+pub fn context_for(adapter: Adapter, cases: &[CaseSpec], shader_stats: bool) -> Result<Context> {
+    let (features, formats) = needs(cases, shader_stats);
+    Context::new(adapter, &features, &formats)
+}
+
+/// Opens the row `options` name, expands the families with its facts, keeps the cases `filter`
+/// and `skip` select, and creates the device with what they need.
+pub fn open(
+    options: &ContextOptions,
+    axes: &[registry::AxisSetting],
+    filter: Option<&str>,
+    skip: &[String],
+    shader_stats: bool,
+) -> Result<(Context, Vec<CaseSpec>)> {
+    let adapter = Adapter::open(options)?;
+    let (_, facts) = adapter.describe(&[]);
+    let cases = registry::filter(registry::expand(axes, Some(&facts)), filter, skip)?;
+    Ok((context_for(adapter, &cases, shader_stats)?, cases))
+}
+
+fn describe(settings: &RunSettings, cases: &[CaseSpec]) -> String {
+    if settings.verify {
+        return "verify: each case writes its results and they are compared with a CPU reference".into();
+    }
+    let mut notes: Vec<(String, &str)> = Vec::new();
+    for family in registry::families() {
+        let (Some(note), true) = (family.ratio_note, cases.iter().any(|c| c.family == family.name)) else {
+            continue;
+        };
+        match notes.iter_mut().find(|(_, n)| *n == note) {
+            Some((names, _)) => names.push_str(&format!(", {}", family.name)),
+            None => notes.push((family.name.to_owned(), note)),
+        }
+    }
+    let notes: Vec<String> = notes.iter().map(|(names, note)| format!("{names}: {note}")).collect();
+    let mut text = format!(
+        "target {} ms per measurement ({DISPATCHES} dispatches between two timestamps), {} samples after warm-up",
+        settings.target_ms, settings.samples
+    );
+    if !notes.is_empty() {
+        text.push_str(&format!(
+            "\nratio lines: ms for 2^32 of the first unit (loads, invocations), then the rate over the case's \
+             baseline, above 1 = faster ({})",
+            notes.join("; ")
+        ));
+    }
+    text
+}
+
+/// Times or verifies the selection on the chosen row and writes the results as `cli` asks.
+pub fn benchmark(cli: &Cli) -> Result<()> {
+    let options = ContextOptions {
+        device_name: cli.device_name.clone(),
+        device_index: cli.device_index.map(|n| n as usize),
+        validation: cli.validation,
+    };
+    let settings = RunSettings {
+        target_ms: cli.target_ms,
+        samples: cli.samples,
+        verify: cli.verify,
+        shader_stats: cli.shader_stats,
+    };
+    let axes = cli.axis_settings();
+    let date = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
+    // The first Ctrl-C asks the run to stop after the current case; a second one ends it now.
+    let _ = ctrlc::set_handler(|| {
+        if STOP.swap(true, Ordering::SeqCst) {
+            std::process::exit(ExitCode::Interrupted as i32);
+        }
+    });
+    let (ctx, selected) = open(&options, &axes, cli.filter.as_deref(), &cli.skip, cli.shader_stats)?;
+    let sink = ctx.validation_sink();
+    let device = model::Device::from(&ctx.info);
+    let prepared = prepare(&ctx, &selected, super::pipelines::default_threads())?;
+    let built = &prepared.pipelines;
+    let pipelines = format!(
+        "{} for {} cases compiled and created in {:.2} s on {} threads",
+        built.len(),
+        selected.len(),
+        built.elapsed.as_secs_f64(),
+        built.threads
+    );
+    let header = text::header(&ctx.info, &describe(&settings, &selected), &pipelines);
+    // Text goes to stdout line by line; every other destination gets one document at the end.
+    let stream = cli.format == Format::Text && cli.output.is_none();
+    if stream {
+        write_line(&header)?;
+    }
+    let mut document_text = format!("{header}\n");
+    let mut records: Vec<model::CaseResult> = Vec::new();
+    let mut write_error = None;
+    let mut current: Option<usize> = None;
+    let progress = Progress::new(selected.len());
+    let outcome = run_cases(
+        &ctx,
+        &selected,
+        &prepared,
+        &settings,
+        |case| {
+            progress.start(&case.name);
+            current = selected.iter().position(|c| c.name == case.name);
+        },
+        |case, outcome, notes| {
+            let mut line = text::line(&case.name, outcome);
+            for note in notes {
+                line.push_str(&format!("\n    {note}"));
+            }
+            document_text.push_str(&line);
+            document_text.push('\n');
+            records.push(model::CaseResult::new(case, outcome));
+            if !stream {
+                progress.advance();
+            } else if let Err(e) = progress.finish_case(&line) {
+                write_error.get_or_insert(e);
+            }
+        },
+    );
+    progress.finish();
+    drop(prepared);
+    drop(ctx);
+    if let (Err(error), Some(index)) = (&outcome, current) {
+        if !records.iter().any(|r| r.name == selected[index].name) {
+            records.push(model::CaseResult::failed(&selected[index], error));
+        }
+    }
+    let run = model::Run {
+        format_version: model::FORMAT_VERSION,
+        perftest_version: env!("CARGO_PKG_VERSION").to_owned(),
+        date,
+        settings: model::Settings {
+            target_ms: cli.target_ms,
+            samples: cli.samples,
+            verify: cli.verify,
+            filter: cli.filter.clone(),
+            skip: cli.skip.clone(),
+            axes: axes.iter().map(|a| format!("{}.{}={}", a.family, a.axis, a.text)).collect(),
+            branch_iterations: None,
+        },
+        device,
+        interrupted: outcome.is_err() || STOP.load(Ordering::SeqCst),
+        cases: records,
+    };
+    let document = match cli.format {
+        Format::Text => document_text,
+        Format::Json => report::to_json(&run),
+        Format::Csv => report::to_csv(&run)?,
+        Format::Markdown => report::to_markdown(&run),
+    };
+    match &cli.output {
+        Some(path) => report::write_atomic(path, &document)?,
+        None if !stream => write_line(document.trim_end())?,
+        None => {}
+    }
+    outcome?;
+    if let Some(e) = write_error {
+        return Err(e.into());
+    }
+    check_validation(&sink)?;
+    if STOP.load(Ordering::SeqCst) {
+        return Err(Error::Interrupted { finished: run.cases.len(), selected: selected.len() });
+    }
+    Ok(())
+}
