@@ -177,8 +177,9 @@ fn bars(root: &DrawingArea<SVGBackend<'_>, Shift>, panel: &Panel<'_>, mut y: i32
     Ok(())
 }
 
+/// How a run's lines look in the line panels.
 fn marker_name(run: usize) -> &'static str {
-    ["circles", "triangles", "squares", "crosses"][run % 4]
+    ["solid, circles", "light, triangles", "light, squares", "light, crosses"][run % 4]
 }
 
 /// One line: a variant in one run, as (axis value, metric value) points in axis order.
@@ -282,8 +283,10 @@ where
         .draw()
         .map_err(fail)?;
     for line in series {
-        let color = Palette99::pick(line.variant).to_rgba();
-        let style = ShapeStyle { color, filled: true, stroke_width: 2 };
+        // A colour per variant; later runs are lighter and thinner, and differ in marker.
+        let base = Palette99::pick(line.variant).to_rgba();
+        let (color, stroke_width) = if line.run == 0 { (base, 2) } else { (base.mix(0.45), 1) };
+        let style = ShapeStyle { color, filled: true, stroke_width };
         chart
             .draw_series(LineSeries::new(line.points.iter().copied(), style))
             .map_err(fail)?
@@ -375,17 +378,13 @@ mod tests {
         run
     }
 
-    /// The drawn data lines: 2-pixel polylines through all 8 points of the sweep.
+    /// The drawn data lines: polylines through all 8 points of the sweep.
     fn data_lines(svg: &str) -> usize {
-        svg.split("<polyline")
-            .skip(1)
-            .filter(|p| {
-                p.contains("stroke-width=\"2\"")
-                    && p.split("points=\"")
-                        .nth(1)
-                        .is_some_and(|pts| pts.split(' ').filter(|x| x.contains(',')).count() == 8)
-            })
-            .count()
+        let points = |p: &str| {
+            let list = p.split("points=\"").nth(1).and_then(|rest| rest.split('"').next()).unwrap_or("");
+            list.split(' ').filter(|x| x.contains(',')).count()
+        };
+        svg.split("<polyline").skip(1).filter(|p| points(p) == 8).count()
     }
 
     #[test]
