@@ -25,7 +25,8 @@ pub enum AxisUnit {
 /// An axis a family declares.
 #[derive(Clone, Copy, Debug)]
 pub struct Axis {
-    /// Its name, unique within the family (`n`).
+    /// Its name, unique within the family (`n`); a [`AxisUnit::Bytes`] axis, and only such an
+    /// axis, has `bytes` in its name (plots draw it on a log scale; a test checks).
     pub name: &'static str,
     /// What it counts.
     pub unit: AxisUnit,

@@ -6,8 +6,8 @@
 
 use std::sync::Arc;
 
-use ash::vk;
-
+use super::resource::Resource;
+use super::value::Value;
 use crate::caps::Requirements;
 
 /// One GLSL file from `glsl/`, embedded in the binary.
@@ -74,184 +74,8 @@ impl Unit {
     }
 }
 
-/// Writes a resource's initial contents (the CPU reference reads the same data).
-pub type Fill = Arc<dyn Fn(&mut [u8]) + Send + Sync>;
-
 /// What invocation `index` of a verify run writes, as the CPU computes it.
 pub type Reference = Arc<dyn Fn(u32) -> Value + Send + Sync>;
-
-/// What kind of resource, and its size.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum ResourceKind {
-    /// A storage buffer (`buffer` block, std430).
-    StorageBuffer {
-        /// Size in bytes.
-        bytes: u64,
-    },
-    /// A uniform buffer (at most 16384 bytes: the range every device offers).
-    UniformBuffer {
-        /// Size in bytes.
-        bytes: u64,
-    },
-    /// A uniform texel buffer (`textureBuffer`) viewed as `format`.
-    UniformTexelBuffer {
-        /// The view's format.
-        format: vk::Format,
-        /// Size in bytes.
-        bytes: u64,
-    },
-    /// A storage texel buffer (`imageBuffer`) viewed as `format`.
-    StorageTexelBuffer {
-        /// The view's format.
-        format: vk::Format,
-        /// Size in bytes.
-        bytes: u64,
-    },
-    /// A sampled 2D image with a sampler (a combined image sampler), repeat addressing, level 0.
-    SampledImage {
-        /// The image's format.
-        format: vk::Format,
-        /// Width and height in texels.
-        size: [u32; 2],
-        /// The sampler's filter (loads ignore it).
-        filter: vk::Filter,
-    },
-    /// A storage 2D image (`image2D`), in the GENERAL layout.
-    StorageImage {
-        /// The image's format.
-        format: vk::Format,
-        /// Width and height in texels.
-        size: [u32; 2],
-    },
-    /// A storage buffer reached through its device address (`buffer_reference`), not a descriptor:
-    /// the 8-byte address is written into the family's push block at `push_offset`.
-    BufferAddress {
-        /// Size in bytes.
-        bytes: u64,
-        /// Byte offset of the address within the family's push block (a multiple of 8).
-        push_offset: u32,
-    },
-}
-
-/// Where a resource's memory lives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Placement {
-    /// Device-local memory, uploaded through a staging buffer (the default).
-    DeviceLocal,
-    /// Host-visible memory the shader reads across the bus (or from BAR memory).
-    HostVisible,
-}
-
-/// Whether the shader writes a resource.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Access {
-    /// Read only.
-    ReadOnly,
-    /// Read and written.
-    ReadWrite,
-}
-
-/// How a read-write resource is put back before each measurement (outside the timestamps).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Reset {
-    /// Every 32-bit word set to this value (`vkCmdFillBuffer`; buffers only).
-    Fill(u32),
-    /// The initial contents copied back from a pristine device-local copy.
-    Initial,
-}
-
-/// A resource a case binds. Descriptor-bound resources take bindings 1, 2, ... in order
-/// (binding 0 is the results buffer); [`ResourceKind::BufferAddress`] takes none.
-#[derive(Clone)]
-pub struct Resource {
-    /// Kind and size.
-    pub kind: ResourceKind,
-    /// Device-local or host-visible.
-    pub placement: Placement,
-    /// Read-only or read-write.
-    pub access: Access,
-    /// What happens before each measurement.
-    pub reset: Option<Reset>,
-    /// The initial contents; `None` leaves them zero.
-    pub fill: Option<Fill>,
-}
-
-impl std::fmt::Debug for Resource {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Resource")
-            .field("kind", &self.kind)
-            .field("placement", &self.placement)
-            .field("access", &self.access)
-            .field("reset", &self.reset)
-            .field("filled", &self.fill.is_some())
-            .finish()
-    }
-}
-
-impl Resource {
-    /// A read-only, device-local resource of `kind` filled by `fill`.
-    pub fn new(kind: ResourceKind, fill: impl Fn(&mut [u8]) + Send + Sync + 'static) -> Self {
-        Self {
-            kind,
-            placement: Placement::DeviceLocal,
-            access: Access::ReadOnly,
-            reset: None,
-            fill: Some(Arc::new(fill)),
-        }
-    }
-
-    /// A read-only storage buffer.
-    pub fn storage_buffer(bytes: u64, fill: impl Fn(&mut [u8]) + Send + Sync + 'static) -> Self {
-        Self::new(ResourceKind::StorageBuffer { bytes }, fill)
-    }
-
-    /// A uniform buffer.
-    pub fn uniform_buffer(bytes: u64, fill: impl Fn(&mut [u8]) + Send + Sync + 'static) -> Self {
-        Self::new(ResourceKind::UniformBuffer { bytes }, fill)
-    }
-
-    /// A uniform texel buffer of `format`.
-    pub fn texel_buffer(
-        format: vk::Format,
-        bytes: u64,
-        fill: impl Fn(&mut [u8]) + Send + Sync + 'static,
-    ) -> Self {
-        Self::new(ResourceKind::UniformTexelBuffer { format, bytes }, fill)
-    }
-
-    /// A sampled image of `format`, texels row by row, tightly packed.
-    pub fn sampled_image(
-        format: vk::Format,
-        size: [u32; 2],
-        filter: vk::Filter,
-        fill: impl Fn(&mut [u8]) + Send + Sync + 'static,
-    ) -> Self {
-        Self::new(ResourceKind::SampledImage { format, size, filter }, fill)
-    }
-
-    /// Places the resource in host-visible memory.
-    pub fn host_visible(mut self) -> Self {
-        self.placement = Placement::HostVisible;
-        self
-    }
-
-    /// Makes the resource writable by the shader.
-    pub fn read_write(mut self) -> Self {
-        self.access = Access::ReadWrite;
-        self
-    }
-
-    /// Resets the resource before each measurement (and before a verify run).
-    pub fn reset(mut self, reset: Reset) -> Self {
-        self.reset = Some(reset);
-        self
-    }
-
-    /// Whether the resource takes a descriptor binding.
-    pub fn has_binding(&self) -> bool {
-        !matches!(self.kind, ResourceKind::BufferAddress { .. })
-    }
-}
 
 /// Whether a dispatch is timed or verified; the shader is the same SPIR-V in both.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -308,53 +132,6 @@ impl Push {
     }
 }
 
-/// One invocation's result as the CPU reference computes it; the GPU's word is read as the same type.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Value {
-    /// A float, compared bit for bit (the reference is built to be exact).
-    F32(f32),
-    /// A float that may differ in the last bits: the GPU's format conversions (UNORM to float)
-    /// may round differently; within [`NEAR`] of the magnitude it matches.
-    F32Near(f32),
-    /// An unsigned integer.
-    U32(u32),
-}
-
-/// The relative tolerance of [`Value::F32Near`].
-pub const NEAR: f32 = 1e-5;
-
-impl Value {
-    /// Whether the GPU's word `bits` is this value.
-    pub fn matches(self, bits: u32) -> bool {
-        match self {
-            Value::F32(v) => v.to_bits() == bits,
-            Value::F32Near(v) => {
-                let got = f32::from_bits(bits);
-                (got - v).abs() <= NEAR * v.abs().max(1.0)
-            }
-            Value::U32(v) => v == bits,
-        }
-    }
-
-    /// A GPU word read as the same type as `self`, for messages.
-    pub fn same_type(self, bits: u32) -> Value {
-        match self {
-            Value::F32(_) | Value::F32Near(_) => Value::F32(f32::from_bits(bits)),
-            Value::U32(_) => Value::U32(bits),
-        }
-    }
-}
-
-impl std::fmt::Display for Value {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Value::F32(v) => write!(f, "{v:?}"),
-            Value::F32Near(v) => write!(f, "{v:?} (within {NEAR:e})"),
-            Value::U32(v) => write!(f, "{v}"),
-        }
-    }
-}
-
 /// One case, owned: a permutation of its family's shader with its resources and reference.
 #[derive(Clone)]
 pub struct CaseSpec {
@@ -384,8 +161,8 @@ pub struct CaseSpec {
     pub requires: Requirements,
     /// The case whose rate is 1.0x in this case's ratio, if it reports one.
     pub baseline: Option<String>,
-    /// The CPU reference of a verify run.
-    pub reference: Reference,
+    /// The CPU reference of a verify run (a case without one fails `--verify` with a sentence).
+    pub reference: Option<Reference>,
 }
 
 impl std::fmt::Debug for CaseSpec {
@@ -418,7 +195,7 @@ impl CaseSpec {
             work: Vec::new(),
             requires: Requirements::new(),
             baseline: None,
-            reference: Arc::new(|_| Value::U32(0)),
+            reference: None,
         }
     }
 
@@ -460,7 +237,7 @@ impl CaseSpec {
 
     /// Sets the CPU reference.
     pub fn reference(mut self, reference: impl Fn(u32) -> Value + Send + Sync + 'static) -> Self {
-        self.reference = Arc::new(reference);
+        self.reference = Some(Arc::new(reference));
         self
     }
 
@@ -486,15 +263,6 @@ impl CaseSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn near_values_tolerate_rounding_only() {
-        let expected = Value::F32Near(1000.0);
-        assert!(expected.matches(1000.005f32.to_bits()));
-        assert!(!expected.matches(1000.05f32.to_bits()));
-        assert!(!Value::F32(1.0).matches(1.0000001f32.to_bits()));
-        assert!(Value::U32(7).matches(7));
-    }
 
     #[test]
     fn the_push_block_is_the_header_then_the_family_words() {

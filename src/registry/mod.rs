@@ -7,12 +7,13 @@
 
 mod axis;
 mod case;
+mod resource;
+mod value;
 
 pub use axis::{format_bytes, parse_setting, parse_values, Axis, AxisSetting, AxisUnit, Env, MAX_VALUES};
-pub use case::{
-    Access, CaseSpec, Fill, Glsl, Mode, Placement, Push, Reference, Reset, Resource, ResourceKind, Unit,
-    Value, Work, HEADER_BYTES, MAX_PUSH_BYTES, NEAR, SENTINEL,
-};
+pub use case::{CaseSpec, Glsl, Mode, Push, Reference, Unit, Work, HEADER_BYTES, MAX_PUSH_BYTES, SENTINEL};
+pub use resource::{Access, Fill, Placement, Reset, Resource, ResourceKind};
+pub use value::{Value, NEAR};
 
 use crate::caps::DeviceCaps;
 use crate::error::{Error, Result};

@@ -58,10 +58,23 @@ fn every_baseline_is_a_registered_case_with_the_same_axis_values() {
 fn every_case_is_well_formed() {
     for case in all() {
         assert!(!case.work.is_empty(), "{}: no work", case.name);
+        assert!(case.reference.is_some(), "{}: no CPU reference", case.name);
         assert!(case.invocations_per_group() > 0, "{}", case.name);
         assert!(case.push.size() <= MAX_PUSH_BYTES, "{}: push block too large", case.name);
         assert_eq!(case.push.time.len(), case.push.verify.len(), "{}: push blocks differ in size", case.name);
         assert!(!case.group.is_empty() && !case.family.is_empty(), "{}", case.name);
+    }
+}
+
+#[test]
+fn bytes_axes_and_only_they_are_named_bytes() {
+    // Results files record axes by name; plots draw an axis whose name contains "bytes" on a
+    // log scale. This keeps the name and the unit in step.
+    for family in families() {
+        for axis in family.axes {
+            let named = axis.name.contains("bytes");
+            assert_eq!(named, axis.unit == AxisUnit::Bytes, "{}.{}", family.name, axis.name);
+        }
     }
 }
 

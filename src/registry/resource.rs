@@ -1,0 +1,181 @@
+//! What a case binds: buffers, texel buffers, images and buffer addresses, described as data.
+
+use std::sync::Arc;
+
+use ash::vk;
+
+/// Writes a resource's initial contents (the CPU reference reads the same data).
+pub type Fill = Arc<dyn Fn(&mut [u8]) + Send + Sync>;
+
+/// What kind of resource, and its size.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ResourceKind {
+    /// A storage buffer (`buffer` block, std430).
+    StorageBuffer {
+        /// Size in bytes.
+        bytes: u64,
+    },
+    /// A uniform buffer (at most 16384 bytes: the range every device offers).
+    UniformBuffer {
+        /// Size in bytes.
+        bytes: u64,
+    },
+    /// A uniform texel buffer (`textureBuffer`) viewed as `format`.
+    UniformTexelBuffer {
+        /// The view's format.
+        format: vk::Format,
+        /// Size in bytes.
+        bytes: u64,
+    },
+    /// A storage texel buffer (`imageBuffer`) viewed as `format`.
+    StorageTexelBuffer {
+        /// The view's format.
+        format: vk::Format,
+        /// Size in bytes.
+        bytes: u64,
+    },
+    /// A sampled 2D image with a sampler (a combined image sampler), repeat addressing, level 0.
+    SampledImage {
+        /// The image's format.
+        format: vk::Format,
+        /// Width and height in texels.
+        size: [u32; 2],
+        /// The sampler's filter (loads ignore it).
+        filter: vk::Filter,
+    },
+    /// A storage 2D image (`image2D`), in the GENERAL layout.
+    StorageImage {
+        /// The image's format.
+        format: vk::Format,
+        /// Width and height in texels.
+        size: [u32; 2],
+    },
+    /// A storage buffer reached through its device address (`buffer_reference`), not a descriptor:
+    /// the 8-byte address is written into the family's push block at `push_offset`.
+    BufferAddress {
+        /// Size in bytes.
+        bytes: u64,
+        /// Byte offset of the address within the family's push block (a multiple of 8).
+        push_offset: u32,
+    },
+}
+
+/// Where a resource's memory lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// Device-local memory, uploaded through a staging buffer (the default).
+    DeviceLocal,
+    /// Host-visible memory the shader reads across the bus (or from BAR memory).
+    HostVisible,
+}
+
+/// Whether the shader writes a resource.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Read only.
+    ReadOnly,
+    /// Read and written.
+    ReadWrite,
+}
+
+/// How a read-write resource is put back before each measurement (outside the timestamps).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reset {
+    /// Every 32-bit word set to this value (`vkCmdFillBuffer`; buffers only).
+    Fill(u32),
+    /// The initial contents copied back from a pristine device-local copy.
+    Initial,
+}
+
+/// A resource a case binds. Descriptor-bound resources take bindings 1, 2, ... in order
+/// (binding 0 is the results buffer); [`ResourceKind::BufferAddress`] takes none.
+#[derive(Clone)]
+pub struct Resource {
+    /// Kind and size.
+    pub kind: ResourceKind,
+    /// Device-local or host-visible.
+    pub placement: Placement,
+    /// Read-only or read-write.
+    pub access: Access,
+    /// What happens before each measurement.
+    pub reset: Option<Reset>,
+    /// The initial contents; `None` leaves them zero.
+    pub fill: Option<Fill>,
+}
+
+impl std::fmt::Debug for Resource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Resource")
+            .field("kind", &self.kind)
+            .field("placement", &self.placement)
+            .field("access", &self.access)
+            .field("reset", &self.reset)
+            .field("filled", &self.fill.is_some())
+            .finish()
+    }
+}
+
+impl Resource {
+    /// A read-only, device-local resource of `kind` filled by `fill`.
+    pub fn new(kind: ResourceKind, fill: impl Fn(&mut [u8]) + Send + Sync + 'static) -> Self {
+        Self {
+            kind,
+            placement: Placement::DeviceLocal,
+            access: Access::ReadOnly,
+            reset: None,
+            fill: Some(Arc::new(fill)),
+        }
+    }
+
+    /// A read-only storage buffer.
+    pub fn storage_buffer(bytes: u64, fill: impl Fn(&mut [u8]) + Send + Sync + 'static) -> Self {
+        Self::new(ResourceKind::StorageBuffer { bytes }, fill)
+    }
+
+    /// A uniform buffer.
+    pub fn uniform_buffer(bytes: u64, fill: impl Fn(&mut [u8]) + Send + Sync + 'static) -> Self {
+        Self::new(ResourceKind::UniformBuffer { bytes }, fill)
+    }
+
+    /// A uniform texel buffer of `format`.
+    pub fn texel_buffer(
+        format: vk::Format,
+        bytes: u64,
+        fill: impl Fn(&mut [u8]) + Send + Sync + 'static,
+    ) -> Self {
+        Self::new(ResourceKind::UniformTexelBuffer { format, bytes }, fill)
+    }
+
+    /// A sampled image of `format`, texels row by row, tightly packed.
+    pub fn sampled_image(
+        format: vk::Format,
+        size: [u32; 2],
+        filter: vk::Filter,
+        fill: impl Fn(&mut [u8]) + Send + Sync + 'static,
+    ) -> Self {
+        Self::new(ResourceKind::SampledImage { format, size, filter }, fill)
+    }
+
+    /// Places the resource in host-visible memory.
+    pub fn host_visible(mut self) -> Self {
+        self.placement = Placement::HostVisible;
+        self
+    }
+
+    /// Makes the resource writable by the shader.
+    pub fn read_write(mut self) -> Self {
+        self.access = Access::ReadWrite;
+        self
+    }
+
+    /// Resets the resource before each measurement (and before a verify run).
+    pub fn reset(mut self, reset: Reset) -> Self {
+        self.reset = Some(reset);
+        self
+    }
+
+    /// Whether the resource takes a descriptor binding.
+    pub fn has_binding(&self) -> bool {
+        !matches!(self.kind, ResourceKind::BufferAddress { .. })
+    }
+}
