@@ -72,6 +72,10 @@ pub enum Limit {
     PushConstantBytes(u32),
     /// `maxStorageBufferRange`, bytes.
     StorageBufferRange(u64),
+    /// `maxUniformBufferRange`, bytes.
+    UniformBufferRange(u64),
+    /// `maxTexelBufferElements`.
+    TexelBufferElements(u64),
     /// `maxMemoryAllocationSize` (Vulkan 1.1), bytes: the largest single buffer.
     AllocationBytes(u64),
 }
@@ -87,6 +91,10 @@ pub struct Limits {
     pub push_constant_bytes: u32,
     /// `maxStorageBufferRange`.
     pub storage_buffer_range: u64,
+    /// `maxUniformBufferRange`.
+    pub uniform_buffer_range: u64,
+    /// `maxTexelBufferElements`.
+    pub texel_buffer_elements: u64,
     /// `maxMemoryAllocationSize`.
     pub allocation_bytes: u64,
 }
@@ -106,6 +114,10 @@ impl Limit {
             Limit::StorageBufferRange(n) => {
                 ("bytes per storage buffer binding", limits.storage_buffer_range, n)
             }
+            Limit::UniformBufferRange(n) => {
+                ("bytes per uniform buffer binding", limits.uniform_buffer_range, n)
+            }
+            Limit::TexelBufferElements(n) => ("texel buffer elements", limits.texel_buffer_elements, n),
             Limit::AllocationBytes(n) => ("bytes per allocation", limits.allocation_bytes, n),
         };
         (has < needs).then(|| format!("the device allows {has} {name}, the case needs {needs}"))

@@ -16,7 +16,6 @@
 
 use ash::vk;
 
-use crate::caps::{FormatUse, Limit, Requirements};
 use crate::registry::{Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work};
 
 /// Width and height of both textures.
@@ -159,11 +158,6 @@ fn case(n: u32, input: Input, variant: Variant) -> CaseSpec {
         .resource(second_texture)
         .push(Push::words(&[n]))
         .work([Work::new(1.0, Unit::Invocation)])
-        .requires(
-            Requirements::new()
-                .format(FORMAT, FormatUse::SampledImage)
-                .limit(Limit::WorkgroupInvocations((SIDE * SIDE) as u32)),
-        )
         .baseline(format!("{n}X Coherent branch baseline"))
         .reference(move |gid| reference(input, variant, n, gid))
 }

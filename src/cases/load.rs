@@ -7,7 +7,6 @@
 
 use ash::vk;
 
-use crate::caps::{FormatUse, Requirements};
 use crate::registry::{CaseSpec, Env, Family, Glsl, Resource, Unit, Value, Work};
 
 /// Loads per invocation (LOADS in glsl/load.glsl).
@@ -174,7 +173,6 @@ fn typed(label: &str, format: vk::Format, pattern: Pattern) -> CaseSpec {
             fill_typed(format, b)
         }))
         .work(work(bytes))
-        .requires(Requirements::new().format(format, FormatUse::UniformTexelBuffer))
         .baseline(BASELINE)
         .reference(move |gid| {
             let sum = sum_loads(start(pattern, partner(gid)), |e| typed_texel(format, e));

@@ -10,7 +10,6 @@ use ash::vk;
 use super::load::{
     fill_typed, partner, sum_loads, texel_bytes, typed_layout, typed_texel, work, Pattern, BASELINE, FORMATS,
 };
-use crate::caps::{FormatUse, Requirements};
 use crate::registry::{CaseSpec, Env, Family, Glsl, Resource, Value};
 
 /// Width and height of every texture.
@@ -55,10 +54,6 @@ fn case(label: &str, format: vk::Format, op: Op, pattern: Pattern) -> CaseSpec {
         Op::SampleNearest => ("1", vk::Filter::NEAREST),
         Op::SampleBilinear => ("1", vk::Filter::LINEAR),
     };
-    let mut requires = Requirements::new().format(format, FormatUse::SampledImage);
-    if let Op::SampleBilinear = op {
-        requires = requires.format(format, FormatUse::LinearFilter);
-    }
     // texelFetch of a float format is exact; UNORM conversion and filtering may round.
     let exact = matches!(op, Op::Load) && typed_layout(format).1 > 1;
     let size = [SIZE as u32; 2];
@@ -67,7 +62,6 @@ fn case(label: &str, format: vk::Format, op: Op, pattern: Pattern) -> CaseSpec {
         .defines([("OP", op_define), ("PATTERN", pattern.define())])
         .resource(Resource::sampled_image(format, size, filter, move |b| fill_typed(format, b)))
         .work(work(texel_bytes(format)))
-        .requires(requires)
         .baseline(BASELINE)
         .reference(move |gid| {
             let (x0, y0) = start(pattern, partner(gid));

@@ -119,7 +119,10 @@ pub fn parse_values(text: &str, max: u64) -> Result<Vec<u64>, String> {
             let mut v = from;
             while v <= to {
                 push(v, &mut values)?;
-                v += step;
+                v = match v.checked_add(step) {
+                    Some(next) => next,
+                    None => break,
+                };
             }
         } else {
             push(number(part)?, &mut values)?;
@@ -214,6 +217,8 @@ mod tests {
         assert!(error("0..8*2").contains("0 < FROM"));
         assert!(parse_values("0:4294967295:1", u64::MAX).unwrap_err().contains("more than"));
         assert!(parse_values("99999999999T", u64::MAX).unwrap_err().contains("too large"));
+        let top = u64::MAX.to_string();
+        assert_eq!(parse_values(&format!("{top}:{top}:2"), u64::MAX).unwrap(), [u64::MAX], "no overflow");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::resource::Resource;
 use super::value::Value;
-use crate::caps::Requirements;
+use crate::caps::{Limit, Requirements};
 
 /// One GLSL file from `glsl/`, embedded in the binary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -252,6 +252,17 @@ impl CaseSpec {
         self.axes.push((axis, value));
         self.variant = variant.into();
         self
+    }
+
+    /// Everything the case needs: what it states, what its resources imply (formats, the
+    /// buffer-address feature, sizes within limits), its push block and its workgroup size.
+    pub fn requirements(&self) -> Requirements {
+        let mut all = self.requires.clone();
+        for resource in &self.resources {
+            all.union(&resource.kind.requirements());
+        }
+        all.limit(Limit::PushConstantBytes(self.push.size() as u32))
+            .limit(Limit::WorkgroupInvocations(self.invocations_per_group() as u32))
     }
 
     /// Invocations in one workgroup.

@@ -4,6 +4,8 @@ use std::sync::Arc;
 
 use ash::vk;
 
+use crate::caps::{Feature, FormatUse, Limit, Requirements};
+
 /// Writes a resource's initial contents (the CPU reference reads the same data).
 pub type Fill = Arc<dyn Fn(&mut [u8]) + Send + Sync>;
 
@@ -58,6 +60,69 @@ pub enum ResourceKind {
         /// Byte offset of the address within the family's push block (a multiple of 8).
         push_offset: u32,
     },
+}
+
+impl ResourceKind {
+    /// The descriptor type that binds it; `None` for a buffer reached by its address.
+    pub fn descriptor_type(&self) -> Option<vk::DescriptorType> {
+        Some(match self {
+            ResourceKind::StorageBuffer { .. } => vk::DescriptorType::STORAGE_BUFFER,
+            ResourceKind::UniformBuffer { .. } => vk::DescriptorType::UNIFORM_BUFFER,
+            ResourceKind::UniformTexelBuffer { .. } => vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
+            ResourceKind::StorageTexelBuffer { .. } => vk::DescriptorType::STORAGE_TEXEL_BUFFER,
+            ResourceKind::SampledImage { .. } => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+            ResourceKind::StorageImage { .. } => vk::DescriptorType::STORAGE_IMAGE,
+            ResourceKind::BufferAddress { .. } => return None,
+        })
+    }
+
+    /// What the device must offer to hold and bind it: format uses, the buffer-address feature,
+    /// and the limits its size meets. A case needs these whatever else it states.
+    pub fn requirements(&self) -> Requirements {
+        let buffer = |bytes: u64| Requirements::new().limit(Limit::AllocationBytes(bytes));
+        match *self {
+            ResourceKind::StorageBuffer { bytes } => buffer(bytes).limit(Limit::StorageBufferRange(bytes)),
+            ResourceKind::UniformBuffer { bytes } => buffer(bytes).limit(Limit::UniformBufferRange(bytes)),
+            ResourceKind::UniformTexelBuffer { format, bytes } => buffer(bytes)
+                .format(format, FormatUse::UniformTexelBuffer)
+                .limit(Limit::TexelBufferElements(bytes / texel_bytes(format).unwrap_or(1))),
+            ResourceKind::StorageTexelBuffer { format, bytes } => buffer(bytes)
+                .format(format, FormatUse::StorageTexelBuffer)
+                .limit(Limit::TexelBufferElements(bytes / texel_bytes(format).unwrap_or(1))),
+            ResourceKind::SampledImage { format, filter, .. } => {
+                let sampled = Requirements::new().format(format, FormatUse::SampledImage);
+                if filter == vk::Filter::LINEAR {
+                    sampled.format(format, FormatUse::LinearFilter)
+                } else {
+                    sampled
+                }
+            }
+            ResourceKind::StorageImage { format, .. } => {
+                Requirements::new().format(format, FormatUse::StorageImage)
+            }
+            ResourceKind::BufferAddress { bytes, .. } => {
+                buffer(bytes).feature(Feature::BufferDeviceAddress).limit(Limit::StorageBufferRange(bytes))
+            }
+        }
+    }
+}
+
+/// Bytes per texel of the uncompressed color formats cases use; `None` for others.
+pub fn texel_bytes(format: vk::Format) -> Option<u64> {
+    use vk::Format as F;
+    Some(match format {
+        F::R8_UNORM | F::R8_UINT | F::R8_SNORM => 1,
+        F::R8G8_UNORM | F::R8G8_UINT | F::R16_SFLOAT | F::R16_UINT | F::R16_UNORM => 2,
+        F::R8G8B8A8_UNORM
+        | F::R8G8B8A8_UINT
+        | F::R16G16_SFLOAT
+        | F::R16G16_UINT
+        | F::R32_SFLOAT
+        | F::R32_UINT => 4,
+        F::R16G16B16A16_SFLOAT | F::R16G16B16A16_UINT | F::R32G32_SFLOAT | F::R32G32_UINT => 8,
+        F::R32G32B32A32_SFLOAT | F::R32G32B32A32_UINT => 16,
+        _ => return None,
+    })
 }
 
 /// Where a resource's memory lives.

@@ -121,3 +121,33 @@ fn a_filter_that_matches_nothing_is_an_error_naming_it() {
     let expected = "--skip \"a\" with --skip \"zzz\"";
     assert!(error.to_string().contains(expected), "{error}");
 }
+
+#[test]
+fn resources_imply_what_the_device_must_offer() {
+    use crate::caps::{Feature, FormatUse, Limit};
+    use ash::vk;
+    let address = ResourceKind::BufferAddress { bytes: 4096, push_offset: 0 }.requirements();
+    assert!(address.features.contains(&Feature::BufferDeviceAddress));
+    assert!(address.limits.contains(&Limit::AllocationBytes(4096)));
+    let format = vk::Format::R8G8B8A8_UNORM;
+    let filtered =
+        ResourceKind::SampledImage { format, size: [4, 4], filter: vk::Filter::LINEAR }.requirements();
+    assert!(filtered.formats.contains(&(format, FormatUse::LinearFilter)));
+    let texels = ResourceKind::UniformTexelBuffer { format, bytes: 4096 }.requirements();
+    assert!(texels.limits.contains(&Limit::TexelBufferElements(1024)));
+    assert!(ResourceKind::UniformBuffer { bytes: 16384 }
+        .requirements()
+        .limits
+        .contains(&Limit::UniformBufferRange(16384)));
+}
+
+#[test]
+fn a_case_needs_its_resources_push_block_and_workgroup_too() {
+    use crate::caps::{FormatUse, Limit};
+    let branch = all().into_iter().find(|c| c.name == "64X Divergent branch long").unwrap();
+    let needs = branch.requirements();
+    assert!(needs.limits.contains(&Limit::WorkgroupInvocations(1024)));
+    assert!(needs.limits.contains(&Limit::PushConstantBytes(20)));
+    assert!(needs.formats.contains(&(ash::vk::Format::R32G32B32A32_SFLOAT, FormatUse::SampledImage)));
+    assert!(branch.requires.formats.is_empty(), "stated nowhere but implied by the textures");
+}

@@ -245,16 +245,18 @@ fn lines(
     let x_label = if axis == "n" { "n (iterations)".to_owned() } else { axis.to_owned() };
     let caption = format!("{} (x: {x_label})", panel.group);
     let x_range = (x_min, x_max.max(x_min + 1.0));
-    let log = axis.contains("bytes") && x_min > 0.0;
+    // Bytes axes (a test keeps them named so) are drawn on a log scale and labelled in KiB, MiB, ...
+    let bytes = axis.contains("bytes");
+    let log = bytes && x_min > 0.0;
     let mut chart = ChartBuilder::on(area);
     chart.caption(caption, font(16)).margin(10).x_label_area_size(32).y_label_area_size(70);
     if log {
         let mut chart =
             chart.build_cartesian_2d((x_range.0..x_range.1).log_scale(), 0.0..y_max * 1.1).map_err(fail)?;
-        draw_series(&mut chart, &series, &y_label, &x_label)
+        draw_series(&mut chart, &series, &y_label, &x_label, bytes)
     } else {
         let mut chart = chart.build_cartesian_2d(x_range.0..x_range.1, 0.0..y_max * 1.1).map_err(fail)?;
-        draw_series(&mut chart, &series, &y_label, &x_label)
+        draw_series(&mut chart, &series, &y_label, &x_label, bytes)
     }
 }
 
@@ -263,6 +265,7 @@ fn draw_series<'a, X>(
     series: &[Line],
     y_label: &str,
     x_label: &str,
+    bytes: bool,
 ) -> Result<(), String>
 where
     X: Ranged<ValueType = f64> + ValueFormatter<f64>,
@@ -273,7 +276,7 @@ where
         .x_desc(x_label)
         .y_label_formatter(&|v| if *v >= 1e3 { si(*v, "") } else { format!("{v:.2}") })
         .x_label_formatter(&|v| {
-            if *v >= 1024.0 {
+            if bytes && *v >= 1.0 {
                 crate::registry::format_bytes(*v as u64)
             } else {
                 format!("{v}")
@@ -296,7 +299,9 @@ where
         match line.run % 4 {
             0 => chart.draw_series(points.map(|p| Circle::new(p, 3, style))).map(|_| ()),
             1 => chart.draw_series(points.map(|p| TriangleMarker::new(p, 4, style))).map(|_| ()),
-            2 => chart.draw_series(points.map(|p| Rectangle::new([p, p], style))).map(|_| ()),
+            2 => chart
+                .draw_series(points.map(|p| EmptyElement::at(p) + Rectangle::new([(-3, -3), (3, 3)], style)))
+                .map(|_| ()),
             _ => chart.draw_series(points.map(|p| Cross::new(p, 3, style))).map(|_| ()),
         }
         .map_err(fail)?;
@@ -409,6 +414,16 @@ mod tests {
         let text = svg(&["a", "b"], &[swept_run(), swept_run()], Metric::Rate);
         assert_eq!(data_lines(&text), 6, "{text}");
         assert!(text.contains("Divergent branch long (run 2)"));
+    }
+
+    #[test]
+    fn a_third_run_has_visible_square_markers_and_counts_are_not_bytes() {
+        let mut wide = swept_run();
+        wide.cases.iter_mut().for_each(|c| *c.axes.get_mut("n").unwrap() *= 512);
+        let text = svg(&["a", "b", "c"], &[wide.clone(), wide.clone(), wide], Metric::Rate);
+        assert_eq!(data_lines(&text), 9);
+        assert!(text.contains("width=\"6\" height=\"6\""), "squares of 6 px for run 3");
+        assert!(!text.contains("KiB"), "n up to 28672 is a count, not a size");
     }
 
     #[test]

@@ -83,6 +83,27 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
         let mut bindings = vec![Binding::Storage(results.raw)];
         for (i, resource) in case.resources.iter().enumerate() {
             let label = format!("{name}: resource {}", i + 1);
+            let bytes = match resource.kind {
+                ResourceKind::StorageBuffer { bytes }
+                | ResourceKind::UniformBuffer { bytes }
+                | ResourceKind::UniformTexelBuffer { bytes, .. }
+                | ResourceKind::StorageTexelBuffer { bytes, .. }
+                | ResourceKind::BufferAddress { bytes, .. } => bytes,
+                ResourceKind::SampledImage { size, .. } | ResourceKind::StorageImage { size, .. } => {
+                    u64::from(size[0]) * u64::from(size[1])
+                }
+            };
+            if bytes == 0 {
+                return Err(spec_error(case, format!("resource {} is empty", i + 1)));
+            }
+            if let ResourceKind::BufferAddress { push_offset, .. } = resource.kind {
+                if push_offset % 8 != 0 {
+                    return Err(spec_error(
+                        case,
+                        format!("resource {}: push offset {push_offset} is not a multiple of 8", i + 1),
+                    ));
+                }
+            }
             if resource.reset.is_some() && resource.access == Access::ReadOnly {
                 return Err(spec_error(case, format!("resource {} is read-only but has a reset", i + 1)));
             }
@@ -139,10 +160,17 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
                 ResourceKind::SampledImage { format, size, .. }
                 | ResourceKind::StorageImage { format, size } => {
                     let storage = matches!(resource.kind, ResourceKind::StorageImage { .. });
-                    let desc = ImageDesc { format, size, storage };
-                    let bytes = desc.bytes().ok_or_else(|| {
+                    if resource.placement == Placement::HostVisible {
+                        return Err(spec_error(
+                            case,
+                            format!("resource {}: images are device-local only", i + 1),
+                        ));
+                    }
+                    let texel_bytes = crate::registry::texel_bytes(format).ok_or_else(|| {
                         spec_error(case, format!("perftest does not know the texel size of {format:?}"))
                     })?;
+                    let desc = ImageDesc { format, size, storage, texel_bytes };
+                    let bytes = desc.bytes();
                     let staging =
                         Buffer::staging(ctx, &format!("{label}: staging"), bytes, fill.unwrap_or(&|_| {}))?;
                     let image = Image::new(ctx, &label, desc, &staging)?;
@@ -196,6 +224,10 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
             };
             bindings.extend(binding);
         }
+        let types: Vec<vk::DescriptorType> = bindings.iter().map(|b| b.descriptor_type()).collect();
+        if types != super::pipelines::descriptor_types(case) {
+            return Err(spec_error(case, "its bindings differ from its pipeline's set layout".into()));
+        }
         let set = DescriptorSet::new(ctx, pipeline, &bindings, name)?;
         let timestamps = TimestampPool::new(ctx, &format!("{name}: timestamps"))?;
         Ok(Self { ctx, case, pipeline, set, timestamps, push, resets, results, resources })
@@ -236,6 +268,12 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
 
     /// Runs the case on a few workgroups with the result write on, and compares with the CPU reference.
     pub fn verify(&mut self) -> Result<usize> {
+        let reference = self.case.reference.clone().ok_or_else(|| {
+            spec_error(
+                self.case,
+                "it has no CPU reference (CaseSpec::reference), so it cannot be verified".into(),
+            )
+        })?;
         self.results.bytes_mut().chunks_exact_mut(4).for_each(|w| w.copy_from_slice(&POISON.to_ne_bytes()));
         submit(self.ctx, |rec| {
             self.record_resets(rec);
@@ -244,23 +282,21 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
             rec.dispatch([VERIFY_GROUPS, 1, 1]);
             rec.host_barrier();
         })?;
-        let reference = self.case.reference.as_deref().ok_or_else(|| {
-            spec_error(
-                self.case,
-                "it has no CPU reference (CaseSpec::reference), so it cannot be verified".into(),
-            )
-        })?;
         let words = verify::words(self.results.bytes());
-        verify::compare(&self.case.name, &words, reference)
+        verify::compare(&self.case.name, &words, reference.as_ref())
     }
 
-    /// One measurement: `DISPATCHES` dispatches of `shape` between two timestamps.
+    /// One measurement: `DISPATCHES` dispatches of `shape` between two timestamps. Resets go in a
+    /// submission of their own first: a top-of-pipe timestamp does not wait for earlier commands,
+    /// so a reset recorded before it in the same submission could run into the timed interval.
     fn record_timed(&mut self, shape: [u32; 3]) -> Result<f64> {
+        if !self.resets.is_empty() {
+            submit(self.ctx, |rec| self.record_resets(rec))?;
+        }
         let wall = submit(self.ctx, |rec| {
             rec.reset_timestamps(&self.timestamps);
-            self.record_resets(rec);
             rec.bind(self.pipeline, &self.set, &self.push[0]);
-            // Orders this submission's dispatches after the previous submission's.
+            // Orders these dispatches after the previous submission's writes and transfers.
             rec.compute_barrier();
             rec.timestamp(&self.timestamps, Stamp::Start);
             for i in 0..DISPATCHES {

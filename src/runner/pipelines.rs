@@ -5,15 +5,15 @@
 //! has its own shaderc compiler and creates pipelines with the context's `VkPipelineCache`; all of
 //! it finishes before the first measurement, so no compile runs while a GPU time is taken.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use ash::vk;
 
 use crate::error::{Error, Result};
-use crate::registry::{CaseSpec, ResourceKind};
+use crate::registry::{CaseSpec, Glsl};
 use crate::shader::{spirv, ShaderCompiler};
 use crate::vk::pipeline::{self, PipelineDesc, RawPipeline};
 use crate::vk::{Context, Pipeline};
@@ -21,7 +21,7 @@ use crate::vk::{Context, Pipeline};
 /// What makes two cases share a pipeline.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PipelineKey {
-    file: &'static str,
+    glsl: Glsl,
     defines: Vec<(String, String)>,
     local_size: [u32; 3],
     bindings: Vec<vk::DescriptorType>,
@@ -30,22 +30,14 @@ pub struct PipelineKey {
 
 /// Set 0 of a case: the results buffer at binding 0, then each descriptor-bound resource.
 pub fn descriptor_types(case: &CaseSpec) -> Vec<vk::DescriptorType> {
-    let resources = case.resources.iter().filter_map(|r| match r.kind {
-        ResourceKind::StorageBuffer { .. } => Some(vk::DescriptorType::STORAGE_BUFFER),
-        ResourceKind::UniformBuffer { .. } => Some(vk::DescriptorType::UNIFORM_BUFFER),
-        ResourceKind::UniformTexelBuffer { .. } => Some(vk::DescriptorType::UNIFORM_TEXEL_BUFFER),
-        ResourceKind::StorageTexelBuffer { .. } => Some(vk::DescriptorType::STORAGE_TEXEL_BUFFER),
-        ResourceKind::SampledImage { .. } => Some(vk::DescriptorType::COMBINED_IMAGE_SAMPLER),
-        ResourceKind::StorageImage { .. } => Some(vk::DescriptorType::STORAGE_IMAGE),
-        ResourceKind::BufferAddress { .. } => None,
-    });
+    let resources = case.resources.iter().filter_map(|r| r.kind.descriptor_type());
     std::iter::once(vk::DescriptorType::STORAGE_BUFFER).chain(resources).collect()
 }
 
 /// The pipeline key of `case`.
 pub fn key(case: &CaseSpec) -> PipelineKey {
     PipelineKey {
-        file: case.glsl.file,
+        glsl: case.glsl,
         defines: case.defines.clone(),
         local_size: case.local_size,
         bindings: descriptor_types(case),
@@ -82,13 +74,17 @@ impl<'ctx> Pipelines<'ctx> {
 /// Compiles `case` and checks that its push bytes fill the shader's push-constant block.
 fn compile(compiler: &ShaderCompiler, case: &CaseSpec, capture_statistics: bool) -> Result<PipelineDesc> {
     let spirv = compiler.compile(case)?;
-    let glsl_bytes = spirv::push_constant_bytes(&spirv).unwrap_or(0) as usize;
-    if glsl_bytes != case.push.size() {
+    let glsl_bytes = spirv::push_constant_bytes(&spirv);
+    if glsl_bytes != Some(case.push.size() as u32) {
+        let found = match glsl_bytes {
+            Some(bytes) => format!("is {bytes} bytes"),
+            None => "could not be measured (its last member is not a scalar, vector or pointer)".into(),
+        };
         return Err(Error::Compile {
             case: case.name.clone(),
             file: case.glsl.file.into(),
             log: format!(
-                "the shader's push-constant block is {glsl_bytes} bytes but the case fills {}: \
+                "the shader's push-constant block {found} but the case fills {} bytes: \
                  FAMILY_PARAMS in the GLSL and the case's Push must describe the same block",
                 case.push.size()
             ),
@@ -101,18 +97,19 @@ fn compile(compiler: &ShaderCompiler, case: &CaseSpec, capture_statistics: bool)
 /// Builds one pipeline per distinct key of `cases` on up to `threads` threads.
 pub fn build_all<'ctx>(ctx: &'ctx Context, cases: &[&CaseSpec], threads: usize) -> Result<Pipelines<'ctx>> {
     let started = Instant::now();
-    let mut seen = HashMap::new();
-    let unique: Vec<&CaseSpec> =
-        cases.iter().copied().filter(|c| seen.insert(key(c), ()).is_none()).collect();
+    let mut seen = HashSet::new();
+    let unique: Vec<&CaseSpec> = cases.iter().copied().filter(|c| seen.insert(key(c))).collect();
     let threads = threads.clamp(1, unique.len().max(1));
     let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
     let built: Mutex<Vec<(usize, Result<RawPipeline>)>> = Mutex::new(Vec::with_capacity(unique.len()));
     let (device, cache, statistics) = (&ctx.device, ctx.pipeline_cache, ctx.pipeline_statistics());
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| {
                 let compiler = ShaderCompiler::new();
-                loop {
+                // After a failure the run ends with that error: no point compiling the rest.
+                while !failed.load(Ordering::SeqCst) {
                     let index = next.fetch_add(1, Ordering::SeqCst);
                     let Some(case) = unique.get(index) else { break };
                     let result = match &compiler {
@@ -125,33 +122,32 @@ pub fn build_all<'ctx>(ctx: &'ctx Context, cases: &[&CaseSpec], threads: usize) 
                             log: e.to_string(),
                         }),
                     };
-                    if let Ok(mut built) = built.lock() {
-                        built.push((index, result));
-                    }
+                    failed.fetch_or(result.is_err(), Ordering::SeqCst);
+                    // A worker that panicked re-panics out of the scope, so poison changes nothing.
+                    built.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push((index, result));
                 }
             });
         }
     });
-    let mut built = built.into_inner().unwrap_or_default();
+    let mut built = built.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner());
     built.sort_by_key(|(index, _)| *index);
-    let mut by_key = HashMap::new();
-    let mut first_error = None;
+    let (mut made, mut first_error) = (Vec::with_capacity(built.len()), None);
     for (index, result) in built {
         match result {
-            Ok(raw) if first_error.is_none() => {
-                let case = unique[index];
-                by_key.insert(key(case), Pipeline::adopt(ctx, raw, &case.name));
-            }
-            Ok(raw) => raw.destroy(&ctx.device),
+            Ok(raw) => made.push((unique[index], raw)),
             Err(error) => {
                 first_error.get_or_insert(error);
             }
         }
     }
-    match first_error {
-        Some(error) => Err(error),
-        None => Ok(Pipelines { by_key, elapsed: started.elapsed(), threads }),
+    if let Some(error) = first_error {
+        // The first failure in case order is reported; everything that was built is destroyed.
+        made.into_iter().for_each(|(_, raw)| raw.destroy(&ctx.device));
+        return Err(error);
     }
+    let by_key =
+        made.into_iter().map(|(case, raw)| (key(case), Pipeline::adopt(ctx, raw, &case.name))).collect();
+    Ok(Pipelines { by_key, elapsed: started.elapsed(), threads })
 }
 
 /// The worker threads to use: the machine's cores.

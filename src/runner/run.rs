@@ -1,6 +1,7 @@
 //! Running a selection of cases on a context: skip what the device lacks, build the pipelines,
 //! then time (baselines first, so every line has its ratio) or verify each case in order.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::bench::Bench;
@@ -8,6 +9,7 @@ use super::measure::measure;
 use super::outcome::Outcome;
 use super::pipelines::{self, Pipelines};
 use super::scaling::{Policy, MAX_SUBMIT_MS};
+use crate::caps::DeviceCaps;
 use crate::error::Result;
 use crate::registry::CaseSpec;
 use crate::vk::Context;
@@ -46,10 +48,12 @@ pub struct Prepared<'ctx> {
 /// Checks each case's requirements against the device, then builds the runnable cases'
 /// pipelines on `threads` threads.
 pub fn prepare<'ctx>(ctx: &'ctx Context, cases: &[CaseSpec], threads: usize) -> Result<Prepared<'ctx>> {
+    // Checked against what the device was created with, not all it could offer.
+    let enabled = DeviceCaps { features: ctx.enabled, ..ctx.caps.clone() };
     let skipped: Vec<Option<String>> = cases
         .iter()
         .map(|case| {
-            let reasons = case.requires.unmet(&ctx.caps);
+            let reasons = case.requirements().unmet(&enabled);
             (!reasons.is_empty()).then(|| reasons.join("; "))
         })
         .collect();
@@ -61,13 +65,13 @@ pub fn prepare<'ctx>(ctx: &'ctx Context, cases: &[CaseSpec], threads: usize) -> 
 
 /// Runs `cases` in order, calling `on_start` before and `on_done` after each (with notes such as
 /// shader statistics). Skipped cases come out as [`Outcome::Skipped`] with their reasons.
-pub fn run_cases(
+pub fn run_cases<'c>(
     ctx: &Context,
-    cases: &[CaseSpec],
+    cases: &'c [CaseSpec],
     prepared: &Prepared<'_>,
     settings: &RunSettings,
-    mut on_start: impl FnMut(&CaseSpec),
-    mut on_done: impl FnMut(&CaseSpec, &Outcome, &[String]),
+    mut on_start: impl FnMut(&'c CaseSpec),
+    mut on_done: impl FnMut(&'c CaseSpec, &Outcome, &[String]),
 ) -> Result<Vec<(String, Outcome)>> {
     let max = ctx.info.max_group_count;
     let policy = Policy {
@@ -84,43 +88,46 @@ pub fn run_cases(
     };
     // A case with a baseline prints a ratio: measure each baseline first, so that the lines still
     // come in order, each with its ratio.
-    let mut early: Vec<(usize, Outcome, Vec<String>)> = Vec::new();
+    let index_of: HashMap<&str, usize> =
+        cases.iter().enumerate().map(|(i, c)| (c.name.as_str(), i)).collect();
+    let mut early: HashMap<usize, (Outcome, Vec<String>)> = HashMap::new();
     if !settings.verify {
         for baseline in cases.iter().filter_map(|c| c.baseline.as_deref()) {
-            let found = cases.iter().position(|c| c.name == baseline);
-            if let Some(index) = found.filter(|i| !early.iter().any(|(e, ..)| e == i)) {
+            if STOP.load(Ordering::SeqCst) {
+                break;
+            }
+            if let Some(&index) = index_of.get(baseline).filter(|i| !early.contains_key(i)) {
                 on_start(&cases[index]);
-                let (outcome, notes) = run_one(index)?;
-                early.push((index, outcome, notes));
+                early.insert(index, run_one(index)?);
             }
         }
     }
-    let base_rates: Vec<(&str, f64)> =
-        early.iter().filter_map(|(i, o, _)| o.rate().map(|r| (cases[*i].name.as_str(), r))).collect();
+    let base_rates: HashMap<&str, f64> =
+        early.iter().filter_map(|(i, (o, _))| o.rate().map(|r| (cases[*i].name.as_str(), r))).collect();
     let mut results = Vec::with_capacity(cases.len());
-    let mut said_no_ratio = false;
+    let mut missing_baselines: Vec<&str> = Vec::new();
     for (index, case) in cases.iter().enumerate() {
         if STOP.load(Ordering::SeqCst) {
             break;
         }
-        on_start(case);
-        let (mut outcome, mut notes) = match early.iter().position(|(i, ..)| *i == index) {
-            Some(at) => {
-                let (_, outcome, notes) = early.swap_remove(at);
-                (outcome, notes)
+        let (mut outcome, mut notes) = match early.remove(&index) {
+            Some(done) => done,
+            None => {
+                on_start(case);
+                run_one(index)?
             }
-            None => run_one(index)?,
         };
         let own_rate = outcome.rate();
         if let (Some(baseline), Outcome::Timed { ratio, with_time, .. }) = (&case.baseline, &mut outcome) {
             *with_time = true;
-            match base_rates.iter().find(|(n, _)| n == baseline) {
-                Some((_, base)) => *ratio = own_rate.map(|r| r / base),
-                None if !said_no_ratio => {
+            match base_rates.get(baseline.as_str()) {
+                Some(base) => *ratio = own_rate.map(|r| r / base),
+                // Said once per missing baseline, on the first line that lacks it.
+                None if !missing_baselines.contains(&baseline.as_str()) => {
                     notes.push(format!(
                         "no ratios: the baseline \"{baseline}\" was not timed (filtered out or skipped)"
                     ));
-                    said_no_ratio = true;
+                    missing_baselines.push(baseline);
                 }
                 None => {}
             }

@@ -31,7 +31,7 @@ pub fn check_validation(sink: &Sink) -> Result<()> {
 pub fn needs(cases: &[CaseSpec], shader_stats: bool) -> (Vec<Feature>, Vec<ash::vk::Format>) {
     let mut all = Requirements::new();
     for case in cases {
-        all.union(&case.requires);
+        all.union(&case.requirements());
     }
     if shader_stats {
         all = all.feature(Feature::PipelineExecutableInfo);
@@ -131,7 +131,7 @@ pub fn benchmark(cli: &Cli) -> Result<()> {
     let mut document_text = format!("{header}\n");
     let mut records: Vec<model::CaseResult> = Vec::new();
     let mut write_error = None;
-    let mut current: Option<usize> = None;
+    let mut current: Option<&CaseSpec> = None;
     let progress = Progress::new(selected.len());
     let outcome = run_cases(
         &ctx,
@@ -140,7 +140,7 @@ pub fn benchmark(cli: &Cli) -> Result<()> {
         &settings,
         |case| {
             progress.start(&case.name);
-            current = selected.iter().position(|c| c.name == case.name);
+            current = Some(case);
         },
         |case, outcome, notes| {
             let mut line = text::line(&case.name, outcome);
@@ -160,9 +160,9 @@ pub fn benchmark(cli: &Cli) -> Result<()> {
     progress.finish();
     drop(prepared);
     drop(ctx);
-    if let (Err(error), Some(index)) = (&outcome, current) {
-        if !records.iter().any(|r| r.name == selected[index].name) {
-            records.push(model::CaseResult::failed(&selected[index], error));
+    if let (Err(error), Some(case)) = (&outcome, current) {
+        if !records.iter().any(|r| r.name == case.name) {
+            records.push(model::CaseResult::failed(case, error));
         }
     }
     let run = model::Run {

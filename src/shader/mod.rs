@@ -56,7 +56,7 @@ impl ShaderCompiler {
                     resolved_name: (*name).to_owned(),
                     content: (*text).to_owned(),
                 })
-                .ok_or_else(|| format!("no embedded glsl/{requested} (see INCLUDES in src/shader.rs)"))
+                .ok_or_else(|| format!("no embedded glsl/{requested} (see INCLUDES in src/shader/mod.rs)"))
         });
         let artifact = self
             .raw

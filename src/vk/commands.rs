@@ -36,8 +36,14 @@ pub fn submit(ctx: &Context, record: impl FnOnce(&Recorder<'_>)) -> Result<Durat
     // SAFETY: executable buffer, idle queue of this device.
     unsafe { device.queue_submit(ctx.queue, &submits, ctx.fence) }.map_err(vk_err("vkQueueSubmit"))?;
     // SAFETY: the fence belongs to this device.
-    unsafe { device.wait_for_fences(&[ctx.fence], true, FENCE_TIMEOUT.as_nanos() as u64) }
-        .map_err(vk_err("vkWaitForFences"))?;
+    let waited = unsafe { device.wait_for_fences(&[ctx.fence], true, FENCE_TIMEOUT.as_nanos() as u64) };
+    if let Err(result) = waited {
+        // The submission may still be running (a timeout): the caller drops what it uses next,
+        // so wait for the device first; its own error (a lost device) changes nothing here.
+        // SAFETY: plain wait on this device.
+        let _ = unsafe { device.device_wait_idle() };
+        return Err(vk_err("vkWaitForFences")(result));
+    }
     Ok(start.elapsed())
 }
 
@@ -50,7 +56,9 @@ pub struct Recorder<'a> {
 /// Where a timestamp is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stamp {
-    /// Before the commands after it start (top of pipe).
+    /// At the top of the pipe: as soon as the GPU reaches it, whether or not earlier commands
+    /// (such as transfers) have finished; so nothing but the timed work may precede it in the
+    /// submission except barriers ordering earlier submissions' work.
     Start,
     /// After the commands before it finish (bottom of pipe).
     End,
@@ -125,7 +133,9 @@ impl Recorder<'_> {
         unsafe { self.device.cmd_copy_buffer_to_image(self.cmd, source.raw, image.raw, layout, &copy) };
     }
 
-    /// Moves `image` from layout `from` to `to`, ordering transfers and compute around it.
+    /// Moves `image` from layout `from` to `to`, ordering transfers and compute around it. The
+    /// source scope is transfers (the upload, a reset's copy): a transition after compute work
+    /// must follow a [`Recorder::compute_to_transfer`], which chains the shader writes into it.
     pub fn image_layout(&self, image: &Image<'_>, from: vk::ImageLayout, to: vk::ImageLayout) {
         let range = vk::ImageSubresourceRange::default()
             .aspect_mask(vk::ImageAspectFlags::COLOR)

@@ -104,6 +104,8 @@ pub fn describe(
             shared_memory_bytes: limits.max_compute_shared_memory_size,
             push_constant_bytes: limits.max_push_constants_size,
             storage_buffer_range: u64::from(limits.max_storage_buffer_range),
+            uniform_buffer_range: u64::from(limits.max_uniform_buffer_range),
+            texel_buffer_elements: u64::from(limits.max_texel_buffer_elements),
             allocation_bytes: v11.max_memory_allocation_size,
         },
         formats: formats.collect(),

@@ -18,6 +18,8 @@ pub struct ImageDesc {
     pub size: [u32; 2],
     /// A storage image (GENERAL layout, `imageLoad`/`imageStore`) instead of a sampled one.
     pub storage: bool,
+    /// Bytes per texel of the tightly packed upload.
+    pub texel_bytes: u64,
 }
 
 impl ImageDesc {
@@ -30,28 +32,10 @@ impl ImageDesc {
         }
     }
 
-    /// Bytes of the tightly packed texels, if perftest knows the format's texel size.
-    pub fn bytes(&self) -> Option<u64> {
-        Some(u64::from(self.size[0]) * u64::from(self.size[1]) * texel_bytes(self.format)?)
+    /// Bytes of the tightly packed texels.
+    pub fn bytes(&self) -> u64 {
+        u64::from(self.size[0]) * u64::from(self.size[1]) * self.texel_bytes
     }
-}
-
-/// Bytes per texel of the uncompressed color formats perftest uses.
-pub fn texel_bytes(format: vk::Format) -> Option<u64> {
-    use vk::Format as F;
-    Some(match format {
-        F::R8_UNORM | F::R8_UINT | F::R8_SNORM => 1,
-        F::R8G8_UNORM | F::R8G8_UINT | F::R16_SFLOAT | F::R16_UINT | F::R16_UNORM => 2,
-        F::R8G8B8A8_UNORM
-        | F::R8G8B8A8_UINT
-        | F::R16G16_SFLOAT
-        | F::R16G16_UINT
-        | F::R32_SFLOAT
-        | F::R32_UINT => 4,
-        F::R16G16B16A16_SFLOAT | F::R16G16B16A16_UINT | F::R32G32_SFLOAT | F::R32G32_UINT => 8,
-        F::R32G32B32A32_SFLOAT | F::R32G32B32A32_UINT => 16,
-        _ => return None,
-    })
 }
 
 /// A device-local 2D image with a view, in its [`ImageDesc::layout`].
