@@ -39,8 +39,8 @@ pub struct Cli {
     pub verify: bool,
 
     /// Sweep a family's axis over VALUES: `V`, `FROM:TO:STEP`, `FROM..TO*FACTOR` (16K..1G*2), or a
-    /// comma-separated list of those; K, M, G, T are binary suffixes. Repeatable; the axes are
-    /// branch.n (payload iterations, default 0:256:8).
+    /// comma-separated list of those; K, M, G, T are binary suffixes. Repeatable. An unknown
+    /// FAMILY.AXIS is an error that lists every axis with its default.
     #[arg(long = "axis", value_name = "FAMILY.AXIS=VALUES", value_parser = crate::registry::parse_setting)]
     pub axes: Vec<crate::registry::AxisSetting>,
 
@@ -233,7 +233,7 @@ mod tests {
     fn help_documents_every_exit_code_from_the_enum() {
         let help = cli(&["--help"]).unwrap_err().to_string();
         for code in crate::ExitCode::ALL {
-            let line = format!("\n  {:<3}{}\n", code as u8, code.meaning());
+            let line = format!("\n  {:<2} {}\n", code as u8, code.meaning());
             assert!(help.contains(&line), "exit code {} missing from --help", code as u8);
         }
     }

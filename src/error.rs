@@ -77,7 +77,8 @@ impl ExitCode {
 
 /// The exit-code table and examples that `--help` ends with, from [`ExitCode::meaning`].
 pub fn help_text() -> String {
-    let codes: String = ExitCode::ALL.iter().map(|&c| format!("  {:<3}{}\n", c as u8, c.meaning())).collect();
+    let codes: String =
+        ExitCode::ALL.iter().map(|&c| format!("  {:<2} {}\n", c as u8, c.meaning())).collect();
     format!(
         "Exit codes:\n{codes}\n\
          Examples:\n  \
