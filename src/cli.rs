@@ -1,6 +1,8 @@
 //! The command line: clap derive, plus the `-N` device-row shorthand that clap cannot express.
 
-use clap::Parser;
+use std::ffi::OsString;
+
+use clap::{CommandFactory, Parser};
 
 /// Vulkan compute micro-benchmark: GPU-timed, verified load, sample, branch and ALU cases.
 #[derive(Debug, Parser)]
@@ -15,7 +17,7 @@ pub struct Cli {
     pub device_name: Option<String>,
 
     /// Pick device row N (numbered from 1, among the rows DEVICE matched); `-N` is short for this.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
     pub device_index: Option<u32>,
 
     /// Print the device rows (device + compute queue family) and exit.
@@ -27,11 +29,11 @@ pub struct Cli {
     pub list: bool,
 
     /// Run only the cases whose name contains TEXT (case-insensitive).
-    #[arg(long, value_name = "TEXT", env = "PERFTEST_FILTER")]
+    #[arg(long, value_name = "TEXT", env = "PERFTEST_FILTER", allow_hyphen_values = true)]
     pub filter: Option<String>,
 
     /// Leave out the cases whose name contains TEXT (repeatable; wins over --filter).
-    #[arg(long, value_name = "TEXT")]
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     pub skip: Vec<String>,
 
     /// Check every selected case against its CPU reference instead of timing it.
@@ -66,12 +68,12 @@ pub struct Cli {
     pub validation: bool,
 
     /// Aim each measurement (one timestamp pair) at this many milliseconds of GPU time.
-    #[arg(long, value_name = "MS", default_value_t = 20.0, env = "PERFTEST_TARGET_MS",
+    #[arg(long, value_name = "MS", default_value_t = 20.0, env = "PERFTEST_TARGET_MS", allow_negative_numbers = true,
           value_parser = parse_target_ms)]
     pub target_ms: f64,
 
     /// Timed samples per case after warm-up; the report gives their median, min and spread.
-    #[arg(long, value_name = "N", default_value_t = 10, env = "PERFTEST_SAMPLES",
+    #[arg(long, value_name = "N", default_value_t = 10, env = "PERFTEST_SAMPLES", allow_negative_numbers = true,
           value_parser = clap::value_parser!(u32).range(3..=1000))]
     pub samples: u32,
 }
@@ -158,32 +160,55 @@ pub enum Format {
     Markdown,
 }
 
-/// Rewrites `-N` (a row number) as `--device-index=N`, which clap can parse.
-fn expand_row_shorthand(args: impl IntoIterator<Item = String>) -> Vec<String> {
-    args.into_iter()
-        .enumerate()
-        .map(|(i, arg)| {
-            let is_row = i > 0
-                && arg.len() > 1
-                && arg.starts_with('-')
-                && arg[1..].bytes().all(|b| b.is_ascii_digit());
-            if is_row {
-                format!("--device-index={}", &arg[1..])
-            } else {
-                arg
+/// Whether `arg` is the `-N` device-row shorthand.
+fn is_row(arg: &str) -> bool {
+    arg.len() > 1 && arg.starts_with('-') && arg[1..].bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Rewrites `-N` (a row number) as `--device-index=N`, which clap can parse, where a device row
+/// can stand: among the run's own options, not as an option's value (`--target-ms -1`), not after
+/// `--`, and not in `compare` or `plot`. Which options take a value comes from clap's own model.
+fn expand_row_shorthand(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
+    let command = Cli::command();
+    let takes_value: Vec<String> = command
+        .get_arguments()
+        .filter(|a| a.get_action().takes_values() && !a.is_positional())
+        .filter_map(|a| a.get_long().map(|long| format!("--{long}")))
+        .collect();
+    let subcommands: Vec<&str> = command.get_subcommands().map(|c| c.get_name()).collect();
+    let (mut rewriting, mut value_next) = (true, false);
+    let mut out = Vec::new();
+    for (i, arg) in args.into_iter().enumerate() {
+        let text = arg.to_str().filter(|_| i > 0 && rewriting);
+        match text {
+            None => {}
+            Some(_) if value_next => value_next = false,
+            Some("--") => rewriting = false,
+            Some(t) if subcommands.contains(&t) => rewriting = false,
+            Some(t) if is_row(t) => {
+                out.push(OsString::from(format!("--device-index={}", &t[1..])));
+                continue;
             }
-        })
-        .collect()
+            Some(t) => value_next = takes_value.iter().any(|name| name == t),
+        }
+        out.push(arg);
+    }
+    out
 }
 
-/// Parses `args` (program name first), exiting with clap's message and code 2 on bad input.
-pub fn parse_from(args: impl IntoIterator<Item = String>) -> Result<Cli, clap::Error> {
-    Cli::try_parse_from(expand_row_shorthand(args))
+/// Parses `args` (program name first); bad input is clap's error, exit code 2.
+pub fn parse_from<I, T>(args: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString>,
+{
+    Cli::try_parse_from(expand_row_shorthand(args.into_iter().map(Into::into)))
 }
 
-/// Parses the process arguments; bad input prints clap's message and exits with code 2.
+/// Parses the process arguments (any bytes: a non-UTF-8 one is clap's error, not a panic); bad
+/// input prints clap's message and exits with code 2.
 pub fn parse() -> Cli {
-    parse_from(std::env::args()).unwrap_or_else(|error| error.exit())
+    parse_from(std::env::args_os()).unwrap_or_else(|error| error.exit())
 }
 
 #[cfg(test)]
@@ -191,7 +216,35 @@ mod tests {
     use super::*;
 
     fn cli(args: &[&str]) -> Result<Cli, clap::Error> {
-        parse_from(std::iter::once("perftest").chain(args.iter().copied()).map(String::from))
+        parse_from(std::iter::once("perftest").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn the_row_shorthand_applies_only_where_a_row_can_stand() {
+        // An option's value: --target-ms -1 is a bad value (range), not a missing one.
+        let error = cli(&["--target-ms", "-1"]).unwrap_err().to_string();
+        assert!(error.contains("must be between 0.5 and 100"), "{error}");
+        assert_eq!(cli(&["--filter", "-2"]).unwrap().filter.as_deref(), Some("-2"));
+        assert_eq!(cli(&["--filter=x", "-2"]).unwrap().device_index, Some(2));
+        // In compare, -2 is never a device row: after --, it is a file name; before, clap says how.
+        let parsed = cli(&["compare", "b.json", "--", "-2"]).unwrap();
+        assert!(
+            matches!(parsed.command, Some(Command::Compare { ref files, .. }) if files[1] == std::path::Path::new("-2"))
+        );
+        let error = cli(&["compare", "b.json", "-2"]).unwrap_err().to_string();
+        assert!(error.contains("'-- -2'") && !error.contains("device-index"), "{error}");
+    }
+
+    #[test]
+    fn non_utf8_arguments_are_usage_errors_or_paths_never_panics() {
+        use std::os::unix::ffi::OsStrExt;
+        let bad = std::ffi::OsStr::from_bytes(b"\xff").to_os_string();
+        let args = [OsString::from("perftest"), "--list".into(), "--filter".into(), bad.clone()];
+        let error = parse_from(args).unwrap_err();
+        assert_eq!(error.exit_code(), 2);
+        assert!(error.to_string().contains("UTF-8"), "{error}");
+        let args = [OsString::from("perftest"), "compare".into(), "a.json".into(), bad];
+        assert!(parse_from(args).is_ok(), "a results file's name may be any bytes");
     }
 
     #[test]

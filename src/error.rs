@@ -252,6 +252,17 @@ pub enum Error {
         detail: String,
     },
 
+    /// Writing `--output` failed after the run; the document was kept elsewhere.
+    #[error("could not write {path}: {detail}; the results were kept in {rescued}")]
+    OutputRescued {
+        /// The file asked for.
+        path: String,
+        /// What the system said.
+        detail: String,
+        /// Where the document is now.
+        rescued: String,
+    },
+
     /// Ctrl-C stopped the run.
     #[error("interrupted by Ctrl-C after {finished} of {selected} cases; the finished ones were written")]
     Interrupted {
@@ -293,7 +304,8 @@ impl Error {
             | Error::Vulkan { .. }
             | Error::Allocation { .. }
             | Error::Io(_)
-            | Error::Output { .. } => ExitCode::Failure,
+            | Error::Output { .. }
+            | Error::OutputRescued { .. } => ExitCode::Failure,
         }
     }
 

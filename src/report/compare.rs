@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::format::ratio_text;
+use super::format::{printable, ratio_text};
 use super::matching::match_runs;
 use super::model::Run;
 use super::write::rate_text;
@@ -37,14 +37,18 @@ pub fn compare(labels: &[String], runs: &[Run]) -> Comparison {
             let rates: Vec<Option<f64>> =
                 m.found.iter().map(|c| c.and_then(|c| c.rate.as_ref()).map(|r| r.value)).collect();
             let ratios = rates.iter().map(|r| Some(r.as_ref()? / rates[0]?)).collect();
-            let cells = m.found.iter().map(|c| c.map_or_else(|| "missing".to_owned(), rate_text)).collect();
-            Row { name: m.name.to_owned(), rates, ratios, cells }
+            let cells = m
+                .found
+                .iter()
+                .map(|c| c.map_or_else(|| "missing".to_owned(), |c| printable(&rate_text(c)).into_owned()))
+                .collect();
+            Row { name: printable(m.name).into_owned(), rates, ratios, cells }
         })
         .collect();
     let runs = labels
         .iter()
         .zip(runs)
-        .map(|(label, run)| format!("{label}: {} ({})", run.device.name, run.date))
+        .map(|(label, run)| printable(&format!("{label}: {} ({})", run.device.name, run.date)).into_owned())
         .collect();
     Comparison { runs, rows }
 }
@@ -93,7 +97,12 @@ pub fn to_text(comparison: &Comparison) -> String {
         comparison.runs.iter().enumerate().map(|(i, r)| format!("run {}: {r}\n", i + 1)).collect();
     out.push('\n');
     for row in table {
-        let cells: Vec<String> = row.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
+        // Padded by hand: format!'s width argument panics above 65,535.
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c}{}", " ".repeat(w - c.chars().count())))
+            .collect();
         out.push_str(cells.join("  ").trim_end());
         out.push('\n');
     }
@@ -103,7 +112,7 @@ pub fn to_text(comparison: &Comparison) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::Amount;
+    use crate::report::model::{Amount, CaseResult};
 
     fn two_runs() -> Vec<Run> {
         let first = crate::report::model::tests::sample_run();
@@ -127,6 +136,24 @@ mod tests {
         assert_eq!(c.rows[1].cells[1], "missing");
         assert_eq!(c.rows[2].cells[0], "missing");
         assert_eq!(c.rows[2].ratios[1], None);
+    }
+
+    #[test]
+    fn long_names_and_escape_sequences_from_a_results_file_are_harmless() {
+        let mut runs = two_runs();
+        runs[1].cases[0].name = "x".repeat(70_000);
+        runs[1].cases[1].name = "evil \u{1b}[2J \0".into();
+        let text = to_text(&compare(&["a".into(), "b".into()], &runs));
+        assert!(text.contains(&"x".repeat(70_000)));
+        assert!(!text.contains('\u{1b}') && !text.contains('\0') && text.contains("\\u{1b}[2J"), "escaped");
+        let rows = 100_000;
+        let mut big = runs[0].clone();
+        big.cases =
+            (0..rows).map(|i| CaseResult { name: format!("case {i}"), ..runs[0].cases[0].clone() }).collect();
+        let started = std::time::Instant::now();
+        let table = to_text(&compare(&["a".into(), "b".into()], &[big.clone(), big]));
+        assert_eq!(table.lines().count(), rows + 4);
+        eprintln!("compare of 2 x {rows} cases: {:?}", started.elapsed());
     }
 
     #[test]

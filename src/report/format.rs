@@ -30,6 +30,25 @@ pub fn si(value: f64, unit: &str) -> String {
     format!("{text} {}{unit}", PREFIXES[index])
 }
 
+/// `text` safe to show on a terminal or put in XML: control characters (C0, DEL, C1) become
+/// visible escapes (`\u{1b}`), and U+FFFE/U+FFFF (not characters in XML) become U+FFFD. Results
+/// files are input like any other: their names must not move a cursor or break an SVG.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let bad = |c: char| c.is_control() || c == '\u{FFFE}' || c == '\u{FFFF}';
+    if !text.chars().any(bad) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\u{FFFE}' | '\u{FFFF}' => out.push('\u{FFFD}'),
+            c if c.is_control() => out.push_str(&c.escape_unicode().to_string()),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// A ratio with three decimals, or three significant digits below 0.01 (`4.34e-4x`).
 pub fn ratio_text(ratio: f64) -> String {
     if ratio >= 0.01 || ratio == 0.0 {
@@ -52,6 +71,14 @@ mod tests {
         assert_eq!(si(999.7e9, "FLOPS"), "1.00 TFLOPS");
         assert_eq!(si(512.0, "B/s"), "512 B/s");
         assert_eq!(si(0.0201, "s"), "20.1 ms");
+    }
+
+    #[test]
+    fn control_characters_are_shown_not_obeyed() {
+        assert_eq!(printable("Buffer<R8>.Load uniform"), "Buffer<R8>.Load uniform");
+        assert_eq!(printable("a\u{1b}[31mb"), "a\\u{1b}[31mb");
+        assert_eq!(printable("nul\0 c1\u{9b} del\u{7f}"), "nul\\u{0} c1\\u{9b} del\\u{7f}");
+        assert_eq!(printable("x\u{FFFE}y\u{FFFF}"), "x\u{FFFD}y\u{FFFD}");
     }
 
     #[test]

@@ -5,6 +5,7 @@ pub mod compare;
 pub mod format;
 pub mod matching;
 pub mod model;
+pub mod output;
 pub mod plot;
 pub mod text;
 pub mod write;

@@ -10,7 +10,7 @@ use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::format::{ratio_text, si};
+use super::format::{printable, ratio_text, si};
 use super::matching::{match_runs, Matched};
 use super::model::{CaseResult, Run};
 use super::write::rate_text;
@@ -119,8 +119,8 @@ fn render(labels: &[String], runs: &[Run], metric: Metric) -> Result<String, Str
         let color = Palette99::pick(i).to_rgba();
         root.draw(&Rectangle::new([(10, y + 3), (24, y + 13)], color.filled())).map_err(fail)?;
         let marker = if runs.len() > 1 { format!(" (lines: {})", marker_name(i)) } else { String::new() };
-        root.draw(&Text::new(format!("run {}: {label}: {device}{marker}", i + 1), (30, y + 2), font(13)))
-            .map_err(fail)?;
+        let legend = printable(&format!("run {}: {label}: {device}{marker}", i + 1)).into_owned();
+        root.draw(&Text::new(legend, (30, y + 2), font(13))).map_err(fail)?;
         y += 18;
     }
     for panel in &panels {
@@ -142,7 +142,7 @@ fn render(labels: &[String], runs: &[Run], metric: Metric) -> Result<String, Str
 
 /// The bar panel of `panel` at height `y` of `root`.
 fn bars(root: &DrawingArea<SVGBackend<'_>, Shift>, panel: &Panel<'_>, mut y: i32) -> Result<(), String> {
-    root.draw(&Text::new(panel.group.clone(), (10, y), font(16))).map_err(fail)?;
+    root.draw(&Text::new(printable(&panel.group).into_owned(), (10, y), font(16))).map_err(fail)?;
     y += HEADING - 8;
     let max = panel
         .rows
@@ -151,7 +151,7 @@ fn bars(root: &DrawingArea<SVGBackend<'_>, Shift>, panel: &Panel<'_>, mut y: i32
         .fold(0.0, f64::max);
     let runs = panel.rows.first().map_or(0, |m| m.found.len());
     for m in &panel.rows {
-        root.draw(&Text::new(m.name.to_owned(), (10, y + 1), font(12))).map_err(fail)?;
+        root.draw(&Text::new(printable(m.name).into_owned(), (10, y + 1), font(12))).map_err(fail)?;
         for (r, found) in m.found.iter().enumerate() {
             let top = y + BAR * r as i32;
             let v = found.and_then(|c| value(c, panel.metric));
@@ -170,6 +170,7 @@ fn bars(root: &DrawingArea<SVGBackend<'_>, Shift>, panel: &Panel<'_>, mut y: i32
             let color = Palette99::pick(r).to_rgba();
             let rect = [(NAME_WIDTH, top), (NAME_WIDTH + length.max(1), top + BAR - 2)];
             root.draw(&Rectangle::new(rect, color.filled())).map_err(fail)?;
+            let label = printable(&label).into_owned();
             root.draw(&Text::new(label, (NAME_WIDTH + length + 6, top), font(10))).map_err(fail)?;
         }
         y += BAR * runs as i32 + ROW_GAP;
@@ -235,11 +236,15 @@ fn lines(
     let y_max = series.iter().flat_map(|l| l.points.iter().map(|p| p.1)).fold(0.0, f64::max);
     if series.is_empty() || y_max <= 0.0 {
         return area
-            .draw(&Text::new(format!("{}: nothing to draw", panel.group), (10, 8), font(16)))
+            .draw(&Text::new(
+                printable(&format!("{}: nothing to draw", panel.group)).into_owned(),
+                (10, 8),
+                font(16),
+            ))
             .map_err(fail);
     }
     let y_label = match panel.metric {
-        Metric::Rate => unit,
+        Metric::Rate => printable(&unit).into_owned(),
         Metric::Ratio => "ratio to the baseline".to_owned(),
     };
     let x_label = if axis == "n" { "n (iterations)".to_owned() } else { axis.to_owned() };
@@ -249,7 +254,7 @@ fn lines(
     let bytes = axis.contains("bytes");
     let log = bytes && x_min > 0.0;
     let mut chart = ChartBuilder::on(area);
-    chart.caption(caption, font(16)).margin(10).x_label_area_size(32).y_label_area_size(70);
+    chart.caption(printable(&caption), font(16)).margin(10).x_label_area_size(32).y_label_area_size(70);
     if log {
         let mut chart =
             chart.build_cartesian_2d((x_range.0..x_range.1).log_scale(), 0.0..y_max * 1.1).map_err(fail)?;
@@ -293,7 +298,7 @@ where
         chart
             .draw_series(LineSeries::new(line.points.iter().copied(), style))
             .map_err(fail)?
-            .label(line.label.clone())
+            .label(printable(&line.label).into_owned())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], style));
         let points = line.points.iter().copied();
         match line.run % 4 {
@@ -424,6 +429,17 @@ mod tests {
         assert_eq!(data_lines(&text), 9);
         assert!(text.contains("width=\"6\" height=\"6\""), "squares of 6 px for run 3");
         assert!(!text.contains("KiB"), "n up to 28672 is a count, not a size");
+    }
+
+    #[test]
+    fn names_with_control_characters_still_make_well_formed_xml() {
+        let mut run = sample_run();
+        run.cases[0].name = "evil \u{1b}[31m \0 \u{FFFE}".into();
+        run.cases[0].group = "group \u{7}".into();
+        let text = svg(&["a\u{1b}"], &[run], Metric::Rate);
+        let bad = |c: char| (c.is_control() && !matches!(c, '\n' | '\t' | '\r')) || c == '\u{FFFE}';
+        assert!(!text.chars().any(bad), "no character XML 1.0 forbids");
+        assert!(text.contains("evil \\u{1b}[31m"), "shown as an escape");
     }
 
     #[test]

@@ -1,10 +1,8 @@
 //! Writing a run: JSON (the format kept and compared), CSV and markdown; atomic file writes.
 
-use std::io::Write;
-use std::path::Path;
-
 use super::format::{ratio_text, si};
 use super::model::{CaseResult, Run, Status};
+pub use super::output::write_atomic;
 use crate::error::{Error, Result};
 
 /// The run as pretty JSON.
@@ -130,22 +128,6 @@ pub fn to_markdown(run: &Run) -> String {
     out
 }
 
-/// Writes `text` to `path` without ever leaving a half-written file: a temporary file beside it,
-/// flushed, then renamed over it.
-pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "output".into());
-    let temporary = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    let written = std::fs::File::create(&temporary).and_then(|mut file| {
-        file.write_all(text.as_bytes())?;
-        file.sync_all()
-    });
-    if let Err(e) = written.and_then(|()| std::fs::rename(&temporary, path)) {
-        let _ = std::fs::remove_file(&temporary);
-        return Err(Error::Output { path: path.display().to_string(), detail: e.to_string() });
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,7 +158,7 @@ mod tests {
 
     #[test]
     fn an_atomic_write_into_a_missing_folder_fails_cleanly() {
-        let path = Path::new("/nonexistent-perftest-dir/out.json");
+        let path = std::path::Path::new("/nonexistent-perftest-dir/out.json");
         let error = write_atomic(path, "{}").unwrap_err();
         assert!(
             error.to_string().starts_with("could not write /nonexistent-perftest-dir/out.json"),

@@ -103,6 +103,10 @@ pub fn benchmark(cli: &Cli) -> Result<()> {
         shader_stats: cli.shader_stats,
     };
     let axes = cli.axis_settings();
+    // A destination that cannot be written fails now, not after the run.
+    if let Some(path) = &cli.output {
+        report::output::check_writable(path)?;
+    }
     let date = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
     // The first Ctrl-C asks the run to stop after the current case; a second one ends it now.
     let _ = ctrlc::set_handler(|| {
@@ -189,7 +193,7 @@ pub fn benchmark(cli: &Cli) -> Result<()> {
         Format::Markdown => report::to_markdown(&run),
     };
     match &cli.output {
-        Some(path) => report::write_atomic(path, &document)?,
+        Some(path) => report::output::write_or_rescue(path, &document)?,
         None if !stream => write_line(document.trim_end())?,
         None => {}
     }
