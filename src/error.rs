@@ -70,7 +70,9 @@ impl ExitCode {
             ExitCode::BadResults => {
                 "a results file given to compare or plot is missing, not perftest JSON, or from a newer perftest"
             }
-            ExitCode::Interrupted => "Ctrl-C stopped the run after the case in progress; the finished cases were written",
+            ExitCode::Interrupted => {
+                "Ctrl-C or SIGTERM stopped the run after the case in progress; the finished cases were written"
+            }
         }
     }
 }
@@ -264,7 +266,7 @@ pub enum Error {
     },
 
     /// Ctrl-C stopped the run.
-    #[error("interrupted by Ctrl-C after {finished} of {selected} cases; the finished ones were written")]
+    #[error("interrupted (Ctrl-C or SIGTERM) after {finished} of {selected} cases; the finished ones were written")]
     Interrupted {
         /// Cases finished.
         finished: usize,

@@ -296,8 +296,33 @@ fn cli_ctrl_c_stops_after_the_current_case_and_writes_what_finished() {
     let out = child.wait_with_output().unwrap();
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{stderr}");
-    assert!(stderr.starts_with("perftest: interrupted by Ctrl-C after "), "{stderr}");
+    assert!(stderr.starts_with("perftest: interrupted (Ctrl-C or SIGTERM) after "), "{stderr}");
     assert!(stderr.contains(&format!("after {finished} of 142 cases")), "{finished} lines: {stderr}");
+}
+
+#[test]
+fn cli_sigterm_during_the_baseline_pass_keeps_the_measured_baselines() {
+    // The branch baselines (one per N) are timed first; a stop during that pass used to drop them.
+    let dir = temp_dir("sigterm");
+    let file = dir.join("run.json");
+    let child = Command::new(env!("CARGO_BIN_EXE_perftest"))
+        .args(["--filter", "branch", "--axis", "branch.n=0:1024:8", "--target-ms", "5", "--samples", "3"])
+        .args(["--format", "json", "--output"])
+        .arg(&file)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the perftest binary runs");
+    std::thread::sleep(std::time::Duration::from_secs(8));
+    let killed = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "SIGTERM is a stop, like Ctrl-C: {stderr}");
+    let run = perftest::report::load(&file).unwrap_or_else(|e| panic!("{e}"));
+    assert!(run.interrupted);
+    assert!(!run.cases.is_empty(), "the measured baselines are kept: {stderr}");
+    assert!(run.cases.len() < 129 * 12, "{} cases", run.cases.len());
+    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]

@@ -14,7 +14,8 @@ use crate::error::Result;
 use crate::registry::CaseSpec;
 use crate::vk::Context;
 
-/// Set by Ctrl-C: the run stops after the case in progress and writes what finished.
+/// Set by Ctrl-C or SIGTERM (or SIGHUP): the run stops after the case in progress and writes
+/// what finished.
 pub static STOP: AtomicBool = AtomicBool::new(false);
 
 /// How to run the selected cases.
@@ -107,11 +108,10 @@ pub fn run_cases<'c>(
     let mut results = Vec::with_capacity(cases.len());
     let mut missing_baselines: Vec<&str> = Vec::new();
     for (index, case) in cases.iter().enumerate() {
-        if STOP.load(Ordering::SeqCst) {
-            break;
-        }
+        // After a stop, start nothing new, but still report the baselines already measured.
         let (mut outcome, mut notes) = match early.remove(&index) {
             Some(done) => done,
+            None if STOP.load(Ordering::SeqCst) => continue,
             None => {
                 on_start(case);
                 run_one(index)?

@@ -108,7 +108,8 @@ pub fn benchmark(cli: &Cli) -> Result<()> {
         report::output::check_writable(path)?;
     }
     let date = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
-    // The first Ctrl-C asks the run to stop after the current case; a second one ends it now.
+    // The first Ctrl-C, SIGTERM or SIGHUP asks the run to stop after the current case; a second
+    // one ends it now.
     let _ = ctrlc::set_handler(|| {
         if STOP.swap(true, Ordering::SeqCst) {
             std::process::exit(ExitCode::Interrupted as i32);
