@@ -170,6 +170,7 @@ fn cli_verify_with_validation_passes_quietly() {
     assert!(stdout.starts_with("perftest "), "{stdout}");
     assert!(stdout.contains("\npipelines:  "), "the header says what building the pipelines cost: {stdout}");
     assert!(stdout.contains("ALU fp32 FMA: verified ("), "{stdout}");
+    assert!(stdout.trim_end().ends_with("\nrun: complete"), "the last line says how the run ended: {stdout}");
     assert!(stderr.is_empty(), "no progress bar when stderr is not a terminal: {stderr}");
 }
 
@@ -343,6 +344,8 @@ fn cli_ctrl_c_writes_an_interrupted_document() {
     assert_eq!(out.status.code(), Some(130), "{stderr}");
     let run = perftest::report::load(&file).unwrap_or_else(|e| panic!("{e}"));
     assert!(run.interrupted);
+    assert_eq!(run.ending.exit_code, 130);
+    assert_eq!(run.ending.state, perftest::report::model::RunState::Interrupted);
     // However far it got (even no case, if the signal came while pipelines were built).
     assert!(run.cases.len() < 142, "{} cases", run.cases.len());
     std::fs::remove_dir_all(dir).unwrap();

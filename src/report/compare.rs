@@ -48,7 +48,10 @@ pub fn compare(labels: &[String], runs: &[Run]) -> Comparison {
     let runs = labels
         .iter()
         .zip(runs)
-        .map(|(label, run)| printable(&format!("{label}: {} ({})", run.device.name, run.date)).into_owned())
+        .map(|(label, run)| {
+            printable(&format!("{label}: {} ({}){}", run.device.name, run.date, run.ending.mark()))
+                .into_owned()
+        })
         .collect();
     Comparison { runs, rows }
 }
@@ -136,6 +139,16 @@ mod tests {
         assert_eq!(c.rows[1].cells[1], "missing");
         assert_eq!(c.rows[2].cells[0], "missing");
         assert_eq!(c.rows[2].ratios[1], None);
+    }
+
+    #[test]
+    fn interrupted_and_failed_runs_are_marked() {
+        let mut runs = two_runs();
+        runs[1].ending =
+            crate::report::model::Ending::of(&Err(crate::Error::Validation { messages: vec![] }));
+        let c = compare(&["a.json".into(), "b.json".into()], &runs);
+        assert_eq!(c.runs[1], "b.json: llvmpipe (2026-11-21T02:00:00Z) [failed: exit 9]");
+        assert!(!c.runs[0].contains('['), "{}", c.runs[0]);
     }
 
     #[test]

@@ -28,10 +28,76 @@ pub struct Run {
     pub settings: Settings,
     /// The device row.
     pub device: Device,
-    /// True if the run was cut short (a case failed): `cases` holds what finished.
+    /// True if the run was cut short (a case failed, a stop): `cases` holds what finished.
     pub interrupted: bool,
+    /// How the run ended, with its exit code and error (format 1 files: from `interrupted`).
+    #[serde(default)]
+    pub ending: Ending,
     /// The cases, in run order.
     pub cases: Vec<CaseResult>,
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum RunState {
+    /// Every selected case ran or was skipped with a reason, and nothing else went wrong.
+    #[default]
+    Complete,
+    /// A stop (Ctrl-C, SIGTERM) ended it early.
+    Interrupted,
+    /// An error ended it, or came after the cases (validation messages).
+    Failed,
+}
+
+/// How a run ended: its state, the exit code perftest returned, and the error's sentence.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Ending {
+    /// Complete, interrupted or failed.
+    pub state: RunState,
+    /// The process's exit code.
+    pub exit_code: u8,
+    /// The error, for interrupted and failed runs.
+    pub message: Option<String>,
+}
+
+impl Ending {
+    /// The ending of a run that finished with `result`.
+    pub fn of(result: &Result<()>) -> Self {
+        match result {
+            Ok(()) => Ending::default(),
+            Err(error) => {
+                let code = error.exit_code();
+                let state = if code == crate::ExitCode::Interrupted {
+                    RunState::Interrupted
+                } else {
+                    RunState::Failed
+                };
+                Ending { state, exit_code: code as u8, message: Some(error.to_string()) }
+            }
+        }
+    }
+
+    /// One line for text and markdown: `run: complete`, `run: failed (exit 9): ...`.
+    pub fn line(&self) -> String {
+        match (self.state, &self.message) {
+            (RunState::Complete, _) => "run: complete".into(),
+            (state, message) => {
+                let name = if state == RunState::Interrupted { "interrupted" } else { "failed" };
+                let message = message.as_deref().unwrap_or("").lines().next().unwrap_or("");
+                format!("run: {name} (exit {}): {message}", self.exit_code)
+            }
+        }
+    }
+
+    /// A short mark for labels (`compare`, `plot`): empty when complete.
+    pub fn mark(&self) -> String {
+        match self.state {
+            RunState::Complete => String::new(),
+            RunState::Interrupted => " [interrupted]".into(),
+            RunState::Failed => format!(" [failed: exit {}]", self.exit_code),
+        }
+    }
 }
 
 /// The options that shaped the numbers.
@@ -224,6 +290,9 @@ pub fn load(path: &Path) -> Result<Run> {
     }
     let mut run: Run =
         serde_json::from_value(value).map_err(|e| bad(format!("is not a perftest results file ({e})")))?;
+    if run.interrupted && run.ending.state == RunState::Complete {
+        run.ending = Ending { state: RunState::Interrupted, exit_code: 1, message: None };
+    }
     for case in &mut run.cases {
         if case.group.is_empty() {
             case.group = case.family.clone();
@@ -285,6 +354,7 @@ pub(crate) mod tests {
                 timestamp_period_ns: 1.0,
             },
             interrupted: false,
+            ending: Ending::default(),
             cases: vec![
                 case("ByteAddressBuffer.Load uniform", Some(5.63e12), Some(2.985), Status::Ok),
                 case("ALU fp64 FMA", None, None, Status::Skipped),
@@ -357,5 +427,17 @@ pub(crate) mod tests {
             ("branch Coherent", "8X Coherent branch long")
         );
         assert_eq!(case.rates, [Amount { value: 5e10, unit: "invocations/s".into() }]);
+    }
+
+    #[test]
+    fn a_run_says_how_it_ended() {
+        assert_eq!(Ending::of(&Ok(())).line(), "run: complete");
+        let stopped = Ending::of(&Err(Error::Interrupted { finished: 3, selected: 9 }));
+        assert_eq!((stopped.state, stopped.exit_code), (RunState::Interrupted, 130));
+        assert!(stopped.line().starts_with("run: interrupted (exit 130): interrupted"), "{}", stopped.line());
+        let failed = Ending::of(&Err(Error::Validation { messages: vec!["VUID-x".into()] }));
+        assert_eq!((failed.state, failed.exit_code), (RunState::Failed, 9));
+        assert_eq!(failed.mark(), " [failed: exit 9]");
+        assert_eq!(Ending::default().mark(), "");
     }
 }

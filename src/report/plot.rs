@@ -115,7 +115,7 @@ fn render(labels: &[String], runs: &[Run], metric: Metric) -> Result<String, Str
     root.draw(&Text::new(title, (10, 8), font(18))).map_err(fail)?;
     let mut y = TITLE;
     for (i, label) in labels.iter().enumerate() {
-        let device = runs.get(i).map_or("", |r| r.device.name.as_str());
+        let device = runs.get(i).map_or(String::new(), |r| format!("{}{}", r.device.name, r.ending.mark()));
         let color = Palette99::pick(i).to_rgba();
         root.draw(&Rectangle::new([(10, y + 3), (24, y + 13)], color.filled())).map_err(fail)?;
         let marker = if runs.len() > 1 { format!(" (lines: {})", marker_name(i)) } else { String::new() };

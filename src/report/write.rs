@@ -38,10 +38,13 @@ pub fn to_csv(run: &Run) -> Result<String> {
         "rate_unit",
         "ratio",
         "rates",
+        "run",
     ];
     let csv_err = |e: csv::Error| Error::Io(std::io::Error::other(e));
     writer.write_record(header).map_err(csv_err)?;
     let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
+    let run_state = serde_json::to_value(run.ending.state).ok().and_then(|v| v.as_str().map(str::to_owned));
+    let run_state = run_state.unwrap_or_default();
     for c in &run.cases {
         let status = match c.status {
             Status::Ok => "ok",
@@ -79,6 +82,7 @@ pub fn to_csv(run: &Run) -> Result<String> {
                 rate_unit,
                 &opt(c.ratio),
                 &rates.join(";"),
+                &run_state,
             ])
             .map_err(csv_err)?;
     }
@@ -113,6 +117,7 @@ pub fn to_markdown(run: &Run) -> String {
         run.perftest_version,
         run.date
     );
+    out.insert_str(out.find("\n\n").unwrap_or(0), &format!("\n\n{}", cell(&run.ending.line())));
     let num = |v: Option<f64>, digits: usize| v.map(|v| format!("{v:.digits$}")).unwrap_or_default();
     for c in &run.cases {
         out.push_str(&format!(
@@ -141,12 +146,17 @@ mod tests {
         assert!(lines[0].starts_with("device,type,vendor_id"));
         assert!(lines[1].starts_with("NVIDIA H100 80GB HBM3,DiscreteGpu,4318,9008,"), "{}", lines[1]);
         assert!(lines[2].contains(",skipped,the device lacks shaderFloat64,"), "{}", lines[2]);
+        assert!(
+            lines[0].ends_with(",rates,run") && lines[1].ends_with(",complete"),
+            "the run's state on every row"
+        );
     }
 
     #[test]
     fn markdown_is_a_table_with_rates_and_ratios() {
         let text = to_markdown(&sample_run());
         assert!(text.contains("| case | rate | ratio | median ms | min ms | cv |"), "{text}");
+        assert!(text.contains("\n\nrun: complete\n\n| case |"), "{text}");
         assert!(
             text.contains(
                 "| ByteAddressBuffer.Load uniform | 5.63 Tloads/s | 2.985x | 20.000 | 19.900 | 0.1% |"

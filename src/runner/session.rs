@@ -170,6 +170,15 @@ pub fn benchmark(cli: &Cli) -> Result<()> {
             records.push(model::CaseResult::failed(case, error));
         }
     }
+    // How the run ended, decided before anything is written, so every format can say it.
+    let stopped = STOP.load(Ordering::SeqCst);
+    let interrupted = outcome.is_err() || stopped;
+    let finished = records.len();
+    let result = outcome.map(drop).and_then(|()| check_validation(&sink)).and_then(|()| match stopped {
+        true => Err(Error::Interrupted { finished, selected: selected.len() }),
+        false => Ok(()),
+    });
+    let ending = model::Ending::of(&result);
     let run = model::Run {
         format_version: model::FORMAT_VERSION,
         perftest_version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -184,11 +193,12 @@ pub fn benchmark(cli: &Cli) -> Result<()> {
             branch_iterations: None,
         },
         device,
-        interrupted: outcome.is_err() || STOP.load(Ordering::SeqCst),
+        interrupted,
+        ending,
         cases: records,
     };
     let document = match cli.format {
-        Format::Text => document_text,
+        Format::Text => format!("{document_text}{}\n", run.ending.line()),
         Format::Json => report::to_json(&run),
         Format::Csv => report::to_csv(&run)?,
         Format::Markdown => report::to_markdown(&run),
@@ -196,15 +206,15 @@ pub fn benchmark(cli: &Cli) -> Result<()> {
     match &cli.output {
         Some(path) => report::output::write_or_rescue(path, &document)?,
         None if !stream => write_line(document.trim_end())?,
-        None => {}
+        None => {
+            if let Err(e) = write_line(&run.ending.line()) {
+                write_error.get_or_insert(e);
+            }
+        }
     }
-    outcome?;
+    result?;
     if let Some(e) = write_error {
         return Err(e.into());
-    }
-    check_validation(&sink)?;
-    if STOP.load(Ordering::SeqCst) {
-        return Err(Error::Interrupted { finished: run.cases.len(), selected: selected.len() });
     }
     Ok(())
 }
