@@ -36,11 +36,25 @@ pub fn compare(labels: &[String], runs: &[Run]) -> Comparison {
         .map(|m| {
             let rates: Vec<Option<f64>> =
                 m.found.iter().map(|c| c.and_then(|c| c.rate.as_ref()).map(|r| r.value)).collect();
-            let ratios = rates.iter().map(|r| Some(r.as_ref()? / rates[0]?)).collect();
+            let units: Vec<Option<&str>> =
+                m.found.iter().map(|c| c.and_then(|c| c.rate.as_ref()).map(|r| r.unit.as_str())).collect();
+            // A ratio only between rates of the same unit (FLOPS against loads/s means nothing).
+            let ratios = rates
+                .iter()
+                .zip(&units)
+                .map(|(r, u)| if *u == units[0] { Some(r.as_ref()? / rates[0]?) } else { None })
+                .collect();
             let cells = m
                 .found
                 .iter()
-                .map(|c| c.map_or_else(|| "missing".to_owned(), |c| printable(&rate_text(c)).into_owned()))
+                .zip(&units)
+                .map(|(c, u)| match c {
+                    None => "missing".to_owned(),
+                    Some(c) if u.is_some() && units[0].is_some() && *u != units[0] => {
+                        format!("{} (not the unit of run 1)", printable(&rate_text(c)))
+                    }
+                    Some(c) => printable(&rate_text(c)).into_owned(),
+                })
                 .collect();
             Row { name: printable(m.name).into_owned(), rates, ratios, cells }
         })
@@ -139,6 +153,15 @@ mod tests {
         assert_eq!(c.rows[1].cells[1], "missing");
         assert_eq!(c.rows[2].cells[0], "missing");
         assert_eq!(c.rows[2].ratios[1], None);
+    }
+
+    #[test]
+    fn rates_of_different_units_get_no_ratio() {
+        let mut runs = two_runs();
+        runs[1].cases[0].rate = Some(Amount { value: 2e12, unit: "FLOPS".into() });
+        let c = compare(&["a".into(), "b".into()], &runs);
+        assert_eq!(c.rows[0].ratios[1], None);
+        assert_eq!(c.rows[0].cells[1], "2.00 TFLOPS (not the unit of run 1)");
     }
 
     #[test]

@@ -272,6 +272,10 @@ impl CaseResult {
     }
 }
 
+/// Above this, a rate, amount or ratio in a results file cannot be real (10^18 per second is a
+/// thousand times any GPU's peak); such a file was edited or corrupted.
+pub const IMPLAUSIBLE: f64 = 1e18;
+
 /// Reads a perftest JSON results file, refusing missing files, other JSON and newer formats.
 pub fn load(path: &Path) -> Result<Run> {
     let bad = |problem: String| Error::ResultsFile { path: path.display().to_string(), problem };
@@ -290,6 +294,26 @@ pub fn load(path: &Path) -> Result<Run> {
     }
     let mut run: Run =
         serde_json::from_value(value).map_err(|e| bad(format!("is not a perftest results file ({e})")))?;
+    for case in &run.cases {
+        let amounts = case.rate.iter().chain(&case.rates).chain(&case.work);
+        for amount in amounts {
+            if !(amount.value > 0.0 && amount.value < IMPLAUSIBLE) {
+                return Err(bad(format!(
+                    "has an impossible value for case \"{}\": {} {} (perftest writes only positive, finite values \
+                     below {IMPLAUSIBLE:e}); was it edited?",
+                    crate::report::format::printable(&case.name),
+                    amount.value,
+                    crate::report::format::printable(&amount.unit)
+                )));
+            }
+        }
+        if case.ratio.is_some_and(|r| !(r > 0.0 && r < IMPLAUSIBLE)) {
+            return Err(bad(format!(
+                "has an impossible ratio for case \"{}\"",
+                crate::report::format::printable(&case.name)
+            )));
+        }
+    }
     if run.interrupted && run.ending.state == RunState::Complete {
         run.ending = Ending { state: RunState::Interrupted, exit_code: 1, message: None };
     }
@@ -439,5 +463,25 @@ pub(crate) mod tests {
         assert_eq!((failed.state, failed.exit_code), (RunState::Failed, 9));
         assert_eq!(failed.mark(), " [failed: exit 9]");
         assert_eq!(Ending::default().mark(), "");
+    }
+
+    #[test]
+    fn impossible_rates_are_refused_with_the_case_named() {
+        let dir = std::env::temp_dir().join(format!("perftest-impossible-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (value, what) in [(-1.0, "-1"), (0.0, "0"), (1e308, "1e308")] {
+            let mut run = sample_run();
+            run.cases[0].rate.as_mut().unwrap().value = value;
+            let path = dir.join("bad.json");
+            std::fs::write(&path, crate::report::write::to_json(&run)).unwrap();
+            let error = load(&path).unwrap_err();
+            assert_eq!(error.exit_code(), crate::ExitCode::BadResults);
+            let text = error.to_string();
+            assert!(
+                text.contains("impossible value for case \"ByteAddressBuffer.Load uniform\""),
+                "{what}: {text}"
+            );
+        }
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }

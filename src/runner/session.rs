@@ -174,10 +174,11 @@ pub fn benchmark(cli: &Cli) -> Result<()> {
     let stopped = STOP.load(Ordering::SeqCst);
     let interrupted = outcome.is_err() || stopped;
     let finished = records.len();
-    let result = outcome.map(drop).and_then(|()| check_validation(&sink)).and_then(|()| match stopped {
-        true => Err(Error::Interrupted { finished, selected: selected.len() }),
-        false => Ok(()),
-    });
+    let result = outcome.map(drop).and_then(|()| check_validation(&sink));
+    let result = match (result, stopped) {
+        (Ok(()), true) => Err(Error::Interrupted { finished, selected: selected.len() }),
+        (other, _) => other,
+    };
     let ending = model::Ending::of(&result);
     let run = model::Run {
         format_version: model::FORMAT_VERSION,
