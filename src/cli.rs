@@ -21,15 +21,15 @@ pub struct Cli {
     pub device_index: Option<u32>,
 
     /// Print the device rows (device + compute queue family) and exit.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["output", "format"])]
     pub devices: bool,
 
     /// Print the case names, in run order, without touching Vulkan.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["output", "format"])]
     pub list: bool,
 
-    /// Run only the cases whose name contains TEXT (case-insensitive).
-    #[arg(long, value_name = "TEXT", env = "PERFTEST_FILTER", allow_hyphen_values = true)]
+    /// Run only the cases whose name contains TEXT (case-insensitive); env PERFTEST_FILTER.
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     pub filter: Option<String>,
 
     /// Leave out the cases whose name contains TEXT (repeatable; wins over --filter).
@@ -51,8 +51,8 @@ pub struct Cli {
     pub branch_iterations: Option<crate::registry::AxisSetting>,
 
     /// What to write: text (the lines above), json (kept and compared), csv (one row per case,
-    /// device columns repeated) or markdown (a table).
-    #[arg(long, value_enum, default_value = "text", env = "PERFTEST_FORMAT")]
+    /// device columns repeated) or markdown (a table); env PERFTEST_FORMAT.
+    #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
 
     /// Write the results to FILE (atomically: a temporary file, then a rename) instead of stdout.
@@ -63,17 +63,20 @@ pub struct Cli {
     #[arg(long)]
     pub shader_stats: bool,
 
-    /// Enable VK_LAYER_KHRONOS_validation; any message it reports fails the run.
-    #[arg(long, env = "PERFTEST_VALIDATION")]
+    /// Enable VK_LAYER_KHRONOS_validation; any message it reports fails the run; env
+    /// PERFTEST_VALIDATION=1.
+    #[arg(long)]
     pub validation: bool,
 
-    /// Aim each measurement (one timestamp pair) at this many milliseconds of GPU time.
-    #[arg(long, value_name = "MS", default_value_t = 20.0, env = "PERFTEST_TARGET_MS", allow_negative_numbers = true,
+    /// Aim each measurement (one timestamp pair) at this many milliseconds of GPU time; env
+    /// PERFTEST_TARGET_MS.
+    #[arg(long, value_name = "MS", default_value_t = 20.0, allow_negative_numbers = true,
           value_parser = parse_target_ms)]
     pub target_ms: f64,
 
-    /// Timed samples per case after warm-up; the report gives their median, min and spread.
-    #[arg(long, value_name = "N", default_value_t = 10, env = "PERFTEST_SAMPLES", allow_negative_numbers = true,
+    /// Timed samples per case after warm-up; the report gives their median, min and spread; env
+    /// PERFTEST_SAMPLES.
+    #[arg(long, value_name = "N", default_value_t = 10, allow_negative_numbers = true,
           value_parser = clap::value_parser!(u32).range(3..=1000))]
     pub samples: u32,
 }
@@ -196,19 +199,101 @@ fn expand_row_shorthand(args: impl IntoIterator<Item = OsString>) -> Vec<OsStrin
     out
 }
 
-/// Parses `args` (program name first); bad input is clap's error, exit code 2.
+/// The environment variables that stand for options, and the option each stands for. Only
+/// `PERFTEST_FILTER` applies to `--list`; none applies to `compare`, `plot` or `--devices`.
+pub const ENV_OPTIONS: [(&str, &str); 5] = [
+    ("PERFTEST_FILTER", "filter"),
+    ("PERFTEST_FORMAT", "format"),
+    ("PERFTEST_VALIDATION", "validation"),
+    ("PERFTEST_TARGET_MS", "target_ms"),
+    ("PERFTEST_SAMPLES", "samples"),
+];
+
+fn env_error(variable: &str, value: &str, problem: impl std::fmt::Display) -> clap::Error {
+    let option = ENV_OPTIONS.iter().find(|(v, _)| *v == variable).map_or("", |(_, o)| o).replace('_', "-");
+    let message =
+        format!("the environment variable {variable}={value:?} is not usable: {problem}; fix or unset it, or give --{option}\n");
+    clap::Error::raw(clap::error::ErrorKind::ValueValidation, message)
+}
+
+impl Cli {
+    /// Applies the `PERFTEST_*` variables that `lookup` finds (an empty one counts as unset) to
+    /// the options not given on the command line, where they apply.
+    fn apply_env(
+        &mut self,
+        matches: &clap::ArgMatches,
+        lookup: &dyn Fn(&str) -> Option<OsString>,
+    ) -> Result<(), clap::Error> {
+        let run = self.command.is_none() && !self.devices;
+        for (variable, option) in ENV_OPTIONS {
+            let applies = run && (!self.list || option == "filter");
+            let given = matches.value_source(option) == Some(clap::parser::ValueSource::CommandLine);
+            let Some(raw) = lookup(variable).filter(|v| !v.is_empty()) else { continue };
+            if !applies || given {
+                continue;
+            }
+            let value =
+                raw.to_str().ok_or_else(|| env_error(variable, &raw.to_string_lossy(), "it is not UTF-8"))?;
+            match option {
+                "filter" => self.filter = Some(value.to_owned()),
+                "format" => {
+                    self.format = <Format as clap::ValueEnum>::from_str(value, true)
+                        .map_err(|_| env_error(variable, value, "expected text, json, csv or markdown"))?
+                }
+                "validation" => {
+                    self.validation = match value.to_ascii_lowercase().as_str() {
+                        "1" | "true" | "yes" | "on" => true,
+                        "0" | "false" | "no" | "off" => false,
+                        _ => {
+                            return Err(env_error(
+                                variable,
+                                value,
+                                "expected 1 or 0 (true/false, yes/no, on/off)",
+                            ))
+                        }
+                    }
+                }
+                "target_ms" => {
+                    self.target_ms = parse_target_ms(value).map_err(|e| env_error(variable, value, e))?
+                }
+                _ => {
+                    self.samples =
+                        value.parse::<u32>().ok().filter(|n| (3..=1000).contains(n)).ok_or_else(|| {
+                            env_error(variable, value, "expected a whole number from 3 to 1000")
+                        })?
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Parses `args` (program name first) with no environment; bad input is clap's error, exit code 2.
 pub fn parse_from<I, T>(args: I) -> Result<Cli, clap::Error>
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString>,
 {
-    Cli::try_parse_from(expand_row_shorthand(args.into_iter().map(Into::into)))
+    parse_with_env(args, &|_| None)
 }
 
-/// Parses the process arguments (any bytes: a non-UTF-8 one is clap's error, not a panic); bad
-/// input prints clap's message and exits with code 2.
+/// Parses `args`, then applies the `PERFTEST_*` variables `lookup` finds (see [`ENV_OPTIONS`]).
+pub fn parse_with_env<I, T>(args: I, lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString>,
+{
+    let matches =
+        Cli::command().try_get_matches_from(expand_row_shorthand(args.into_iter().map(Into::into)))?;
+    let mut cli = <Cli as clap::FromArgMatches>::from_arg_matches(&matches)?;
+    cli.apply_env(&matches, lookup)?;
+    Ok(cli)
+}
+
+/// Parses the process arguments (any bytes: a non-UTF-8 one is clap's error, not a panic) and
+/// environment; bad input prints clap's message and exits with code 2.
 pub fn parse() -> Cli {
-    parse_from(std::env::args_os()).unwrap_or_else(|error| error.exit())
+    parse_with_env(std::env::args_os(), &|name| std::env::var_os(name)).unwrap_or_else(|error| error.exit())
 }
 
 #[cfg(test)]
@@ -233,6 +318,52 @@ mod tests {
         );
         let error = cli(&["compare", "b.json", "-2"]).unwrap_err().to_string();
         assert!(error.contains("'-- -2'") && !error.contains("device-index"), "{error}");
+    }
+
+    fn with_env(args: &[&str], env: &[(&str, &str)]) -> Result<Cli, clap::Error> {
+        let env: Vec<(String, String)> = env.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect();
+        let lookup = move |name: &str| env.iter().find(|(k, _)| k == name).map(|(_, v)| OsString::from(v));
+        parse_with_env(std::iter::once("perftest").chain(args.iter().copied()), &lookup)
+    }
+
+    #[test]
+    fn environment_variables_apply_to_runs_only_and_say_their_name() {
+        let run = with_env(
+            &[],
+            &[("PERFTEST_SAMPLES", "5"), ("PERFTEST_VALIDATION", "1"), ("PERFTEST_FORMAT", "JSON")],
+        )
+        .unwrap();
+        assert_eq!((run.samples, run.validation, run.format), (5, true, Format::Json));
+        assert_eq!(
+            with_env(&["--samples", "7"], &[("PERFTEST_SAMPLES", "5")]).unwrap().samples,
+            7,
+            "a flag wins"
+        );
+        assert_eq!(with_env(&[], &[("PERFTEST_TARGET_MS", "")]).unwrap().target_ms, 20.0, "empty is unset");
+        let error = with_env(&[], &[("PERFTEST_SAMPLES", "abc")]).unwrap_err();
+        assert_eq!(error.exit_code(), 2);
+        let text = error.to_string();
+        assert!(text.contains("PERFTEST_SAMPLES=\"abc\"") && text.contains("--samples"), "{text}");
+        // Run-only variables leave compare, plot, --list and --devices alone.
+        let bad = [("PERFTEST_SAMPLES", "0"), ("PERFTEST_FORMAT", "xml"), ("PERFTEST_TARGET_MS", "-1")];
+        assert!(with_env(&["compare", "a.json", "b.json"], &bad).is_ok());
+        assert!(with_env(&["--list"], &bad).is_ok());
+        assert!(with_env(&["--devices"], &bad).is_ok());
+        assert_eq!(
+            with_env(&["--list"], &[("PERFTEST_FILTER", "fp32")]).unwrap().filter.as_deref(),
+            Some("fp32")
+        );
+    }
+
+    #[test]
+    fn list_and_devices_refuse_output_and_format() {
+        for args in [
+            &["--list", "--output", "x.json"][..],
+            &["--devices", "--format", "json"],
+            &["--list", "--format", "csv"],
+        ] {
+            assert_eq!(cli(args).unwrap_err().exit_code(), 2, "{args:?}");
+        }
     }
 
     #[test]

@@ -59,7 +59,7 @@ impl ExitCode {
             }
             ExitCode::Usage => "the command line could not be parsed (a bad option, value or --axis)",
             ExitCode::NoVulkan => {
-                "no Vulkan: no loader, no device with a compute queue and timestamps, or no validation layer"
+                "no usable Vulkan: no loader, a broken driver manifest, no device with a compute queue and timestamps, or no validation layer"
             }
             ExitCode::NoSuchDevice => "the device row number or name matched nothing (the rows are printed)",
             ExitCode::NothingMatched => "--filter/--skip matched no case",
@@ -117,6 +117,19 @@ pub enum Error {
     NoDevice {
         /// What the instance or enumeration reported.
         detail: String,
+    },
+
+    /// The loader or a driver failed before any device was opened (a broken driver manifest).
+    #[error(
+        "Vulkan is not usable here: {call} failed ({result:?}) before any device was opened, which a broken \
+         driver manifest causes; check the files VK_DRIVER_FILES or VK_ICD_FILENAMES name (or those in \
+         /usr/share/vulkan/icd.d), unset those variables, or reinstall the GPU's Vulkan driver"
+    )]
+    VulkanUnusable {
+        /// The entry point that failed.
+        call: &'static str,
+        /// What it returned.
+        result: vk::Result,
     },
 
     /// `--validation` was given but the Khronos layer is not installed.
@@ -292,7 +305,10 @@ impl Error {
     /// The exit code documented for this failure.
     pub fn exit_code(&self) -> ExitCode {
         match self {
-            Error::NoLoader { .. } | Error::NoDevice { .. } | Error::NoValidationLayer => ExitCode::NoVulkan,
+            Error::NoLoader { .. }
+            | Error::NoDevice { .. }
+            | Error::NoValidationLayer
+            | Error::VulkanUnusable { .. } => ExitCode::NoVulkan,
             Error::DeviceIndex { .. } | Error::DeviceName { .. } => ExitCode::NoSuchDevice,
             Error::NothingMatched { .. } => ExitCode::NothingMatched,
             Error::Compile { .. } => ExitCode::Compile,

@@ -401,6 +401,20 @@ fn cli_without_a_driver_names_lavapipe() {
 }
 
 #[test]
+fn cli_a_broken_driver_manifest_is_no_usable_vulkan() {
+    let dir = temp_dir("icd");
+    let manifest = dir.join("broken_icd.json");
+    std::fs::write(&manifest, "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": ").unwrap();
+    let path = manifest.to_str().unwrap();
+    let out = perftest(&["--filter", "fp32"], &[("VK_DRIVER_FILES", path), ("VK_ICD_FILENAMES", path)]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one sentence: {stderr}");
+    assert!(stderr.contains("driver manifest") || stderr.contains("mesa-vulkan-drivers"), "{stderr}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
 fn cli_without_a_loader_names_the_package() {
     let out = perftest(&["--devices"], &[("PERFTEST_VULKAN_LOADER", "/nonexistent/libvulkan.so.1")]);
     let stderr = text(&out.stderr);

@@ -200,7 +200,8 @@ pub struct CaseResult {
     pub axes: BTreeMap<String, u64>,
     /// ok, skipped or failed.
     pub status: Status,
-    /// Why it was skipped or failed; for verified cases, what was checked.
+    /// Why it was skipped or failed; for verified cases, what was checked; for timed cases, a
+    /// warning (over the submission cap) or nothing.
     pub reason: Option<String>,
     /// Median milliseconds per measurement.
     pub median_ms: Option<f64>,
@@ -259,6 +260,7 @@ impl CaseResult {
                     .collect();
                 record.rate = record.rates.first().cloned();
                 record.ratio = *ratio;
+                record.reason = outcome.over_submission_cap();
             }
         }
         record

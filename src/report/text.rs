@@ -47,6 +47,9 @@ pub fn line(name: &str, outcome: &Outcome) -> String {
             if !m.settled {
                 flags.push_str("  [unsettled: warm-up rates did not agree]");
             }
+            if let Some(cap) = outcome.over_submission_cap() {
+                flags.push_str(&format!("  [{cap}]"));
+            }
             let mut lead = String::new();
             if *with_time {
                 let per_second = outcome.rate().unwrap_or(f64::NAN);
@@ -98,6 +101,20 @@ mod tests {
         let text = line("x", &timed(&[20.0, 25.0, 15.0], false));
         assert!(text.contains("[noisy: cv above 3%]"), "{text}");
         assert!(text.contains("[unsettled"), "{text}");
+    }
+
+    #[test]
+    fn a_case_over_the_submission_cap_says_so() {
+        let mut outcome = timed(&[501.0, 501.0, 501.0], true);
+        if let Outcome::Timed { measurement, .. } = &mut outcome {
+            measurement.groups = 1;
+        }
+        let text = line("65535X Coherent branch baseline", &outcome);
+        assert!(
+            text.contains("[over the submission cap: 501 ms per measurement at 1 workgroup(s)"),
+            "{text}"
+        );
+        assert!(!line("x", &timed(&[20.0, 20.0, 20.0], true)).contains("cap"));
     }
 
     #[test]

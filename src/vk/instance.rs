@@ -5,7 +5,7 @@ use std::ffi::{c_char, CStr};
 use ash::vk;
 
 use super::debug::{self, Messenger, Sink};
-use crate::error::{vk_err, Error, Result};
+use crate::error::{Error, Result};
 
 const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
 
@@ -18,6 +18,12 @@ pub fn load_entry() -> Result<ash::Entry> {
         None => unsafe { ash::Entry::load() },
     };
     loaded.map_err(|e| Error::NoLoader { detail: e.to_string() })
+}
+
+/// Maps a failure of the loader before any device is open to [`Error::VulkanUnusable`] (exit 3):
+/// a broken driver manifest or loader, not a bug in perftest.
+pub fn unusable(call: &'static str) -> impl FnOnce(vk::Result) -> Error {
+    move |result| Error::VulkanUnusable { call, result }
 }
 
 fn has_extension(list: &[vk::ExtensionProperties], name: &CStr) -> bool {
@@ -44,7 +50,7 @@ impl Instance {
         let entry = load_entry()?;
         // SAFETY: plain query on a loaded entry.
         let version = unsafe { entry.try_enumerate_instance_version() }
-            .map_err(vk_err("vkEnumerateInstanceVersion"))?
+            .map_err(unusable("vkEnumerateInstanceVersion"))?
             .unwrap_or(vk::API_VERSION_1_0);
         if version < vk::API_VERSION_1_2 {
             return Err(Error::NoLoader {
@@ -57,13 +63,13 @@ impl Instance {
         }
         // SAFETY: plain queries on a loaded entry.
         let extensions = unsafe { entry.enumerate_instance_extension_properties(None) }
-            .map_err(vk_err("vkEnumerateInstanceExtensionProperties"))?;
+            .map_err(unusable("vkEnumerateInstanceExtensionProperties"))?;
         let mut layers: Vec<*const c_char> = Vec::new();
         let mut layer_extensions = Vec::new();
         if validation {
             // SAFETY: as above.
             let available = unsafe { entry.enumerate_instance_layer_properties() }
-                .map_err(vk_err("vkEnumerateInstanceLayerProperties"))?;
+                .map_err(unusable("vkEnumerateInstanceLayerProperties"))?;
             if !available.iter().any(|l| l.layer_name_as_c_str() == Ok(VALIDATION_LAYER)) {
                 return Err(Error::NoValidationLayer);
             }
@@ -71,7 +77,7 @@ impl Instance {
             // SAFETY: as above, for the layer's own extensions.
             layer_extensions =
                 unsafe { entry.enumerate_instance_extension_properties(Some(VALIDATION_LAYER)) }
-                    .map_err(vk_err("vkEnumerateInstanceExtensionProperties"))?;
+                    .map_err(unusable("vkEnumerateInstanceExtensionProperties"))?;
         }
         let debug_utils = has_extension(&extensions, ash::ext::debug_utils::NAME)
             || has_extension(&layer_extensions, ash::ext::debug_utils::NAME);
@@ -114,7 +120,7 @@ impl Instance {
                 detail: "the loader found no compatible driver (ERROR_INCOMPATIBLE_DRIVER)".into(),
             },
             vk::Result::ERROR_LAYER_NOT_PRESENT => Error::NoValidationLayer,
-            other => vk_err("vkCreateInstance")(other),
+            other => unusable("vkCreateInstance")(other),
         })?;
         let mut instance = Self { entry, raw, debug_utils, messenger: None, sink };
         if validation {

@@ -5,7 +5,7 @@ use std::fmt;
 use ash::vk;
 
 use super::instance::Instance;
-use crate::error::{vk_err, Error, Result};
+use crate::error::{Error, Result};
 
 /// One selectable row: a physical device and one of its compute-capable queue families.
 #[derive(Clone, Debug, PartialEq)]
@@ -64,8 +64,8 @@ pub fn device_rows(
 /// Every row of every device with Vulkan 1.2 or newer, in enumeration order.
 pub fn enumerate(instance: &Instance) -> Result<(Vec<vk::PhysicalDevice>, Vec<Row>)> {
     // SAFETY: valid instance.
-    let devices =
-        unsafe { instance.raw.enumerate_physical_devices() }.map_err(vk_err("vkEnumeratePhysicalDevices"))?;
+    let devices = unsafe { instance.raw.enumerate_physical_devices() }
+        .map_err(super::instance::unusable("vkEnumeratePhysicalDevices"))?;
     let mut rows = Vec::new();
     for (index, &device) in devices.iter().enumerate() {
         // SAFETY: device comes from this instance.
