@@ -401,6 +401,36 @@ fn cli_without_a_driver_names_lavapipe() {
 }
 
 #[test]
+fn cli_under_an_address_space_limit_ends_with_a_sentence_never_hangs() {
+    // glslang's initialiser fails (out of memory) holding its global lock; finalising the compiler
+    // then deadlocked. Whatever the limit does, the process must end and say something.
+    let script = format!("ulimit -v 700000; exec {} --verify --filter fp32", env!("CARGO_BIN_EXE_perftest"));
+    let mut child = Command::new("sh")
+        .args(["-c", &script])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("sh runs");
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(90) {
+            let _ = child.kill();
+            panic!("perftest hung under `ulimit -v 700000`");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_ne!(status.code(), Some(101), "a panic: {stderr}");
+    if !status.success() {
+        assert!(stderr.starts_with("perftest: "), "an error says what happened: {status} {stderr}");
+    }
+}
+
+#[test]
 fn cli_a_broken_driver_manifest_is_no_usable_vulkan() {
     let dir = temp_dir("icd");
     let manifest = dir.join("broken_icd.json");

@@ -104,29 +104,40 @@ pub fn build_all<'ctx>(ctx: &'ctx Context, cases: &[&CaseSpec], threads: usize) 
     let failed = AtomicBool::new(false);
     let built: Mutex<Vec<(usize, Result<RawPipeline>)>> = Mutex::new(Vec::with_capacity(unique.len()));
     let (device, cache, statistics) = (&ctx.device, ctx.pipeline_cache, ctx.pipeline_statistics());
+    let work = || {
+        let compiler = ShaderCompiler::new();
+        // After a failure the run ends with that error: no point compiling the rest.
+        while !failed.load(Ordering::SeqCst) {
+            let index = next.fetch_add(1, Ordering::SeqCst);
+            let Some(case) = unique.get(index) else { break };
+            let result = match &compiler {
+                Ok(compiler) => compile(compiler, case, statistics)
+                    .and_then(|desc| pipeline::build(device, cache, &desc))
+                    .map_err(|e| e.in_case(&case.name)),
+                Err(e) => Err(Error::Compile {
+                    case: case.name.clone(),
+                    file: case.glsl.file.into(),
+                    log: e.to_string(),
+                }),
+            };
+            failed.fetch_or(result.is_err(), Ordering::SeqCst);
+            // A worker that panicked re-panics out of the scope, so poison changes nothing.
+            built.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push((index, result));
+        }
+        if failed.load(Ordering::SeqCst) {
+            // glslang's initialiser can fail (out of memory) holding its global, non-recursive
+            // lock; finalising then blocks on that lock forever. The run is ending with an error
+            // anyway, so this compiler is never finalised.
+            std::mem::forget(compiler);
+        }
+    };
     std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                let compiler = ShaderCompiler::new();
-                // After a failure the run ends with that error: no point compiling the rest.
-                while !failed.load(Ordering::SeqCst) {
-                    let index = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(case) = unique.get(index) else { break };
-                    let result = match &compiler {
-                        Ok(compiler) => compile(compiler, case, statistics)
-                            .and_then(|desc| pipeline::build(device, cache, &desc))
-                            .map_err(|e| e.in_case(&case.name)),
-                        Err(e) => Err(Error::Compile {
-                            case: case.name.clone(),
-                            file: case.glsl.file.into(),
-                            log: e.to_string(),
-                        }),
-                    };
-                    failed.fetch_or(result.is_err(), Ordering::SeqCst);
-                    // A worker that panicked re-panics out of the scope, so poison changes nothing.
-                    built.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push((index, result));
-                }
-            });
+        // Threads are spawned fallibly (an address-space limit can forbid them); with none, the
+        // calling thread does the work.
+        let spawned =
+            (0..threads).filter(|_| std::thread::Builder::new().spawn_scoped(scope, work).is_ok()).count();
+        if spawned == 0 {
+            work();
         }
     });
     let mut built = built.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner());

@@ -63,7 +63,9 @@ impl ShaderCompiler {
             .compile_into_spirv(source, shaderc::ShaderKind::Compute, file, "main", Some(&options))
             .map_err(|e| match e {
                 shaderc::Error::CompilationError(_, log) => fail(log),
-                other => fail(other.to_string()),
+                other => fail(format!(
+                    "shaderc failed ({other}); out of memory is the usual cause: check `ulimit -v` and free memory"
+                )),
             })?;
         Ok(artifact.as_binary().to_vec())
     }
