@@ -15,6 +15,19 @@ fn output_error(path: &Path, e: impl std::fmt::Display) -> Error {
     Error::Output { path: path.display().to_string(), detail: e.to_string() }
 }
 
+/// What went wrong, in words, without the temporary file's name that `tempfile` adds.
+fn io_error(path: &Path, e: std::io::Error) -> Error {
+    use std::io::ErrorKind as K;
+    let detail = match e.kind() {
+        K::NotFound => "its folder does not exist".to_owned(),
+        K::PermissionDenied => "permission denied".to_owned(),
+        K::ReadOnlyFilesystem => "the file system is read-only".to_owned(),
+        K::StorageFull => "the disk is full".to_owned(),
+        _ => e.to_string(),
+    };
+    output_error(path, detail)
+}
+
 /// The file a write to `path` lands in: `path` itself, or a symlink's final target.
 fn resolve(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
@@ -24,12 +37,12 @@ fn resolve(path: &Path) -> PathBuf {
 pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
     let target = resolve(path);
     match std::fs::metadata(&target) {
-        Ok(meta) if !meta.is_file() => write_through(&target, text).map_err(|e| output_error(path, e)),
-        Ok(meta) => replace(&target, text, Some(meta.permissions())).map_err(|e| output_error(path, e)),
+        Ok(meta) if !meta.is_file() => write_through(&target, text).map_err(|e| io_error(path, e)),
+        Ok(meta) => replace(&target, text, Some(meta.permissions())).map_err(|e| io_error(path, e)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            replace(&target, text, None).map_err(|e| output_error(path, e))
+            replace(&target, text, None).map_err(|e| io_error(path, e))
         }
-        Err(e) => Err(output_error(path, e)),
+        Err(e) => Err(io_error(path, e)),
     }
 }
 
@@ -105,7 +118,7 @@ pub fn check_writable(path: &Path) -> Result<()> {
     let target = resolve(path);
     match std::fs::metadata(&target) {
         Ok(meta) if !meta.is_file() => {
-            std::fs::OpenOptions::new().write(true).open(&target).map(drop).map_err(|e| output_error(path, e))
+            std::fs::OpenOptions::new().write(true).open(&target).map(drop).map_err(|e| io_error(path, e))
         }
         Ok(meta) if meta.permissions().readonly() => {
             Err(output_error(path, "the file is read-only (make it writable, or choose another --output)"))
@@ -114,7 +127,7 @@ pub fn check_writable(path: &Path) -> Result<()> {
             .prefix(".perftest-check-")
             .tempfile_in(folder(&target))
             .map(drop)
-            .map_err(|e| output_error(path, e)),
+            .map_err(|e| io_error(path, e)),
     }
 }
 
