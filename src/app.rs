@@ -12,7 +12,7 @@ use crate::vk::select;
 /// Runs the command line: the binary's whole behaviour.
 pub fn run(cli: &Cli) -> Result<()> {
     match &cli.command {
-        Some(Command::Compare { files, format, output }) => {
+        Some(Command::Compare { files, format, output, fail_on_slower }) => {
             let (labels, runs) = load_all(files)?;
             let comparison = compare::compare(&labels, &runs);
             let document = match format {
@@ -20,7 +20,17 @@ pub fn run(cli: &Cli) -> Result<()> {
                 CompareFormat::Markdown => compare::to_markdown(&comparison),
                 CompareFormat::Json => serde_json::to_string_pretty(&comparison).unwrap_or_default(),
             };
-            write(output.as_deref(), &document)
+            write(output.as_deref(), &document)?;
+            let slower = fail_on_slower.map(|percent| (percent, compare::slower_than(&comparison, percent)));
+            match slower {
+                Some((percent, slower)) if !slower.is_empty() => Err(crate::Error::Slower {
+                    count: slower.len(),
+                    percent,
+                    worst: slower[0].0.clone(),
+                    change: slower[0].1 * 100.0,
+                }),
+                _ => Ok(()),
+            }
         }
         Some(Command::Plot { files, metric, output }) => {
             let (labels, runs) = load_all(files)?;

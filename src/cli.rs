@@ -99,6 +99,13 @@ impl Cli {
     }
 }
 
+fn parse_percent(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(value) if (0.0..=100.0).contains(&value) => Ok(value),
+        _ => Err(format!("`{text}` is not a percentage from 0 to 100")),
+    }
+}
+
 fn parse_target_ms(text: &str) -> Result<f64, String> {
     let value: f64 = text.parse().map_err(|_| format!("`{text}` is not a number of milliseconds"))?;
     if (0.5..=100.0).contains(&value) {
@@ -122,6 +129,10 @@ pub enum Command {
         /// Write to FILE (atomically) instead of stdout.
         #[arg(long, value_name = "FILE")]
         output: Option<std::path::PathBuf>,
+        /// Exit with code 11 if a case of a later run is slower than the first run's by more than
+        /// PCT percent and beyond the noise (verdict "slower"): a CI gate.
+        #[arg(long, value_name = "PCT", value_parser = parse_percent)]
+        fail_on_slower: Option<f64>,
     },
     /// Draw results files written with --format json as an SVG bar chart, a panel per family.
     Plot {

@@ -28,13 +28,15 @@ pub enum ExitCode {
     Validation = 9,
     /// A results file given to `compare` is missing, not perftest JSON, or from a newer perftest.
     BadResults = 10,
+    /// `compare --fail-on-slower` found a case slower than the first run's beyond the threshold.
+    Slower = 11,
     /// Ctrl-C stopped the run after the case in progress (the finished cases were written).
     Interrupted = 130,
 }
 
 impl ExitCode {
     /// Every code, in numeric order.
-    pub const ALL: [ExitCode; 12] = [
+    pub const ALL: [ExitCode; 13] = [
         ExitCode::Success,
         ExitCode::Failure,
         ExitCode::Usage,
@@ -46,6 +48,7 @@ impl ExitCode {
         ExitCode::DeviceLost,
         ExitCode::Validation,
         ExitCode::BadResults,
+        ExitCode::Slower,
         ExitCode::Interrupted,
     ];
 
@@ -69,6 +72,9 @@ impl ExitCode {
             ExitCode::Validation => "--validation is on and the validation layer reported a message",
             ExitCode::BadResults => {
                 "a results file given to compare or plot is missing, not perftest JSON, or from a newer perftest"
+            }
+            ExitCode::Slower => {
+                "compare --fail-on-slower found a case slower than in the first run, beyond the noise and the threshold"
             }
             ExitCode::Interrupted => {
                 "Ctrl-C or SIGTERM stopped the run after the case in progress; the finished cases were written"
@@ -278,6 +284,22 @@ pub enum Error {
         rescued: String,
     },
 
+    /// `compare --fail-on-slower` found slower cases.
+    #[error(
+        "{count} case(s) got slower than in the first run by more than {percent}% (beyond the noise); the worst: \
+         \"{worst}\" {change:+.1}%"
+    )]
+    Slower {
+        /// How many.
+        count: usize,
+        /// The threshold.
+        percent: f64,
+        /// The worst case's name.
+        worst: String,
+        /// Its change, percent.
+        change: f64,
+    },
+
     /// Ctrl-C stopped the run.
     #[error("interrupted (Ctrl-C or SIGTERM) after {finished} of {selected} cases; the finished ones were written")]
     Interrupted {
@@ -317,6 +339,7 @@ impl Error {
             Error::Validation { .. } => ExitCode::Validation,
             Error::ResultsFile { .. } => ExitCode::BadResults,
             Error::Interrupted { .. } => ExitCode::Interrupted,
+            Error::Slower { .. } => ExitCode::Slower,
             Error::Timing { .. }
             | Error::CaseSpec { .. }
             | Error::Vulkan { .. }
@@ -411,9 +434,9 @@ mod tests {
     #[test]
     fn exit_codes_are_distinct_and_in_order() {
         let numbers: Vec<u8> = ExitCode::ALL.iter().map(|&c| c as u8).collect();
-        assert_eq!(numbers[..11], (0..11).collect::<Vec<u8>>());
+        assert_eq!(numbers[..12], (0..12).collect::<Vec<u8>>());
         assert_eq!(ExitCode::Interrupted as u8, 130, "the shell's code for SIGINT");
-        assert_eq!(numbers.len(), 12);
+        assert_eq!(numbers.len(), 13);
     }
 
     /// The README's exit-code table: (code, meaning) with markdown backticks removed.

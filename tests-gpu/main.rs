@@ -249,6 +249,45 @@ fn cli_json_output_then_compare() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// A results file with one case at `rate` loads/s and quiet samples.
+fn results_file(path: &std::path::Path, rate: f64) {
+    let text = format!(
+        r#"{{"format_version": 2, "perftest_version": "0.1.0", "date": "2026-11-21T02:00:00Z",
+  "settings": {{"target_ms": 20.0, "samples": 3, "verify": false, "filter": null, "skip": []}},
+  "device": {{"name": "H100", "type": "DiscreteGpu", "vendor_id": 4318, "device_id": 9008, "driver": "NVIDIA",
+             "vulkan_version": "1.4.312", "queue_family": 0, "subgroup_size": 32, "timestamp_period_ns": 1.0}},
+  "interrupted": false,
+  "cases": [{{"name": "StructuredBuffer<float4>.Load linear", "family": "load", "status": "ok", "reason": null,
+             "median_ms": 20.0, "min_ms": 19.99, "cv": 0.0005, "samples_ms": [20.0, 20.01, 19.99],
+             "work": {{"value": 4e10, "unit": "loads"}}, "rate": {{"value": {rate}, "unit": "loads/s"}},
+             "ratio": 1.08}}]}}"#
+    );
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn cli_compare_gives_verdicts_and_gates_on_slower_cases() {
+    let dir = temp_dir("verdict");
+    let (a, b, c) = (dir.join("a.json"), dir.join("b.json"), dir.join("c.json"));
+    results_file(&a, 2.0e12);
+    results_file(&b, 2.002e12);
+    results_file(&c, 1.9e12);
+    let arg = |p: &std::path::Path| p.to_str().unwrap().to_owned();
+    let out = perftest(&["compare", &arg(&a), &arg(&b), "--fail-on-slower", "2"], &[]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("run 2 against run 1: 0 slower, 0 faster, 1 same"), "{stdout}");
+    let out = perftest(&["compare", &arg(&a), &arg(&c), "--fail-on-slower", "2"], &[]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(11), "{stderr}");
+    assert!(stdout.contains("(0.950x, slower)"), "{stdout}");
+    assert!(stderr.contains("1 case(s) got slower than in the first run by more than 2%"), "{stderr}");
+    assert!(stderr.contains("\"StructuredBuffer<float4>.Load linear\" -5.0%"), "{stderr}");
+    let out = perftest(&["compare", &arg(&a), &arg(&c), "--fail-on-slower", "6"], &[]);
+    assert_eq!(out.status.code(), Some(0), "5% is within a 6% gate");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 #[test]
 fn cli_csv_and_markdown_formats() {
     let out = perftest(&["--verify", "--filter", "Buffer<R8>", "--format", "csv"], &[]);

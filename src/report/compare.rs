@@ -5,6 +5,7 @@ use serde::Serialize;
 use super::format::{printable, ratio_text};
 use super::matching::match_runs;
 use super::model::Run;
+use super::verdict::{verdict, Verdict};
 use super::write::rate_text;
 
 /// One case across the runs.
@@ -18,11 +19,16 @@ pub struct Row {
     pub ratios: Vec<Option<f64>>,
     /// What each run's cell shows: the rate with its unit, or why there is none.
     pub cells: Vec<String>,
+    /// Each run's verdict against the first run (`None` for the first, or without two rates of
+    /// one unit), and the change of the rate.
+    pub verdicts: Vec<Option<(Verdict, f64)>>,
 }
 
 /// The comparison of several runs.
 #[derive(Debug, Serialize, PartialEq)]
 pub struct Comparison {
+    /// Per run after the first: how its cases compare with the first run's, counted.
+    pub summaries: Vec<String>,
     /// A label per run: file name, device and date.
     pub runs: Vec<String>,
     /// Cases in the first run's order, then cases the first run lacks.
@@ -31,7 +37,7 @@ pub struct Comparison {
 
 /// Matches the cases of `runs` (labelled by `labels`) by name.
 pub fn compare(labels: &[String], runs: &[Run]) -> Comparison {
-    let rows = match_runs(runs)
+    let rows: Vec<Row> = match_runs(runs)
         .into_iter()
         .map(|m| {
             let rates: Vec<Option<f64>> =
@@ -56,10 +62,16 @@ pub fn compare(labels: &[String], runs: &[Run]) -> Comparison {
                     Some(c) => printable(&rate_text(c)).into_owned(),
                 })
                 .collect();
-            Row { name: printable(m.name).into_owned(), rates, ratios, cells }
+            let verdicts = m
+                .found
+                .iter()
+                .enumerate()
+                .map(|(i, c)| if i == 0 { None } else { verdict(m.found[0]?, (*c)?) })
+                .collect();
+            Row { name: printable(m.name).into_owned(), rates, ratios, cells, verdicts }
         })
         .collect();
-    let runs = labels
+    let runs: Vec<String> = labels
         .iter()
         .zip(runs)
         .map(|(label, run)| {
@@ -67,13 +79,42 @@ pub fn compare(labels: &[String], runs: &[Run]) -> Comparison {
                 .into_owned()
         })
         .collect();
-    Comparison { runs, rows }
+    let summaries = (1..runs.len()).map(|i| summary(&rows, i)).collect();
+    Comparison { runs, summaries, rows }
+}
+
+/// `run 2 against run 1: 3 slower, 1 faster, 530 same, 2 noisy, 4 without a verdict`.
+fn summary(rows: &[Row], run: usize) -> String {
+    let count = |v: Verdict| rows.iter().filter(|r| r.verdicts[run].is_some_and(|(x, _)| x == v)).count();
+    let none = rows.iter().filter(|r| r.verdicts[run].is_none()).count();
+    format!(
+        "run {} against run 1: {} slower, {} faster, {} same, {} noisy, {none} without a verdict",
+        run + 1,
+        count(Verdict::Slower),
+        count(Verdict::Faster),
+        count(Verdict::Same),
+        count(Verdict::Noisy)
+    )
+}
+
+/// The cases slower than the first run's by more than `percent`, worst first: (name, change).
+pub fn slower_than(comparison: &Comparison, percent: f64) -> Vec<(String, f64)> {
+    let mut slower: Vec<(String, f64)> = comparison
+        .rows
+        .iter()
+        .flat_map(|r| r.verdicts.iter().flatten().map(move |&(v, change)| (r, v, change)))
+        .filter(|&(_, v, change)| v == Verdict::Slower && -change * 100.0 > percent)
+        .map(|(r, _, change)| (r.name.clone(), change))
+        .collect();
+    slower.sort_by(|a, b| a.1.total_cmp(&b.1));
+    slower
 }
 
 fn cell(row: &Row, i: usize) -> String {
-    match (i, row.ratios[i]) {
-        (0, _) | (_, None) => row.cells[i].clone(),
-        (_, Some(ratio)) => format!("{} ({})", row.cells[i], ratio_text(ratio)),
+    match (i, row.ratios[i], row.verdicts[i]) {
+        (0, _, _) | (_, None, _) => row.cells[i].clone(),
+        (_, Some(ratio), None) => format!("{} ({})", row.cells[i], ratio_text(ratio)),
+        (_, Some(ratio), Some((v, _))) => format!("{} ({}, {})", row.cells[i], ratio_text(ratio), v.word()),
     }
 }
 
@@ -82,6 +123,12 @@ pub fn to_markdown(comparison: &Comparison) -> String {
     let mut out = String::new();
     for (i, run) in comparison.runs.iter().enumerate() {
         out.push_str(&format!("{}. {run}\n", i + 1));
+    }
+    for summary in &comparison.summaries {
+        out.push_str(&format!("\n{summary}"));
+    }
+    if !comparison.summaries.is_empty() {
+        out.push('\n');
     }
     out.push_str("\n| case |");
     for i in 0..comparison.runs.len() {
@@ -112,6 +159,9 @@ pub fn to_text(comparison: &Comparison) -> String {
         (0..table[0].len()).map(|c| table.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
     let mut out: String =
         comparison.runs.iter().enumerate().map(|(i, r)| format!("run {}: {r}\n", i + 1)).collect();
+    for summary in &comparison.summaries {
+        out.push_str(&format!("{summary}\n"));
+    }
     out.push('\n');
     for row in table {
         // Padded by hand: format!'s width argument panics above 65,535.
@@ -156,6 +206,38 @@ mod tests {
     }
 
     #[test]
+    fn a_case_made_five_percent_slower_is_found_and_gates_ci() {
+        let mut base = crate::report::model::tests::sample_run();
+        let template = base.cases[0].clone();
+        base.cases = (0..100)
+            .map(|i| CaseResult {
+                name: format!("case {i}"),
+                samples_ms: vec![20.0, 20.01, 19.99],
+                ..template.clone()
+            })
+            .collect();
+        let mut slower = base.clone();
+        let rate = slower.cases[42].rate.as_mut().unwrap();
+        rate.value *= 0.95;
+        let same = compare(&["a".into(), "b".into()], &[base.clone(), base.clone()]);
+        assert_eq!(
+            same.summaries,
+            ["run 2 against run 1: 0 slower, 0 faster, 100 same, 0 noisy, 0 without a verdict"]
+        );
+        assert!(slower_than(&same, 2.0).is_empty());
+        let c = compare(&["a".into(), "b".into()], &[base, slower]);
+        assert_eq!(
+            c.summaries,
+            ["run 2 against run 1: 1 slower, 0 faster, 99 same, 0 noisy, 0 without a verdict"]
+        );
+        let gate = slower_than(&c, 2.0);
+        assert_eq!(gate.len(), 1);
+        assert_eq!(gate[0].0, "case 42");
+        assert!((gate[0].1 + 0.05).abs() < 1e-9);
+        assert!(slower_than(&c, 6.0).is_empty(), "5% is within a 6% gate");
+    }
+
+    #[test]
     fn rates_of_different_units_get_no_ratio() {
         let mut runs = two_runs();
         runs[1].cases[0].rate = Some(Amount { value: 2e12, unit: "FLOPS".into() });
@@ -188,7 +270,7 @@ mod tests {
             (0..rows).map(|i| CaseResult { name: format!("case {i}"), ..runs[0].cases[0].clone() }).collect();
         let started = std::time::Instant::now();
         let table = to_text(&compare(&["a".into(), "b".into()], &[big.clone(), big]));
-        assert_eq!(table.lines().count(), rows + 4);
+        assert_eq!(table.lines().count(), rows + 5, "labels, a summary, a blank line, a header, the rows");
         eprintln!("compare of 2 x {rows} cases: {:?}", started.elapsed());
     }
 
@@ -197,7 +279,11 @@ mod tests {
         let c = compare(&["a.json".into(), "b.json".into()], &two_runs());
         let text = to_text(&c);
         assert!(text.contains("ByteAddressBuffer.Load uniform  5.63 Tloads/s"), "{text}");
-        assert!(text.contains("1.13 Tloads/s (0.200x)"), "{text}");
+        assert!(text.contains("1.13 Tloads/s (0.200x, slower)"), "{text}");
+        assert!(
+            text.contains("run 2 against run 1: 1 slower, 0 faster, 0 same, 0 noisy, 2 without a verdict"),
+            "{text}"
+        );
         let md = to_markdown(&c);
         assert!(md.contains("| case | run 1 | run 2 |"), "{md}");
         assert!(md.contains("| ALU fp64 FMA | skipped (the device lacks shaderFloat64) | missing |"), "{md}");

@@ -8,6 +8,7 @@ pub mod model;
 pub mod output;
 pub mod plot;
 pub mod text;
+pub mod verdict;
 pub mod write;
 
 pub use model::{load, CaseResult, Run, FORMAT_VERSION};

@@ -209,6 +209,12 @@ pub struct CaseResult {
     pub min_ms: Option<f64>,
     /// Coefficient of variation of the samples.
     pub cv: Option<f64>,
+    /// Every timed sample, milliseconds (files written before samples were kept: empty).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub samples_ms: Vec<f64>,
+    /// Measurements spent scaling the dispatch and warming up before the samples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup_runs: Option<usize>,
     /// Work of one measurement.
     pub work: Option<Amount>,
     /// The headline rate (the first of `rates`).
@@ -234,6 +240,8 @@ impl CaseResult {
             median_ms: None,
             min_ms: None,
             cv: None,
+            samples_ms: Vec::new(),
+            warmup_runs: None,
             work: None,
             rate: None,
             rates: Vec::new(),
@@ -250,6 +258,8 @@ impl CaseResult {
             Outcome::Timed { measurement, work, ratio, .. } => {
                 let s = &measurement.summary;
                 (record.median_ms, record.min_ms, record.cv) = (Some(s.median), Some(s.min), Some(s.cv));
+                record.samples_ms = measurement.samples.clone();
+                record.warmup_runs = Some(measurement.warmup_runs);
                 if let Some((amount, w)) = work.first() {
                     record.work = Some(Amount { value: *amount, unit: w.unit.amount_name().to_owned() });
                 }
@@ -297,6 +307,10 @@ pub fn load(path: &Path) -> Result<Run> {
     let mut run: Run =
         serde_json::from_value(value).map_err(|e| bad(format!("is not a perftest results file ({e})")))?;
     for case in &run.cases {
+        if case.samples_ms.iter().any(|ms| !(*ms > 0.0 && *ms < IMPLAUSIBLE)) {
+            let name = crate::report::format::printable(&case.name);
+            return Err(bad(format!("has an impossible sample time for case \"{name}\"")));
+        }
         let amounts = case.rate.iter().chain(&case.rates).chain(&case.work);
         for amount in amounts {
             if !(amount.value > 0.0 && amount.value < IMPLAUSIBLE) {
@@ -350,6 +364,8 @@ pub(crate) mod tests {
             median_ms: rate.map(|_| 20.0),
             min_ms: rate.map(|_| 19.9),
             cv: rate.map(|_| 0.001),
+            samples_ms: Vec::new(),
+            warmup_runs: None,
             work: rate.map(|r| Amount { value: r * 0.02, unit: "loads".into() }),
             rate: rate.map(|r| Amount { value: r, unit: "loads/s".into() }),
             rates: rate.map(|r| Amount { value: r, unit: "loads/s".into() }).into_iter().collect(),
