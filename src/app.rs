@@ -45,6 +45,14 @@ pub fn run(cli: &Cli) -> Result<()> {
             let names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
             Ok(write_line(&names.join("\n"))?)
         }
+        None if cli.describe => {
+            let cases = registry::filter(
+                registry::expand(&cli.axis_settings(), None),
+                cli.filter.as_deref(),
+                &cli.skip,
+            )?;
+            Ok(write_line(registry::describe(&cases).trim_end())?)
+        }
         None if cli.devices => {
             let instance = Instance::new(cli.validation)?;
             let (_, rows) = select::enumerate(&instance)?;

@@ -28,6 +28,11 @@ pub struct Cli {
     #[arg(long, conflicts_with_all = ["output", "format"])]
     pub list: bool,
 
+    /// Print what the selected cases' families measure, how one invocation works, what the rate
+    /// counts, what ratios are against, and how to read the flags; without touching Vulkan.
+    #[arg(long, conflicts_with_all = ["output", "format", "list", "devices"])]
+    pub describe: bool,
+
     /// Run only the cases whose name contains TEXT (case-insensitive); env PERFTEST_FILTER.
     #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     pub filter: Option<String>,
@@ -237,7 +242,7 @@ impl Cli {
     ) -> Result<(), clap::Error> {
         let run = self.command.is_none() && !self.devices;
         for (variable, option) in ENV_OPTIONS {
-            let applies = run && (!self.list || option == "filter");
+            let applies = run && (!(self.list || self.describe) || option == "filter");
             let given = matches.value_source(option) == Some(clap::parser::ValueSource::CommandLine);
             let Some(raw) = lookup(variable).filter(|v| !v.is_empty()) else { continue };
             if !applies || given {

@@ -500,6 +500,17 @@ fn cli_bad_option_value_is_a_usage_error() {
 }
 
 #[test]
+fn cli_describe_needs_no_vulkan() {
+    let out = perftest(&["--describe"], &[("PERFTEST_VULKAN_LOADER", "/nonexistent/libvulkan.so.1")]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(stdout.starts_with("load (57 cases selected)\n"), "{stdout}");
+    for family in ["texture (81 cases selected)", "branch (396 cases selected)", "alu (4 cases selected)"] {
+        assert!(stdout.contains(family), "{family}: {stdout}");
+    }
+}
+
+#[test]
 fn cli_list_needs_no_vulkan() {
     let out = perftest(&["--list"], &[("PERFTEST_VULKAN_LOADER", "/nonexistent/libvulkan.so.1")]);
     assert_eq!(out.status.code(), Some(0));

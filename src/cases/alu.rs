@@ -7,7 +7,7 @@
 //! which proves that every step ran: the compiler cannot know `a` and `b`.
 
 use crate::caps::{Feature, Requirements};
-use crate::registry::{CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work};
+use crate::registry::{self, CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work};
 
 /// Independent chains per invocation: 8 leave fp64 at 91% on an H100 (DFMA latency); 16 reach 99%.
 const CHAINS: u32 = 16;
@@ -134,7 +134,19 @@ fn expand(_env: &Env) -> Vec<CaseSpec> {
 }
 
 inventory::submit! {
-    Family { name: "alu", order: 900, axes: &[], ratio_note: None, expand }
+    Family {
+        about: registry::About {
+            measures: "peak arithmetic throughput: fp32, packed fp16 (f16vec2), fp64 FMA and int32 multiply-add",
+            invocation: "16 independent chains of 1024 multiply-adds with run-time constants, so the compiler can \
+                         neither fold nor merge them",
+            rate: "FLOPS (an FMA is two operations; an f16vec2 FMA four) or IOPS",
+        },
+        name: "alu",
+        order: 900,
+        axes: &[],
+        ratio_note: None,
+        expand,
+    }
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@
 
 use ash::vk;
 
-use crate::registry::{Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work};
+use crate::registry::{self, Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work};
 
 /// Width and height of both textures.
 const SIZE: usize = 1024;
@@ -185,7 +185,20 @@ pub(super) const N: Axis = Axis {
 };
 
 inventory::submit! {
-    Family { name: "branch", order: 500, axes: &[N], ratio_note: Some("\"NX Coherent branch baseline\""), expand }
+    Family {
+        about: registry::About {
+            measures: "the cost of a data-dependent branch around a second texture load and an N-step ALU \
+                       payload, when subgroups agree (coherent) and when they do not (divergent)",
+            invocation: "one texel of a 1024x1024 RGBA32F texture decides the branch; the taken path loads a \
+                         second texel; then N iterations of x = y*0.555 + x*y + x*0.9 + x*x",
+            rate: "invocations per second",
+        },
+        name: "branch",
+        order: 500,
+        axes: &[N],
+        ratio_note: Some("\"NX Coherent branch baseline\""),
+        expand,
+    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 
 use ash::vk;
 
-use crate::registry::{CaseSpec, Env, Family, Glsl, Resource, Unit, Value, Work};
+use crate::registry::{self, CaseSpec, Env, Family, Glsl, Resource, Unit, Value, Work};
 
 /// Loads per invocation (LOADS in glsl/load.glsl).
 pub(super) const LOADS: usize = 256;
@@ -297,7 +297,21 @@ fn expand(_env: &Env) -> Vec<CaseSpec> {
 }
 
 inventory::submit! {
-    Family { name: "load", order: 100, axes: &[], ratio_note: Some("\"Buffer<RGBA8>.Load random\""), expand }
+    Family {
+        about: registry::About {
+            measures: "buffer loads as sebbbi/perftest: typed (uniform texel) buffers in nine formats, raw words \
+                       (ByteAddressBuffer), structured float/vec2/vec4, and a constant buffer; L1-resident \
+                       (at most 8 KB), uniform, linear and random addresses",
+            invocation: "256 loads from a start chosen by the pattern (uniform: 0; linear: its index; random: a \
+                         hash in 0..15), summed, through groupshared memory to the result write",
+            rate: "loads per second, and bytes per second (the load's width)",
+        },
+        name: "load",
+        order: 100,
+        axes: &[],
+        ratio_note: Some("\"Buffer<RGBA8>.Load random\""),
+        expand,
+    }
 }
 
 #[cfg(test)]

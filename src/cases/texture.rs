@@ -10,7 +10,7 @@ use ash::vk;
 use super::load::{
     fill_typed, partner, sum_loads, texel_bytes, typed_layout, typed_texel, work, Pattern, BASELINE, FORMATS,
 };
-use crate::registry::{CaseSpec, Env, Family, Glsl, Resource, Value};
+use crate::registry::{self, CaseSpec, Env, Family, Glsl, Resource, Value};
 
 /// Width and height of every texture.
 const SIZE: usize = 32;
@@ -85,7 +85,20 @@ fn expand(_env: &Env) -> Vec<CaseSpec> {
 }
 
 inventory::submit! {
-    Family { name: "texture", order: 200, axes: &[], ratio_note: Some("\"Buffer<RGBA8>.Load random\""), expand }
+    Family {
+        about: registry::About {
+            measures: "2D texture reads as sebbbi/perftest: texelFetch (Load), and textureLod with a nearest or \
+                       a bilinear sampler, nine formats, a 32x32 texture (L1-resident)",
+            invocation: "256 texels of a 16x16 window from a start chosen by the pattern, at texel centres (so \
+                         both filters return the texel), summed, through groupshared memory to the result write",
+            rate: "loads (texels) per second, and bytes per second (the format's texel size)",
+        },
+        name: "texture",
+        order: 200,
+        axes: &[],
+        ratio_note: Some("\"Buffer<RGBA8>.Load random\""),
+        expand,
+    }
 }
 
 #[cfg(test)]

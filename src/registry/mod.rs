@@ -18,8 +18,21 @@ pub use value::{Value, NEAR};
 use crate::caps::DeviceCaps;
 use crate::error::{Error, Result};
 
+/// What a family measures, in words, for `--describe`.
+#[derive(Clone, Copy, Debug)]
+pub struct About {
+    /// What the family measures and why a programmer would care.
+    pub measures: &'static str,
+    /// What one invocation does.
+    pub invocation: &'static str,
+    /// What the rate counts.
+    pub rate: &'static str,
+}
+
 /// A self-registering family of cases (submit one with `inventory::submit!`).
 pub struct Family {
+    /// What it measures, for `--describe`.
+    pub about: About,
     /// Short name (`branch`), used by `--axis branch.n=...` and in results files.
     pub name: &'static str,
     /// Families run in ascending `order`.
@@ -57,6 +70,69 @@ pub fn expand(settings: &[AxisSetting], device: Option<&DeviceCaps>) -> Vec<Case
         })
         .collect()
 }
+
+/// What `--describe` prints for `cases`: each family that has some of them, then the flags.
+pub fn describe(cases: &[CaseSpec]) -> String {
+    let mut out = String::new();
+    for family in families() {
+        let count = cases.iter().filter(|c| c.family == family.name).count();
+        if count == 0 {
+            continue;
+        }
+        let About { measures, invocation, rate } = family.about;
+        out.push_str(&format!(
+            "{} ({count} case{} selected)\n",
+            family.name,
+            if count == 1 { "" } else { "s" }
+        ));
+        let ratio = family.ratio_note.map_or("none (rates only)".to_owned(), |n| {
+            format!("the rate over {n}'s (above 1 = faster); time lines give ms for 2^32 of the first unit")
+        });
+        out.push_str(&wrapped("measures", measures));
+        out.push_str(&wrapped("one invocation", invocation));
+        out.push_str(&wrapped("rate", rate));
+        out.push_str(&wrapped("ratio", &ratio));
+        for axis in family.axes {
+            let text = format!("{}: {} (--axis {}.{}=VALUES)", axis.name, axis.about, family.name, axis.name);
+            out.push_str(&wrapped("axis", &text));
+        }
+        out.push('\n');
+    }
+    out.push_str(FLAGS);
+    out
+}
+
+/// `  label:  text`, wrapped at 100 columns under the text's first column.
+fn wrapped(label: &str, text: &str) -> String {
+    const INDENT: usize = 18;
+    let mut out = format!("  {:<width$}", format!("{label}:"), width = INDENT - 2);
+    let mut column = INDENT;
+    for word in text.split_whitespace() {
+        if column > INDENT && column + 1 + word.len() > 100 {
+            out.push('\n');
+            out.push_str(&" ".repeat(INDENT));
+            column = INDENT;
+        } else if column > INDENT {
+            out.push(' ');
+            column += 1;
+        }
+        out.push_str(word);
+        column += word.len();
+    }
+    out.push('\n');
+    out
+}
+
+/// How to read the marks a result line can carry (the same for every family).
+const FLAGS: &str = "\
+Flags on a result line
+  [noisy: cv above 3%]   the samples disagree; rerun, or distrust the median
+  [unsettled: ...]       warm-up rates never agreed within 2% (clocks ramping, a busy machine)
+  [over the submission cap: ...]
+                         one workgroup per dispatch already takes over 100 ms: lower the axis value
+  skipped (reason)       the device lacks what the case needs, one reason per missing item
+  verified (N results match the CPU reference), with --verify; a mismatch is exit 7, named
+";
 
 /// Every case with the default axes and no device: what `--list` prints.
 pub fn all() -> Vec<CaseSpec> {

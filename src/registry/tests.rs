@@ -151,3 +151,16 @@ fn a_case_needs_its_resources_push_block_and_workgroup_too() {
     assert!(needs.formats.contains(&(ash::vk::Format::R32G32B32A32_SFLOAT, FormatUse::SampledImage)));
     assert!(branch.requires.formats.is_empty(), "stated nowhere but implied by the textures");
 }
+
+#[test]
+fn describe_says_what_each_selected_family_measures_and_how_to_read_flags() {
+    for family in families() {
+        let About { measures, invocation, rate } = family.about;
+        assert!(!measures.is_empty() && !invocation.is_empty() && !rate.is_empty(), "{}", family.name);
+    }
+    let text = describe(&filter(all(), Some("Divergent branch long"), &[]).unwrap());
+    assert!(text.starts_with("branch (33 cases selected)\n  measures:"), "{text}");
+    assert!(!text.contains("load ("), "only the selected families: {text}");
+    assert!(text.contains("--axis branch.n=VALUES") && text.contains("[noisy: cv above 3%]"), "{text}");
+    assert!(text.lines().all(|l| l.chars().count() <= 100), "wrapped at 100 columns:\n{text}");
+}
