@@ -16,21 +16,21 @@ mod plumbing;
 /// Cases lavapipe (Mesa 22.3) is expected to skip, with why; any other skip fails the tests.
 const LAVAPIPE_SKIPS: &[&str] = &[];
 
-fn validated(axes: &[&str], filter: Option<&str>, shader_stats: bool) -> (Context, Vec<CaseSpec>) {
+fn validated(axes: &[&str], filter: Option<&str>) -> (Context, Vec<CaseSpec>) {
     let options = ContextOptions { validation: true, ..Default::default() };
     let axes: Vec<registry::AxisSetting> = axes.iter().map(|a| registry::parse_setting(a).unwrap()).collect();
-    open(&options, &axes, filter, &[], shader_stats).unwrap_or_else(|e| panic!("{e}"))
+    open(&options, &axes, filter, &[]).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Every case, with the branch cases swept over N = 0 and 8 only (each builds two 16 MB textures).
 const SHORT_SWEEP: &str = "branch.n=0:8:8";
 
 fn run_all(settings: RunSettings) -> Vec<(String, Outcome)> {
-    let (ctx, cases) = validated(&[SHORT_SWEEP], None, settings.shader_stats);
+    let (ctx, cases) = validated(&[SHORT_SWEEP], None);
     let sink = ctx.validation_sink();
     let prepared = prepare(&ctx, &cases, 2).unwrap_or_else(|e| panic!("{e}"));
-    let results =
-        run_cases(&ctx, &cases, &prepared, &settings, |_| {}, |_, _, _| {}).unwrap_or_else(|e| panic!("{e}"));
+    let results = run_cases(&ctx, &cases, &prepared, &settings, |_| {}, |_, _, _, _| {})
+        .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(results.len(), cases.len());
     drop(prepared);
     drop(ctx);
@@ -102,7 +102,7 @@ fn a_short_timed_run_gives_finite_positive_rates() {
 
 #[test]
 fn without_the_baseline_load_lines_say_why_there_is_no_ratio() {
-    let (ctx, cases) = validated(&[], Some("Buffer<R8>.Load"), false);
+    let (ctx, cases) = validated(&[], Some("Buffer<R8>.Load"));
     let settings = RunSettings { target_ms: 1.0, samples: 3, verify: false, shader_stats: false };
     let prepared = prepare(&ctx, &cases, 2).unwrap_or_else(|e| panic!("{e}"));
     let mut notes_seen = Vec::new();
@@ -112,7 +112,7 @@ fn without_the_baseline_load_lines_say_why_there_is_no_ratio() {
         &prepared,
         &settings,
         |_| {},
-        |_, _, notes| notes_seen.extend_from_slice(notes),
+        |_, _, notes, _| notes_seen.extend_from_slice(notes),
     )
     .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(results.len(), 3);
@@ -130,7 +130,7 @@ fn without_the_baseline_load_lines_say_why_there_is_no_ratio() {
 
 #[test]
 fn cases_that_differ_only_in_push_constants_share_a_pipeline() {
-    let (ctx, cases) = validated(&["branch.n=0:24:8"], Some("branch"), false);
+    let (ctx, cases) = validated(&["branch.n=0:24:8"], Some("branch"));
     let prepared = prepare(&ctx, &cases, 2).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(cases.len(), 4 * 12);
     assert_eq!(prepared.pipelines.len(), 3, "baseline, long, short: one shader each");
@@ -138,7 +138,7 @@ fn cases_that_differ_only_in_push_constants_share_a_pipeline() {
 
 #[test]
 fn a_leaked_object_is_reported_by_the_validation_layer() {
-    let (ctx, _) = validated(&[], Some("ALU fp32"), false);
+    let (ctx, _) = validated(&[], Some("ALU fp32"));
     let sink = ctx.validation_sink();
     // SAFETY: a valid device; the fence is deliberately never destroyed.
     let leaked = unsafe { ctx.device.create_fence(&vk::FenceCreateInfo::default(), None) }.unwrap();
@@ -169,6 +169,8 @@ fn cli_verify_with_validation_passes_quietly() {
     assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
     assert!(stdout.starts_with("perftest "), "{stdout}");
     assert!(stdout.contains("\npipelines:  "), "the header says what building the pipelines cost: {stdout}");
+    assert!(stdout.contains("\ncompiler:   shaderc 0.10"), "the header names the shader compiler: {stdout}");
+    assert!(stdout.starts_with("perftest 0.1.0 (git "), "and perftest's commit: {stdout}");
     assert!(stdout.contains("ALU fp32 FMA: verified ("), "{stdout}");
     assert!(stdout.trim_end().ends_with("\nrun: complete"), "the last line says how the run ended: {stdout}");
     assert!(stderr.is_empty(), "no progress bar when stderr is not a terminal: {stderr}");

@@ -215,6 +215,11 @@ pub struct CaseResult {
     /// Measurements spent scaling the dispatch and warming up before the samples.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warmup_runs: Option<usize>,
+    /// The driver's statistics of the case's compiled shader, one line per pipeline executable
+    /// (VK_KHR_pipeline_executable_properties: registers, binary size, ...); empty where the
+    /// driver does not offer them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shader_stats: Vec<String>,
     /// Work of one measurement.
     pub work: Option<Amount>,
     /// The headline rate (the first of `rates`).
@@ -242,6 +247,7 @@ impl CaseResult {
             cv: None,
             samples_ms: Vec::new(),
             warmup_runs: None,
+            shader_stats: Vec::new(),
             work: None,
             rate: None,
             rates: Vec::new(),
@@ -366,6 +372,7 @@ pub(crate) mod tests {
             cv: rate.map(|_| 0.001),
             samples_ms: Vec::new(),
             warmup_runs: None,
+            shader_stats: Vec::new(),
             work: rate.map(|r| Amount { value: r * 0.02, unit: "loads".into() }),
             rate: rate.map(|r| Amount { value: r, unit: "loads/s".into() }),
             rates: rate.map(|r| Amount { value: r, unit: "loads/s".into() }).into_iter().collect(),
@@ -406,13 +413,17 @@ pub(crate) mod tests {
 
     #[test]
     fn json_round_trips() {
-        let run = sample_run();
+        let mut run = sample_run();
+        run.cases[0].shader_stats = vec!["CS: Register Count = 32, Binary Size = 18816".into()];
+        run.cases[0].samples_ms = vec![20.0, 20.1, 19.9];
+        run.cases[0].warmup_runs = Some(6);
         let text = to_json(&run);
         assert!(
             text.contains("\"format_version\": 2") && text.contains("\"type\": \"DiscreteGpu\""),
             "{text}"
         );
         assert!(text.contains("\"status\": \"skipped\""), "{text}");
+        assert!(text.contains("\"shader_stats\": [") && text.contains("\"samples_ms\": ["), "{text}");
         let path = std::env::temp_dir().join(format!("perftest-roundtrip-{}.json", std::process::id()));
         write_atomic(&path, &text).unwrap();
         assert_eq!(load(&path).unwrap(), run);

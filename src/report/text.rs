@@ -7,7 +7,8 @@ use crate::vk::device::DeviceInfo;
 /// The header printed before the cases; `pipelines` says what building them cost.
 pub fn header(info: &DeviceInfo, settings: &str, pipelines: &str) -> String {
     format!(
-        "perftest {}\n\
+        "perftest {} (git {})\n\
+         compiler:   {}\n\
          device:     {}\n\
          type:       {} (vendor 0x{:04x}, device 0x{:04x})\n\
          driver:     {} (Vulkan {})\n\
@@ -16,6 +17,8 @@ pub fn header(info: &DeviceInfo, settings: &str, pipelines: &str) -> String {
          pipelines:  {pipelines}\n\
          settings:   {settings}\n",
         env!("CARGO_PKG_VERSION"),
+        env!("PERFTEST_GIT_COMMIT"),
+        crate::shader::compiler_version(),
         info.row.name,
         info.kind,
         info.vendor_id,

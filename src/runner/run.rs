@@ -64,15 +64,18 @@ pub fn prepare<'ctx>(ctx: &'ctx Context, cases: &[CaseSpec], threads: usize) -> 
     Ok(Prepared { skipped, pipelines })
 }
 
-/// Runs `cases` in order, calling `on_start` before and `on_done` after each (with notes such as
-/// shader statistics). Skipped cases come out as [`Outcome::Skipped`] with their reasons.
+/// A case's outcome, its notes, and the driver's statistics of its shader (where offered).
+type Done = (Outcome, Vec<String>, Option<Vec<String>>);
+
+/// Runs `cases` in order, calling `on_start` before and `on_done` after each (with notes, and the
+/// driver's shader statistics where it offers them; with `shader_stats` they are notes too). Skipped cases come out as [`Outcome::Skipped`] with their reasons.
 pub fn run_cases<'c>(
     ctx: &Context,
     cases: &'c [CaseSpec],
     prepared: &Prepared<'_>,
     settings: &RunSettings,
     mut on_start: impl FnMut(&'c CaseSpec),
-    mut on_done: impl FnMut(&'c CaseSpec, &Outcome, &[String]),
+    mut on_done: impl FnMut(&'c CaseSpec, &Outcome, &[String], Option<&[String]>),
 ) -> Result<Vec<(String, Outcome)>> {
     let max = ctx.info.max_group_count;
     let policy = Policy {
@@ -80,9 +83,9 @@ pub fn run_cases<'c>(
         max_submit_ms: MAX_SUBMIT_MS,
         max_groups: u64::from(max[0]) * u64::from(max[1]),
     };
-    let run_one = |index: usize| -> Result<(Outcome, Vec<String>)> {
+    let run_one = |index: usize| -> Result<Done> {
         match &prepared.skipped[index] {
-            Some(reason) => Ok((Outcome::Skipped(reason.clone()), Vec::new())),
+            Some(reason) => Ok((Outcome::Skipped(reason.clone()), Vec::new(), None)),
             None => run_case(ctx, &cases[index], prepared, settings, &policy)
                 .map_err(|e| e.in_case(&cases[index].name)),
         }
@@ -91,7 +94,7 @@ pub fn run_cases<'c>(
     // come in order, each with its ratio.
     let index_of: HashMap<&str, usize> =
         cases.iter().enumerate().map(|(i, c)| (c.name.as_str(), i)).collect();
-    let mut early: HashMap<usize, (Outcome, Vec<String>)> = HashMap::new();
+    let mut early: HashMap<usize, Done> = HashMap::new();
     if !settings.verify {
         for baseline in cases.iter().filter_map(|c| c.baseline.as_deref()) {
             if STOP.load(Ordering::SeqCst) {
@@ -104,12 +107,12 @@ pub fn run_cases<'c>(
         }
     }
     let base_rates: HashMap<&str, f64> =
-        early.iter().filter_map(|(i, (o, _))| o.rate().map(|r| (cases[*i].name.as_str(), r))).collect();
+        early.iter().filter_map(|(i, (o, _, _))| o.rate().map(|r| (cases[*i].name.as_str(), r))).collect();
     let mut results = Vec::with_capacity(cases.len());
     let mut missing_baselines: Vec<&str> = Vec::new();
     for (index, case) in cases.iter().enumerate() {
         // After a stop, start nothing new, but still report the baselines already measured.
-        let (mut outcome, mut notes) = match early.remove(&index) {
+        let (mut outcome, mut notes, shader) = match early.remove(&index) {
             Some(done) => done,
             None if STOP.load(Ordering::SeqCst) => continue,
             None => {
@@ -132,7 +135,7 @@ pub fn run_cases<'c>(
                 None => {}
             }
         }
-        on_done(case, &outcome, &notes);
+        on_done(case, &outcome, &notes, shader.as_deref());
         results.push((case.name.clone(), outcome));
     }
     Ok(results)
@@ -144,25 +147,25 @@ fn run_case(
     prepared: &Prepared<'_>,
     settings: &RunSettings,
     policy: &Policy,
-) -> Result<(Outcome, Vec<String>)> {
+) -> Result<Done> {
     let pipeline = prepared.pipelines.get(case).ok_or_else(|| crate::error::Error::CaseSpec {
         case: case.name.clone(),
         problem: "its pipeline was not built (run it through runner::prepare)".into(),
     })?;
     let mut bench = Bench::new(ctx, case, pipeline)?;
-    let statistics = if settings.shader_stats { Some(bench.shader_statistics()?) } else { None };
-    let notes = match statistics {
-        None => Vec::new(),
-        Some(Some(lines)) => lines.into_iter().map(|l| format!("shader {l}")).collect(),
-        Some(None) => {
+    let statistics = bench.shader_statistics()?;
+    let notes = match (settings.shader_stats, &statistics) {
+        (false, _) => Vec::new(),
+        (true, Some(lines)) => lines.iter().map(|l| format!("shader {l}")).collect(),
+        (true, None) => {
             vec!["shader statistics: not offered by this driver (VK_KHR_pipeline_executable_properties)"
                 .into()]
         }
     };
     if settings.verify {
-        return Ok((Outcome::Verified { checked: bench.verify()? }, notes));
+        return Ok((Outcome::Verified { checked: bench.verify()? }, notes, statistics));
     }
     let measurement = measure(&mut bench, policy, settings.samples as usize, settings.warmup_cap_ms())?;
     let work = bench.work(measurement.groups);
-    Ok((Outcome::Timed { measurement, work, ratio: None, with_time: false }, notes))
+    Ok((Outcome::Timed { measurement, work, ratio: None, with_time: false }, notes, statistics))
 }

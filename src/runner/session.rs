@@ -27,21 +27,20 @@ pub fn check_validation(sink: &Sink) -> Result<()> {
     }
 }
 
-/// The union of what `cases` need, and the features to ask for besides (`--shader-stats`).
-pub fn needs(cases: &[CaseSpec], shader_stats: bool) -> (Vec<Feature>, Vec<ash::vk::Format>) {
+/// The union of what `cases` need, and the driver's shader statistics (enabled where offered:
+/// they are kept in the results).
+pub fn needs(cases: &[CaseSpec]) -> (Vec<Feature>, Vec<ash::vk::Format>) {
     let mut all = Requirements::new();
     for case in cases {
         all.union(&case.requirements());
     }
-    if shader_stats {
-        all = all.feature(Feature::PipelineExecutableInfo);
-    }
+    all = all.feature(Feature::PipelineExecutableInfo);
     (all.features.iter().copied().collect(), all.format_list())
 }
 
-/// Creates the device of `adapter` with what `cases` need (and `--shader-stats`, if asked).
-pub fn context_for(adapter: Adapter, cases: &[CaseSpec], shader_stats: bool) -> Result<Context> {
-    let (features, formats) = needs(cases, shader_stats);
+/// Creates the device of `adapter` with what `cases` need.
+pub fn context_for(adapter: Adapter, cases: &[CaseSpec]) -> Result<Context> {
+    let (features, formats) = needs(cases);
     Context::new(adapter, &features, &formats)
 }
 
@@ -52,12 +51,11 @@ pub fn open(
     axes: &[registry::AxisSetting],
     filter: Option<&str>,
     skip: &[String],
-    shader_stats: bool,
 ) -> Result<(Context, Vec<CaseSpec>)> {
     let adapter = Adapter::open(options)?;
     let (_, facts) = adapter.describe(&[]);
     let cases = registry::filter(registry::expand(axes, Some(&facts)), filter, skip)?;
-    Ok((context_for(adapter, &cases, shader_stats)?, cases))
+    Ok((context_for(adapter, &cases)?, cases))
 }
 
 fn describe(settings: &RunSettings, cases: &[CaseSpec]) -> String {
@@ -115,7 +113,7 @@ pub fn benchmark(cli: &Cli) -> Result<()> {
             std::process::exit(ExitCode::Interrupted as i32);
         }
     });
-    let (ctx, selected) = open(&options, &axes, cli.filter.as_deref(), &cli.skip, cli.shader_stats)?;
+    let (ctx, selected) = open(&options, &axes, cli.filter.as_deref(), &cli.skip)?;
     let sink = ctx.validation_sink();
     let device = model::Device::from(&ctx.info);
     let prepared = prepare(&ctx, &selected, super::pipelines::default_threads())?;
@@ -147,14 +145,16 @@ pub fn benchmark(cli: &Cli) -> Result<()> {
             progress.start(&case.name);
             current = Some(case);
         },
-        |case, outcome, notes| {
+        |case, outcome, notes, shader| {
             let mut line = text::line(&case.name, outcome);
             for note in notes {
                 line.push_str(&format!("\n    {note}"));
             }
             document_text.push_str(&line);
             document_text.push('\n');
-            records.push(model::CaseResult::new(case, outcome));
+            let mut record = model::CaseResult::new(case, outcome);
+            record.shader_stats = shader.map(<[String]>::to_vec).unwrap_or_default();
+            records.push(record);
             if !stream {
                 progress.advance();
             } else if let Err(e) = progress.finish_case(&line) {

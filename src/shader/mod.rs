@@ -8,6 +8,20 @@ use crate::registry::CaseSpec;
 /// The files a snippet may `#include`, embedded in the binary.
 const INCLUDES: &[(&str, &str)] = &[("common.glsl", include_str!("../../glsl/common.glsl"))];
 
+/// What compiles the shaders, for the run header: the shaderc crates (shaderc-sys vendors glslang
+/// and SPIRV-Tools; 0.10.1 carries glslang 15.3.0) and the SPIR-V version shaderc supports.
+pub fn compiler_version() -> String {
+    // The first value is SPIR-V's version word: 0x00MMmm00.
+    let (word, _revision) = shaderc::get_spirv_version();
+    let (major, minor) = ((word >> 16) & 0xFF, (word >> 8) & 0xFF);
+    format!(
+        "shaderc {} (shaderc-sys {}: glslang and SPIRV-Tools vendored), SPIR-V {major}.{minor} supported, \
+         SPIR-V 1.5 for Vulkan 1.2 targeted",
+        env!("PERFTEST_SHADERC_VERSION"),
+        env!("PERFTEST_SHADERC_SYS_VERSION")
+    )
+}
+
 /// A shaderc compiler; each pipeline-building thread has its own.
 pub struct ShaderCompiler {
     raw: shaderc::Compiler,
