@@ -37,21 +37,12 @@ pub fn run(cli: &Cli) -> Result<()> {
             plot::plot(&labels, &runs, *metric, output)
         }
         None if cli.list => {
-            let cases = registry::filter(
-                registry::expand(&cli.axis_settings(), None),
-                cli.filter.as_deref(),
-                &cli.skip,
-            )?;
+            let cases = selected_without_device(cli)?;
             let names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
             Ok(write_line(&names.join("\n"))?)
         }
         None if cli.describe => {
-            let cases = registry::filter(
-                registry::expand(&cli.axis_settings(), None),
-                cli.filter.as_deref(),
-                &cli.skip,
-            )?;
-            Ok(write_line(registry::describe(&cases).trim_end())?)
+            Ok(write_line(registry::describe(&selected_without_device(cli)?).trim_end())?)
         }
         None if cli.devices => {
             let instance = Instance::new(cli.validation)?;
@@ -63,6 +54,12 @@ pub fn run(cli: &Cli) -> Result<()> {
         }
         None => session::benchmark(cli),
     }
+}
+
+/// The cases `--filter`, `--skip` and `--axis` select, expanded with no device facts (`--list`,
+/// `--describe`: no Vulkan).
+fn selected_without_device(cli: &Cli) -> Result<Vec<registry::CaseSpec>> {
+    registry::filter(registry::expand(&cli.axis_settings(), None), cli.filter.as_deref(), &cli.skip)
 }
 
 /// Loads every results file (a bad one fails before anything is written), labelled by its path.

@@ -71,6 +71,11 @@ fn number(text: &str) -> Result<u64, String> {
     value.checked_mul(1 << shift).ok_or_else(|| format!("`{text}` is too large"))
 }
 
+/// FROM, next(FROM), next(next(FROM)), ... up to TO; ends early where `next` overflows (`None`).
+fn walk(from: u64, to: u64, next: impl Fn(u64) -> Option<u64>) -> impl Iterator<Item = u64> {
+    std::iter::successors(Some(from), move |&v| next(v)).take_while(move |&v| v <= to)
+}
+
 /// Parses VALUES (see the module documentation); every value at most `max`.
 pub fn parse_values(text: &str, max: u64) -> Result<Vec<u64>, String> {
     let mut values = Vec::new();
@@ -96,13 +101,8 @@ pub fn parse_values(text: &str, max: u64) -> Result<Vec<u64>, String> {
             if from == 0 || factor < 2 || from > to {
                 return Err(format!("`{part}`: FROM..TO*FACTOR needs 0 < FROM <= TO and FACTOR >= 2"));
             }
-            let mut v = from;
-            while v <= to {
+            for v in walk(from, to, |v| v.checked_mul(factor)) {
                 push(v, &mut values)?;
-                v = match v.checked_mul(factor) {
-                    Some(next) => next,
-                    None => break,
-                };
             }
         } else if part.contains(':') {
             let numbers: Vec<&str> = part.split(':').collect();
@@ -116,13 +116,8 @@ pub fn parse_values(text: &str, max: u64) -> Result<Vec<u64>, String> {
             if (to - from) / step >= MAX_VALUES as u64 {
                 return Err(format!("`{part}`: more than {MAX_VALUES} values"));
             }
-            let mut v = from;
-            while v <= to {
+            for v in walk(from, to, |v| v.checked_add(step)) {
                 push(v, &mut values)?;
-                v = match v.checked_add(step) {
-                    Some(next) => next,
-                    None => break,
-                };
             }
         } else {
             push(number(part)?, &mut values)?;

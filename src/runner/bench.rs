@@ -108,34 +108,16 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
                 return Err(spec_error(case, format!("resource {} is read-only but has a reset", i + 1)));
             }
             let fill = resource.fill.as_deref().map(|f| f as &dyn Fn(&mut [u8]));
-            let placed = |bytes: u64, usage: vk::BufferUsageFlags| match resource.placement {
-                Placement::DeviceLocal => BufferDesc::gpu_only(bytes, usage),
-                Placement::HostVisible => BufferDesc::cpu_to_gpu(bytes, usage),
-            };
             let binding = match resource.kind {
                 ResourceKind::StorageBuffer { bytes } => {
-                    let buffer = Buffer::with_data(
-                        ctx,
-                        &label,
-                        placed(bytes, vk::BufferUsageFlags::STORAGE_BUFFER),
-                        fill,
-                    )?;
-                    let binding = Binding::Storage(buffer.raw);
-                    let at = resources.buffer(buffer);
-                    buffer_reset(ctx, case, &label, resource, at, &mut resources, &mut resets)?;
-                    Some(binding)
+                    let usage = vk::BufferUsageFlags::STORAGE_BUFFER;
+                    let at = add_buffer(ctx, &label, resource, bytes, usage, &mut resources, &mut resets)?;
+                    Some(Binding::Storage(resources.buffers[at].raw))
                 }
                 ResourceKind::UniformBuffer { bytes } => {
-                    let buffer = Buffer::with_data(
-                        ctx,
-                        &label,
-                        placed(bytes, vk::BufferUsageFlags::UNIFORM_BUFFER),
-                        fill,
-                    )?;
-                    let binding = Binding::Uniform(buffer.raw);
-                    let at = resources.buffer(buffer);
-                    buffer_reset(ctx, case, &label, resource, at, &mut resources, &mut resets)?;
-                    Some(binding)
+                    let usage = vk::BufferUsageFlags::UNIFORM_BUFFER;
+                    let at = add_buffer(ctx, &label, resource, bytes, usage, &mut resources, &mut resets)?;
+                    Some(Binding::Uniform(resources.buffers[at].raw))
                 }
                 ResourceKind::UniformTexelBuffer { format, bytes }
                 | ResourceKind::StorageTexelBuffer { format, bytes } => {
@@ -145,16 +127,14 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
                     } else {
                         vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER
                     };
-                    let buffer = Buffer::with_data(ctx, &label, placed(bytes, usage), fill)?;
-                    let view = TexelView::new(ctx, &label, &buffer, format)?;
+                    let at = add_buffer(ctx, &label, resource, bytes, usage, &mut resources, &mut resets)?;
+                    let view = TexelView::new(ctx, &label, &resources.buffers[at], format)?;
                     let binding = if storage {
                         Binding::StorageTexel(view.raw)
                     } else {
                         Binding::UniformTexel(view.raw)
                     };
                     resources.views.push(view);
-                    let at = resources.buffer(buffer);
-                    buffer_reset(ctx, case, &label, resource, at, &mut resources, &mut resets)?;
                     Some(binding)
                 }
                 ResourceKind::SampledImage { format, size, .. }
@@ -202,8 +182,8 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
                 ResourceKind::BufferAddress { bytes, push_offset } => {
                     let usage =
                         vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS;
-                    let buffer = Buffer::with_data(ctx, &label, placed(bytes, usage), fill)?;
-                    let address = buffer.device_address().to_ne_bytes();
+                    let at = add_buffer(ctx, &label, resource, bytes, usage, &mut resources, &mut resets)?;
+                    let address = resources.buffers[at].device_address().to_ne_bytes();
                     let at = HEADER_BYTES + push_offset as usize;
                     for block in &mut push {
                         let slot = block.get_mut(at..at + 8).ok_or_else(|| {
@@ -217,8 +197,6 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
                         })?;
                         slot.copy_from_slice(&address);
                     }
-                    let at = resources.buffer(buffer);
-                    buffer_reset(ctx, case, &label, resource, at, &mut resources, &mut resets)?;
                     None
                 }
             };
@@ -330,30 +308,35 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
     }
 }
 
-/// Records the reset of buffer `at`: a fill, or a copy from a pristine device-local copy.
-fn buffer_reset<'ctx>(
+/// Creates a buffer-backed resource of `bytes` with `usage`, placed and filled as it asks, keeps
+/// it, and records its reset (a fill, or a copy from a pristine device-local copy). Returns its
+/// index in `resources.buffers`.
+fn add_buffer<'ctx>(
     ctx: &'ctx Context,
-    case: &CaseSpec,
     label: &str,
     resource: &Resource,
-    at: usize,
+    bytes: u64,
+    usage: vk::BufferUsageFlags,
     resources: &mut Resources<'ctx>,
     resets: &mut Vec<ResetOp>,
-) -> Result<()> {
+) -> Result<usize> {
+    let fill = resource.fill.as_deref().map(|f| f as &dyn Fn(&mut [u8]));
+    let desc = match resource.placement {
+        Placement::DeviceLocal => BufferDesc::gpu_only(bytes, usage),
+        Placement::HostVisible => BufferDesc::cpu_to_gpu(bytes, usage),
+    };
+    let at = resources.buffer(Buffer::with_data(ctx, label, desc, fill)?);
     match resource.reset {
         None => {}
         Some(Reset::Fill(value)) => resets.push(ResetOp::Fill(at, value)),
         Some(Reset::Initial) => {
-            let size = resources.buffers[at].size;
-            let fill = resource.fill.as_deref().map(|f| f as &dyn Fn(&mut [u8]));
-            let desc = BufferDesc::gpu_only(size, vk::BufferUsageFlags::empty());
-            let pristine = Buffer::with_data(ctx, &format!("{label}: pristine"), desc, fill)
-                .map_err(|e| e.in_case(&case.name))?;
+            let desc = BufferDesc::gpu_only(bytes, vk::BufferUsageFlags::empty());
+            let pristine = Buffer::with_data(ctx, &format!("{label}: pristine"), desc, fill)?;
             let source = resources.buffer(pristine);
             resets.push(ResetOp::CopyBuffer(source, at));
         }
     }
-    Ok(())
+    Ok(at)
 }
 
 impl Timer for Bench<'_, '_> {

@@ -114,10 +114,10 @@ pub fn build_all<'ctx>(ctx: &'ctx Context, cases: &[&CaseSpec], threads: usize) 
                 Ok(compiler) => compile(compiler, case, statistics)
                     .and_then(|desc| pipeline::build(device, cache, &desc))
                     .map_err(|e| e.in_case(&case.name)),
-                Err(e) => Err(Error::Compile {
+                Err(log) => Err(Error::Compile {
                     case: case.name.clone(),
                     file: case.glsl.file.into(),
-                    log: e.to_string(),
+                    log: log.clone(),
                 }),
             };
             failed.fetch_or(result.is_err(), Ordering::SeqCst);

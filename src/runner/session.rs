@@ -58,7 +58,8 @@ pub fn open(
     Ok((context_for(adapter, &cases)?, cases))
 }
 
-fn describe(settings: &RunSettings, cases: &[CaseSpec]) -> String {
+/// The header's `settings:` text: how cases are timed (or verified) and what ratios are against.
+fn settings_text(settings: &RunSettings, cases: &[CaseSpec]) -> String {
     if settings.verify {
         return "verify: each case writes its results and they are compared with a CPU reference".into();
     }
@@ -125,7 +126,7 @@ pub fn benchmark(cli: &Cli) -> Result<()> {
         built.elapsed.as_secs_f64(),
         built.threads
     );
-    let header = text::header(&ctx.info, &describe(&settings, &selected), &pipelines);
+    let header = text::header(&ctx.info, &settings_text(&settings, &selected), &pipelines);
     // Text goes to stdout line by line; every other destination gets one document at the end.
     let stream = cli.format == Format::Text && cli.output.is_none();
     if stream {

@@ -28,13 +28,9 @@ pub struct ShaderCompiler {
 }
 
 impl ShaderCompiler {
-    /// Creates the compiler.
-    pub fn new() -> Result<Self> {
-        let raw = shaderc::Compiler::new().map_err(|e| Error::Compile {
-            case: "(none)".into(),
-            file: "(none)".into(),
-            log: format!("shaderc could not be initialised: {e}"),
-        })?;
+    /// Creates the compiler; the error says why shaderc could not start (the caller knows the case).
+    pub fn new() -> Result<Self, String> {
+        let raw = shaderc::Compiler::new().map_err(|e| format!("shaderc could not be initialised: {e}"))?;
         Ok(Self { raw })
     }
 
