@@ -20,6 +20,11 @@ pub struct Cli {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
     pub device_index: Option<u32>,
 
+    /// Run the selection on every device row (those DEVICE matches) in turn, one results
+    /// document per row: with --output FILE, rows go to FILE-row1.EXT, FILE-row2.EXT, ...
+    #[arg(long, conflicts_with_all = ["device_index", "devices", "list", "describe"])]
+    pub all_devices: bool,
+
     /// Print the device rows (device + compute queue family) and exit.
     #[arg(long, conflicts_with_all = ["output", "format"])]
     pub devices: bool,
@@ -67,6 +72,11 @@ pub struct Cli {
     /// Print the driver's statistics of each case's compiled shader (registers, instructions, ...).
     #[arg(long)]
     pub shader_stats: bool,
+
+    /// Exit with code 12 if any result is above a known peak of the hardware (flagged
+    /// `[implausible: ...]`); without it such results are only flagged.
+    #[arg(long)]
+    pub strict: bool,
 
     /// Enable VK_LAYER_KHRONOS_validation; any message it reports fails the run; env
     /// PERFTEST_VALIDATION=1.
@@ -303,6 +313,13 @@ where
         Cli::command().try_get_matches_from(expand_row_shorthand(args.into_iter().map(Into::into)))?;
     let mut cli = <Cli as clap::FromArgMatches>::from_arg_matches(&matches)?;
     cli.apply_env(&matches, lookup)?;
+    if cli.all_devices && cli.format != Format::Text && cli.output.is_none() {
+        return Err(Cli::command().error(
+            clap::error::ErrorKind::MissingRequiredArgument,
+            "--all-devices with --format json, csv or markdown writes one document per row: give --output FILE \
+             (rows go to FILE-row1.EXT, FILE-row2.EXT, ...)",
+        ));
+    }
     Ok(cli)
 }
 
@@ -318,6 +335,23 @@ mod tests {
 
     fn cli(args: &[&str]) -> Result<Cli, clap::Error> {
         parse_from(std::iter::once("perftest").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn all_devices_and_strict_parse_and_conflict_where_they_must() {
+        let parsed = cli(&["--all-devices", "NVIDIA", "--strict"]).unwrap();
+        assert!(parsed.all_devices && parsed.strict);
+        assert_eq!(parsed.device_name.as_deref(), Some("NVIDIA"));
+        for conflicting in
+            [&["--all-devices", "-2"][..], &["--all-devices", "--list"], &["--all-devices", "--devices"]]
+        {
+            let error = cli(conflicting).err().unwrap_or_else(|| panic!("{conflicting:?}"));
+            assert_eq!(error.exit_code(), 2, "{conflicting:?}");
+        }
+        let error = cli(&["--all-devices", "--format", "csv"]).err().unwrap();
+        assert_eq!(error.exit_code(), 2);
+        assert!(error.to_string().contains("give --output FILE"), "{error}");
+        assert!(cli(&["--all-devices", "--format", "csv", "--output", "r.csv"]).is_ok());
     }
 
     #[test]

@@ -30,13 +30,15 @@ pub enum ExitCode {
     BadResults = 10,
     /// `compare --fail-on-slower` found a case slower than the first run's beyond the threshold.
     Slower = 11,
+    /// `--strict` found a result above a known peak (the compiler may have removed work).
+    Implausible = 12,
     /// Ctrl-C stopped the run after the case in progress (the finished cases were written).
     Interrupted = 130,
 }
 
 impl ExitCode {
     /// Every code, in numeric order.
-    pub const ALL: [ExitCode; 13] = [
+    pub const ALL: [ExitCode; 14] = [
         ExitCode::Success,
         ExitCode::Failure,
         ExitCode::Usage,
@@ -49,6 +51,7 @@ impl ExitCode {
         ExitCode::Validation,
         ExitCode::BadResults,
         ExitCode::Slower,
+        ExitCode::Implausible,
         ExitCode::Interrupted,
     ];
 
@@ -75,6 +78,9 @@ impl ExitCode {
             }
             ExitCode::Slower => {
                 "compare --fail-on-slower found a case slower than in the first run, beyond the noise and the threshold"
+            }
+            ExitCode::Implausible => {
+                "--strict found a result above a known peak of the hardware (flagged implausible; all results were written)"
             }
             ExitCode::Interrupted => {
                 "Ctrl-C or SIGTERM stopped the run after the case in progress; the finished cases were written"
@@ -300,6 +306,20 @@ pub enum Error {
         change: f64,
     },
 
+    /// `--strict` found implausible results.
+    #[error(
+        "{count} result(s) are above a known peak of the hardware, the first \"{first}\" ({detail}); check that \
+         the shader still does its work (--shader-stats, --verify), or leave out --strict to only flag them"
+    )]
+    Implausible {
+        /// How many.
+        count: usize,
+        /// The first case flagged.
+        first: String,
+        /// Its flag.
+        detail: String,
+    },
+
     /// Ctrl-C stopped the run.
     #[error("interrupted (Ctrl-C or SIGTERM) after {finished} of {selected} cases; the finished ones were written")]
     Interrupted {
@@ -340,6 +360,7 @@ impl Error {
             Error::ResultsFile { .. } => ExitCode::BadResults,
             Error::Interrupted { .. } => ExitCode::Interrupted,
             Error::Slower { .. } => ExitCode::Slower,
+            Error::Implausible { .. } => ExitCode::Implausible,
             Error::Timing { .. }
             | Error::CaseSpec { .. }
             | Error::Vulkan { .. }
@@ -434,9 +455,9 @@ mod tests {
     #[test]
     fn exit_codes_are_distinct_and_in_order() {
         let numbers: Vec<u8> = ExitCode::ALL.iter().map(|&c| c as u8).collect();
-        assert_eq!(numbers[..12], (0..12).collect::<Vec<u8>>());
+        assert_eq!(numbers[..13], (0..13).collect::<Vec<u8>>());
         assert_eq!(ExitCode::Interrupted as u8, 130, "the shell's code for SIGINT");
-        assert_eq!(numbers.len(), 13);
+        assert_eq!(numbers.len(), 14);
     }
 
     /// The README's exit-code table: (code, meaning) with markdown backticks removed.

@@ -12,6 +12,7 @@ use perftest::vk::context::ContextOptions;
 use perftest::vk::Context;
 
 mod plumbing;
+mod trust;
 
 /// Cases lavapipe (Mesa 22.3) is expected to skip, with why; any other skip fails the tests.
 const LAVAPIPE_SKIPS: &[&str] = &[];
@@ -147,6 +148,16 @@ fn a_leaked_object_is_reported_by_the_validation_layer() {
     let error = check_validation(&sink).expect_err("a leaked VkFence must fail the run");
     assert_eq!(error.exit_code(), perftest::ExitCode::Validation);
     assert!(error.to_string().contains("VkFence"), "{error}");
+}
+
+/// A complete run with no cases, to fill in.
+fn empty_run() -> perftest::report::Run {
+    let text = r#"{"format_version": 3, "perftest_version": "0.1.0", "date": "2026-11-21T02:00:00Z",
+      "settings": {"target_ms": 20.0, "samples": 3, "verify": false, "filter": null, "skip": []},
+      "device": {"name": "H100", "type": "DiscreteGpu", "vendor_id": 4318, "device_id": 9008, "driver": "NVIDIA",
+                 "vulkan_version": "1.4.312", "queue_family": 0, "subgroup_size": 32, "timestamp_period_ns": 1.0},
+      "interrupted": false, "cases": []}"#;
+    serde_json::from_str(text).unwrap()
 }
 
 fn perftest(args: &[&str], env: &[(&str, &str)]) -> Output {

@@ -5,12 +5,14 @@
 //! created with the union of what the selected cases need. Neither side imports the other.
 
 mod features;
+pub mod peaks;
 
 use std::collections::BTreeSet;
 
 use ash::vk;
 
 pub use features::{Feature, FeatureStructs};
+pub use peaks::{Architecture, Ceiling};
 
 /// A way a case uses a format, checked against `vkGetPhysicalDeviceFormatProperties`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

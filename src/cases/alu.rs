@@ -6,7 +6,7 @@
 //! `a = 1, b = 1`, so each chain ends at `seed + ITERATIONS` exactly (even in fp16),
 //! which proves that every step ran: the compiler cannot know `a` and `b`.
 
-use crate::caps::{Feature, Requirements};
+use crate::caps::{Ceiling, Feature, Requirements};
 use crate::registry::{self, CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work};
 
 /// Independent chains per invocation: 8 leave fp64 at 91% on an H100 (DFMA latency); 16 reach 99%.
@@ -115,6 +115,12 @@ fn case(kind: Kind) -> CaseSpec {
         Kind::Fp64 => (OPS, Unit::Flop, Requirements::new().feature(Feature::ShaderFloat64)),
         Kind::Int32 => (OPS, Unit::IntOp, Requirements::new()),
     };
+    let ceiling = match kind {
+        Kind::Fp32 => Ceiling::Fp32Fma,
+        Kind::Fp16x2 => Ceiling::Fp16Fma,
+        Kind::Fp64 => Ceiling::Fp64Fma,
+        Kind::Int32 => Ceiling::Int32Mad,
+    };
     CaseSpec::new(kind.name(), GLSL, [256, 1, 1])
         .defines([
             (kind.define(), "1"),
@@ -124,7 +130,7 @@ fn case(kind: Kind) -> CaseSpec {
         ])
         .resource(Resource::storage_buffer((SEEDS * 4) as u64, fill_seeds))
         .push(constants(kind))
-        .work([Work::new(ops, unit)])
+        .work([Work::new(ops, unit).bounded_by(ceiling)])
         .requires(requires)
         .reference(move |gid| reference(kind, gid))
 }

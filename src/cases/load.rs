@@ -7,6 +7,7 @@
 
 use ash::vk;
 
+use crate::caps::Ceiling;
 use crate::registry::{self, CaseSpec, Env, Family, Glsl, Resource, Unit, Value, Work};
 
 /// Loads per invocation (LOADS in glsl/load.glsl).
@@ -101,9 +102,11 @@ pub(super) fn partner(gid: u32) -> usize {
     (gid as usize % 256) ^ 1
 }
 
-/// Loads and bytes per invocation.
+/// Loads and bytes per invocation; the bytes pass through the L1 (or texture cache), so its
+/// bandwidth bounds them.
 pub(super) fn work(bytes_per_load: u32) -> [Work; 2] {
-    [Work::new(LOADS as f64, Unit::Load), Work::new(f64::from(LOADS as u32 * bytes_per_load), Unit::Byte)]
+    let bytes = Work::new(f64::from(LOADS as u32 * bytes_per_load), Unit::Byte);
+    [Work::new(LOADS as f64, Unit::Load), bytes.bounded_by(Ceiling::L1Bytes)]
 }
 
 // ---- Typed buffers: Buffer<FORMAT>.Load, a uniform texel buffer read with texelFetch ----
@@ -261,7 +264,9 @@ fn constant(pattern: Pattern) -> CaseSpec {
         .group("load constant")
         .defines([("KIND", "4"), ("WIDTH", "4"), ("PATTERN", pattern.define()), ("OFFSET", "0")])
         .resource(Resource::uniform_buffer(16384, fill_floats))
-        .work(work(16))
+        // Constant-buffer reads may be served by a constant cache that feeds the ALUs directly,
+        // so the L1's bandwidth is not a sourced bound for them.
+        .work([Work::new(LOADS as f64, Unit::Load), Work::new(LOADS as f64 * 16.0, Unit::Byte)])
         .baseline(BASELINE)
         .reference(float_reference(4, pattern))
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::resource::Resource;
 use super::value::Value;
-use crate::caps::{Limit, Requirements};
+use crate::caps::{Ceiling, Limit, Requirements};
 
 /// One GLSL file from `glsl/`, embedded in the binary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -26,12 +26,19 @@ pub struct Work {
     pub per_invocation: f64,
     /// What is counted.
     pub unit: Unit,
+    /// What bounds the rate on known architectures (`None`: nothing perftest has a figure for).
+    pub ceiling: Option<Ceiling>,
 }
 
 impl Work {
-    /// `per_invocation` of `unit`.
+    /// `per_invocation` of `unit`, with no known ceiling.
     pub const fn new(per_invocation: f64, unit: Unit) -> Self {
-        Self { per_invocation, unit }
+        Self { per_invocation, unit, ceiling: None }
+    }
+
+    /// The same work, bounded by `ceiling` (its rate is shown as a % of that peak where known).
+    pub const fn bounded_by(self, ceiling: Ceiling) -> Self {
+        Self { ceiling: Some(ceiling), ..self }
     }
 }
 

@@ -92,6 +92,22 @@ pub fn describe(cases: &[CaseSpec]) -> String {
         out.push_str(&wrapped("one invocation", invocation));
         out.push_str(&wrapped("rate", rate));
         out.push_str(&wrapped("ratio", &ratio));
+        let mut ceilings: Vec<&str> = Vec::new();
+        for work in cases.iter().filter(|c| c.family == family.name).flat_map(|c| &c.work) {
+            let name = work.ceiling.map_or("none", |c| c.name());
+            if !ceilings.contains(&name) {
+                ceilings.push(name);
+            }
+        }
+        let peak = if ceilings == ["none"] {
+            "none: no peak is known for what it counts, so lines say \"peak unknown\"".to_owned()
+        } else {
+            format!(
+                "% of the {} peak, where the architecture is known",
+                ceilings.join(", ").replace("none, ", "")
+            )
+        };
+        out.push_str(&wrapped("peak", &peak));
         for axis in family.axes {
             let text = format!("{}: {} (--axis {}.{}=VALUES)", axis.name, axis.about, family.name, axis.name);
             out.push_str(&wrapped("axis", &text));
@@ -125,11 +141,23 @@ fn wrapped(label: &str, text: &str) -> String {
 
 /// How to read the marks a result line can carry (the same for every family).
 const FLAGS: &str = "\
+After the rates
+  = N unit/clk/SM at F MHz, P% of X peak
+                         each rate per clock per compute unit, at the clock measured around the
+                         samples (VK_KHR_shader_clock), and the share of the architecture's peak
+                         for the unit that has one (src/caps/peaks.rs); \"unknown\" where the
+                         device cannot tell (no shader clock, no compute-unit count, an unknown
+                         architecture)
+
 Flags on a result line
   [noisy: cv above 3%]   the samples disagree; rerun, or distrust the median
   [unsettled: ...]       warm-up rates never agreed within 2% (clocks ramping, a busy machine)
   [over the submission cap: ...]
                          one workgroup per dispatch already takes over 100 ms: lower the axis value
+  [unsteady clock: ...]  the clock before and after the samples differs by 5% or more
+  [throttled: ...]       the case ran 5% or more off the run's median clock: not comparable
+  [implausible: ...]     above 102% of a known peak: the shader may not do the work it counts
+                         (check --shader-stats and --verify); --strict makes it exit code 12
   skipped (reason)       the device lacks what the case needs, one reason per missing item
   verified (N results match the CPU reference), with --verify; a mismatch is exit 7, named
 ";

@@ -162,5 +162,12 @@ fn describe_says_what_each_selected_family_measures_and_how_to_read_flags() {
     assert!(text.starts_with("branch (33 cases selected)\n  measures:"), "{text}");
     assert!(!text.contains("load ("), "only the selected families: {text}");
     assert!(text.contains("--axis branch.n=VALUES") && text.contains("[noisy: cv above 3%]"), "{text}");
+    assert!(text.contains("  peak:           none: no peak is known"), "{text}");
+    assert!(text.contains("[implausible: ...]") && text.contains("[throttled: ...]"), "{text}");
+    let alu = describe(&filter(all(), Some("ALU fp32"), &[]).unwrap());
+    assert!(
+        alu.contains("  peak:           % of the fp32 FMA peak, where the architecture is known"),
+        "{alu}"
+    );
     assert!(text.lines().all(|l| l.chars().count() <= 100), "wrapped at 100 columns:\n{text}");
 }

@@ -8,6 +8,7 @@ pub mod model;
 pub mod output;
 pub mod plot;
 pub mod text;
+pub mod trust;
 pub mod verdict;
 pub mod write;
 

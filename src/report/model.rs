@@ -5,6 +5,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::trust::{self, Trust};
 use crate::error::{Error, Result};
 use crate::registry::CaseSpec;
 use crate::runner::outcome::Outcome;
@@ -12,8 +13,8 @@ use crate::vk::device::DeviceInfo;
 
 /// The version of the JSON layout; files from a newer perftest are refused with a sentence.
 /// Version 2 added per-case `group`, `variant`, `axes` and `rates`, and the run's `axes`;
-/// version 1 files still load.
-pub const FORMAT_VERSION: u32 = 2;
+/// version 3 the clock, rates per clock per compute unit, % of peak and flags. Older files load.
+pub const FORMAT_VERSION: u32 = 3;
 
 /// One run: where, how, and what each case gave.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -33,6 +34,9 @@ pub struct Run {
     /// How the run ended, with its exit code and error (format 1 files: from `interrupted`).
     #[serde(default)]
     pub ending: Ending,
+    /// The median of the cases' clocks, MHz (null: unknown); the throttle flags are against it.
+    #[serde(default)]
+    pub clock_median_mhz: Option<f64>,
     /// The cases, in run order.
     pub cases: Vec<CaseResult>,
 }
@@ -143,6 +147,18 @@ pub struct Device {
     pub subgroup_size: u32,
     /// Nanoseconds per timestamp tick.
     pub timestamp_period_ns: f32,
+    /// How many compute units (null: the driver does not say).
+    #[serde(default)]
+    pub compute_units: Option<u32>,
+    /// What a compute unit is called (`SM`, `CU`, `core`), the last word of the per-clock units.
+    #[serde(default)]
+    pub compute_unit: Option<String>,
+    /// The architecture whose peaks the % of peak is against (null: unknown, no % of peak).
+    #[serde(default)]
+    pub architecture: Option<String>,
+    /// How clocks were measured, or why they are unknown.
+    #[serde(default)]
+    pub clock: Option<String>,
 }
 
 impl From<&DeviceInfo> for Device {
@@ -157,6 +173,11 @@ impl From<&DeviceInfo> for Device {
             queue_family: info.row.family,
             subgroup_size: info.subgroup_size,
             timestamp_period_ns: info.timestamp_period,
+            compute_units: info.compute_units.map(|u| u.count),
+            compute_unit: info.compute_units.map(|u| u.name.to_owned()),
+            architecture: crate::caps::peaks::architecture(info.vendor_id, info.device_id)
+                .map(|a| a.name.to_owned()),
+            clock: None,
         }
     }
 }
@@ -229,11 +250,27 @@ pub struct CaseResult {
     pub rates: Vec<Amount>,
     /// Rate over the family's baseline (above 1 = faster).
     pub ratio: Option<f64>,
+    /// The clock the samples ran at, MHz (null for a timed case: unknown on this device).
+    #[serde(default)]
+    pub clock_mhz: Option<f64>,
+    /// Each rate per clock per compute unit (`B/clk/SM`); empty where the clock or the count is unknown.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_clock: Vec<Amount>,
+    /// The share of a known peak, percent (null: peak unknown).
+    #[serde(default)]
+    pub peak_percent: Option<f64>,
+    /// Which peak `peak_percent` is of (`L1: 128.0 B/clk/SM`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak: Option<String>,
+    /// What to doubt about the result: noisy, unsettled, over the submission cap, throttled, implausible.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<String>,
 }
 
 impl CaseResult {
-    /// The record of a finished case.
-    pub fn new(case: &CaseSpec, outcome: &Outcome) -> Self {
+    /// The record of a finished case, judged with `trust` (throttle flags come later, from the
+    /// whole run's median clock: [`Run::flag_throttled`]).
+    pub fn new(case: &CaseSpec, outcome: &Outcome, trust: &Trust) -> Self {
         let mut record = CaseResult {
             name: case.name.clone(),
             family: case.family.to_owned(),
@@ -252,6 +289,11 @@ impl CaseResult {
             rate: None,
             rates: Vec::new(),
             ratio: None,
+            clock_mhz: None,
+            per_clock: Vec::new(),
+            peak_percent: None,
+            peak: None,
+            flags: Vec::new(),
         };
         match outcome {
             Outcome::Skipped(reason) => {
@@ -277,16 +319,61 @@ impl CaseResult {
                 record.rate = record.rates.first().cloned();
                 record.ratio = *ratio;
                 record.reason = outcome.over_submission_cap();
+                let judged = trust.judge(outcome);
+                record.clock_mhz = judged.clock_mhz;
+                record.per_clock = judged
+                    .per_clock
+                    .iter()
+                    .map(|(value, unit)| Amount { value: *value, unit: unit.clone() })
+                    .collect();
+                record.peak_percent = judged.peak.as_ref().map(|p| p.percent);
+                record.peak = judged.peak.as_ref().map(|p| format!("{}: {}", p.ceiling.name(), p.peak));
+                record.flags = trust::flags(outcome, &judged, None);
             }
         }
         record
     }
 
+    /// Whether a flag says the result is above a known peak.
+    pub fn implausible(&self) -> Option<&str> {
+        self.flags.iter().map(String::as_str).find(|f| f.starts_with("implausible"))
+    }
+
     /// The record of a case that failed with `error`.
     pub fn failed(case: &CaseSpec, error: &Error) -> Self {
-        let mut record = CaseResult::new(case, &Outcome::Skipped(error.to_string()));
+        let mut record = CaseResult::new(case, &Outcome::Skipped(error.to_string()), &Trust::default());
         record.status = Status::Failed;
         record
+    }
+}
+
+impl Run {
+    /// Sets the run's median clock and flags each case whose clock is 5% or more off it.
+    pub fn flag_throttled(&mut self) {
+        self.clock_median_mhz = trust::median_clock(self.cases.iter().filter_map(|c| c.clock_mhz));
+        let Some(median) = self.clock_median_mhz else { return };
+        for case in &mut self.cases {
+            let flag = case.clock_mhz.and_then(|mhz| trust::throttled(mhz, median));
+            case.flags.retain(|f| !f.starts_with("throttled"));
+            // Throttled goes before implausible, as in text lines.
+            let at = case.flags.iter().position(|f| f.starts_with("implausible")).unwrap_or(case.flags.len());
+            if let Some(flag) = flag {
+                case.flags.insert(at, flag);
+            }
+        }
+    }
+
+    /// The `--strict` verdict: an error naming the implausible results, if there are any.
+    pub fn strict(&self) -> Result<()> {
+        let flagged: Vec<&CaseResult> = self.cases.iter().filter(|c| c.implausible().is_some()).collect();
+        match flagged.first() {
+            None => Ok(()),
+            Some(first) => Err(Error::Implausible {
+                count: flagged.len(),
+                first: first.name.clone(),
+                detail: first.implausible().unwrap_or_default().to_owned(),
+            }),
+        }
     }
 }
 
@@ -317,7 +404,7 @@ pub fn load(path: &Path) -> Result<Run> {
             let name = crate::report::format::printable(&case.name);
             return Err(bad(format!("has an impossible sample time for case \"{name}\"")));
         }
-        let amounts = case.rate.iter().chain(&case.rates).chain(&case.work);
+        let amounts = case.rate.iter().chain(&case.rates).chain(&case.work).chain(&case.per_clock);
         for amount in amounts {
             if !(amount.value > 0.0 && amount.value < IMPLAUSIBLE) {
                 return Err(bad(format!(
@@ -329,9 +416,10 @@ pub fn load(path: &Path) -> Result<Run> {
                 )));
             }
         }
-        if case.ratio.is_some_and(|r| !(r > 0.0 && r < IMPLAUSIBLE)) {
+        let positive = [case.ratio, case.clock_mhz, case.peak_percent];
+        if positive.iter().flatten().any(|r| !(*r > 0.0 && *r < IMPLAUSIBLE)) {
             return Err(bad(format!(
-                "has an impossible ratio for case \"{}\"",
+                "has an impossible ratio, clock or % of peak for case \"{}\"",
                 crate::report::format::printable(&case.name)
             )));
         }
@@ -377,6 +465,14 @@ pub(crate) mod tests {
             rate: rate.map(|r| Amount { value: r, unit: "loads/s".into() }),
             rates: rate.map(|r| Amount { value: r, unit: "loads/s".into() }).into_iter().collect(),
             ratio,
+            clock_mhz: rate.map(|_| 1980.0),
+            per_clock: rate
+                .map(|_| Amount { value: 21.54, unit: "loads/clk/SM".into() })
+                .into_iter()
+                .collect(),
+            peak_percent: rate.map(|_| 67.3),
+            peak: rate.map(|_| "L1: 128.0 B/clk/SM".into()),
+            flags: Vec::new(),
         };
         Run {
             format_version: FORMAT_VERSION,
@@ -401,9 +497,14 @@ pub(crate) mod tests {
                 queue_family: 0,
                 subgroup_size: 32,
                 timestamp_period_ns: 1.0,
+                compute_units: Some(132),
+                compute_unit: Some("SM".into()),
+                architecture: Some("NVIDIA Hopper (GH100)".into()),
+                clock: Some("measured".into()),
             },
             interrupted: false,
             ending: Ending::default(),
+            clock_median_mhz: Some(1980.0),
             cases: vec![
                 case("ByteAddressBuffer.Load uniform", Some(5.63e12), Some(2.985), Status::Ok),
                 case("ALU fp64 FMA", None, None, Status::Skipped),
@@ -419,7 +520,7 @@ pub(crate) mod tests {
         run.cases[0].warmup_runs = Some(6);
         let text = to_json(&run);
         assert!(
-            text.contains("\"format_version\": 2") && text.contains("\"type\": \"DiscreteGpu\""),
+            text.contains("\"format_version\": 3") && text.contains("\"type\": \"DiscreteGpu\""),
             "{text}"
         );
         assert!(text.contains("\"status\": \"skipped\""), "{text}");
@@ -446,11 +547,11 @@ pub(crate) mod tests {
         let newer = dir.join("newer.json");
         std::fs::write(
             &newer,
-            to_json(&sample_run()).replace("\"format_version\": 2", "\"format_version\": 3"),
+            to_json(&sample_run()).replace("\"format_version\": 3", "\"format_version\": 4"),
         )
         .unwrap();
         let error = load(&newer).unwrap_err().to_string();
-        assert!(error.contains("has format version 3, newer than this perftest reads (2)"), "{error}");
+        assert!(error.contains("has format version 4, newer than this perftest reads (3)"), "{error}");
         std::fs::remove_dir_all(dir).unwrap();
     }
 
@@ -492,6 +593,39 @@ pub(crate) mod tests {
         assert_eq!((failed.state, failed.exit_code), (RunState::Failed, 9));
         assert_eq!(failed.mark(), " [failed: exit 9]");
         assert_eq!(Ending::default().mark(), "");
+    }
+
+    #[test]
+    fn cases_off_the_run_median_clock_are_flagged_throttled_and_strict_names_the_implausible() {
+        let mut run = sample_run();
+        let template = run.cases[0].clone();
+        run.cases = [1980.0, 1980.0, 1395.0, 1975.0]
+            .iter()
+            .enumerate()
+            .map(|(i, mhz)| CaseResult {
+                name: format!("case {i}"),
+                clock_mhz: Some(*mhz),
+                ..template.clone()
+            })
+            .collect();
+        run.cases[2].flags =
+            vec!["implausible: 150% of the L1 peak (128.0 B/clk/SM): the compiler may have \
+                                   removed work"
+                .into()];
+        run.flag_throttled();
+        assert_eq!(run.clock_median_mhz, Some(1977.5));
+        assert_eq!(run.cases[2].flags[0], "throttled: ran at 1395 MHz, run median 1978 MHz");
+        assert!(run.cases[2].flags[1].starts_with("implausible"), "throttled goes first, as in text lines");
+        assert!(run.cases.iter().filter(|c| c.name != "case 2").all(|c| c.flags.is_empty()));
+        run.flag_throttled();
+        assert_eq!(run.cases[2].flags.len(), 2, "flagging twice does not repeat the flag");
+        let error = run.strict().unwrap_err();
+        assert_eq!(error.exit_code(), crate::ExitCode::Implausible);
+        assert!(error
+            .to_string()
+            .starts_with("1 result(s) are above a known peak of the hardware, the first \"case 2\""));
+        run.cases.remove(2);
+        assert!(run.strict().is_ok());
     }
 
     #[test]

@@ -1,11 +1,15 @@
 //! What a run prints: the header, and one line per case.
 
 use super::format::si;
+use super::model::Run;
+use super::trust::{self, Trust};
 use crate::runner::outcome::{Outcome, TIME_FOR};
 use crate::vk::device::DeviceInfo;
 
-/// The header printed before the cases; `pipelines` says what building them cost.
-pub fn header(info: &DeviceInfo, settings: &str, pipelines: &str) -> String {
+/// The header printed before the cases; `pipelines` says what building them cost, `clock` how
+/// clocks are measured (or why they are unknown).
+pub fn header(info: &DeviceInfo, settings: &str, pipelines: &str, clock: &str) -> String {
+    let trust = Trust::of(info);
     format!(
         "perftest {} (git {})\n\
          compiler:   {}\n\
@@ -14,6 +18,9 @@ pub fn header(info: &DeviceInfo, settings: &str, pipelines: &str) -> String {
          driver:     {} (Vulkan {})\n\
          queue:      family {}, subgroup size {}\n\
          timestamps: {} ns per tick, {} valid bits\n\
+         clock:      {clock}\n\
+         units:      {}\n\
+         peaks:      {}\n\
          pipelines:  {pipelines}\n\
          settings:   {settings}\n",
         env!("CARGO_PKG_VERSION"),
@@ -29,11 +36,42 @@ pub fn header(info: &DeviceInfo, settings: &str, pipelines: &str) -> String {
         info.subgroup_size,
         info.timestamp_period,
         info.timestamp_valid_bits,
+        trust.units_line(),
+        trust.peaks_line(info.vendor_id, info.device_id),
     )
 }
 
-/// One result line: `name: rate  (median, min, spread, dispatch)`, or the verification or skip.
-pub fn line(name: &str, outcome: &Outcome) -> String {
+/// What the header's `clock:` line says when the probe runs.
+pub const CLOCK_MEASURED: &str =
+    "measured around each case's samples (VK_KHR_shader_clock subgroup clock against timestamps)";
+
+/// The line after the cases: the run's median clock and its range, and which cases ran 5% or
+/// more off it; or why clocks are unknown.
+pub fn clock_summary(run: &Run) -> String {
+    let clocks: Vec<f64> = run.cases.iter().filter_map(|c| c.clock_mhz).collect();
+    let Some(median) = run.clock_median_mhz.filter(|_| !clocks.is_empty()) else {
+        return format!("clock: {}", run.device.clock.as_deref().unwrap_or("unknown"));
+    };
+    let (low, high) = clocks.iter().fold((f64::MAX, f64::MIN), |(l, h), &c| (l.min(c), h.max(c)));
+    let throttled: Vec<&str> = run
+        .cases
+        .iter()
+        .filter(|c| c.flags.iter().any(|f| f.starts_with("throttled")))
+        .map(|c| c.name.as_str())
+        .collect();
+    let off = match throttled.len() {
+        0 => "none 5% or more off it".to_owned(),
+        n => format!("{n} case(s) 5% or more off it, flagged throttled: {}", throttled.join(", ")),
+    };
+    format!(
+        "clock: median {median:.0} MHz over {} timed case(s), from {low:.0} to {high:.0} MHz; {off}",
+        clocks.len()
+    )
+}
+
+/// One result line: `name: rates = per clock at MHz, % of peak  (median, min, spread, dispatch)
+/// [flags]`, or the verification or skip; throttling is judged against `median` MHz.
+pub fn line(name: &str, outcome: &Outcome, trust: &Trust, median: Option<f64>) -> String {
     match outcome {
         Outcome::Skipped(reason) => format!("{name}: skipped ({reason})"),
         Outcome::Verified { checked } => {
@@ -43,16 +81,10 @@ pub fn line(name: &str, outcome: &Outcome) -> String {
             let s = &m.summary;
             let rates: Vec<String> =
                 outcome.rates().iter().map(|(rate, w)| si(*rate, w.unit.rate_name())).collect();
-            let mut flags = String::new();
-            if s.is_noisy() {
-                flags.push_str("  [noisy: cv above 3%]");
-            }
-            if !m.settled {
-                flags.push_str("  [unsettled: warm-up rates did not agree]");
-            }
-            if let Some(cap) = outcome.over_submission_cap() {
-                flags.push_str(&format!("  [{cap}]"));
-            }
+            let judged = trust.judge(outcome);
+            let per_clock = judged.text(trust.compute_units.map(|u| u.name));
+            let flags: String =
+                trust::flags(outcome, &judged, median).iter().map(|f| format!("  [{f}]")).collect();
             let mut lead = String::new();
             if *with_time {
                 let per_second = outcome.rate().unwrap_or(f64::NAN);
@@ -63,7 +95,7 @@ pub fn line(name: &str, outcome: &Outcome) -> String {
                 lead.push_str("  ");
             }
             format!(
-                "{name}: {lead}{}  (median {:.3} ms, min {:.3} ms, cv {:.1}%, {} samples of {} workgroups){flags}",
+                "{name}: {lead}{}{per_clock}  (median {:.3} ms, min {:.3} ms, cv {:.1}%, {} samples of {} workgroups){flags}",
                 rates.join(", "),
                 s.median,
                 s.min,
@@ -84,24 +116,31 @@ mod tests {
 
     fn timed(samples: &[f64], settled: bool) -> Outcome {
         let summary = summarize(samples).unwrap();
-        let measurement =
-            Measurement { groups: 4000, samples: samples.to_vec(), summary, warmup_runs: 6, settled };
-        let work = Work { per_invocation: 16384.0, unit: Unit::Flop };
+        let measurement = Measurement {
+            groups: 4000,
+            samples: samples.to_vec(),
+            summary,
+            warmup_runs: 6,
+            settled,
+            clocks_mhz: vec![],
+        };
+        let work = Work::new(16384.0, Unit::Flop);
         Outcome::Timed { measurement, work: vec![(1.3e12, work)], ratio: None, with_time: false }
     }
 
     #[test]
     fn a_timed_line_gives_rate_median_min_and_spread() {
-        let text = line("ALU fp32 FMA", &timed(&[20.0, 20.1, 19.9], true));
+        let text = line("ALU fp32 FMA", &timed(&[20.0, 20.1, 19.9], true), &Trust::default(), None);
         assert_eq!(
             text,
-            "ALU fp32 FMA: 65.0 TFLOPS  (median 20.000 ms, min 19.900 ms, cv 0.5%, 3 samples of 4000 workgroups)"
+            "ALU fp32 FMA: 65.0 TFLOPS, per clock and peak unknown  (median 20.000 ms, min 19.900 ms, cv 0.5%, 3 samples \
+             of 4000 workgroups)"
         );
     }
 
     #[test]
     fn noisy_and_unsettled_results_are_marked() {
-        let text = line("x", &timed(&[20.0, 25.0, 15.0], false));
+        let text = line("x", &timed(&[20.0, 25.0, 15.0], false), &Trust::default(), None);
         assert!(text.contains("[noisy: cv above 3%]"), "{text}");
         assert!(text.contains("[unsettled"), "{text}");
     }
@@ -112,32 +151,39 @@ mod tests {
         if let Outcome::Timed { measurement, .. } = &mut outcome {
             measurement.groups = 1;
         }
-        let text = line("65535X Coherent branch baseline", &outcome);
+        let text = line("65535X Coherent branch baseline", &outcome, &Trust::default(), None);
         assert!(
             text.contains("[over the submission cap: 501 ms per measurement at 1 workgroup(s)"),
             "{text}"
         );
-        assert!(!line("x", &timed(&[20.0, 20.0, 20.0], true)).contains("cap"));
+        assert!(!line("x", &timed(&[20.0, 20.0, 20.0], true), &Trust::default(), None).contains("cap"));
     }
 
     #[test]
     fn ratio_lines_have_the_original_shape() {
         let summary = summarize(&[20.0, 20.0, 20.0]).unwrap();
-        let measurement =
-            Measurement { groups: 100, samples: vec![20.0; 3], summary, warmup_runs: 3, settled: true };
+        let measurement = Measurement {
+            groups: 100,
+            samples: vec![20.0; 3],
+            summary,
+            warmup_runs: 3,
+            settled: true,
+            clocks_mhz: vec![],
+        };
         // 2^32 loads in 20 ms: the time for 2^32 loads is 20 ms.
-        let loads = Work { per_invocation: 256.0, unit: Unit::Load };
-        let bytes = Work { per_invocation: 1024.0, unit: Unit::Byte };
+        let loads = Work::new(256.0, Unit::Load);
+        let bytes = Work::new(1024.0, Unit::Byte);
         let outcome = Outcome::Timed {
             measurement,
             work: vec![(TIME_FOR, loads), (4.0 * TIME_FOR, bytes)],
             ratio: Some(3.907),
             with_time: true,
         };
-        let text = line("Buffer<R8>.Load uniform", &outcome);
+        let text = line("Buffer<R8>.Load uniform", &outcome, &Trust::default(), None);
         assert!(
             text.starts_with(
-                "Buffer<R8>.Load uniform: 20.000ms 3.907x  215 Gloads/s, 859 GB/s  (median 20.000 ms"
+                "Buffer<R8>.Load uniform: 20.000ms 3.907x  215 Gloads/s, 859 GB/s, per clock and peak unknown  (median \
+                 20.000 ms"
             ),
             "{text}"
         );
@@ -145,7 +191,12 @@ mod tests {
 
     #[test]
     fn skips_say_why() {
-        let text = line("ALU fp64 FMA", &Outcome::Skipped("the device lacks shaderFloat64".into()));
+        let text = line(
+            "ALU fp64 FMA",
+            &Outcome::Skipped("the device lacks shaderFloat64".into()),
+            &Trust::default(),
+            None,
+        );
         assert_eq!(text, "ALU fp64 FMA: skipped (the device lacks shaderFloat64)");
     }
 }

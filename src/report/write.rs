@@ -3,6 +3,7 @@
 use super::format::{ratio_text, si};
 use super::model::{CaseResult, Run, Status};
 pub use super::output::write_atomic;
+use super::trust::sig4;
 use crate::error::{Error, Result};
 
 /// The run as pretty JSON.
@@ -38,6 +39,11 @@ pub fn to_csv(run: &Run) -> Result<String> {
         "rate_unit",
         "ratio",
         "rates",
+        "clock_mhz",
+        "per_clock",
+        "peak_percent",
+        "peak",
+        "flags",
         "run",
     ];
     let csv_err = |e: csv::Error| Error::Io(std::io::Error::other(e));
@@ -57,6 +63,16 @@ pub fn to_csv(run: &Run) -> Result<String> {
             c.rate.as_ref().map_or((String::new(), ""), |a| (a.value.to_string(), &a.unit));
         let axes: Vec<String> = c.axes.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let rates: Vec<String> = c.rates.iter().map(|a| format!("{} {}", a.value, a.unit)).collect();
+        // A timed case says "unknown" where the device could not tell; other cases leave it empty.
+        let timed = c.median_ms.is_some();
+        let known = |v: Option<f64>| match v {
+            Some(v) => v.to_string(),
+            None if timed => "unknown".into(),
+            None => String::new(),
+        };
+        let per_clock: Vec<String> = c.per_clock.iter().map(|a| format!("{} {}", a.value, a.unit)).collect();
+        let per_clock = if per_clock.is_empty() && timed { "unknown".into() } else { per_clock.join(";") };
+        let peak = c.peak.clone().unwrap_or_else(|| if timed { "unknown".into() } else { String::new() });
         writer
             .write_record([
                 d.name.as_str(),
@@ -82,6 +98,11 @@ pub fn to_csv(run: &Run) -> Result<String> {
                 rate_unit,
                 &opt(c.ratio),
                 &rates.join(";"),
+                &known(c.clock_mhz),
+                &per_clock,
+                &known(c.peak_percent),
+                &peak,
+                &c.flags.join(";"),
                 &run_state,
             ])
             .map_err(csv_err)?;
@@ -108,26 +129,47 @@ pub fn rate_text(c: &CaseResult) -> String {
 /// The run as a markdown table, as a README would show it.
 pub fn to_markdown(run: &Run) -> String {
     let d = &run.device;
+    let units = match (d.compute_units, &d.compute_unit) {
+        (Some(n), Some(name)) => format!("{n} {name}"),
+        _ => "compute units unknown".into(),
+    };
     let mut out = format!(
-        "**{}** ({}, {}, Vulkan {}), perftest {}, {}\n\n| case | rate | ratio | median ms | min ms | cv |\n|---|---|---|---|---|---|\n",
+        "**{}** ({}, {}, Vulkan {}; {units}; peaks: {}), perftest {}, {}\n\n\
+         | case | rate | per clock | % of peak | ratio | median ms | min ms | cv | flags |\n\
+         |---|---|---|---|---|---|---|---|---|\n",
         cell(&d.name),
         d.kind,
         cell(&d.driver),
         d.vulkan_version,
+        cell(d.architecture.as_deref().unwrap_or("unknown")),
         run.perftest_version,
         run.date
     );
     out.insert_str(out.find("\n\n").unwrap_or(0), &format!("\n\n{}", cell(&run.ending.line())));
     let num = |v: Option<f64>, digits: usize| v.map(|v| format!("{v:.digits$}")).unwrap_or_default();
     for c in &run.cases {
+        let timed = c.median_ms.is_some();
+        let unknown = || if timed { "unknown".to_owned() } else { String::new() };
+        let per_clock = match (c.per_clock.as_slice(), c.clock_mhz) {
+            ([_, ..], Some(mhz)) => {
+                let rates: Vec<String> =
+                    c.per_clock.iter().map(|a| format!("{} {}", sig4(a.value), a.unit)).collect();
+                format!("{} at {mhz:.0} MHz", rates.join(", "))
+            }
+            _ => unknown(),
+        };
+        let flags: Vec<String> = c.flags.iter().map(|f| cell(f)).collect();
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             cell(&c.name),
             cell(&rate_text(c)),
+            cell(&per_clock),
+            c.peak_percent.map_or_else(unknown, |p| format!("{p:.1}%")),
             c.ratio.map(ratio_text).unwrap_or_default(),
             num(c.median_ms, 3),
             num(c.min_ms, 3),
             c.cv.map(|v| format!("{:.1}%", v * 100.0)).unwrap_or_default(),
+            flags.join("; "),
         ));
     }
     out
@@ -147,19 +189,40 @@ mod tests {
         assert!(lines[1].starts_with("NVIDIA H100 80GB HBM3,DiscreteGpu,4318,9008,"), "{}", lines[1]);
         assert!(lines[2].contains(",skipped,the device lacks shaderFloat64,"), "{}", lines[2]);
         assert!(
-            lines[0].ends_with(",rates,run") && lines[1].ends_with(",complete"),
+            lines[0].ends_with(",rates,clock_mhz,per_clock,peak_percent,peak,flags,run")
+                && lines[1].ends_with(",complete"),
             "the run's state on every row"
+        );
+        assert!(
+            lines[1].contains(",1980,21.54") && lines[1].contains(" loads/clk/SM,67.3,L1: 128.0 B/clk/SM,,")
+        );
+        assert!(lines[2].ends_with(",,,,,,complete"), "a skipped case has no clock: {}", lines[2]);
+        // A timed case on a device that cannot tell (lavapipe) says unknown, not 0 or empty.
+        let mut run = sample_run();
+        let case = &mut run.cases[0];
+        (case.clock_mhz, case.peak_percent, case.peak, case.per_clock) = (None, None, None, vec![]);
+        let text = to_csv(&run).unwrap();
+        assert!(
+            text.lines().nth(1).unwrap().ends_with(",unknown,unknown,unknown,unknown,,complete"),
+            "{text}"
         );
     }
 
     #[test]
     fn markdown_is_a_table_with_rates_and_ratios() {
         let text = to_markdown(&sample_run());
-        assert!(text.contains("| case | rate | ratio | median ms | min ms | cv |"), "{text}");
+        assert!(
+            text.contains(
+                "| case | rate | per clock | % of peak | ratio | median ms | min ms | cv | flags |"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("Vulkan 1.4.312; 132 SM; peaks: NVIDIA Hopper (GH100))"), "{text}");
         assert!(text.contains("\n\nrun: complete\n\n| case |"), "{text}");
         assert!(
             text.contains(
-                "| ByteAddressBuffer.Load uniform | 5.63 Tloads/s | 2.985x | 20.000 | 19.900 | 0.1% |"
+                "| ByteAddressBuffer.Load uniform | 5.63 Tloads/s | 21.54 loads/clk/SM at 1980 MHz | 67.3% | 2.985x \
+                 | 20.000 | 19.900 | 0.1% |  |"
             ),
             "{text}"
         );

@@ -5,6 +5,7 @@
 
 use ash::vk;
 
+use super::clock::ClockProbe;
 use super::measure::Timer;
 use super::scaling::{dispatch_shape, shape_groups};
 use super::verify;
@@ -54,6 +55,7 @@ pub struct Bench<'ctx, 'p> {
     resets: Vec<ResetOp>,
     results: Buffer<'ctx>,
     resources: Resources<'ctx>,
+    probe: Option<&'p ClockProbe<'ctx>>,
 }
 
 fn spec_error(case: &CaseSpec, problem: String) -> Error {
@@ -208,7 +210,13 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
         }
         let set = DescriptorSet::new(ctx, pipeline, &bindings, name)?;
         let timestamps = TimestampPool::new(ctx, &format!("{name}: timestamps"))?;
-        Ok(Self { ctx, case, pipeline, set, timestamps, push, resets, results, resources })
+        Ok(Self { ctx, case, pipeline, set, timestamps, push, resets, results, resources, probe: None })
+    }
+
+    /// Reads the clock with `probe` around the samples (see [`ClockProbe`]).
+    pub fn with_probe(mut self, probe: Option<&'p ClockProbe<'ctx>>) -> Self {
+        self.probe = probe;
+        self
     }
 
     /// Work of one measurement of `groups` workgroups per dispatch, per unit of the case's work.
@@ -346,5 +354,9 @@ impl Timer for Bench<'_, '_> {
 
     fn actual_groups(&self, groups: u64) -> u64 {
         shape_groups(dispatch_shape(groups, self.ctx.info.max_group_count))
+    }
+
+    fn clock_mhz(&mut self) -> Result<Option<f64>> {
+        self.probe.map_or(Ok(None), ClockProbe::mhz)
     }
 }

@@ -12,6 +12,10 @@ pub trait Timer {
     fn actual_groups(&self, groups: u64) -> u64 {
         groups
     }
+    /// The GPU's clock now, in MHz, where it can be measured.
+    fn clock_mhz(&mut self) -> Result<Option<f64>> {
+        Ok(None)
+    }
 }
 
 /// Two consecutive warm-up rates within this fraction count as settled clocks.
@@ -32,6 +36,16 @@ pub struct Measurement {
     pub warmup_runs: usize,
     /// Whether consecutive warm-up rates agreed before the warm-up cap.
     pub settled: bool,
+    /// The clock (MHz) read just before and just after the samples; empty where unknown.
+    pub clocks_mhz: Vec<f64>,
+}
+
+impl Measurement {
+    /// The clock the samples ran at: the mean of the readings around them, where known.
+    pub fn clock_mhz(&self) -> Option<f64> {
+        (!self.clocks_mhz.is_empty())
+            .then(|| self.clocks_mhz.iter().sum::<f64>() / self.clocks_mhz.len() as f64)
+    }
 }
 
 /// Measures with `timer`: scale to `policy.target_ms`, warm up for at most `warmup_cap_ms` of
@@ -70,9 +84,12 @@ pub fn measure(
         }
         rate = new_rate;
     }
+    let before = timer.clock_mhz()?;
     let times = (0..samples.max(1)).map(|_| timer.time_ms(groups)).collect::<Result<Vec<f64>>>()?;
+    let after = timer.clock_mhz()?;
     let summary = summarize(&times).expect("samples.max(1) is never empty");
-    Ok(Measurement { groups, samples: times, summary, warmup_runs: runs, settled })
+    let clocks_mhz = before.into_iter().chain(after).collect();
+    Ok(Measurement { groups, samples: times, summary, warmup_runs: runs, settled, clocks_mhz })
 }
 
 #[cfg(test)]
@@ -120,6 +137,33 @@ mod tests {
         // After the clock doubles, the dispatch doubles to stay at about 20 ms.
         assert!((m.groups as f64 - 40_000.0).abs() < 400.0, "{}", m.groups);
         assert!((m.summary.median - 20.0).abs() < 0.5, "{}", m.summary.median);
+    }
+
+    #[test]
+    fn the_clock_is_read_just_before_and_just_after_the_samples() {
+        /// Times like [`FakeGpu`] and logs when the clock is read among the timings.
+        struct Clocked(FakeGpu, Vec<&'static str>);
+        impl Timer for Clocked {
+            fn time_ms(&mut self, groups: u64) -> Result<f64> {
+                self.1.push("time");
+                self.0.time_ms(groups)
+            }
+            fn clock_mhz(&mut self) -> Result<Option<f64>> {
+                self.1.push("clock");
+                Ok(Some(if self.1.len() < 10 { 1980.0 } else { 1960.0 }))
+            }
+        }
+        let gpu = FakeGpu { ms_per_group: 0.001, ramp_after: usize::MAX, runs: 0, log: vec![] };
+        let mut clocked = Clocked(gpu, vec![]);
+        let m = measure(&mut clocked, &policy(), 4, 1000.0).unwrap();
+        let log = &clocked.1;
+        let first = log.iter().position(|e| *e == "clock").unwrap();
+        assert_eq!(log[first..], ["clock", "time", "time", "time", "time", "clock"], "{log:?}");
+        assert_eq!(m.clocks_mhz.len(), 2);
+        assert_eq!(m.clock_mhz(), Some((m.clocks_mhz[0] + m.clocks_mhz[1]) / 2.0));
+        // A timer without a clock (lavapipe) gives none, not zero.
+        let mut plain = FakeGpu { ms_per_group: 0.001, ramp_after: usize::MAX, runs: 0, log: vec![] };
+        assert_eq!(measure(&mut plain, &policy(), 3, 1000.0).unwrap().clock_mhz(), None);
     }
 
     #[test]

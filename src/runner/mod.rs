@@ -2,6 +2,7 @@
 //! GPU side, the only place where the registry and Vulkan meet (pipelines, bench, run, session).
 
 pub mod bench;
+pub mod clock;
 pub mod measure;
 pub mod outcome;
 pub mod pipelines;

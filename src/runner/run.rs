@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::bench::Bench;
+use super::clock::{self, Clock, ClockProbe};
 use super::measure::measure;
 use super::outcome::Outcome;
 use super::pipelines::{self, Pipelines};
@@ -38,16 +39,19 @@ impl RunSettings {
     }
 }
 
-/// The selection made ready: why each case is skipped (if it is), and the pipelines of the rest.
+/// The selection made ready: why each case is skipped (if it is), the pipelines of the rest, and
+/// the clock probe. Fields drop in order: the probe before the pipelines.
 pub struct Prepared<'ctx> {
     /// Per case, in order: the reasons it cannot run on this device, joined; `None` if it can.
     pub skipped: Vec<Option<String>>,
+    /// The calibrated clock probe, or why the clock is unknown.
+    pub clock: Clock<'ctx>,
     /// The pipelines of the runnable cases.
     pub pipelines: Pipelines<'ctx>,
 }
 
-/// Checks each case's requirements against the device, then builds the runnable cases'
-/// pipelines on `threads` threads.
+/// Checks each case's requirements against the device, builds the runnable cases' pipelines on
+/// `threads` threads, and calibrates the clock probe.
 pub fn prepare<'ctx>(ctx: &'ctx Context, cases: &[CaseSpec], threads: usize) -> Result<Prepared<'ctx>> {
     // Checked against what the device was created with, not all it could offer.
     let enabled = DeviceCaps { features: ctx.enabled, ..ctx.caps.clone() };
@@ -61,7 +65,8 @@ pub fn prepare<'ctx>(ctx: &'ctx Context, cases: &[CaseSpec], threads: usize) -> 
     let runnable: Vec<&CaseSpec> =
         cases.iter().zip(&skipped).filter(|(_, s)| s.is_none()).map(|(c, _)| c).collect();
     let pipelines = pipelines::build_all(ctx, &runnable, threads)?;
-    Ok(Prepared { skipped, pipelines })
+    let clock = clock::open(ctx)?;
+    Ok(Prepared { skipped, clock, pipelines })
 }
 
 /// A case's outcome, its notes, and the driver's statistics of its shader (where offered).
@@ -83,10 +88,12 @@ pub fn run_cases<'c>(
         max_submit_ms: MAX_SUBMIT_MS,
         max_groups: u64::from(max[0]) * u64::from(max[1]),
     };
+    // Verify runs time nothing, so they read no clock.
+    let probe = prepared.clock.probe.as_ref().filter(|_| !settings.verify);
     let run_one = |index: usize| -> Result<Done> {
         match &prepared.skipped[index] {
             Some(reason) => Ok((Outcome::Skipped(reason.clone()), Vec::new(), None)),
-            None => run_case(ctx, &cases[index], prepared, settings, &policy)
+            None => run_case(ctx, &cases[index], prepared, settings, &policy, probe)
                 .map_err(|e| e.in_case(&cases[index].name)),
         }
     };
@@ -147,12 +154,13 @@ fn run_case(
     prepared: &Prepared<'_>,
     settings: &RunSettings,
     policy: &Policy,
+    probe: Option<&ClockProbe<'_>>,
 ) -> Result<Done> {
     let pipeline = prepared.pipelines.get(case).ok_or_else(|| crate::error::Error::CaseSpec {
         case: case.name.clone(),
         problem: "its pipeline was not built (run it through runner::prepare)".into(),
     })?;
-    let mut bench = Bench::new(ctx, case, pipeline)?;
+    let mut bench = Bench::new(ctx, case, pipeline)?.with_probe(probe);
     let statistics = bench.shader_statistics()?;
     let notes = match (settings.shader_stats, &statistics) {
         (false, _) => Vec::new(),

@@ -1,6 +1,7 @@
 //! A whole run: open the device row, expand the families with its facts, create the device with
 //! what the selection needs, build the pipelines, run, and write the results document.
 
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::SystemTime;
 
@@ -11,6 +12,7 @@ use crate::caps::{Feature, Requirements};
 use crate::cli::{Cli, Format};
 use crate::error::{Error, ExitCode, Result};
 use crate::registry::{self, CaseSpec};
+use crate::report::trust::Trust;
 use crate::report::{self, model, text};
 use crate::vk::context::{Adapter, ContextOptions};
 use crate::vk::debug::{drain, Sink};
@@ -27,14 +29,14 @@ pub fn check_validation(sink: &Sink) -> Result<()> {
     }
 }
 
-/// The union of what `cases` need, and the driver's shader statistics (enabled where offered:
-/// they are kept in the results).
+/// The union of what `cases` need, the driver's shader statistics and the shader clock (enabled
+/// where offered: the statistics are kept in the results, the clock probe reads the clock).
 pub fn needs(cases: &[CaseSpec]) -> (Vec<Feature>, Vec<ash::vk::Format>) {
     let mut all = Requirements::new();
     for case in cases {
         all.union(&case.requirements());
     }
-    all = all.feature(Feature::PipelineExecutableInfo);
+    all = all.feature(Feature::PipelineExecutableInfo).feature(Feature::ShaderSubgroupClock);
     (all.features.iter().copied().collect(), all.format_list())
 }
 
@@ -88,11 +90,60 @@ fn settings_text(settings: &RunSettings, cases: &[CaseSpec]) -> String {
     text
 }
 
-/// Times or verifies the selection on the chosen row and writes the results as `cli` asks.
+/// Where row `n`'s document goes under `--all-devices --output path`: `results.json` becomes
+/// `results-row2.json`.
+pub fn row_path(path: &Path, n: usize) -> PathBuf {
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = match path.extension() {
+        Some(ext) => format!("{stem}-row{n}.{}", ext.to_string_lossy()),
+        None => format!("{stem}-row{n}"),
+    };
+    path.with_file_name(name)
+}
+
+/// Times or verifies the selection as `cli` asks: on the chosen row, or with `--all-devices` on
+/// every row DEVICE matches in turn (a failing row does not stop the next; the first error is
+/// returned after the last row).
 pub fn benchmark(cli: &Cli) -> Result<()> {
+    if !cli.all_devices {
+        return benchmark_row(cli, cli.device_index.map(|n| n as usize), cli.output.as_deref());
+    }
+    let rows = {
+        let instance = crate::vk::instance::Instance::new(cli.validation)?;
+        let (_, rows) = crate::vk::select::enumerate(&instance)?;
+        let sink = instance.sink();
+        // An empty match is select's error, which lists the rows.
+        crate::vk::select::select(&rows, cli.device_name.as_deref(), None)?;
+        let count = crate::vk::select::matching(&rows, cli.device_name.as_deref()).len();
+        drop(instance);
+        check_validation(&sink)?;
+        count
+    };
+    let mut first_error = None;
+    for n in 1..=rows {
+        if STOP.load(Ordering::SeqCst) {
+            break;
+        }
+        if n > 1 && cli.output.is_none() {
+            write_line("")?;
+        }
+        let output = cli.output.as_deref().map(|path| row_path(path, n));
+        if let Err(error) = benchmark_row(cli, Some(n), output.as_deref()) {
+            if cli.output.is_some() || cli.format != Format::Text {
+                eprintln!("perftest: row {n}: {error}");
+            }
+            first_error.get_or_insert(error);
+        }
+    }
+    first_error.map_or(Ok(()), Err)
+}
+
+/// Times or verifies the selection on row `index` (among those DEVICE matches; the best with
+/// none) and writes the results to `output` (or stdout).
+fn benchmark_row(cli: &Cli, index: Option<usize>, output: Option<&Path>) -> Result<()> {
     let options = ContextOptions {
         device_name: cli.device_name.clone(),
-        device_index: cli.device_index.map(|n| n as usize),
+        device_index: index,
         validation: cli.validation,
     };
     let settings = RunSettings {
@@ -103,7 +154,7 @@ pub fn benchmark(cli: &Cli) -> Result<()> {
     };
     let axes = cli.axis_settings();
     // A destination that cannot be written fails now, not after the run.
-    if let Some(path) = &cli.output {
+    if let Some(path) = output {
         report::output::check_writable(path)?;
     }
     let date = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
@@ -126,9 +177,15 @@ pub fn benchmark(cli: &Cli) -> Result<()> {
         built.elapsed.as_secs_f64(),
         built.threads
     );
-    let header = text::header(&ctx.info, &settings_text(&settings, &selected), &pipelines);
+    let clock = match &prepared.clock.unknown {
+        _ if settings.verify => "not read: --verify times nothing".to_owned(),
+        Some(reason) => reason.clone(),
+        None => text::CLOCK_MEASURED.to_owned(),
+    };
+    let trust = Trust::of(&ctx.info);
+    let header = text::header(&ctx.info, &settings_text(&settings, &selected), &pipelines, &clock);
     // Text goes to stdout line by line; every other destination gets one document at the end.
-    let stream = cli.format == Format::Text && cli.output.is_none();
+    let stream = cli.format == Format::Text && output.is_none();
     if stream {
         write_line(&header)?;
     }
@@ -136,6 +193,8 @@ pub fn benchmark(cli: &Cli) -> Result<()> {
     let mut records: Vec<model::CaseResult> = Vec::new();
     let mut write_error = None;
     let mut current: Option<&CaseSpec> = None;
+    // Lines are judged against the median clock of the cases so far; the documents, against the whole run's.
+    let mut clocks: Vec<f64> = Vec::new();
     let progress = Progress::new(selected.len());
     let outcome = run_cases(
         &ctx,
@@ -147,13 +206,15 @@ pub fn benchmark(cli: &Cli) -> Result<()> {
             current = Some(case);
         },
         |case, outcome, notes, shader| {
-            let mut line = text::line(&case.name, outcome);
+            let mut record = model::CaseResult::new(case, outcome, &trust);
+            clocks.extend(record.clock_mhz);
+            let mut line =
+                text::line(&case.name, outcome, &trust, report::trust::median_clock(clocks.clone()));
             for note in notes {
                 line.push_str(&format!("\n    {note}"));
             }
             document_text.push_str(&line);
             document_text.push('\n');
-            let mut record = model::CaseResult::new(case, outcome);
             record.shader_stats = shader.map(<[String]>::to_vec).unwrap_or_default();
             records.push(record);
             if !stream {
@@ -172,16 +233,9 @@ pub fn benchmark(cli: &Cli) -> Result<()> {
         }
     }
     // How the run ended, decided before anything is written, so every format can say it.
-    let stopped = STOP.load(Ordering::SeqCst);
-    let interrupted = outcome.is_err() || stopped;
-    let finished = records.len();
-    let result = outcome.map(drop).and_then(|()| check_validation(&sink));
-    let result = match (result, stopped) {
-        (Ok(()), true) => Err(Error::Interrupted { finished, selected: selected.len() }),
-        (other, _) => other,
-    };
-    let ending = model::Ending::of(&result);
-    let run = model::Run {
+    let mut device = device;
+    device.clock = Some(clock);
+    let mut run = model::Run {
         format_version: model::FORMAT_VERSION,
         perftest_version: env!("CARGO_PKG_VERSION").to_owned(),
         date,
@@ -195,21 +249,35 @@ pub fn benchmark(cli: &Cli) -> Result<()> {
             branch_iterations: None,
         },
         device,
-        interrupted,
-        ending,
+        interrupted: false,
+        ending: model::Ending::default(),
+        clock_median_mhz: None,
         cases: records,
     };
+    run.flag_throttled();
+    let stopped = STOP.load(Ordering::SeqCst);
+    let interrupted = outcome.is_err() || stopped;
+    let finished = run.cases.len();
+    let result = outcome.map(drop).and_then(|()| check_validation(&sink));
+    let result = match (result, stopped) {
+        (Ok(()), true) => Err(Error::Interrupted { finished, selected: selected.len() }),
+        (Ok(()), false) if cli.strict => run.strict(),
+        (other, _) => other,
+    };
+    run.interrupted = interrupted;
+    run.ending = model::Ending::of(&result);
+    let summary = text::clock_summary(&run);
     let document = match cli.format {
-        Format::Text => format!("{document_text}{}\n", run.ending.line()),
+        Format::Text => format!("{document_text}{summary}\n{}\n", run.ending.line()),
         Format::Json => report::to_json(&run),
         Format::Csv => report::to_csv(&run)?,
         Format::Markdown => report::to_markdown(&run),
     };
-    match &cli.output {
+    match output {
         Some(path) => report::output::write_or_rescue(path, &document)?,
         None if !stream => write_line(document.trim_end())?,
         None => {
-            if let Err(e) = write_line(&run.ending.line()) {
+            if let Err(e) = write_line(&format!("{summary}\n{}", run.ending.line())) {
                 write_error.get_or_insert(e);
             }
         }
@@ -219,4 +287,16 @@ pub fn benchmark(cli: &Cli) -> Result<()> {
         return Err(e.into());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_row_gets_its_own_file_next_to_the_named_one() {
+        assert_eq!(row_path(Path::new("out/results.json"), 2), Path::new("out/results-row2.json"));
+        assert_eq!(row_path(Path::new("results"), 1), Path::new("results-row1"));
+        assert_eq!(row_path(Path::new("a.b.csv"), 3), Path::new("a.b-row3.csv"));
+    }
 }

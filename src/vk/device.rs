@@ -32,6 +32,57 @@ pub struct DeviceInfo {
     pub timestamp_valid_bits: u32,
     /// `maxComputeWorkGroupCount`.
     pub max_group_count: [u32; 3],
+    /// The number of compute units, where the driver tells it.
+    pub compute_units: Option<ComputeUnits>,
+}
+
+/// How many compute units (SMs, CUs, shader cores) a device has, and where that came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ComputeUnits {
+    /// How many.
+    pub count: u32,
+    /// What the vendor calls one: `SM`, `CU` or `core`.
+    pub name: &'static str,
+    /// The extension that told it.
+    pub source: &'static str,
+}
+
+/// The compute units `physical` reports through a vendor extension it offers
+/// (VK_NV_shader_sm_builtins, VK_AMD_shader_core_properties or VK_ARM_shader_core_builtins).
+fn compute_units(instance: &Instance, physical: vk::PhysicalDevice) -> Option<ComputeUnits> {
+    let offered = extensions(instance, physical);
+    let mut nv = vk::PhysicalDeviceShaderSMBuiltinsPropertiesNV::default();
+    let mut amd = vk::PhysicalDeviceShaderCorePropertiesAMD::default();
+    let mut arm = vk::PhysicalDeviceShaderCoreBuiltinsPropertiesARM::default();
+    let (has_nv, has_amd, has_arm) = (
+        offers(&offered, ash::nv::shader_sm_builtins::NAME),
+        offers(&offered, ash::amd::shader_core_properties::NAME),
+        offers(&offered, ash::arm::shader_core_builtins::NAME),
+    );
+    let mut props = vk::PhysicalDeviceProperties2::default();
+    if has_nv {
+        props = props.push_next(&mut nv);
+    }
+    if has_amd {
+        props = props.push_next(&mut amd);
+    }
+    if has_arm {
+        props = props.push_next(&mut arm);
+    }
+    // SAFETY: physical belongs to instance (Vulkan 1.2); only structs of offered extensions are
+    // chained, and each lives across the call.
+    unsafe { instance.raw.get_physical_device_properties2(physical, &mut props) };
+    let amd_count =
+        amd.shader_engine_count * amd.shader_arrays_per_engine_count * amd.compute_units_per_shader_array;
+    let found = [
+        (has_nv, nv.shader_sm_count, "SM", "VK_NV_shader_sm_builtins"),
+        (has_amd, amd_count, "CU", "VK_AMD_shader_core_properties"),
+        (has_arm, arm.shader_core_count, "core", "VK_ARM_shader_core_builtins"),
+    ];
+    found
+        .into_iter()
+        .find(|(offered, count, _, _)| *offered && *count > 0)
+        .map(|(_, count, name, source)| ComputeUnits { count, name, source })
 }
 
 fn c_text(bytes: &[std::ffi::c_char]) -> String {
@@ -131,6 +182,7 @@ pub fn describe(
         timestamp_period: p.limits.timestamp_period,
         timestamp_valid_bits: families[row.family as usize].timestamp_valid_bits,
         max_group_count: p.limits.max_compute_work_group_count,
+        compute_units: compute_units(instance, physical),
     };
     (info, caps)
 }

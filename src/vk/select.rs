@@ -108,16 +108,18 @@ fn rank(kind: vk::PhysicalDeviceType) -> u8 {
     }
 }
 
+/// The indexes of the rows whose name contains `name` (case-insensitive); all rows without one.
+pub fn matching(rows: &[Row], name: Option<&str>) -> Vec<usize> {
+    let wanted = name.map(str::to_lowercase);
+    let keep = |r: &Row| wanted.as_ref().is_none_or(|w| r.name.to_lowercase().contains(w));
+    rows.iter().enumerate().filter(|(_, r)| keep(r)).map(|(i, _)| i).collect()
+}
+
 /// Picks a row: `name` keeps the rows whose name contains it (case-insensitive), `index`
 /// (1-based) picks among those; with no index, the best type wins (discrete > integrated >
 /// virtual > CPU), the first row on a tie. Returns an index into `rows`.
 pub fn select(rows: &[Row], name: Option<&str>, index: Option<usize>) -> Result<usize> {
-    let wanted = name.map(str::to_lowercase);
-    let candidates: Vec<(usize, &Row)> = rows
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| wanted.as_ref().is_none_or(|w| r.name.to_lowercase().contains(w)))
-        .collect();
+    let candidates: Vec<(usize, &Row)> = matching(rows, name).into_iter().map(|i| (i, &rows[i])).collect();
     let listing = |list: &[(usize, &Row)]| format_rows(&list.iter().map(|(_, r)| *r).collect::<Vec<_>>());
     if candidates.is_empty() {
         let all: Vec<(usize, &Row)> = rows.iter().enumerate().collect();

@@ -1,0 +1,333 @@
+//! The trust layer: each rate per clock per compute unit, as a % of a known peak, and its flags.
+//!
+//! A timed case's rates are divided by the clock it ran at (the probe's reading around its
+//! samples) and the device's compute units; a work unit bounded by a [`Ceiling`] of a known
+//! [`Architecture`] becomes a % of that peak. Anything unknown stays unknown (`None`, printed
+//! "unknown"), never 0 or inf.
+
+use crate::caps::{peaks, Architecture, Ceiling};
+use crate::registry::Unit;
+use crate::runner::outcome::Outcome;
+use crate::vk::device::{ComputeUnits, DeviceInfo};
+
+/// Above this % of a known peak a result is implausible: 100% plus 2% for the error of the clock
+/// reading (0.2%) and of the rate (0.35% run to run), with room to spare, so only work the
+/// hardware cannot do is flagged.
+pub const IMPLAUSIBLE_PERCENT: f64 = 102.0;
+/// A case whose clock is this fraction or more off the run's median clock ran throttled (or boosted).
+pub const THROTTLE_FRACTION: f64 = 0.05;
+
+/// What the device lets perftest say about rates: its compute units and its architecture's peaks.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Trust {
+    /// The compute units, where the driver tells them.
+    pub compute_units: Option<ComputeUnits>,
+    /// The architecture, where perftest knows it.
+    pub architecture: Option<&'static Architecture>,
+}
+
+/// The share of a known peak a case reached.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PeakShare {
+    /// Percent of the peak.
+    pub percent: f64,
+    /// Which ceiling.
+    pub ceiling: Ceiling,
+    /// The peak, per clock per compute unit, with its unit (`128 B/clk/SM`).
+    pub peak: String,
+}
+
+/// What the trust layer says of one timed case.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Judgement {
+    /// The clock the samples ran at, MHz.
+    pub clock_mhz: Option<f64>,
+    /// Each rate per clock per compute unit: value and unit (`B/clk/SM`), in the case's work order.
+    pub per_clock: Vec<(f64, String)>,
+    /// The highest share of a known peak among the case's work units.
+    pub peak: Option<PeakShare>,
+}
+
+/// A number with about four significant digits, for per-clock figures (`124.7`, `15.50`, `0.2500`).
+pub fn sig4(value: f64) -> String {
+    match value.abs() {
+        v if v >= 1000.0 => format!("{value:.0}"),
+        v if v >= 100.0 => format!("{value:.1}"),
+        v if v >= 10.0 => format!("{value:.2}"),
+        _ => format!("{value:.3}"),
+    }
+}
+
+/// The unit of a rate per clock per compute unit (`B/clk/SM`).
+pub fn per_clock_unit(unit: Unit, compute_unit: &str) -> String {
+    format!("{}/clk/{compute_unit}", unit.amount_name())
+}
+
+impl Trust {
+    /// The trust facts of a device.
+    pub fn of(info: &DeviceInfo) -> Self {
+        Trust {
+            compute_units: info.compute_units,
+            architecture: peaks::architecture(info.vendor_id, info.device_id),
+        }
+    }
+
+    /// The judgement of a timed case (others get an empty one).
+    pub fn judge(&self, outcome: &Outcome) -> Judgement {
+        let Outcome::Timed { measurement, .. } = outcome else { return Judgement::default() };
+        let clock_mhz = measurement.clock_mhz();
+        let (Some(mhz), Some(units)) = (clock_mhz, self.compute_units) else {
+            return Judgement { clock_mhz, ..Judgement::default() };
+        };
+        let per_clock_and_cu = |rate: f64| rate / (mhz * 1e6) / f64::from(units.count);
+        let mut judgement = Judgement { clock_mhz, ..Judgement::default() };
+        for (rate, work) in outcome.rates() {
+            let value = per_clock_and_cu(rate);
+            let unit = per_clock_unit(work.unit, units.name);
+            let peak = work.ceiling.zip(self.architecture).and_then(|(c, arch)| Some((c, arch.peak(c)?)));
+            if let Some((ceiling, peak)) = peak {
+                let percent = value / peak * 100.0;
+                if judgement.peak.as_ref().is_none_or(|p| percent > p.percent) {
+                    let peak = format!("{} {unit}", sig4(peak));
+                    judgement.peak = Some(PeakShare { percent, ceiling, peak });
+                }
+            }
+            judgement.per_clock.push((value, unit));
+        }
+        judgement
+    }
+
+    /// How the compute units are known, for the header.
+    pub fn units_line(&self) -> String {
+        match self.compute_units {
+            Some(u) => format!("{} {} ({})", u.count, u.name, u.source),
+            None => "unknown: the driver reports no compute-unit count (VK_NV_shader_sm_builtins, \
+                     VK_AMD_shader_core_properties, VK_ARM_shader_core_builtins), so rates per compute unit \
+                     are unknown"
+                .into(),
+        }
+    }
+
+    /// The architecture's peaks, for the header.
+    pub fn peaks_line(&self, vendor_id: u32, device_id: u32) -> String {
+        let unit = self.compute_units.map_or("CU", |u| u.name);
+        match self.architecture {
+            Some(arch) => {
+                let peaks: Vec<String> = arch
+                    .peaks
+                    .iter()
+                    .map(|(c, v)| {
+                        let amount = match c {
+                            Ceiling::L1Bytes => Unit::Byte,
+                            Ceiling::Int32Mad => Unit::IntOp,
+                            _ => Unit::Flop,
+                        };
+                        format!("{} {} {}", c.name(), sig4(*v), per_clock_unit(amount, unit))
+                    })
+                    .collect();
+                format!("{}: {}", arch.name, peaks.join(", "))
+            }
+            None => format!(
+                "unknown for vendor 0x{vendor_id:04x} device 0x{device_id:04x}, so no % of peak \
+                 (src/caps/peaks.rs lists the known architectures)"
+            ),
+        }
+    }
+}
+
+impl Judgement {
+    /// The flag of a result above a known peak, if it is one.
+    pub fn implausible(&self) -> Option<String> {
+        let peak = self.peak.as_ref().filter(|p| p.percent > IMPLAUSIBLE_PERCENT)?;
+        Some(format!(
+            "implausible: {:.0}% of the {} peak ({}): the compiler may have removed work",
+            peak.percent,
+            peak.ceiling.name(),
+            peak.peak
+        ))
+    }
+
+    /// The flag of a case whose clock is [`THROTTLE_FRACTION`] or more off `median` MHz.
+    pub fn throttled(&self, median: Option<f64>) -> Option<String> {
+        throttled(self.clock_mhz?, median?)
+    }
+
+    /// What a result line says after the rates: ` = 7.794 loads/clk/SM, 124.7 B/clk/SM at 1980 MHz,
+    /// 97.4% of L1 peak`, with "unknown" for what is not known.
+    pub fn text(&self, compute_unit: Option<&str>) -> String {
+        let Some(mhz) = self.clock_mhz else { return ", per clock and peak unknown".into() };
+        let rates: Vec<String> =
+            self.per_clock.iter().map(|(v, unit)| format!("{} {unit}", sig4(*v))).collect();
+        let mut text = match compute_unit {
+            Some(_) if !rates.is_empty() => format!(" = {} at {mhz:.0} MHz", rates.join(", ")),
+            _ => format!(" at {mhz:.0} MHz, per compute unit unknown"),
+        };
+        match &self.peak {
+            Some(p) => text.push_str(&format!(", {:.1}% of {} peak", p.percent, p.ceiling.name())),
+            None => text.push_str(", peak unknown"),
+        }
+        text
+    }
+}
+
+/// Every flag of a timed case's result, in the order lines print them: noisy, unsettled, over the
+/// submission cap, a clock that changed during the samples, throttled (against the run's `median`
+/// clock), implausible. Empty otherwise.
+pub fn flags(outcome: &Outcome, judged: &Judgement, median: Option<f64>) -> Vec<String> {
+    let Outcome::Timed { measurement, .. } = outcome else { return Vec::new() };
+    let mut flags = Vec::new();
+    if measurement.summary.is_noisy() {
+        flags.push("noisy: cv above 3%".to_owned());
+    }
+    if !measurement.settled {
+        flags.push("unsettled: warm-up rates did not agree".to_owned());
+    }
+    flags.extend(outcome.over_submission_cap());
+    if let [before, after] = measurement.clocks_mhz[..] {
+        if (after / before - 1.0).abs() >= THROTTLE_FRACTION {
+            flags.push(format!("unsteady clock: {before:.0} MHz before the samples, {after:.0} MHz after"));
+        }
+    }
+    flags.extend(judged.throttled(median));
+    flags.extend(judged.implausible());
+    flags
+}
+
+/// The flag of a case that ran at `mhz` when the run's median was `median`, if it is
+/// [`THROTTLE_FRACTION`] or more off.
+pub fn throttled(mhz: f64, median: f64) -> Option<String> {
+    ((mhz / median - 1.0).abs() >= THROTTLE_FRACTION)
+        .then(|| format!("throttled: ran at {mhz:.0} MHz, run median {median:.0} MHz"))
+}
+
+/// The median of `clocks` (MHz), if there are any.
+pub fn median_clock(clocks: impl IntoIterator<Item = f64>) -> Option<f64> {
+    let mut all: Vec<f64> = clocks.into_iter().filter(|c| c.is_finite()).collect();
+    if all.is_empty() {
+        return None;
+    }
+    all.sort_by(f64::total_cmp);
+    let mid = all.len() / 2;
+    Some(if all.len() % 2 == 0 { (all[mid - 1] + all[mid]) / 2.0 } else { all[mid] })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::Work;
+    use crate::runner::measure::Measurement;
+    use crate::runner::stats::summarize;
+
+    /// The H100 as perftest sees it: 132 SMs, Hopper.
+    fn h100() -> Trust {
+        Trust {
+            compute_units: Some(ComputeUnits { count: 132, name: "SM", source: "VK_NV_shader_sm_builtins" }),
+            architecture: peaks::architecture(0x10de, 0x2330),
+        }
+    }
+
+    /// A timed outcome of `work` (amount per measurement) in 10 ms at `clocks` MHz.
+    fn timed(work: Vec<(f64, Work)>, clocks: Vec<f64>) -> Outcome {
+        let summary = summarize(&[10.0, 10.0, 10.0]).unwrap();
+        let measurement = Measurement {
+            groups: 1000,
+            samples: vec![10.0; 3],
+            summary,
+            warmup_runs: 4,
+            settled: true,
+            clocks_mhz: clocks,
+        };
+        Outcome::Timed { measurement, work, ratio: None, with_time: false }
+    }
+
+    /// Bytes per 10 ms that make `per_clock` B/clk/SM on 132 SMs at 1980 MHz.
+    fn bytes_for(per_clock: f64) -> f64 {
+        per_clock * 132.0 * 1980e6 * 0.010
+    }
+
+    #[test]
+    fn rates_become_per_clock_per_sm_and_a_share_of_the_peak() {
+        let bytes = Work::new(4096.0, Unit::Byte).bounded_by(Ceiling::L1Bytes);
+        let loads = Work::new(256.0, Unit::Load);
+        let outcome =
+            timed(vec![(bytes_for(124.7) / 16.0, loads), (bytes_for(124.7), bytes)], vec![1980.0, 1980.0]);
+        let judged = h100().judge(&outcome);
+        assert_eq!(judged.clock_mhz, Some(1980.0));
+        assert_eq!(judged.per_clock[1].1, "B/clk/SM");
+        assert!((judged.per_clock[1].0 - 124.7).abs() < 1e-9, "{:?}", judged.per_clock);
+        let peak = judged.peak.clone().unwrap();
+        assert!((peak.percent - 124.7 / 128.0 * 100.0).abs() < 1e-9);
+        assert_eq!(peak.peak, "128.0 B/clk/SM");
+        assert_eq!(judged.implausible(), None);
+        assert_eq!(
+            judged.text(Some("SM")),
+            " = 7.794 loads/clk/SM, 124.7 B/clk/SM at 1980 MHz, 97.4% of L1 peak"
+        );
+    }
+
+    #[test]
+    fn work_above_the_peak_is_implausible() {
+        // A shader that dropped its loads: 40x the bytes the L1 can deliver.
+        let bytes = Work::new(4096.0, Unit::Byte).bounded_by(Ceiling::L1Bytes);
+        let judged = h100().judge(&timed(vec![(bytes_for(5120.0), bytes)], vec![1980.0]));
+        let flag = judged.implausible().unwrap();
+        assert_eq!(
+            flag,
+            "implausible: 4000% of the L1 peak (128.0 B/clk/SM): the compiler may have removed work"
+        );
+        // Just under the margin is not flagged; just over is.
+        let near = |per_clock: f64| h100().judge(&timed(vec![(bytes_for(per_clock), bytes)], vec![1980.0]));
+        assert_eq!(near(128.0 * 1.019).implausible(), None);
+        assert!(near(128.0 * 1.021).implausible().is_some());
+    }
+
+    #[test]
+    fn what_is_not_known_says_unknown() {
+        let flop = Work::new(2048.0, Unit::Flop).bounded_by(Ceiling::Fp32Fma);
+        // No clock (lavapipe): nothing per clock, no peak.
+        let no_clock = h100().judge(&timed(vec![(1e12, flop)], vec![]));
+        assert_eq!(no_clock, Judgement::default());
+        assert_eq!(no_clock.text(Some("SM")), ", per clock and peak unknown");
+        // A clock, but no compute-unit count and no architecture.
+        let unknown = Trust::default().judge(&timed(vec![(1e12, flop)], vec![1500.0]));
+        assert_eq!(unknown.clock_mhz, Some(1500.0));
+        assert!(unknown.per_clock.is_empty() && unknown.peak.is_none());
+        assert_eq!(unknown.text(None), " at 1500 MHz, per compute unit unknown, peak unknown");
+        // Known device, but a work unit with no ceiling (branch invocations).
+        let invocations = Work::new(1.0, Unit::Invocation);
+        let branch = h100().judge(&timed(vec![(1e12, invocations)], vec![1980.0]));
+        let text = branch.text(Some("SM"));
+        assert!(text.ends_with("invocations/clk/SM at 1980 MHz, peak unknown"), "{text}");
+        assert!(Trust::default().peaks_line(0x10005, 0).starts_with("unknown for vendor 0x10005"));
+    }
+
+    #[test]
+    fn a_clock_five_percent_off_the_median_is_throttling() {
+        assert_eq!(throttled(1980.0, 1980.0), None);
+        assert_eq!(throttled(1890.0, 1980.0), None, "4.5% off");
+        assert_eq!(throttled(1395.0, 1980.0).unwrap(), "throttled: ran at 1395 MHz, run median 1980 MHz");
+        assert!(throttled(2100.0, 1980.0).is_some(), "a boost counts too: the case is not comparable");
+        assert_eq!(median_clock([1980.0, 1395.0, 1980.0, 1965.0]), Some(1972.5));
+        assert_eq!(median_clock([]), None);
+    }
+
+    #[test]
+    fn a_clock_that_changes_during_the_samples_is_flagged() {
+        let flop = Work::new(2048.0, Unit::Flop).bounded_by(Ceiling::Fp32Fma);
+        let outcome = timed(vec![(1e11, flop)], vec![1980.0, 1755.0]);
+        let judged = h100().judge(&outcome);
+        assert_eq!(judged.clock_mhz, Some(1867.5), "the mean of the readings");
+        let all = flags(&outcome, &judged, Some(1867.5));
+        assert_eq!(all, ["unsteady clock: 1980 MHz before the samples, 1755 MHz after"]);
+        let steady = timed(vec![(1e11, flop)], vec![1980.0, 1975.0]);
+        assert!(flags(&steady, &h100().judge(&steady), Some(1980.0)).is_empty());
+    }
+
+    #[test]
+    fn the_hopper_header_lists_each_peak() {
+        let line = h100().peaks_line(0x10de, 0x2330);
+        assert!(line.starts_with("NVIDIA Hopper (GH100): fp32 FMA 256.0 FLOP/clk/SM, "), "{line}");
+        assert!(line.contains("int32 multiply-add 128.0 IOP/clk/SM, L1 128.0 B/clk/SM"), "{line}");
+        assert_eq!(h100().units_line(), "132 SM (VK_NV_shader_sm_builtins)");
+    }
+}

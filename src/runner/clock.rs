@@ -1,0 +1,208 @@
+//! The clock probe: the shader clock's rate against the GPU timestamps, in MHz.
+//!
+//! With `shaderSubgroupClock` (VK_KHR_shader_clock), one invocation spins on the subgroup clock for
+//! a short and a long span, each in a submission of its own between two timestamps. The clocks it
+//! counted over the extra nanoseconds of the long span give the clock rate; the fixed cost of a
+//! submission (launch, timestamps) is in both and cancels. The runner probes before and after
+//! each case's samples, so a clock that changes during a run shows on the case it changed in.
+
+use ash::vk;
+
+use super::pipelines::{self, Pipelines};
+use crate::caps::{Feature, Requirements};
+use crate::error::{Error, Result};
+use crate::registry::{CaseSpec, Glsl, Mode, Push};
+use crate::vk::buffer::BufferDesc;
+use crate::vk::commands::{submit, Stamp};
+use crate::vk::pipeline::{Binding, DescriptorSet};
+use crate::vk::timestamps::elapsed_ms;
+use crate::vk::{Buffer, Context, Pipeline, TimestampPool};
+
+const GLSL: Glsl = Glsl { file: "clock.glsl", source: include_str!("../../glsl/clock.glsl") };
+
+/// Clocks of the short and the long spin: 1M clocks apart, half a millisecond at 2 GHz and
+/// 10 ms at 100 MHz, so a microsecond of launch jitter is at most 0.2% of a 2 GHz reading.
+const SPINS: [u32; 2] = [100_000, 1_100_000];
+
+/// Readings outside this range (MHz) are not a GPU clock: the probe says unknown instead.
+const PLAUSIBLE_MHZ: std::ops::RangeInclusive<f64> = 10.0..=10_000.0;
+
+/// Calibration readings must agree within this fraction for the clock to count as a clock.
+pub const STEADY: f64 = 0.02;
+/// Readings taken to calibrate.
+pub const CALIBRATION_READINGS: usize = 3;
+
+/// Why a device can have no clock readings, before trying; `None` when the probe can run.
+pub fn unavailable(ctx: &Context) -> Option<String> {
+    if !ctx.enabled.get(Feature::ShaderSubgroupClock) {
+        return Some(
+            "unknown: the device lacks shaderSubgroupClock (VK_KHR_shader_clock), so rates per clock are unknown"
+                .into(),
+        );
+    }
+    (ctx.info.kind == "Cpu").then(|| {
+        "unknown: a CPU implementation's shader clock is not a GPU clock, so rates per clock are unknown"
+            .into()
+    })
+}
+
+/// The probe, calibrated, or why there is none: the header's `clock:` line.
+pub struct Clock<'ctx> {
+    /// The probe, where the device has a steady shader clock.
+    pub probe: Option<ClockProbe<'ctx>>,
+    /// Why there is none (`unknown: ...`).
+    pub unknown: Option<String>,
+}
+
+/// Opens the probe and checks that the clock is steady: [`CALIBRATION_READINGS`] readings must
+/// agree within [`STEADY`], or the clock is unknown (a counter that is not a clock, or one that
+/// the driver virtualises).
+pub fn open(ctx: &Context) -> Result<Clock<'_>> {
+    if let Some(reason) = unavailable(ctx) {
+        return Ok(Clock { probe: None, unknown: Some(reason) });
+    }
+    let probe = ClockProbe::new(ctx)?;
+    let readings = (0..CALIBRATION_READINGS).map(|_| probe.mhz()).collect::<Result<Vec<_>>>()?;
+    match steady(&readings) {
+        Ok(_) => Ok(Clock { probe: Some(probe), unknown: None }),
+        Err(why) => Ok(Clock {
+            probe: None,
+            unknown: Some(format!("unknown: {why}, so rates per clock are unknown")),
+        }),
+    }
+}
+
+/// The mean of calibration `readings` if they are all there and agree within [`STEADY`].
+pub fn steady(readings: &[Option<f64>]) -> std::result::Result<f64, String> {
+    let known: Vec<f64> = readings.iter().flatten().copied().collect();
+    if known.len() < readings.len() || known.is_empty() {
+        return Err("the shader clock's readings were inconsistent with the timestamps".into());
+    }
+    let (low, high) = known.iter().fold((f64::MAX, f64::MIN), |(l, h), &c| (l.min(c), h.max(c)));
+    if high / low - 1.0 > STEADY {
+        return Err(format!(
+            "the shader clock did not keep a steady rate against the timestamps ({low:.0} to {high:.0} MHz)"
+        ));
+    }
+    Ok(known.iter().sum::<f64>() / known.len() as f64)
+}
+
+/// The probe's case: compiled and created like any case's pipeline.
+fn case() -> CaseSpec {
+    CaseSpec::new("clock probe", GLSL, [1, 1, 1])
+        .push(Push::words(&[0, 0]))
+        .requires(Requirements::new().feature(Feature::ShaderSubgroupClock))
+}
+
+/// The clock rate in MHz from two spins: clocks and milliseconds of each, short then long.
+pub fn mhz_from(clocks: [u64; 2], ms: [f64; 2]) -> Option<f64> {
+    let extra_clocks = clocks[1].checked_sub(clocks[0])? as f64;
+    let extra_us = (ms[1] - ms[0]) * 1e3;
+    let mhz = extra_clocks / extra_us;
+    (extra_us > 0.0 && mhz.is_finite() && PLAUSIBLE_MHZ.contains(&mhz)).then_some(mhz)
+}
+
+fn pipeline<'a, 'ctx>(pipelines: &'a Pipelines<'ctx>, case: &CaseSpec) -> Result<&'a Pipeline<'ctx>> {
+    pipelines.get(case).ok_or_else(|| Error::CaseSpec {
+        case: case.name.clone(),
+        problem: "its pipeline was not built".into(),
+    })
+}
+
+/// The probe's pipeline, results buffer and timestamps. Fields drop in order: the set first.
+pub struct ClockProbe<'ctx> {
+    ctx: &'ctx Context,
+    case: CaseSpec,
+    set: DescriptorSet<'ctx>,
+    timestamps: TimestampPool<'ctx>,
+    clocks: Buffer<'ctx>,
+    pipelines: Pipelines<'ctx>,
+}
+
+impl<'ctx> ClockProbe<'ctx> {
+    /// The probe (the device must have been created with `shaderSubgroupClock`: see [`open`]).
+    fn new(ctx: &'ctx Context) -> Result<Self> {
+        let case = case();
+        let pipelines = pipelines::build_all(ctx, &[&case], 1)?;
+        let clocks = Buffer::new(
+            ctx,
+            "clock probe: readings",
+            BufferDesc::gpu_to_cpu(8 * 4, vk::BufferUsageFlags::STORAGE_BUFFER),
+        )?;
+        let set = DescriptorSet::new(
+            ctx,
+            pipeline(&pipelines, &case)?,
+            &[Binding::Storage(clocks.raw)],
+            "clock probe",
+        )?;
+        let timestamps = TimestampPool::new(ctx, "clock probe: timestamps")?;
+        Ok(Self { ctx, case, set, timestamps, clocks, pipelines })
+    }
+
+    /// The clock rate now, in MHz; `None` if the readings are inconsistent (a clock that
+    /// stopped or wrapped, timestamps out of order).
+    pub fn mhz(&self) -> Result<Option<f64>> {
+        let pipeline = pipeline(&self.pipelines, &self.case)?;
+        let info = &self.ctx.info;
+        let mut clocks = [0u64; 2];
+        let mut ms = [0f64; 2];
+        for (slot, spin) in SPINS.into_iter().enumerate() {
+            let push = Push::words(&[spin, slot as u32]).bytes(Mode::Time);
+            submit(self.ctx, |rec| {
+                rec.reset_timestamps(&self.timestamps);
+                rec.bind(pipeline, &self.set, &push);
+                rec.compute_barrier();
+                rec.timestamp(&self.timestamps, Stamp::Start);
+                rec.dispatch([1, 1, 1]);
+                rec.timestamp(&self.timestamps, Stamp::End);
+                rec.host_barrier();
+            })?;
+            let [start, end] = self.timestamps.read()?;
+            let Some(elapsed) = elapsed_ms(start, end, info.timestamp_valid_bits, info.timestamp_period)
+            else {
+                return Ok(None);
+            };
+            let words: Vec<u64> = self.clocks.bytes()[slot * 16..slot * 16 + 16]
+                .chunks_exact(4)
+                .map(|w| u64::from(u32::from_ne_bytes([w[0], w[1], w[2], w[3]])))
+                .collect();
+            let (first, last) = (words[0] | words[1] << 32, words[2] | words[3] << 32);
+            let Some(counted) = last.checked_sub(first) else { return Ok(None) };
+            (clocks[slot], ms[slot]) = (counted, elapsed);
+        }
+        Ok(mhz_from(clocks, ms))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fixed_cost_cancels() {
+        // 2 GHz, with 7 µs of launch and timestamps in each submission.
+        let ms = |clocks: f64| clocks / 2e9 * 1e3 + 0.007;
+        let mhz = mhz_from([100_000, 1_100_000], [ms(1e5), ms(1.1e6)]).unwrap();
+        assert!((mhz - 2000.0).abs() < 1e-6, "{mhz}");
+    }
+
+    #[test]
+    fn a_clock_is_steady_or_unknown() {
+        assert_eq!(steady(&[Some(1980.0), Some(1981.0), Some(1979.0)]), Ok(1980.0));
+        let unsteady = steady(&[Some(1021.0), Some(1506.0), Some(1153.0)]).unwrap_err();
+        assert_eq!(
+            unsteady,
+            "the shader clock did not keep a steady rate against the timestamps (1021 to 1506 MHz)"
+        );
+        assert!(steady(&[Some(1980.0), None, Some(1980.0)]).is_err());
+        assert!(steady(&[]).is_err());
+    }
+
+    #[test]
+    fn inconsistent_readings_are_unknown_not_zero_or_infinite() {
+        assert_eq!(mhz_from([100, 1_000_100], [0.5, 0.5]), None, "no extra time");
+        assert_eq!(mhz_from([1_000_100, 100], [0.1, 0.5]), None, "fewer clocks in the long spin");
+        assert_eq!(mhz_from([0, 1], [0.1, 0.5]), None, "a clock far below any GPU's");
+        assert_eq!(mhz_from([0, 1 << 40], [0.1, 0.5]), None, "a clock far above any GPU's");
+    }
+}

@@ -1,0 +1,136 @@
+//! The trust layer on a real device: a case whose shader drops its loads (built only here) is
+//! flagged implausible where the clock, the compute units and the peak are known, and everything
+//! says "unknown" where they are not (lavapipe: no VK_KHR_shader_clock, no SM count).
+
+use perftest::caps::Ceiling;
+use perftest::registry::{CaseSpec, Glsl, Resource, Unit, Work};
+use perftest::report::model::{CaseResult, Run};
+use perftest::report::text;
+use perftest::report::trust::Trust;
+use perftest::runner::outcome::Outcome;
+use perftest::runner::run::{prepare, run_cases, RunSettings};
+use perftest::runner::session::{check_validation, context_for};
+use perftest::vk::context::{Adapter, ContextOptions};
+
+use super::{perftest, temp_dir, text as utf8};
+
+/// Sums 256 vec4 loads, then (the bug) writes a constant instead of the sum: the compiler
+/// removes every load, but the case still counts 4096 bytes per invocation.
+const DROPS_ITS_LOADS: &str = r#"
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+layout(set = 0, binding = 1, std430) readonly buffer Data { vec4 data[]; };
+
+void main() {
+    vec4 sum = vec4(0.0);
+    for (uint i = 0u; i < 256u; i++) {
+        sum += data[(gl_LocalInvocationIndex + i) & 511u];
+    }
+    write_result(global_index(), 7u);
+}
+"#;
+
+fn broken_case() -> CaseSpec {
+    let glsl = Glsl { file: "drops-its-loads.glsl", source: DROPS_ITS_LOADS };
+    CaseSpec::new("StructuredBuffer<float4>.Load linear (drops its loads)", glsl, [256, 1, 1])
+        .resource(Resource::storage_buffer(512 * 16, |b| b.fill(1)))
+        .work([Work::new(256.0, Unit::Load), Work::new(4096.0, Unit::Byte).bounded_by(Ceiling::L1Bytes)])
+}
+
+#[test]
+fn a_shader_that_drops_its_loads_is_flagged_implausible_where_the_peak_is_known() {
+    let adapter = Adapter::open(&ContextOptions { validation: true, ..Default::default() })
+        .unwrap_or_else(|e| panic!("{e}"));
+    let cases = vec![broken_case()];
+    let ctx = context_for(adapter, &cases).unwrap_or_else(|e| panic!("{e}"));
+    let sink = ctx.validation_sink();
+    let trust = Trust::of(&ctx.info);
+    let prepared = prepare(&ctx, &cases, 1).unwrap_or_else(|e| panic!("{e}"));
+    let has_clock = prepared.clock.probe.is_some();
+    let settings = RunSettings { target_ms: 2.0, samples: 3, verify: false, shader_stats: false };
+    let results = run_cases(&ctx, &cases, &prepared, &settings, |_| {}, |_, _, _, _| {})
+        .unwrap_or_else(|e| panic!("{e}"));
+    let outcome: &Outcome = &results[0].1;
+    let line = text::line(&cases[0].name, outcome, &trust, None);
+    eprintln!("{line}");
+    let record = CaseResult::new(&cases[0], outcome, &trust);
+    let known = has_clock && trust.compute_units.is_some() && trust.architecture.is_some();
+    if known {
+        // The H100: 4096 counted bytes per invocation that the GPU never loads.
+        let flag = record.implausible().unwrap_or_else(|| panic!("not flagged: {line}"));
+        assert!(
+            flag.contains("% of the L1 peak") && flag.contains("the compiler may have removed work"),
+            "{flag}"
+        );
+        assert!(line.contains("[implausible: "), "{line}");
+        assert!(record.peak_percent.unwrap() > 200.0, "{record:?}");
+        let run = Run { cases: vec![record], ..super::empty_run() };
+        assert_eq!(run.strict().unwrap_err().exit_code(), perftest::ExitCode::Implausible);
+    } else {
+        // Lavapipe: nothing to hold the rate against, and the line says so instead of 0 or inf.
+        assert_eq!((record.peak_percent, record.implausible()), (None, None), "{record:?}");
+        assert!(
+            line.contains(if has_clock { "peak unknown" } else { "per clock and peak unknown" }),
+            "{line}"
+        );
+        if !has_clock {
+            assert_eq!(record.clock_mhz, None);
+            assert!(record.per_clock.is_empty());
+        }
+    }
+    drop(prepared);
+    drop(ctx);
+    check_validation(&sink).unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn cli_rates_per_clock_say_unknown_where_the_device_cannot_tell() {
+    let dir = temp_dir("trust");
+    let json = dir.join("fp32.json");
+    let args = ["--filter", "ALU fp32", "--target-ms", "1", "--samples", "3", "--format", "json", "--output"];
+    let out = perftest(&[&args[..], &[json.to_str().unwrap()]].concat(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", utf8(&out.stderr));
+    let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let case = &run["cases"][0];
+    let clock = run["device"]["clock"].as_str().unwrap();
+    if clock.starts_with("unknown") {
+        assert!(clock.ends_with("so rates per clock are unknown"), "{clock}");
+        assert!(case["clock_mhz"].is_null() && case["peak_percent"].is_null(), "{case}");
+        assert!(case.get("per_clock").is_none(), "{case}");
+    } else {
+        let mhz = case["clock_mhz"].as_f64().unwrap();
+        assert!(mhz.is_finite() && mhz > 10.0, "{case}");
+    }
+    // Text says the same, in the header and on the line.
+    let out = perftest(&["--filter", "ALU fp32", "--target-ms", "1", "--samples", "3"], &[]);
+    let stdout = utf8(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", utf8(&out.stderr));
+    assert!(stdout.contains("\nclock:      ") && stdout.contains("\nunits:      "), "{stdout}");
+    assert!(stdout.contains("\npeaks:      "), "{stdout}");
+    assert!(stdout.contains("\nclock: "), "the summary line after the cases: {stdout}");
+    assert!(!stdout.contains(" inf") && !stdout.contains("NaN") && !stdout.contains(" 0.000 "), "{stdout}");
+    if clock.starts_with("unknown") {
+        assert!(stdout.contains("FLOPS, per clock and peak unknown"), "{stdout}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn cli_all_devices_writes_one_document_per_row() {
+    let dir = temp_dir("all-devices");
+    let path = dir.join("rows.json");
+    let args =
+        ["--all-devices", "--filter", "ALU int32", "--target-ms", "1", "--samples", "3", "--format", "json"];
+    let out = perftest(&[&args[..], &["--output", path.to_str().unwrap()]].concat(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", utf8(&out.stderr));
+    let first = perftest::report::load(&dir.join("rows-row1.json")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(first.cases.len(), 1);
+    assert!(!path.exists(), "rows get their own files, never the bare name");
+    // Without --output a document per row has nowhere to go: a usage error that says what to do.
+    let out = perftest(&args, &[]);
+    let stderr = utf8(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("give --output FILE"), "{stderr}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
