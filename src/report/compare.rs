@@ -75,7 +75,10 @@ pub fn compare(labels: &[String], runs: &[Run]) -> Comparison {
         .iter()
         .zip(runs)
         .map(|(label, run)| {
-            printable(&format!("{label}: {} ({}){}", run.device.name, run.date, run.ending.mark()))
+            // The clock says whether a difference could be throttling rather than the code.
+            let clock =
+                run.clock_median_mhz.map(|mhz| format!(", median clock {mhz:.0} MHz")).unwrap_or_default();
+            printable(&format!("{label}: {} ({}{clock}){}", run.device.name, run.date, run.ending.mark()))
                 .into_owned()
         })
         .collect();
@@ -185,6 +188,7 @@ mod tests {
         let first = crate::report::model::tests::sample_run();
         let mut second = first.clone();
         second.device.name = "llvmpipe".into();
+        second.clock_median_mhz = None;
         second.cases[0].rate = Some(Amount { value: 1.126e12, unit: "loads/s".into() });
         second.cases.remove(1);
         let mut extra = second.cases[0].clone();
@@ -196,7 +200,8 @@ mod tests {
     #[test]
     fn matches_by_name_with_ratios_against_the_first_run() {
         let c = compare(&["a.json".into(), "b.json".into()], &two_runs());
-        assert_eq!(c.runs[1], "b.json: llvmpipe (2026-11-21T02:00:00Z)");
+        assert_eq!(c.runs[0], "a.json: NVIDIA H100 80GB HBM3 (2026-11-21T02:00:00Z, median clock 1980 MHz)");
+        assert_eq!(c.runs[1], "b.json: llvmpipe (2026-11-21T02:00:00Z)", "no clock: nothing said");
         let names: Vec<&str> = c.rows.iter().map(|r| r.name.as_str()).collect();
         assert_eq!(names, ["ByteAddressBuffer.Load uniform", "ALU fp64 FMA", "Only in run 2"]);
         assert!((c.rows[0].ratios[1].unwrap() - 0.2).abs() < 1e-9);
