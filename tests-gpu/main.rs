@@ -29,7 +29,7 @@ const SHORT_SWEEP: &str = "branch.n=0:8:8";
 fn run_all(settings: RunSettings) -> Vec<(String, Outcome)> {
     let (ctx, cases) = validated(&[SHORT_SWEEP], None);
     let sink = ctx.validation_sink();
-    let prepared = prepare(&ctx, &cases, 2).unwrap_or_else(|e| panic!("{e}"));
+    let prepared = prepare(&ctx, &cases, 2, !settings.verify).unwrap_or_else(|e| panic!("{e}"));
     let results = run_cases(&ctx, &cases, &prepared, &settings, |_| {}, |_, _, _, _| {})
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(results.len(), cases.len());
@@ -105,7 +105,7 @@ fn a_short_timed_run_gives_finite_positive_rates() {
 fn without_the_baseline_load_lines_say_why_there_is_no_ratio() {
     let (ctx, cases) = validated(&[], Some("Buffer<R8>.Load"));
     let settings = RunSettings { target_ms: 1.0, samples: 3, verify: false, shader_stats: false };
-    let prepared = prepare(&ctx, &cases, 2).unwrap_or_else(|e| panic!("{e}"));
+    let prepared = prepare(&ctx, &cases, 2, true).unwrap_or_else(|e| panic!("{e}"));
     let mut notes_seen = Vec::new();
     let results = run_cases(
         &ctx,
@@ -132,7 +132,7 @@ fn without_the_baseline_load_lines_say_why_there_is_no_ratio() {
 #[test]
 fn cases_that_differ_only_in_push_constants_share_a_pipeline() {
     let (ctx, cases) = validated(&["branch.n=0:24:8"], Some("branch"));
-    let prepared = prepare(&ctx, &cases, 2).unwrap_or_else(|e| panic!("{e}"));
+    let prepared = prepare(&ctx, &cases, 2, true).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(cases.len(), 4 * 12);
     assert_eq!(prepared.pipelines.len(), 3, "baseline, long, short: one shader each");
 }

@@ -126,7 +126,7 @@ fn every_binding_kind_and_reset_works_end_to_end() {
     let adapter = Adapter::open(&options).unwrap_or_else(|e| panic!("{e}"));
     let ctx = context_for(adapter, &cases).unwrap_or_else(|e| panic!("{e}"));
     let sink = ctx.validation_sink();
-    let prepared = prepare(&ctx, &cases, 2).unwrap_or_else(|e| panic!("{e}"));
+    let prepared = prepare(&ctx, &cases, 2, true).unwrap_or_else(|e| panic!("{e}"));
     for (case, skipped) in cases.iter().zip(&prepared.skipped) {
         assert_eq!(skipped, &None, "{}: lavapipe and real GPUs offer all of these", case.name);
         let pipeline = prepared.pipelines.get(case).expect("built");
@@ -152,7 +152,7 @@ fn a_push_block_that_disagrees_with_the_shader_is_a_compile_error_naming_the_cas
     let options = ContextOptions { validation: true, ..Default::default() };
     let adapter = Adapter::open(&options).unwrap_or_else(|e| panic!("{e}"));
     let ctx = context_for(adapter, std::slice::from_ref(&case)).unwrap_or_else(|e| panic!("{e}"));
-    let error = prepare(&ctx, std::slice::from_ref(&case), 1).err().expect("the sizes differ");
+    let error = prepare(&ctx, std::slice::from_ref(&case), 1, true).err().expect("the sizes differ");
     assert_eq!(error.exit_code(), perftest::ExitCode::Compile);
     let text = error.to_string();
     assert!(

@@ -99,13 +99,11 @@ pub fn describe(cases: &[CaseSpec]) -> String {
                 ceilings.push(name);
             }
         }
-        let peak = if ceilings == ["none"] {
+        ceilings.retain(|c| *c != "none");
+        let peak = if ceilings.is_empty() {
             "none: no peak is known for what it counts, so lines say \"peak unknown\"".to_owned()
         } else {
-            format!(
-                "% of the {} peak, where the architecture is known",
-                ceilings.join(", ").replace("none, ", "")
-            )
+            format!("% of the {} peak, where the architecture is known", ceilings.join(", "))
         };
         out.push_str(&wrapped("peak", &peak));
         for axis in family.axes {

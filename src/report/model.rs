@@ -221,8 +221,8 @@ pub struct CaseResult {
     pub axes: BTreeMap<String, u64>,
     /// ok, skipped or failed.
     pub status: Status,
-    /// Why it was skipped or failed; for verified cases, what was checked; for timed cases, a
-    /// warning (over the submission cap) or nothing.
+    /// Why it was skipped or failed; for verified cases, what was checked; for timed cases
+    /// nothing (format 2 put the submission-cap warning here; format 3 has it in `flags`).
     pub reason: Option<String>,
     /// Median milliseconds per measurement.
     pub median_ms: Option<f64>,
@@ -262,7 +262,8 @@ pub struct CaseResult {
     /// Which peak `peak_percent` is of (`L1: 128.0 B/clk/SM`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub peak: Option<String>,
-    /// What to doubt about the result: noisy, unsettled, over the submission cap, throttled, implausible.
+    /// What to doubt about the result: noisy, unsettled, over the submission cap, unsteady clock,
+    /// throttled, implausible.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<String>,
 }
@@ -318,7 +319,6 @@ impl CaseResult {
                     .collect();
                 record.rate = record.rates.first().cloned();
                 record.ratio = *ratio;
-                record.reason = outcome.over_submission_cap();
                 let judged = trust.judge(outcome);
                 record.clock_mhz = judged.clock_mhz;
                 record.per_clock = judged
@@ -416,13 +416,18 @@ pub fn load(path: &Path) -> Result<Run> {
                 )));
             }
         }
-        let positive = [case.ratio, case.clock_mhz, case.peak_percent];
+        let positive = [case.ratio, case.clock_mhz, case.peak_percent, run.clock_median_mhz];
         if positive.iter().flatten().any(|r| !(*r > 0.0 && *r < IMPLAUSIBLE)) {
             return Err(bad(format!(
                 "has an impossible ratio, clock or % of peak for case \"{}\"",
                 crate::report::format::printable(&case.name)
             )));
         }
+    }
+    if run.device.compute_units == Some(0) {
+        return Err(bad(
+            "says the device has 0 compute units (perftest writes a count or null); was it edited?".into(),
+        ));
     }
     if run.interrupted && run.ending.state == RunState::Complete {
         run.ending = Ending { state: RunState::Interrupted, exit_code: 1, message: None };

@@ -70,8 +70,9 @@ pub fn clock_summary(run: &Run) -> String {
 }
 
 /// One result line: `name: rates = per clock at MHz, % of peak  (median, min, spread, dispatch)
-/// [flags]`, or the verification or skip; throttling is judged against `median` MHz.
-pub fn line(name: &str, outcome: &Outcome, trust: &Trust, median: Option<f64>) -> String {
+/// [flags]`, or the verification or skip. Throttling needs the whole run's median clock, so lines
+/// never say it: [`clock_summary`] names the throttled cases after the last line.
+pub fn line(name: &str, outcome: &Outcome, trust: &Trust) -> String {
     match outcome {
         Outcome::Skipped(reason) => format!("{name}: skipped ({reason})"),
         Outcome::Verified { checked } => {
@@ -84,7 +85,7 @@ pub fn line(name: &str, outcome: &Outcome, trust: &Trust, median: Option<f64>) -
             let judged = trust.judge(outcome);
             let per_clock = judged.text(trust.compute_units.map(|u| u.name));
             let flags: String =
-                trust::flags(outcome, &judged, median).iter().map(|f| format!("  [{f}]")).collect();
+                trust::flags(outcome, &judged, None).iter().map(|f| format!("  [{f}]")).collect();
             let mut lead = String::new();
             if *with_time {
                 let per_second = outcome.rate().unwrap_or(f64::NAN);
@@ -130,7 +131,7 @@ mod tests {
 
     #[test]
     fn a_timed_line_gives_rate_median_min_and_spread() {
-        let text = line("ALU fp32 FMA", &timed(&[20.0, 20.1, 19.9], true), &Trust::default(), None);
+        let text = line("ALU fp32 FMA", &timed(&[20.0, 20.1, 19.9], true), &Trust::default());
         assert_eq!(
             text,
             "ALU fp32 FMA: 65.0 TFLOPS, per clock and peak unknown  (median 20.000 ms, min 19.900 ms, cv 0.5%, 3 samples \
@@ -140,7 +141,7 @@ mod tests {
 
     #[test]
     fn noisy_and_unsettled_results_are_marked() {
-        let text = line("x", &timed(&[20.0, 25.0, 15.0], false), &Trust::default(), None);
+        let text = line("x", &timed(&[20.0, 25.0, 15.0], false), &Trust::default());
         assert!(text.contains("[noisy: cv above 3%]"), "{text}");
         assert!(text.contains("[unsettled"), "{text}");
     }
@@ -151,12 +152,12 @@ mod tests {
         if let Outcome::Timed { measurement, .. } = &mut outcome {
             measurement.groups = 1;
         }
-        let text = line("65535X Coherent branch baseline", &outcome, &Trust::default(), None);
+        let text = line("65535X Coherent branch baseline", &outcome, &Trust::default());
         assert!(
             text.contains("[over the submission cap: 501 ms per measurement at 1 workgroup(s)"),
             "{text}"
         );
-        assert!(!line("x", &timed(&[20.0, 20.0, 20.0], true), &Trust::default(), None).contains("cap"));
+        assert!(!line("x", &timed(&[20.0, 20.0, 20.0], true), &Trust::default()).contains("cap"));
     }
 
     #[test]
@@ -179,7 +180,7 @@ mod tests {
             ratio: Some(3.907),
             with_time: true,
         };
-        let text = line("Buffer<R8>.Load uniform", &outcome, &Trust::default(), None);
+        let text = line("Buffer<R8>.Load uniform", &outcome, &Trust::default());
         assert!(
             text.starts_with(
                 "Buffer<R8>.Load uniform: 20.000ms 3.907x  215 Gloads/s, 859 GB/s, per clock and peak unknown  (median \
@@ -195,7 +196,6 @@ mod tests {
             "ALU fp64 FMA",
             &Outcome::Skipped("the device lacks shaderFloat64".into()),
             &Trust::default(),
-            None,
         );
         assert_eq!(text, "ALU fp64 FMA: skipped (the device lacks shaderFloat64)");
     }

@@ -48,14 +48,19 @@ pub struct Judgement {
     pub peak: Option<PeakShare>,
 }
 
-/// A number with about four significant digits, for per-clock figures (`124.7`, `15.50`, `0.2500`).
+/// A number with four significant digits, for per-clock figures (`124.7`, `15.50`, `0.08600`);
+/// never rounded to 0: below 10^-6 it switches to an exponent (`3.000e-7`).
 pub fn sig4(value: f64) -> String {
-    match value.abs() {
-        v if v >= 1000.0 => format!("{value:.0}"),
-        v if v >= 100.0 => format!("{value:.1}"),
-        v if v >= 10.0 => format!("{value:.2}"),
-        _ => format!("{value:.3}"),
+    let magnitude = value.abs();
+    if magnitude >= 1000.0 {
+        return format!("{value:.0}");
     }
+    if magnitude < 1e-6 {
+        return format!("{value:.3e}");
+    }
+    // Digits after the point so that four significant ones show: 3 for [1, 10), 4 for [0.1, 1), ...
+    let decimals = (3 - magnitude.log10().floor() as i32).max(0) as usize;
+    format!("{value:.decimals$}")
 }
 
 /// The unit of a rate per clock per compute unit (`B/clk/SM`).
@@ -110,7 +115,7 @@ impl Trust {
 
     /// The architecture's peaks, for the header.
     pub fn peaks_line(&self, vendor_id: u32, device_id: u32) -> String {
-        let unit = self.compute_units.map_or("CU", |u| u.name);
+        let unit = self.compute_units.map_or("compute unit", |u| u.name);
         match self.architecture {
             Some(arch) => {
                 let peaks: Vec<String> = arch
@@ -299,6 +304,22 @@ mod tests {
         let text = branch.text(Some("SM"));
         assert!(text.ends_with("invocations/clk/SM at 1980 MHz, peak unknown"), "{text}");
         assert!(Trust::default().peaks_line(0x10005, 0).starts_with("unknown for vendor 0x10005"));
+    }
+
+    #[test]
+    fn per_clock_figures_keep_four_significant_digits_and_never_read_zero() {
+        let cases = [
+            (124.75, "124.8"),
+            (15.5, "15.50"),
+            (7.794, "7.794"),
+            (0.086, "0.08600"),
+            (3.0e-4, "0.0003000"),
+            (3.0e-7, "3.000e-7"),
+            (2048.4, "2048"),
+        ];
+        for (value, text) in cases {
+            assert_eq!(sig4(value), text, "{value}");
+        }
     }
 
     #[test]

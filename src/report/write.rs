@@ -102,7 +102,7 @@ pub fn to_csv(run: &Run) -> Result<String> {
                 &per_clock,
                 &known(c.peak_percent),
                 &peak,
-                &c.flags.join(";"),
+                &c.flags.join(" | "),
                 &run_state,
             ])
             .map_err(csv_err)?;

@@ -54,22 +54,38 @@ pub struct Clock<'ctx> {
     pub unknown: Option<String>,
 }
 
+/// Calibration attempts before the clock counts as unknown: a GPU still ramping up from idle may
+/// need more than one.
+pub const CALIBRATION_ATTEMPTS: usize = 3;
+
 /// Opens the probe and checks that the clock is steady: [`CALIBRATION_READINGS`] readings must
-/// agree within [`STEADY`], or the clock is unknown (a counter that is not a clock, or one that
-/// the driver virtualises).
-pub fn open(ctx: &Context) -> Result<Clock<'_>> {
+/// agree within [`STEADY`] (in one of [`CALIBRATION_ATTEMPTS`] tries), or the clock is unknown (a
+/// counter that is not a clock, or one the driver virtualises). The probe is optional: if it
+/// fails, the clock is unknown and the run goes on.
+pub fn open(ctx: &Context) -> Clock<'_> {
     if let Some(reason) = unavailable(ctx) {
-        return Ok(Clock { probe: None, unknown: Some(reason) });
+        return Clock { probe: None, unknown: Some(reason) };
     }
-    let probe = ClockProbe::new(ctx)?;
-    let readings = (0..CALIBRATION_READINGS).map(|_| probe.mhz()).collect::<Result<Vec<_>>>()?;
-    match steady(&readings) {
-        Ok(_) => Ok(Clock { probe: Some(probe), unknown: None }),
-        Err(why) => Ok(Clock {
-            probe: None,
-            unknown: Some(format!("unknown: {why}, so rates per clock are unknown")),
-        }),
+    let unknown = |why: String| Clock {
+        probe: None,
+        unknown: Some(format!("unknown: {why}, so rates per clock are unknown")),
+    };
+    let probe = match ClockProbe::new(ctx) {
+        Ok(probe) => probe,
+        Err(error) => return unknown(format!("the clock probe could not be created ({error})")),
+    };
+    let mut why = String::new();
+    for _ in 0..CALIBRATION_ATTEMPTS {
+        let readings = match (0..CALIBRATION_READINGS).map(|_| probe.mhz()).collect::<Result<Vec<_>>>() {
+            Ok(readings) => readings,
+            Err(error) => return unknown(format!("the clock probe failed ({error})")),
+        };
+        match steady(&readings) {
+            Ok(_) => return Clock { probe: Some(probe), unknown: None },
+            Err(reason) => why = reason,
+        }
     }
+    unknown(why)
 }
 
 /// The mean of calibration `readings` if they are all there and agree within [`STEADY`].

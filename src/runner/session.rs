@@ -129,10 +129,11 @@ pub fn benchmark(cli: &Cli) -> Result<()> {
         }
         let output = cli.output.as_deref().map(|path| row_path(path, n));
         if let Err(error) = benchmark_row(cli, Some(n), output.as_deref()) {
-            if cli.output.is_some() || cli.format != Format::Text {
-                eprintln!("perftest: row {n}: {error}");
+            // The first error is returned (and printed once, by main); later ones are said here.
+            match first_error {
+                None => first_error = Some(error),
+                Some(_) => eprintln!("perftest: row {n}: {error}"),
             }
-            first_error.get_or_insert(error);
         }
     }
     first_error.map_or(Ok(()), Err)
@@ -168,7 +169,7 @@ fn benchmark_row(cli: &Cli, index: Option<usize>, output: Option<&Path>) -> Resu
     let (ctx, selected) = open(&options, &axes, cli.filter.as_deref(), &cli.skip)?;
     let sink = ctx.validation_sink();
     let device = model::Device::from(&ctx.info);
-    let prepared = prepare(&ctx, &selected, super::pipelines::default_threads())?;
+    let prepared = prepare(&ctx, &selected, super::pipelines::default_threads(), !settings.verify)?;
     let built = &prepared.pipelines;
     let pipelines = format!(
         "{} for {} cases compiled and created in {:.2} s on {} threads",
@@ -177,11 +178,7 @@ fn benchmark_row(cli: &Cli, index: Option<usize>, output: Option<&Path>) -> Resu
         built.elapsed.as_secs_f64(),
         built.threads
     );
-    let clock = match &prepared.clock.unknown {
-        _ if settings.verify => "not read: --verify times nothing".to_owned(),
-        Some(reason) => reason.clone(),
-        None => text::CLOCK_MEASURED.to_owned(),
-    };
+    let clock = prepared.clock.unknown.clone().unwrap_or_else(|| text::CLOCK_MEASURED.to_owned());
     let trust = Trust::of(&ctx.info);
     let header = text::header(&ctx.info, &settings_text(&settings, &selected), &pipelines, &clock);
     // Text goes to stdout line by line; every other destination gets one document at the end.
@@ -193,8 +190,6 @@ fn benchmark_row(cli: &Cli, index: Option<usize>, output: Option<&Path>) -> Resu
     let mut records: Vec<model::CaseResult> = Vec::new();
     let mut write_error = None;
     let mut current: Option<&CaseSpec> = None;
-    // Lines are judged against the median clock of the cases so far; the documents, against the whole run's.
-    let mut clocks: Vec<f64> = Vec::new();
     let progress = Progress::new(selected.len());
     let outcome = run_cases(
         &ctx,
@@ -207,9 +202,7 @@ fn benchmark_row(cli: &Cli, index: Option<usize>, output: Option<&Path>) -> Resu
         },
         |case, outcome, notes, shader| {
             let mut record = model::CaseResult::new(case, outcome, &trust);
-            clocks.extend(record.clock_mhz);
-            let mut line =
-                text::line(&case.name, outcome, &trust, report::trust::median_clock(clocks.clone()));
+            let mut line = text::line(&case.name, outcome, &trust);
             for note in notes {
                 line.push_str(&format!("\n    {note}"));
             }

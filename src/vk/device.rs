@@ -48,15 +48,17 @@ pub struct ComputeUnits {
 }
 
 /// The compute units `physical` reports through a vendor extension it offers
-/// (VK_NV_shader_sm_builtins, VK_AMD_shader_core_properties or VK_ARM_shader_core_builtins).
+/// (VK_NV_shader_sm_builtins, VK_AMD_shader_core_properties(2) or VK_ARM_shader_core_builtins).
 fn compute_units(instance: &Instance, physical: vk::PhysicalDevice) -> Option<ComputeUnits> {
     let offered = extensions(instance, physical);
     let mut nv = vk::PhysicalDeviceShaderSMBuiltinsPropertiesNV::default();
     let mut amd = vk::PhysicalDeviceShaderCorePropertiesAMD::default();
+    let mut amd2 = vk::PhysicalDeviceShaderCoreProperties2AMD::default();
     let mut arm = vk::PhysicalDeviceShaderCoreBuiltinsPropertiesARM::default();
-    let (has_nv, has_amd, has_arm) = (
+    let (has_nv, has_amd, has_amd2, has_arm) = (
         offers(&offered, ash::nv::shader_sm_builtins::NAME),
         offers(&offered, ash::amd::shader_core_properties::NAME),
+        offers(&offered, ash::amd::shader_core_properties2::NAME),
         offers(&offered, ash::arm::shader_core_builtins::NAME),
     );
     let mut props = vk::PhysicalDeviceProperties2::default();
@@ -66,17 +68,29 @@ fn compute_units(instance: &Instance, physical: vk::PhysicalDevice) -> Option<Co
     if has_amd {
         props = props.push_next(&mut amd);
     }
+    if has_amd2 {
+        props = props.push_next(&mut amd2);
+    }
     if has_arm {
         props = props.push_next(&mut arm);
     }
     // SAFETY: physical belongs to instance (Vulkan 1.2); only structs of offered extensions are
     // chained, and each lives across the call.
     unsafe { instance.raw.get_physical_device_properties2(physical, &mut props) };
-    let amd_count =
-        amd.shader_engine_count * amd.shader_arrays_per_engine_count * amd.compute_units_per_shader_array;
+    // The active count where the driver gives it (a cut-down chip has fewer CUs than its layout).
+    let amd_layout = amd
+        .shader_engine_count
+        .checked_mul(amd.shader_arrays_per_engine_count)
+        .and_then(|n| n.checked_mul(amd.compute_units_per_shader_array))
+        .unwrap_or(0);
+    let (amd_count, amd_source) = if has_amd2 && amd2.active_compute_unit_count > 0 {
+        (amd2.active_compute_unit_count, "VK_AMD_shader_core_properties2")
+    } else {
+        (amd_layout, "VK_AMD_shader_core_properties")
+    };
     let found = [
         (has_nv, nv.shader_sm_count, "SM", "VK_NV_shader_sm_builtins"),
-        (has_amd, amd_count, "CU", "VK_AMD_shader_core_properties"),
+        (has_amd || has_amd2, amd_count, "CU", amd_source),
         (has_arm, arm.shader_core_count, "core", "VK_ARM_shader_core_builtins"),
     ];
     found
