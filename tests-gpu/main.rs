@@ -23,11 +23,12 @@ fn validated(axes: &[&str], filter: Option<&str>) -> (Context, Vec<CaseSpec>) {
     open(&options, &axes, filter, &[]).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Every case, with the branch cases swept over N = 0 and 8 only (each builds two 16 MB textures).
-const SHORT_SWEEP: &str = "branch.n=0:8:8";
+/// Every case, with the branch cases swept over N = 0 and 8 only (each builds two 16 MB textures)
+/// and the bandwidth sweep over 16, 64 and 256 KiB (lavapipe streams its gigabytes slowly).
+const SHORT_AXES: [&str; 2] = ["branch.n=0:8:8", "sweep.bytes=16K..256K*4"];
 
 fn run_all(settings: RunSettings) -> Vec<(String, Outcome)> {
-    let (ctx, cases) = validated(&[SHORT_SWEEP], None);
+    let (ctx, cases) = validated(&SHORT_AXES, None);
     let sink = ctx.validation_sink();
     let prepared = prepare(&ctx, &cases, 2, !settings.verify).unwrap_or_else(|e| panic!("{e}"));
     let results = run_cases(&ctx, &cases, &prepared, &settings, |_| {}, |_, _, _, _| {})
@@ -89,7 +90,7 @@ fn a_short_timed_run_gives_finite_positive_rates() {
             assert!(rate.is_finite() && rate > 1e6, "{name}: {rate} {}", w.unit.rate_name());
         }
         // Load cases carry a ratio to Buffer<RGBA8>.Load random; the baseline is 1.0x itself.
-        if name.starts_with("ALU") {
+        if name.starts_with("ALU") || name.starts_with("Sweep") {
             assert_eq!(*ratio, None, "{name}");
         } else {
             let ratio = ratio.unwrap_or_else(|| panic!("{name}: no ratio"));
@@ -175,7 +176,7 @@ fn text(bytes: &[u8]) -> String {
 
 #[test]
 fn cli_verify_with_validation_passes_quietly() {
-    let out = perftest(&["--verify", "--validation", "--axis", SHORT_SWEEP], &[]);
+    let out = perftest(&["--verify", "--validation", "--axis", SHORT_AXES[0], "--axis", SHORT_AXES[1]], &[]);
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
     assert!(stdout.starts_with("perftest "), "{stdout}");
@@ -302,6 +303,28 @@ fn cli_compare_gives_verdicts_and_gates_on_slower_cases() {
 }
 
 #[test]
+fn cli_a_sweep_ends_with_its_levels() {
+    let args = ["--filter", "Sweep SSBO vec4 linear", "--axis", "sweep.bytes=16K..1M*4", "--target-ms", "1"];
+    let out = perftest(&[&args[..], &["--samples", "3"]].concat(), &[]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(stdout.matches("\nSweep SSBO vec4 linear ").count(), 4, "{stdout}");
+    // Four sizes up to 1 MiB: no DRAM claimed, the levels only numbered.
+    assert!(stdout.contains("\nlevels: Sweep SSBO vec4 linear: level 1 "), "{stdout}");
+    let dir = temp_dir("levels");
+    let json = dir.join("sweep.json");
+    let out = perftest(
+        &[&args[..], &["--samples", "3", "--format", "json", "--output", json.to_str().unwrap()]].concat(),
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let run = perftest::report::load(&json).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(run.levels[0].variant, "Sweep SSBO vec4 linear");
+    assert!(run.levels[0].levels.iter().all(|l| l.rate > 0.0 && l.from_bytes <= l.to_bytes));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
 fn cli_csv_and_markdown_formats() {
     let out = perftest(&["--verify", "--filter", "Buffer<R8>", "--format", "csv"], &[]);
     let stdout = text(&out.stdout);
@@ -329,7 +352,7 @@ fn cli_ctrl_c_stops_after_the_current_case_and_writes_what_finished() {
     // Text on a pipe: wait for the first finished case (pipelines are built first, and how long
     // that takes depends on the machine's load), then interrupt.
     let mut child = Command::new(env!("CARGO_BIN_EXE_perftest"))
-        .args(["--skip", "branch", "--target-ms", "5", "--samples", "3"])
+        .args(["--skip", "branch", "--skip", "Sweep", "--target-ms", "5", "--samples", "3"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -383,7 +406,19 @@ fn cli_ctrl_c_writes_an_interrupted_document() {
     let dir = temp_dir("interrupt");
     let file = dir.join("run.json");
     let child = Command::new(env!("CARGO_BIN_EXE_perftest"))
-        .args(["--skip", "branch", "--target-ms", "5", "--samples", "3", "--format", "json", "--output"])
+        .args([
+            "--skip",
+            "branch",
+            "--skip",
+            "Sweep",
+            "--target-ms",
+            "5",
+            "--samples",
+            "3",
+            "--format",
+            "json",
+            "--output",
+        ])
         .arg(&file)
         .stderr(std::process::Stdio::piped())
         .spawn()

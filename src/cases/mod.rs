@@ -6,4 +6,5 @@
 mod alu;
 mod branch;
 mod load;
+mod sweep;
 mod texture;

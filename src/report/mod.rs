@@ -3,6 +3,7 @@
 
 pub mod compare;
 pub mod format;
+pub mod levels;
 pub mod matching;
 pub mod model;
 pub mod output;

@@ -37,6 +37,9 @@ pub struct Run {
     /// The median of the cases' clocks, MHz (null: unknown); the throttle flags are against it.
     #[serde(default)]
     pub clock_median_mhz: Option<f64>,
+    /// The memory levels each variant swept over a bytes axis shows (see [`super::levels`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub levels: Vec<super::levels::Levels>,
     /// The cases, in run order.
     pub cases: Vec<CaseResult>,
 }
@@ -510,6 +513,7 @@ pub(crate) mod tests {
             interrupted: false,
             ending: Ending::default(),
             clock_median_mhz: Some(1980.0),
+            levels: Vec::new(),
             cases: vec![
                 case("ByteAddressBuffer.Load uniform", Some(5.63e12), Some(2.985), Status::Ok),
                 case("ALU fp64 FMA", None, None, Status::Skipped),

@@ -205,12 +205,23 @@ fn lines(
     let mut variants: Vec<String> = Vec::new();
     let mut series: Vec<Line> = Vec::new();
     let mut unit = String::new();
+    // Against a working-set size, bandwidth (B/s) is what compares across load widths.
+    let bytes = axis.contains("bytes");
+    let bandwidth = |case: &CaseResult| case.rates.iter().find(|a| a.unit == "B/s").cloned();
     for m in &panel.rows {
         for (run, case) in m.found.iter().enumerate() {
             let (Some(case), Some(&x)) = (case, m.any().axes.get(axis)) else { continue };
-            let Some(v) = value(case, panel.metric) else { continue };
+            let rate = match (bytes, panel.metric) {
+                (true, Metric::Rate) => bandwidth(case).or_else(|| case.rate.clone()),
+                _ => case.rate.clone(),
+            };
+            let v = match panel.metric {
+                Metric::Rate => rate.as_ref().map(|a| a.value),
+                Metric::Ratio => value(case, panel.metric),
+            };
+            let Some(v) = v else { continue };
             if unit.is_empty() {
-                unit = case.rate.as_ref().map(|a| a.unit.clone()).unwrap_or_default();
+                unit = rate.map(|a| a.unit).unwrap_or_default();
             }
             let variant = match variants.iter().position(|v| *v == case.variant) {
                 Some(i) => i,
@@ -238,6 +249,7 @@ fn lines(
     let xs = series.iter().flat_map(|l| l.points.iter().map(|p| p.0));
     let (x_min, x_max) = xs.fold((f64::MAX, f64::MIN), |(lo, hi), x| (lo.min(x), hi.max(x)));
     let y_max = series.iter().flat_map(|l| l.points.iter().map(|p| p.1)).fold(0.0, f64::max);
+    let y_min = series.iter().flat_map(|l| l.points.iter().map(|p| p.1)).fold(f64::MAX, f64::min);
     if series.is_empty() || y_max <= 0.0 {
         return area
             .draw(&Text::new(
@@ -254,12 +266,17 @@ fn lines(
     let x_label = if axis == "n" { "n (iterations)".to_owned() } else { axis.to_owned() };
     let caption = format!("{} (x: {x_label})", panel.group);
     let x_range = (x_min, x_max.max(x_min + 1.0));
-    // Bytes axes (a test keeps them named so) are drawn on a log scale and labelled in KiB, MiB, ...
-    let bytes = axis.contains("bytes");
+    // Bytes axes (a test keeps them named so) are drawn on a log scale and labelled in KiB, MiB, ...;
+    // their bandwidth spans decades (L1 to DRAM), so it is drawn log too.
     let log = bytes && x_min > 0.0;
     let mut chart = ChartBuilder::on(area);
     chart.caption(printable(&caption), font(16)).margin(10).x_label_area_size(32).y_label_area_size(70);
-    if log {
+    if log && y_min > 0.0 {
+        let y_range = (y_min / 1.3..y_max * 1.3).log_scale();
+        let mut chart =
+            chart.build_cartesian_2d((x_range.0..x_range.1).log_scale(), y_range).map_err(fail)?;
+        draw_series(&mut chart, &series, &y_label, &x_label, bytes)
+    } else if log {
         let mut chart =
             chart.build_cartesian_2d((x_range.0..x_range.1).log_scale(), 0.0..y_max * 1.1).map_err(fail)?;
         draw_series(&mut chart, &series, &y_label, &x_label, bytes)
@@ -269,8 +286,27 @@ fn lines(
     }
 }
 
-fn draw_series<'a, X>(
-    chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, plotters::coord::types::RangedCoordf64>>,
+/// A byte count as an axis label: exact binary sizes as such (`64 MiB`), others to three digits
+/// in the largest binary unit below them (`97.7 KiB` for a log scale's 100000).
+fn bytes_label(bytes: f64) -> String {
+    if bytes.fract() == 0.0 && (bytes as u64).is_power_of_two() {
+        return crate::registry::format_bytes(bytes as u64);
+    }
+    let units = [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")];
+    let (shift, name) = units.into_iter().find(|(shift, _)| bytes >= 2f64.powi(*shift)).unwrap_or((0, "B"));
+    let value = bytes / 2f64.powi(shift);
+    let text = if value >= 100.0 {
+        format!("{value:.0}")
+    } else if value >= 10.0 {
+        format!("{value:.1}")
+    } else {
+        format!("{value:.2}")
+    };
+    format!("{text} {name}")
+}
+
+fn draw_series<'a, X, Y>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
     series: &[Line],
     y_label: &str,
     x_label: &str,
@@ -278,19 +314,14 @@ fn draw_series<'a, X>(
 ) -> Result<(), String>
 where
     X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
     chart
         .configure_mesh()
         .y_desc(y_label)
         .x_desc(x_label)
         .y_label_formatter(&|v| if *v >= 1e3 { si(*v, "") } else { format!("{v:.2}") })
-        .x_label_formatter(&|v| {
-            if bytes && *v >= 1.0 {
-                crate::registry::format_bytes(*v as u64)
-            } else {
-                format!("{v}")
-            }
-        })
+        .x_label_formatter(&|v| if bytes && *v >= 1.0 { bytes_label(*v) } else { format!("{v}") })
         .light_line_style(WHITE.mix(0.0))
         .draw()
         .map_err(fail)?;
@@ -328,6 +359,15 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn byte_labels_are_readable() {
+        assert_eq!(bytes_label(65536.0), "64 KiB");
+        assert_eq!(bytes_label(100000.0), "97.7 KiB");
+        assert_eq!(bytes_label(1e9), "954 MiB");
+        assert_eq!(bytes_label(1e10), "9.31 GiB");
+        assert_eq!(bytes_label(100.0), "100 B");
+    }
     use crate::report::model::tests::sample_run;
     use crate::report::model::CaseResult;
 

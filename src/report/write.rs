@@ -147,6 +147,10 @@ pub fn to_markdown(run: &Run) -> String {
     );
     out.insert_str(out.find("\n\n").unwrap_or(0), &format!("\n\n{}", cell(&run.ending.line())));
     let num = |v: Option<f64>, digits: usize| v.map(|v| format!("{v:.digits$}")).unwrap_or_default();
+    if !run.levels.is_empty() {
+        let levels = super::levels::text(&run.levels).replace('\n', "\n\n");
+        out.insert_str(out.find("\n\n| case |").map_or(0, |i| i + 2), &cell(&levels));
+    }
     for c in &run.cases {
         let timed = c.median_ms.is_some();
         let unknown = || if timed { "unknown".to_owned() } else { String::new() };

@@ -245,9 +245,11 @@ fn benchmark_row(cli: &Cli, index: Option<usize>, output: Option<&Path>) -> Resu
         interrupted: false,
         ending: model::Ending::default(),
         clock_median_mhz: None,
+        levels: Vec::new(),
         cases: records,
     };
     run.flag_throttled();
+    run.levels = report::levels::of_run(&run);
     let stopped = STOP.load(Ordering::SeqCst);
     let interrupted = outcome.is_err() || stopped;
     let finished = run.cases.len();
@@ -259,7 +261,7 @@ fn benchmark_row(cli: &Cli, index: Option<usize>, output: Option<&Path>) -> Resu
     };
     run.interrupted = interrupted;
     run.ending = model::Ending::of(&result);
-    let summary = text::clock_summary(&run);
+    let summary = format!("{}{}", report::levels::text(&run.levels), text::clock_summary(&run));
     let document = match cli.format {
         Format::Text => format!("{document_text}{summary}\n{}\n", run.ending.line()),
         Format::Json => report::to_json(&run),

@@ -1,0 +1,226 @@
+//! Bandwidth over a working set from 16 KiB to 2 GiB: where each cache level ends and what it delivers.
+//!
+//! Each invocation sums 64 loads, one per row of 256 elements, the workgroup's window of rows
+//! wrapping within the set (glsl/sweep.glsl): small sets stay in the L1, large ones stream from
+//! DRAM. Kinds: storage-buffer float and vec4, coalesced (linear) or with every 128-byte line
+//! moved to a fixed pseudo-random place (random), and a uniform texel buffer of RGBA32F (the
+//! texture path). The data are small integers, so every sum is exact and `--verify` checks each.
+
+use ash::vk;
+
+use crate::caps::Ceiling;
+use crate::registry::{
+    self, format_bytes, Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work,
+};
+
+const GLSL: Glsl = Glsl { file: "sweep.glsl", source: include_str!("../../glsl/sweep.glsl") };
+
+/// Loads per invocation (LOADS in the GLSL).
+const LOADS: u32 = 64;
+/// Elements per row: one per invocation of a workgroup (ROW in the GLSL).
+const ROW: u64 = 256;
+/// Bytes per cache line that the random pattern moves as a whole.
+const LINE_BYTES: u64 = 128;
+/// Sizes are multiples of this (a row of vec4), rounded down.
+const GRAIN: u64 = ROW * 16;
+
+/// What is loaded, and how.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// `float` from a storage buffer.
+    Float,
+    /// `vec4` from a storage buffer.
+    Vec4,
+    /// RGBA32F texels from a uniform texel buffer (`texelFetch`).
+    Texel,
+}
+
+impl Kind {
+    fn label(self) -> &'static str {
+        match self {
+            Kind::Float => "SSBO float",
+            Kind::Vec4 => "SSBO vec4",
+            Kind::Texel => "texel RGBA32F",
+        }
+    }
+
+    fn element_bytes(self) -> u64 {
+        match self {
+            Kind::Float => 4,
+            Kind::Vec4 | Kind::Texel => 16,
+        }
+    }
+
+    fn define(self) -> &'static str {
+        match self {
+            Kind::Float => "0",
+            Kind::Vec4 => "1",
+            Kind::Texel => "2",
+        }
+    }
+}
+
+/// Every kind and pattern, in run order: (kind, random).
+const VARIANTS: [(Kind, bool); 5] = [
+    (Kind::Float, false),
+    (Kind::Vec4, false),
+    (Kind::Float, true),
+    (Kind::Vec4, true),
+    (Kind::Texel, false),
+];
+
+/// The float at position `k` of the set: small integers, so sums of them are exact.
+fn value(k: u64) -> f32 {
+    (k % 61) as f32
+}
+
+fn fill(bytes: &mut [u8]) {
+    for (k, chunk) in bytes.chunks_exact_mut(4).enumerate() {
+        chunk.copy_from_slice(&value(k as u64).to_ne_bytes());
+    }
+}
+
+/// The element row `row`, invocation `t` reads (`element` in the GLSL).
+fn element(row: u64, t: u64, line: u64, lines: Option<u64>) -> u64 {
+    let e = row * ROW + t;
+    match lines {
+        None => e,
+        Some(lines) => {
+            let moved =
+                ((e / line) as u32).wrapping_mul(0x9E37_79B1).wrapping_add(0x7F4A_7C15) as u64 & (lines - 1);
+            moved * line + e % line
+        }
+    }
+}
+
+/// What invocation `gid` of a verify run writes.
+fn reference(kind: Kind, rows: u64, lines: Option<u64>, gid: u32) -> Value {
+    let (group, t) = (u64::from(gid) / ROW, u64::from(gid) % ROW);
+    let line = LINE_BYTES / kind.element_bytes();
+    let components = kind.element_bytes() / 4;
+    let mut row = (group * u64::from(LOADS)) % rows;
+    let mut total = 0f32;
+    for _ in 0..LOADS {
+        let e = element(row, t, line, lines);
+        total += (0..components).map(|c| value(e * components + c)).sum::<f32>();
+        row = if row + 1 == rows { 0 } else { row + 1 };
+    }
+    Value::F32(total)
+}
+
+fn case(kind: Kind, random: bool, bytes: u64) -> CaseSpec {
+    let pattern = if random { "random" } else { "linear" };
+    let variant = format!("Sweep {} {pattern}", kind.label());
+    let rows = bytes / kind.element_bytes() / ROW;
+    let lines = random.then_some(bytes / LINE_BYTES);
+    let line = (LINE_BYTES / kind.element_bytes()).to_string();
+    let resource = match kind {
+        Kind::Texel => Resource::texel_buffer(vk::Format::R32G32B32A32_SFLOAT, bytes, fill),
+        Kind::Float | Kind::Vec4 => Resource::storage_buffer(bytes, fill),
+    };
+    let per_invocation = f64::from(LOADS);
+    CaseSpec::new(format!("{variant} {}", format_bytes(bytes)), GLSL, [ROW as u32, 1, 1])
+        .group("sweep")
+        .axis("bytes", bytes, variant)
+        .defines([("KIND", kind.define()), ("PATTERN", if random { "1" } else { "0" }), ("LINE", &line)])
+        .resource(resource)
+        .push(Push::words(&[rows as u32, lines.unwrap_or(0) as u32]))
+        .work([
+            Work::new(per_invocation, Unit::Load),
+            Work::new(per_invocation * kind.element_bytes() as f64, Unit::Byte).bounded_by(Ceiling::L1Bytes),
+        ])
+        .reference(move |gid| reference(kind, rows, lines, gid))
+}
+
+/// Each size (rounded down to a multiple of 4 KiB), each kind; random only where the set holds a
+/// power-of-two number of lines (the permutation is a multiply modulo a power of two).
+fn expand(env: &Env) -> Vec<CaseSpec> {
+    let mut sizes: Vec<u64> =
+        env.axis("bytes").into_iter().map(|b| b / GRAIN * GRAIN).filter(|&b| b > 0).collect();
+    // Two values that round to one size run it once, where it first appears.
+    let mut seen = std::collections::HashSet::new();
+    sizes.retain(|b| seen.insert(*b));
+    let mut cases = Vec::new();
+    for bytes in sizes {
+        for (kind, random) in VARIANTS {
+            if !random || (bytes / LINE_BYTES).is_power_of_two() {
+                cases.push(case(kind, random, bytes));
+            }
+        }
+    }
+    cases
+}
+
+/// The working-set sizes.
+const BYTES: Axis = Axis {
+    name: "bytes",
+    unit: AxisUnit::Bytes,
+    default: "16K..2G*2",
+    max: 1 << 32,
+    about: "working-set size in bytes (rounded down to a multiple of 4 KiB; at most 4 GiB, the largest \
+            storage-buffer range Vulkan can express), default 16 KiB to 2 GiB by factors of 2",
+};
+
+inventory::submit! {
+    Family {
+        about: registry::About {
+            measures: "load bandwidth against the working-set size, 16 KiB to 2 GiB: where the L1, the L2 and \
+                       DRAM begin and end, for storage-buffer float and vec4 loads (coalesced, and with each \
+                       128-byte line scattered) and RGBA32F texel-buffer fetches",
+            invocation: "64 loads, one per row of 256 elements, from its workgroup's window of rows (wrapping in \
+                         the set), summed in four independent chains",
+            rate: "loads per second, and bytes per second",
+        },
+        name: "sweep",
+        order: 150,
+        axes: &[BYTES],
+        ratio_note: None,
+        expand,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_random_pattern_is_a_permutation_of_whole_lines() {
+        let (line, lines) = (8, 64);
+        let rows = lines * line / ROW;
+        let mut seen = vec![false; (lines * line) as usize];
+        for row in 0..rows {
+            for t in 0..ROW {
+                let e = element(row, t, line, Some(lines));
+                assert!(!seen[e as usize], "element {e} read twice");
+                seen[e as usize] = true;
+                assert_eq!(e % line, (row * ROW + t) % line, "a line moves as a whole");
+            }
+        }
+        assert!(seen.iter().all(|&s| s));
+        assert_ne!(element(0, 8, line, Some(lines)), 8, "the lines do move");
+    }
+
+    #[test]
+    fn sizes_round_to_4_kib_and_random_needs_a_power_of_two() {
+        let family = registry::families().into_iter().find(|f| f.name == "sweep").unwrap();
+        let settings = [registry::parse_setting("sweep.bytes=16K,48K,45000,40K").unwrap()];
+        let env = Env { family, settings: &settings, device: None };
+        let names: Vec<String> = expand(&env).into_iter().map(|c| c.name).collect();
+        assert_eq!(names.len(), 5 + 3 + 3, "{names:?}");
+        assert_eq!(names[0], "Sweep SSBO float linear 16 KiB");
+        assert!(names.contains(&"Sweep SSBO vec4 random 16 KiB".to_owned()));
+        assert!(names.contains(&"Sweep texel RGBA32F linear 48 KiB".to_owned()), "{names:?}");
+        assert!(!names.iter().any(|n| n.contains("random 48 KiB")), "48 KiB is 384 lines: {names:?}");
+        // 45000 bytes round down to 40 KiB (10 x 4 KiB), which is also given: it runs once.
+        assert_eq!(names.iter().filter(|n| *n == "Sweep SSBO vec4 linear 40 KiB").count(), 1, "{names:?}");
+    }
+
+    #[test]
+    fn the_reference_wraps_within_small_sets() {
+        // 16 KiB of vec4: 4 rows, so 64 loads visit each row 16 times.
+        let rows = 16384 / 16 / ROW;
+        let Value::F32(total) = reference(Kind::Vec4, rows, None, 0) else { panic!() };
+        let per_pass: f32 = (0..rows).map(|r| (0..4).map(|c| value((r * ROW) * 4 + c)).sum::<f32>()).sum();
+        assert_eq!(total, per_pass * 16.0);
+    }
+}

@@ -1,0 +1,275 @@
+//! Where the cache levels are: the plateaus of a bandwidth-against-working-set sweep, and where each ends.
+//!
+//! A sweep's points, by size, fall into plateaus: a point below [`DROP`] times its plateau's best
+//! rate starts the next one. A plateau between two others that spans less than [`SPAN`] in size
+//! is a knee (the hit rate falling from one level to the next), not a level, and is dropped; a
+//! plateau not below [`DROP`] times the one before it (noise split them) joins it. Each level's bandwidth is the median of its points; it ends at its
+//! largest size. The first level is the L1, the next ones L2, L3, and the last DRAM when the sweep
+//! reached [`DRAM_FROM`] (larger than any GPU cache); otherwise levels are only numbered.
+
+use serde::{Deserialize, Serialize};
+
+use super::format::si;
+use super::model::{CaseResult, Run, Status};
+use crate::registry::format_bytes;
+
+/// A point below this fraction of its plateau's best rate starts the next plateau.
+pub const DROP: f64 = 0.75;
+/// A level between two others spans at least this factor in working-set size; a shorter run of
+/// points is the knee between them.
+pub const SPAN: u64 = 4;
+/// A sweep whose largest set is at least this big ends in DRAM: no GPU cache is this large.
+pub const DRAM_FROM: u64 = 256 << 20;
+
+/// One level of the memory hierarchy as a sweep sees it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Level {
+    /// `L1`, `L2`, `DRAM`, or `level N`.
+    pub name: String,
+    /// The median rate of its points (bytes per second).
+    pub rate: f64,
+    /// Its smallest working set, bytes.
+    pub from_bytes: u64,
+    /// Its largest working set, bytes (for the last level, the sweep's largest).
+    pub to_bytes: u64,
+}
+
+/// The levels of one swept variant.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Levels {
+    /// The variant (`Sweep SSBO vec4 linear`).
+    pub variant: String,
+    /// The unit of the rates (`B/s`).
+    pub unit: String,
+    /// The levels, smallest working set first.
+    pub levels: Vec<Level>,
+}
+
+/// The plateaus of `points` (working-set bytes, rate), in any order; empty for fewer than 3.
+pub fn levels(points: &[(u64, f64)]) -> Vec<Level> {
+    let mut points: Vec<(u64, f64)> =
+        points.iter().copied().filter(|(_, r)| r.is_finite() && *r > 0.0).collect();
+    points.sort_by_key(|(bytes, _)| *bytes);
+    if points.len() < 3 {
+        return Vec::new();
+    }
+    let mut segments: Vec<Vec<(u64, f64)>> = vec![vec![points[0]]];
+    let mut best = points[0].1;
+    for &(bytes, rate) in &points[1..] {
+        if rate < DROP * best {
+            segments.push(Vec::new());
+            best = rate;
+        }
+        best = best.max(rate);
+        segments.last_mut().expect("never empty").push((bytes, rate));
+    }
+    // A short plateau between two others is the knee between them.
+    let count = segments.len();
+    let kept: Vec<Vec<(u64, f64)>> = segments
+        .into_iter()
+        .enumerate()
+        .filter(|(i, s)| *i == 0 || *i + 1 == count || s[s.len() - 1].0 >= SPAN * s[0].0)
+        .map(|(_, s)| s)
+        .collect();
+    // A plateau that is not clearly below the one before it is the same level, split by noise.
+    let mut merged: Vec<Vec<(u64, f64)>> = Vec::new();
+    for segment in kept {
+        match merged.last_mut() {
+            Some(last) if median(&segment) >= DROP * median(last) => last.extend(segment),
+            _ => merged.push(segment),
+        }
+    }
+    let kept = merged;
+    let reaches_dram = points.last().is_some_and(|(bytes, _)| *bytes >= DRAM_FROM) && kept.len() > 1;
+    let count = kept.len();
+    kept.into_iter()
+        .enumerate()
+        .map(|(i, segment)| {
+            let rate = median(&segment);
+            let name = match i {
+                _ if reaches_dram && i + 1 == count => "DRAM".to_owned(),
+                _ if count == 1 => "level 1".to_owned(),
+                _ if reaches_dram => format!("L{}", i + 1),
+                _ => format!("level {}", i + 1),
+            };
+            Level { name, rate, from_bytes: segment[0].0, to_bytes: segment[segment.len() - 1].0 }
+        })
+        .collect()
+}
+
+/// The median rate of `points`, which are never empty.
+fn median(points: &[(u64, f64)]) -> f64 {
+    let mut rates: Vec<f64> = points.iter().map(|(_, r)| *r).collect();
+    rates.sort_by(f64::total_cmp);
+    let mid = rates.len() / 2;
+    if rates.len() % 2 == 0 {
+        (rates[mid - 1] + rates[mid]) / 2.0
+    } else {
+        rates[mid]
+    }
+}
+
+/// The levels of every variant of `run` swept over a bytes axis, from its byte rates.
+pub fn of_run(run: &Run) -> Vec<Levels> {
+    let mut variants: Vec<(&str, Vec<(u64, f64)>)> = Vec::new();
+    for case in run.cases.iter().filter(|c| c.status == Status::Ok) {
+        let (Some(bytes), Some(rate)) = (bytes_axis(case), byte_rate(case)) else { continue };
+        match variants.iter_mut().find(|(v, _)| *v == case.variant) {
+            Some((_, points)) => points.push((bytes, rate)),
+            None => variants.push((&case.variant, vec![(bytes, rate)])),
+        }
+    }
+    variants
+        .into_iter()
+        .map(|(variant, points)| Levels {
+            variant: variant.to_owned(),
+            unit: "B/s".into(),
+            levels: levels(&points),
+        })
+        .filter(|l| !l.levels.is_empty())
+        .collect()
+}
+
+fn bytes_axis(case: &CaseResult) -> Option<u64> {
+    case.axes.iter().find(|(name, _)| name.contains("bytes")).map(|(_, v)| *v)
+}
+
+fn byte_rate(case: &CaseResult) -> Option<f64> {
+    case.rates.iter().find(|a| a.unit == "B/s").map(|a| a.value)
+}
+
+/// One line per variant: `levels: Sweep SSBO vec4 linear: L1 32.6 TB/s up to 192 KiB; L2 9.1 TB/s
+/// up to 48 MiB; DRAM 3.13 TB/s (from 128 MiB)`.
+pub fn text(all: &[Levels]) -> String {
+    all.iter()
+        .map(|l| {
+            let count = l.levels.len();
+            let parts: Vec<String> = l
+                .levels
+                .iter()
+                .enumerate()
+                .map(|(i, level)| {
+                    let rate = si(level.rate, &l.unit);
+                    if i + 1 == count {
+                        format!("{} {rate} (from {})", level.name, format_bytes(level.from_bytes))
+                    } else {
+                        format!("{} {rate} up to {}", level.name, format_bytes(level.to_bytes))
+                    }
+                })
+                .collect();
+            format!("levels: {}: {}\n", l.variant, parts.join("; "))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const K: u64 = 1 << 10;
+    const M: u64 = 1 << 20;
+
+    /// The H100's shape from CUDA: L1 to 192 KiB, L2 to 48 MiB, a knee at 64 MiB, DRAM.
+    fn h100_like() -> Vec<(u64, f64)> {
+        let mut points = Vec::new();
+        let mut bytes = 16 * K;
+        while bytes <= 2048 * M {
+            let rate = match bytes {
+                b if b <= 128 * K => 32.0e12,
+                b if b <= 192 * K => 30.0e12,
+                b if b <= 48 * M => 9.5e12 + (b as f64).log2() * 1e9,
+                b if b <= 64 * M => 5.7e12,
+                _ => 3.13e12,
+            };
+            points.push((bytes, rate));
+            bytes = if bytes == 128 * K {
+                192 * K
+            } else if bytes == 192 * K {
+                256 * K
+            } else {
+                bytes * 2
+            };
+        }
+        points
+    }
+
+    #[test]
+    fn finds_three_levels_and_drops_the_knee() {
+        let found = levels(&h100_like());
+        let names: Vec<&str> = found.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(names, ["L1", "L2", "DRAM"]);
+        assert_eq!((found[0].from_bytes, found[0].to_bytes), (16 * K, 192 * K));
+        assert_eq!(found[1].to_bytes, 32 * M, "the last L2 point before the knee");
+        assert_eq!(found[2].from_bytes, 128 * M, "64 MiB is the knee, in no level");
+        assert!((found[2].rate - 3.13e12).abs() < 1.0);
+        assert!((found[0].rate - 32.0e12).abs() < 1.0, "the median, not the mean");
+        let line =
+            text(&[Levels { variant: "Sweep SSBO vec4 linear".into(), unit: "B/s".into(), levels: found }]);
+        assert!(
+            line.starts_with("levels: Sweep SSBO vec4 linear: L1 32.0 TB/s up to 192 KiB; L2 "),
+            "{line}"
+        );
+        assert!(line.ends_with("; DRAM 3.13 TB/s (from 128 MiB)\n"), "{line}");
+    }
+
+    #[test]
+    fn a_gradual_fall_between_levels_is_a_knee_not_a_level() {
+        // The H100's vec4 random sweep: the L1's hit rate falls over 256 KiB - 2 MiB.
+        let points = [
+            (16 * K, 22.4e12),
+            (128 * K, 22.4e12),
+            (256 * K, 20.8e12),
+            (512 * K, 18.3e12),
+            (M, 13.2e12),
+            (2 * M, 10.7e12),
+            (4 * M, 9.1e12),
+            (8 * M, 8.4e12),
+            (16 * M, 8.2e12),
+            (32 * M, 7.0e12),
+            (64 * M, 5.5e12),
+            (128 * M, 3.1e12),
+            (256 * M, 2.9e12),
+        ];
+        let found = levels(&points);
+        let names: Vec<&str> = found.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(names, ["L1", "L2", "DRAM"], "{found:?}");
+        assert_eq!((found[1].from_bytes, found[1].to_bytes), (4 * M, 32 * M));
+    }
+
+    #[test]
+    fn order_and_noise_do_not_matter() {
+        let mut points = h100_like();
+        points.reverse();
+        // 10% jitter within a plateau is not a new level.
+        for (i, p) in points.iter_mut().enumerate() {
+            p.1 *= if i % 2 == 0 { 1.05 } else { 0.95 };
+        }
+        assert_eq!(levels(&points).len(), 3);
+    }
+
+    #[test]
+    fn a_dip_that_recovers_is_one_level() {
+        // lavapipe: 6.5, a dip to 4.6 for two sizes, then 5.5 again: the second plateau's median
+        // (5.1) is not 25% below the first's, so it is one level.
+        let points =
+            [(16 * K, 6.5e9), (64 * K, 6.5e9), (M, 4.6e9), (4 * M, 4.7e9), (16 * M, 5.5e9), (64 * M, 5.6e9)];
+        let found = levels(&points);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!((found[0].from_bytes, found[0].to_bytes), (16 * K, 64 * M));
+        // A plateau that rises after a real drop joins the lower one, not the first.
+        let points =
+            [(16 * K, 30e12), (64 * K, 30e12), (M, 9e12), (4 * M, 8e12), (16 * M, 9.5e12), (64 * M, 9e12)];
+        let names: Vec<String> = levels(&points).into_iter().map(|l| l.name).collect();
+        assert_eq!(names, ["level 1", "level 2"]);
+    }
+
+    #[test]
+    fn a_short_sweep_does_not_claim_dram() {
+        let points = [(16 * K, 30e12), (64 * K, 30e12), (M, 9e12), (4 * M, 9e12)];
+        let names: Vec<String> = levels(&points).into_iter().map(|l| l.name).collect();
+        assert_eq!(names, ["level 1", "level 2"]);
+        assert!(levels(&points[..2]).is_empty(), "two points are no sweep");
+        let flat = [(16 * K, 1e9), (32 * K, 1.1e9), (64 * K, 0.95e9)];
+        assert_eq!(levels(&flat)[0].name, "level 1");
+    }
+}
