@@ -24,8 +24,9 @@ fn validated(axes: &[&str], filter: Option<&str>) -> (Context, Vec<CaseSpec>) {
 }
 
 /// Every case, with the branch cases swept over N = 0 and 8 only (each builds two 16 MB textures)
-/// and the bandwidth sweep over 16, 64 and 256 KiB (lavapipe streams its gigabytes slowly).
-const SHORT_AXES: [&str; 2] = ["branch.n=0:8:8", "sweep.bytes=16K..256K*4"];
+/// and the bandwidth and latency sweeps over 16, 64 and 256 KiB (lavapipe streams its gigabytes
+/// slowly).
+const SHORT_AXES: [&str; 3] = ["branch.n=0:8:8", "sweep.bytes=16K..256K*4", "latency.bytes=16K..256K*4"];
 
 fn run_all(settings: RunSettings) -> Vec<(String, Outcome)> {
     let (ctx, cases) = validated(&SHORT_AXES, None);
@@ -59,6 +60,8 @@ fn every_case_verifies_against_its_cpu_reference() {
     let results = run_all(RunSettings { target_ms: 2.0, samples: 3, verify: true, shader_stats: true });
     for (name, outcome) in &results {
         match outcome {
+            // A latency case is one chain per workgroup: each result is the end of 1024 loads.
+            Outcome::Verified { checked } if name.starts_with("Latency") => assert_eq!(*checked, 2, "{name}"),
             Outcome::Verified { checked } => assert!(*checked >= 256, "{name}: only {checked} results"),
             Outcome::Skipped(_) => {}
             Outcome::Timed { .. } => panic!("{name}: timed in a verify run"),
@@ -90,7 +93,7 @@ fn a_short_timed_run_gives_finite_positive_rates() {
             assert!(rate.is_finite() && rate > 1e6, "{name}: {rate} {}", w.unit.rate_name());
         }
         // Load cases carry a ratio to Buffer<RGBA8>.Load random; the baseline is 1.0x itself.
-        if name.starts_with("ALU") || name.starts_with("Sweep") {
+        if name.starts_with("ALU") || name.starts_with("Sweep") || name.starts_with("Latency") {
             assert_eq!(*ratio, None, "{name}");
         } else {
             let ratio = ratio.unwrap_or_else(|| panic!("{name}: no ratio"));
@@ -176,7 +179,8 @@ fn text(bytes: &[u8]) -> String {
 
 #[test]
 fn cli_verify_with_validation_passes_quietly() {
-    let out = perftest(&["--verify", "--validation", "--axis", SHORT_AXES[0], "--axis", SHORT_AXES[1]], &[]);
+    let axes = ["--axis", SHORT_AXES[0], "--axis", SHORT_AXES[1], "--axis", SHORT_AXES[2]];
+    let out = perftest(&[&["--verify", "--validation"][..], &axes].concat(), &[]);
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
     assert!(stdout.starts_with("perftest "), "{stdout}");
@@ -352,7 +356,18 @@ fn cli_ctrl_c_stops_after_the_current_case_and_writes_what_finished() {
     // Text on a pipe: wait for the first finished case (pipelines are built first, and how long
     // that takes depends on the machine's load), then interrupt.
     let mut child = Command::new(env!("CARGO_BIN_EXE_perftest"))
-        .args(["--skip", "branch", "--skip", "Sweep", "--target-ms", "5", "--samples", "3"])
+        .args([
+            "--skip",
+            "branch",
+            "--skip",
+            "Sweep",
+            "--skip",
+            "Latency",
+            "--target-ms",
+            "5",
+            "--samples",
+            "3",
+        ])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -411,6 +426,8 @@ fn cli_ctrl_c_writes_an_interrupted_document() {
             "branch",
             "--skip",
             "Sweep",
+            "--skip",
+            "Latency",
             "--target-ms",
             "5",
             "--samples",

@@ -5,6 +5,7 @@
 
 mod alu;
 mod branch;
+mod latency;
 mod load;
 mod sweep;
 mod texture;

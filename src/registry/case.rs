@@ -55,6 +55,9 @@ pub enum Unit {
     Byte,
     /// Shader invocations (threads) run to completion.
     Invocation,
+    /// Loads that each wait for the one before (a pointer chase): their rate is a latency,
+    /// printed as nanoseconds (and clocks) per load.
+    DependentLoad,
 }
 
 impl Unit {
@@ -66,6 +69,7 @@ impl Unit {
             Unit::Load => "loads/s",
             Unit::Byte => "B/s",
             Unit::Invocation => "invocations/s",
+            Unit::DependentLoad => "dependent loads/s",
         }
     }
 
@@ -77,6 +81,7 @@ impl Unit {
             Unit::Load => "loads",
             Unit::Byte => "B",
             Unit::Invocation => "invocations",
+            Unit::DependentLoad => "dependent loads",
         }
     }
 }
@@ -170,6 +175,21 @@ pub struct CaseSpec {
     pub baseline: Option<String>,
     /// The CPU reference of a verify run (a case without one fails `--verify` with a sentence).
     pub reference: Option<Reference>,
+    /// Where timed runs scale the work: the workgroup count (the default), or, for a case that
+    /// must stay one workgroup (a latency chain), a count in its push block.
+    pub scale: Scale,
+}
+
+/// How the runner makes a timed measurement last its target.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Scale {
+    /// Dispatch more workgroups.
+    #[default]
+    Groups,
+    /// Dispatch one workgroup and write the count (at most 65,535: lavapipe's loop limit) into
+    /// the family's push word at this index (0 = the first word after the header); the shader
+    /// repeats its work that many times, and work is counted per repetition as if per workgroup.
+    PushWord(usize),
 }
 
 impl std::fmt::Debug for CaseSpec {
@@ -203,7 +223,14 @@ impl CaseSpec {
             requires: Requirements::new(),
             baseline: None,
             reference: None,
+            scale: Scale::Groups,
         }
+    }
+
+    /// Scales timed runs by a push word instead of the workgroup count (see [`Scale::PushWord`]).
+    pub fn scale_by_push_word(mut self, index: usize) -> Self {
+        self.scale = Scale::PushWord(index);
+        self
     }
 
     /// Adds preprocessor defines.

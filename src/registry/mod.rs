@@ -11,7 +11,9 @@ mod resource;
 mod value;
 
 pub use axis::{format_bytes, parse_setting, parse_values, Axis, AxisSetting, AxisUnit, Env, MAX_VALUES};
-pub use case::{CaseSpec, Glsl, Mode, Push, Reference, Unit, Work, HEADER_BYTES, MAX_PUSH_BYTES, SENTINEL};
+pub use case::{
+    CaseSpec, Glsl, Mode, Push, Reference, Scale, Unit, Work, HEADER_BYTES, MAX_PUSH_BYTES, SENTINEL,
+};
 pub use resource::{texel_bytes, Access, Fill, Placement, Reset, Resource, ResourceKind};
 pub use value::{Value, NEAR};
 

@@ -109,22 +109,31 @@ fn median(points: &[(u64, f64)]) -> f64 {
     }
 }
 
-/// The levels of every variant of `run` swept over a bytes axis, from its byte rates.
+/// The unit of latency levels: their `rate` is nanoseconds per load.
+pub const LATENCY: &str = "ns per load";
+
+/// The levels of every variant of `run` swept over a bytes axis: from its byte rates (B/s), or
+/// for a pointer chase from its dependent loads, as latencies (the plateaus are found on the rate,
+/// which falls as the latency grows).
 pub fn of_run(run: &Run) -> Vec<Levels> {
-    let mut variants: Vec<(&str, Vec<(u64, f64)>)> = Vec::new();
+    /// A variant, the unit of its levels, and its (bytes, rate) points.
+    type Sweep<'a> = (&'a str, &'static str, Vec<(u64, f64)>);
+    let mut variants: Vec<Sweep<'_>> = Vec::new();
     for case in run.cases.iter().filter(|c| c.status == Status::Ok) {
-        let (Some(bytes), Some(rate)) = (bytes_axis(case), byte_rate(case)) else { continue };
-        match variants.iter_mut().find(|(v, _)| *v == case.variant) {
-            Some((_, points)) => points.push((bytes, rate)),
-            None => variants.push((&case.variant, vec![(bytes, rate)])),
+        let (Some(bytes), Some((rate, unit))) = (bytes_axis(case), sweep_rate(case)) else { continue };
+        match variants.iter_mut().find(|(v, _, _)| *v == case.variant) {
+            Some((_, _, points)) => points.push((bytes, rate)),
+            None => variants.push((&case.variant, unit, vec![(bytes, rate)])),
         }
     }
     variants
         .into_iter()
-        .map(|(variant, points)| Levels {
-            variant: variant.to_owned(),
-            unit: "B/s".into(),
-            levels: levels(&points),
+        .map(|(variant, unit, points)| {
+            let mut found = levels(&points);
+            if unit == LATENCY {
+                found.iter_mut().for_each(|l| l.rate = 1e9 / l.rate);
+            }
+            Levels { variant: variant.to_owned(), unit: unit.to_owned(), levels: found }
         })
         .filter(|l| !l.levels.is_empty())
         .collect()
@@ -134,8 +143,10 @@ fn bytes_axis(case: &CaseResult) -> Option<u64> {
     case.axes.iter().find(|(name, _)| name.contains("bytes")).map(|(_, v)| *v)
 }
 
-fn byte_rate(case: &CaseResult) -> Option<f64> {
-    case.rates.iter().find(|a| a.unit == "B/s").map(|a| a.value)
+/// The rate a sweep follows, and the unit its levels are given in.
+fn sweep_rate(case: &CaseResult) -> Option<(f64, &'static str)> {
+    let find = |unit: &str| case.rates.iter().find(|a| a.unit == unit).map(|a| a.value);
+    find("B/s").map(|r| (r, "B/s")).or_else(|| find("dependent loads/s").map(|r| (r, LATENCY)))
 }
 
 /// One line per variant: `levels: Sweep SSBO vec4 linear: L1 32.6 TB/s up to 192 KiB; L2 9.1 TB/s
@@ -149,7 +160,10 @@ pub fn text(all: &[Levels]) -> String {
                 .iter()
                 .enumerate()
                 .map(|(i, level)| {
-                    let rate = si(level.rate, &l.unit);
+                    let rate = match l.unit.as_str() {
+                        LATENCY => format!("{} ns", super::trust::sig4(level.rate)),
+                        unit => si(level.rate, unit),
+                    };
                     if i + 1 == count {
                         format!("{} {rate} (from {})", level.name, format_bytes(level.from_bytes))
                     } else {

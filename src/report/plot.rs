@@ -12,7 +12,7 @@ use plotters::prelude::*;
 
 use super::format::{printable, ratio_text, si};
 use super::matching::{match_runs, Matched};
-use super::model::{CaseResult, Run};
+use super::model::{Amount, CaseResult, Run};
 use super::write::rate_text;
 use crate::error::{Error, Result};
 
@@ -215,6 +215,11 @@ fn lines(
                 (true, Metric::Rate) => bandwidth(case).or_else(|| case.rate.clone()),
                 _ => case.rate.clone(),
             };
+            // A pointer chase's rate is drawn as the latency it is.
+            let rate = rate.map(|a| match a.unit.as_str() {
+                "dependent loads/s" => Amount { value: 1e9 / a.value, unit: "ns per load".into() },
+                _ => a,
+            });
             let v = match panel.metric {
                 Metric::Rate => rate.as_ref().map(|a| a.value),
                 Metric::Ratio => value(case, panel.metric),

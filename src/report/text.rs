@@ -1,6 +1,5 @@
 //! What a run prints: the header, and one line per case.
 
-use super::format::si;
 use super::model::Run;
 use super::trust::{self, Trust};
 use crate::runner::outcome::{Outcome, TIME_FOR};
@@ -81,7 +80,7 @@ pub fn line(name: &str, outcome: &Outcome, trust: &Trust) -> String {
         Outcome::Timed { measurement: m, ratio, with_time, .. } => {
             let s = &m.summary;
             let rates: Vec<String> =
-                outcome.rates().iter().map(|(rate, w)| si(*rate, w.unit.rate_name())).collect();
+                outcome.rates().iter().map(|(rate, w)| trust::rate_text(*rate, w.unit)).collect();
             let judged = trust.judge(outcome);
             let per_clock = judged.text(trust.compute_units.map(|u| u.name));
             let flags: String =
@@ -95,8 +94,13 @@ pub fn line(name: &str, outcome: &Outcome, trust: &Trust) -> String {
                 }
                 lead.push_str("  ");
             }
+            // A pointer chase is one workgroup whose chain repeats: the count is of repeats.
+            let dispatched = match outcome.rates().first() {
+                Some((_, w)) if w.unit == crate::registry::Unit::DependentLoad => "repeats of one chain",
+                _ => "workgroups",
+            };
             format!(
-                "{name}: {lead}{}{per_clock}  (median {:.3} ms, min {:.3} ms, cv {:.1}%, {} samples of {} workgroups){flags}",
+                "{name}: {lead}{}{per_clock}  (median {:.3} ms, min {:.3} ms, cv {:.1}%, {} samples of {} {dispatched}){flags}",
                 rates.join(", "),
                 s.median,
                 s.min,

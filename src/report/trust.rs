@@ -5,6 +5,7 @@
 //! [`Architecture`] becomes a % of that peak. Anything unknown stays unknown (`None`, printed
 //! "unknown"), never 0 or inf.
 
+use super::format::si;
 use crate::caps::{peaks, Architecture, Ceiling};
 use crate::registry::Unit;
 use crate::runner::outcome::Outcome;
@@ -63,6 +64,15 @@ pub fn sig4(value: f64) -> String {
     format!("{value:.decimals$}")
 }
 
+/// A rate as text: SI-prefixed (`65.2 TFLOPS`), or for dependent loads the latency they show
+/// (`712.0 ns per load`).
+pub fn rate_text(rate: f64, unit: Unit) -> String {
+    match unit {
+        Unit::DependentLoad => format!("{} ns per load", sig4(1e9 / rate)),
+        _ => si(rate, unit.rate_name()),
+    }
+}
+
 /// The unit of a rate per clock per compute unit (`B/clk/SM`).
 pub fn per_clock_unit(unit: Unit, compute_unit: &str) -> String {
     format!("{}/clk/{compute_unit}", unit.amount_name())
@@ -81,13 +91,16 @@ impl Trust {
     pub fn judge(&self, outcome: &Outcome) -> Judgement {
         let Outcome::Timed { measurement, .. } = outcome else { return Judgement::default() };
         let clock_mhz = measurement.clock_mhz();
-        let (Some(mhz), Some(units)) = (clock_mhz, self.compute_units) else {
-            return Judgement { clock_mhz, ..Judgement::default() };
-        };
-        let per_clock_and_cu = |rate: f64| rate / (mhz * 1e6) / f64::from(units.count);
+        let Some(mhz) = clock_mhz else { return Judgement::default() };
         let mut judgement = Judgement { clock_mhz, ..Judgement::default() };
         for (rate, work) in outcome.rates() {
-            let value = per_clock_and_cu(rate);
+            // A dependent load's rate is a latency: clocks per load, whatever the unit count.
+            if work.unit == Unit::DependentLoad {
+                judgement.per_clock.push((mhz * 1e6 / rate, "clk/load".to_owned()));
+                continue;
+            }
+            let Some(units) = self.compute_units else { continue };
+            let value = rate / (mhz * 1e6) / f64::from(units.count);
             let unit = per_clock_unit(work.unit, units.name);
             let peak = work.ceiling.zip(self.architecture).and_then(|(c, arch)| Some((c, arch.peak(c)?)));
             if let Some((ceiling, peak)) = peak {
@@ -163,7 +176,10 @@ impl Judgement {
         let Some(mhz) = self.clock_mhz else { return ", per clock and peak unknown".into() };
         let rates: Vec<String> =
             self.per_clock.iter().map(|(v, unit)| format!("{} {unit}", sig4(*v))).collect();
+        // Clocks per dependent load need no unit count.
+        let latency_only = !rates.is_empty() && self.per_clock.iter().all(|(_, u)| u == "clk/load");
         let mut text = match compute_unit {
+            _ if latency_only => format!(" = {} at {mhz:.0} MHz", rates.join(", ")),
             Some(_) if !rates.is_empty() => format!(" = {} at {mhz:.0} MHz", rates.join(", ")),
             _ => format!(" at {mhz:.0} MHz, per compute unit unknown"),
         };

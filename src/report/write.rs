@@ -116,10 +116,18 @@ fn cell(text: &str) -> String {
     text.replace('|', "\\|")
 }
 
+/// A rate as text: SI-prefixed, or a dependent-load rate as the latency it is (`712.0 ns per load`).
+pub fn amount_text(rate: &super::model::Amount) -> String {
+    match rate.unit.as_str() {
+        "dependent loads/s" => format!("{} ns per load", super::trust::sig4(1e9 / rate.value)),
+        unit => si(rate.value, unit),
+    }
+}
+
 /// The rate of a case as text (`65.2 TFLOPS`), or its status.
 pub fn rate_text(c: &CaseResult) -> String {
     match (&c.rate, c.status) {
-        (Some(rate), _) => si(rate.value, &rate.unit),
+        (Some(rate), _) => amount_text(rate),
         (None, Status::Ok) => "verified".into(),
         (None, Status::Skipped) => format!("skipped ({})", c.reason.as_deref().unwrap_or("")),
         (None, Status::Failed) => "failed".into(),

@@ -10,7 +10,9 @@ use super::measure::Timer;
 use super::scaling::{dispatch_shape, shape_groups};
 use super::verify;
 use crate::error::{Error, Result};
-use crate::registry::{Access, CaseSpec, Mode, Placement, Reset, Resource, ResourceKind, Work, HEADER_BYTES};
+use crate::registry::{
+    Access, CaseSpec, Mode, Placement, Reset, Resource, ResourceKind, Scale, Work, HEADER_BYTES,
+};
 use crate::vk::buffer::{BufferDesc, TexelView};
 use crate::vk::commands::{submit, Recorder, Stamp};
 use crate::vk::image::{Image, ImageDesc, Sampler};
@@ -347,13 +349,31 @@ fn add_buffer<'ctx>(
     Ok(at)
 }
 
+/// The largest count a [`Scale::PushWord`] case takes: llvmpipe (lavapipe) ends any loop after
+/// 65,535 iterations, so a larger count would not be honoured there.
+const MAX_PUSH_COUNT: u64 = 65_535;
+
 impl Timer for Bench<'_, '_> {
     fn time_ms(&mut self, groups: u64) -> Result<f64> {
-        self.record_timed(dispatch_shape(groups, self.ctx.info.max_group_count))
+        match self.case.scale {
+            Scale::Groups => self.record_timed(dispatch_shape(groups, self.ctx.info.max_group_count)),
+            Scale::PushWord(index) => {
+                let at = HEADER_BYTES + 4 * index;
+                let count = groups.min(MAX_PUSH_COUNT) as u32;
+                let word = self.push[0].get_mut(at..at + 4).ok_or_else(|| {
+                    spec_error(self.case, format!("its scale word {index} is outside its push block"))
+                })?;
+                word.copy_from_slice(&count.to_ne_bytes());
+                self.record_timed([1, 1, 1])
+            }
+        }
     }
 
     fn actual_groups(&self, groups: u64) -> u64 {
-        shape_groups(dispatch_shape(groups, self.ctx.info.max_group_count))
+        match self.case.scale {
+            Scale::Groups => shape_groups(dispatch_shape(groups, self.ctx.info.max_group_count)),
+            Scale::PushWord(_) => groups.clamp(1, MAX_PUSH_COUNT),
+        }
     }
 
     fn clock_mhz(&mut self) -> Result<Option<f64>> {

@@ -1,0 +1,151 @@
+//! Load latency from L1 to DRAM: a pointer chase over working sets from 16 KiB to 2 GiB.
+//!
+//! One invocation follows a chain through every 128-byte line of the set, in one random cycle
+//! (glsl/latency.glsl), so each load waits for the one before and the caches see no pattern.
+//! The chain stays one invocation (one subgroup, one compute unit): the runner lengthens it
+//! (a push count) instead of dispatching more workgroups, so the rate is one load at a time and
+//! its inverse is the latency, in ns and, where the clock is known, in clocks.
+
+use crate::registry::{
+    self, format_bytes, Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work,
+};
+
+const GLSL: Glsl = Glsl { file: "latency.glsl", source: include_str!("../../glsl/latency.glsl") };
+
+/// Loads per repeat of the chain (CHAIN in the GLSL, unrolled: lavapipe runs at most 65,535
+/// iterations of a loop in one invocation, inner loops counted across outer ones, so only the
+/// repeats loop).
+const CHAIN: u32 = 256;
+/// Bytes per link: one link per 128-byte line, so no two loads share a line.
+const LINE_BYTES: u64 = 128;
+/// Words per line.
+const LINE_WORDS: u32 = (LINE_BYTES / 4) as u32;
+/// Repeats in a verify run: 1024 loads, checked against the CPU's walk.
+const VERIFY_REPEATS: u32 = 4;
+
+/// The next line of each line: one cycle through all `lines` (Sattolo's shuffle with a fixed seed).
+pub(super) fn cycle(lines: u32) -> Vec<u32> {
+    let mut next: Vec<u32> = (0..lines).collect();
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    for i in (1..lines as usize).rev() {
+        // splitmix64
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        next.swap(i, (z % i as u64) as usize);
+    }
+    next
+}
+
+fn fill(lines: u32, bytes: &mut [u8]) {
+    bytes.fill(0);
+    for (line, next) in cycle(lines).into_iter().enumerate() {
+        let at = line * LINE_BYTES as usize;
+        bytes[at..at + 4].copy_from_slice(&(next * LINE_WORDS).to_ne_bytes());
+    }
+}
+
+/// The word index a chain from 0 reaches after `loads` loads.
+fn walk(lines: u32, loads: u64) -> u32 {
+    let next = cycle(lines);
+    let mut line = 0u32;
+    for _ in 0..loads {
+        line = next[line as usize];
+    }
+    line * LINE_WORDS
+}
+
+fn case(bytes: u64) -> CaseSpec {
+    let lines = (bytes / LINE_BYTES) as u32;
+    CaseSpec::new(format!("Latency {}", format_bytes(bytes)), GLSL, [1, 1, 1])
+        .group("latency")
+        .axis("bytes", bytes, "Latency")
+        .resource(Resource::storage_buffer(bytes, move |b| fill(lines, b)))
+        .push(Push::per_mode(&[1, 0], &[VERIFY_REPEATS, 0]))
+        .scale_by_push_word(0)
+        .work([Work::new(f64::from(CHAIN), Unit::DependentLoad)])
+        .reference(move |_| Value::U32(walk(lines, u64::from(VERIFY_REPEATS * CHAIN))))
+}
+
+/// Each size, rounded down to whole lines (at least two).
+fn expand(env: &Env) -> Vec<CaseSpec> {
+    let mut seen = std::collections::HashSet::new();
+    env.axis("bytes")
+        .into_iter()
+        .map(|b| b / LINE_BYTES * LINE_BYTES)
+        .filter(|&b| b >= 2 * LINE_BYTES && seen.insert(b))
+        .map(case)
+        .collect()
+}
+
+/// The working-set sizes.
+const BYTES: Axis = Axis {
+    name: "bytes",
+    unit: AxisUnit::Bytes,
+    default: "16K..2G*2",
+    max: 1 << 32,
+    about: "working-set size in bytes (rounded down to 128-byte lines; at most 4 GiB), default 16 KiB to \
+            2 GiB by factors of 2",
+};
+
+inventory::submit! {
+    Family {
+        about: registry::About {
+            measures: "load latency against the working-set size, 16 KiB to 2 GiB: the L1, the L2 and DRAM \
+                       as one load at a time sees them",
+            invocation: "one invocation, alone on the GPU, follows a chain through every 128-byte line of the set \
+                         in one random cycle, 256 dependent loads per repeat; the runner sets the repeats",
+            rate: "nanoseconds per load (and clocks per load where the clock is known)",
+        },
+        name: "latency",
+        order: 160,
+        axes: &[BYTES],
+        ratio_note: None,
+        expand,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_chain_is_one_cycle_through_every_line() {
+        for lines in [2u32, 3, 128, 1000] {
+            let next = cycle(lines);
+            let mut seen = vec![false; lines as usize];
+            let mut line = 0u32;
+            for _ in 0..lines {
+                assert!(!seen[line as usize], "{lines}: line {line} visited twice");
+                seen[line as usize] = true;
+                line = next[line as usize];
+            }
+            assert_eq!(line, 0, "{lines}: back at the start after every line");
+            assert!(seen.iter().all(|&s| s));
+        }
+    }
+
+    #[test]
+    fn the_buffer_holds_word_indexes_one_per_line() {
+        let mut bytes = vec![0xFFu8; 4 * 128];
+        fill(4, &mut bytes);
+        let word = |i: usize| u32::from_ne_bytes(bytes[i * 4..i * 4 + 4].try_into().unwrap());
+        let next = cycle(4);
+        for (line, next) in next.iter().enumerate() {
+            assert_eq!(word(line * 32), next * 32);
+            assert!((1..32).all(|w| word(line * 32 + w) == 0), "the rest of the line is zero");
+        }
+        assert_eq!(walk(4, 4), 0, "four loads go round a four-line cycle");
+    }
+
+    #[test]
+    fn names_give_the_size_and_sizes_round_to_lines() {
+        let family = registry::families().into_iter().find(|f| f.name == "latency").unwrap();
+        let settings = [registry::parse_setting("latency.bytes=16K,1000,100").unwrap()];
+        let env = Env { family, settings: &settings, device: None };
+        let names: Vec<String> = expand(&env).into_iter().map(|c| c.name).collect();
+        assert_eq!(names, ["Latency 16 KiB", "Latency 896 B"], "100 bytes is under two lines");
+    }
+}
