@@ -25,8 +25,9 @@ fn validated(axes: &[&str], filter: Option<&str>) -> (Context, Vec<CaseSpec>) {
 
 /// Every case, with the branch cases swept over N = 0 and 8 only (each builds two 16 MB textures)
 /// and the bandwidth and latency sweeps over 16, 64 and 256 KiB (lavapipe streams its gigabytes
-/// slowly).
-const SHORT_AXES: [&str; 3] = ["branch.n=0:8:8", "sweep.bytes=16K..256K*4", "latency.bytes=16K..256K*4"];
+/// slowly), and three shared-memory strides.
+const SHORT_AXES: [&str; 4] =
+    ["branch.n=0:8:8", "sweep.bytes=16K..256K*4", "latency.bytes=16K..256K*4", "shared.stride=1,2,32"];
 
 fn run_all(settings: RunSettings) -> Vec<(String, Outcome)> {
     let (ctx, cases) = validated(&SHORT_AXES, None);
@@ -61,7 +62,7 @@ fn every_case_verifies_against_its_cpu_reference() {
     for (name, outcome) in &results {
         match outcome {
             // A latency case is one chain per workgroup: each result is the end of 1024 loads.
-            Outcome::Verified { checked } if name.starts_with("Latency") => assert_eq!(*checked, 2, "{name}"),
+            Outcome::Verified { checked } if name.contains("atency") => assert_eq!(*checked, 2, "{name}"),
             Outcome::Verified { checked } => assert!(*checked >= 256, "{name}: only {checked} results"),
             Outcome::Skipped(_) => {}
             Outcome::Timed { .. } => panic!("{name}: timed in a verify run"),
@@ -93,7 +94,8 @@ fn a_short_timed_run_gives_finite_positive_rates() {
             assert!(rate.is_finite() && rate > 1e6, "{name}: {rate} {}", w.unit.rate_name());
         }
         // Load cases carry a ratio to Buffer<RGBA8>.Load random; the baseline is 1.0x itself.
-        if name.starts_with("ALU") || name.starts_with("Sweep") || name.starts_with("Latency") {
+        let families_without_ratio = ["ALU", "Sweep", "Latency", "Shared"];
+        if families_without_ratio.iter().any(|f| name.starts_with(f)) {
             assert_eq!(*ratio, None, "{name}");
         } else {
             let ratio = ratio.unwrap_or_else(|| panic!("{name}: no ratio"));
@@ -179,7 +181,7 @@ fn text(bytes: &[u8]) -> String {
 
 #[test]
 fn cli_verify_with_validation_passes_quietly() {
-    let axes = ["--axis", SHORT_AXES[0], "--axis", SHORT_AXES[1], "--axis", SHORT_AXES[2]];
+    let axes = SHORT_AXES.iter().flat_map(|a| ["--axis", a]).collect::<Vec<_>>();
     let out = perftest(&[&["--verify", "--validation"][..], &axes].concat(), &[]);
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
@@ -363,6 +365,8 @@ fn cli_ctrl_c_stops_after_the_current_case_and_writes_what_finished() {
             "Sweep",
             "--skip",
             "Latency",
+            "--skip",
+            "Shared",
             "--target-ms",
             "5",
             "--samples",
@@ -428,6 +432,8 @@ fn cli_ctrl_c_writes_an_interrupted_document() {
             "Sweep",
             "--skip",
             "Latency",
+            "--skip",
+            "Shared",
             "--target-ms",
             "5",
             "--samples",

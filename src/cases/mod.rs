@@ -7,5 +7,6 @@ mod alu;
 mod branch;
 mod latency;
 mod load;
+mod shared;
 mod sweep;
 mod texture;

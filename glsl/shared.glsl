@@ -1,0 +1,78 @@
+// shared.glsl: shared-memory loads (src/cases/shared.rs). The workgroup fills 16 KiB of shared
+// memory with the floats k mod 61, then each invocation sums LOADS loads of element
+// (t * stride + i) & mask (mask: the element count - 1, from the push block, so the compiler
+// cannot fold the addresses). Stride 1 reads consecutive elements across a subgroup
+// (conflict-free); stride s makes lanes collide on gcd(s, banks) banks.
+// KIND 3 is a pointer chase: one invocation copies a random cycle of word indexes into shared
+// memory and follows it, `count` repeats of CHAIN dependent loads.
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#define FAMILY_PARAMS uint stride; uint mask; uint count; uint unused;
+#include "common.glsl"
+
+const uint WORDS = 4096u;  // 16 KiB
+
+#if KIND == 3
+layout(set = 0, binding = 1, std430) readonly buffer Chain { uint chain[]; };
+shared uint next[WORDS];
+const uint CHAIN = 256u;
+
+void main() {
+    for (uint w = 0u; w < WORDS; w++) {
+        next[w] = chain[w];
+    }
+    barrier();
+    uint at = 0u;
+    for (uint r = 0u; r < params.count; r++) {
+        [[unroll]] for (uint i = 0u; i < CHAIN; i++) {
+            at = next[at];
+        }
+    }
+    write_result(global_index(), at);
+}
+#else
+#if KIND == 0
+#define VALUE float
+#define COMPONENTS 1u
+#define TOTAL(v) (v)
+#elif KIND == 1
+#define VALUE vec2
+#define COMPONENTS 2u
+#define TOTAL(v) ((v).x + (v).y)
+#else
+#define VALUE vec4
+#define COMPONENTS 4u
+#define TOTAL(v) ((v).x + (v).y + (v).z + (v).w)
+#endif
+const uint ELEMENTS = WORDS / COMPONENTS;
+shared VALUE data[ELEMENTS];
+const uint LOADS = 512u;
+
+float value(uint k) {
+    return float(k % 61u);
+}
+
+void main() {
+    uint t = gl_LocalInvocationIndex;
+    for (uint e = t; e < ELEMENTS; e += 256u) {
+        VALUE v;
+#if KIND == 0
+        v = value(e);
+#else
+        for (uint c = 0u; c < COMPONENTS; c++) {
+            v[c] = value(e * COMPONENTS + c);
+        }
+#endif
+        data[e] = v;
+    }
+    barrier();
+    VALUE a = VALUE(0.0), b = VALUE(0.0);
+    uint base = t * params.stride;
+    for (uint i = 0u; i < LOADS; i += 2u) {
+        a += data[(base + i) & params.mask];
+        b += data[(base + i + 1u) & params.mask];
+    }
+    write_result(global_index(), floatBitsToUint(TOTAL(a + b)));
+}
+#endif

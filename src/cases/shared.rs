@@ -1,0 +1,168 @@
+//! Shared memory: load bandwidth of float, vec2 and vec4, bank conflicts over a stride sweep, and latency.
+//!
+//! Each workgroup fills 16 KiB of shared memory, then each invocation sums 512 loads of element
+//! `(t * stride + i) & mask` (glsl/shared.glsl). Stride 1 is conflict-free; a stride of s words
+//! makes the lanes of a subgroup meet on gcd(s, banks) banks, so the rate per stride shows the
+//! bank count. The latency case chases a random cycle through the 4096 words, one invocation
+//! alone, repeated as the runner asks (as the latency family does for buffers).
+
+use crate::caps::{Ceiling, Limit, Requirements};
+use crate::registry::{self, Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work};
+
+const GLSL: Glsl = Glsl { file: "shared.glsl", source: include_str!("../../glsl/shared.glsl") };
+
+/// Shared memory used: 16 KiB, the least Vulkan guarantees (WORDS in the GLSL).
+const WORDS: u32 = 4096;
+/// Loads per invocation (LOADS in the GLSL).
+const LOADS: u32 = 512;
+/// Dependent loads per repeat of the chase (CHAIN in the GLSL).
+const CHAIN: u32 = 256;
+/// Repeats of the chase in a verify run.
+const VERIFY_REPEATS: u32 = 4;
+/// Invocations per workgroup.
+const GROUP: u32 = 256;
+
+fn value(k: u32) -> f32 {
+    (k % 61) as f32
+}
+
+/// What invocation `gid` of a verify run writes: the sum of its loads.
+fn reference(components: u32, stride: u32, gid: u32) -> Value {
+    let t = gid % GROUP;
+    let mask = WORDS / components - 1;
+    let total: f32 = (0..LOADS)
+        .map(|i| {
+            let e = (t.wrapping_mul(stride).wrapping_add(i)) & mask;
+            (0..components).map(|c| value(e * components + c)).sum::<f32>()
+        })
+        .sum();
+    Value::F32(total)
+}
+
+fn needs() -> Requirements {
+    Requirements::new().limit(Limit::SharedMemoryBytes(WORDS * 4))
+}
+
+/// `Shared float|vec2|vec4` (stride 1) and `Shared float stride N`.
+fn loads(components: u32, stride: u32, name: String, group: &str) -> CaseSpec {
+    let kind = match components {
+        1 => "0",
+        2 => "1",
+        _ => "2",
+    };
+    let mask = WORDS / components - 1;
+    let per_invocation = f64::from(LOADS);
+    let case = CaseSpec::new(name, GLSL, [GROUP, 1, 1])
+        .group(group)
+        .defines([("KIND", kind)])
+        .push(Push::words(&[stride, mask, 0, 0]))
+        .work([
+            Work::new(per_invocation, Unit::Load),
+            Work::new(per_invocation * f64::from(4 * components), Unit::Byte).bounded_by(Ceiling::L1Bytes),
+        ])
+        .requires(needs())
+        .reference(move |gid| reference(components, stride, gid));
+    match group {
+        "shared stride" => case.axis("stride", u64::from(stride), "Shared float stride"),
+        _ => case,
+    }
+}
+
+fn latency() -> CaseSpec {
+    let chain = super::latency::cycle(WORDS);
+    let end = {
+        let mut at = 0u32;
+        for _ in 0..VERIFY_REPEATS * CHAIN {
+            at = chain[at as usize];
+        }
+        at
+    };
+    CaseSpec::new("Shared latency", GLSL, [1, 1, 1])
+        .group("shared latency")
+        .defines([("KIND", "3")])
+        .resource(Resource::storage_buffer(u64::from(WORDS) * 4, move |bytes| {
+            for (word, next) in bytes.chunks_exact_mut(4).zip(&chain) {
+                word.copy_from_slice(&next.to_ne_bytes());
+            }
+        }))
+        .push(Push::per_mode(&[0, 0, 1, 0], &[0, 0, VERIFY_REPEATS, 0]))
+        .scale_by_push_word(2)
+        .work([Work::new(f64::from(CHAIN), Unit::DependentLoad)])
+        .requires(needs())
+        .reference(move |_| Value::U32(end))
+}
+
+fn expand(env: &Env) -> Vec<CaseSpec> {
+    let mut cases = vec![
+        loads(1, 1, "Shared float".into(), "shared"),
+        loads(2, 1, "Shared vec2".into(), "shared"),
+        loads(4, 1, "Shared vec4".into(), "shared"),
+    ];
+    for stride in env.axis("stride") {
+        let stride = stride as u32;
+        cases.push(loads(1, stride, format!("Shared float stride {stride}"), "shared stride"));
+    }
+    cases.push(latency());
+    cases
+}
+
+/// The strides of the bank-conflict sweep, in 32-bit words.
+const STRIDE: Axis = Axis {
+    name: "stride",
+    unit: AxisUnit::Count("words"),
+    default: "1:32:1,64",
+    max: 4096,
+    about: "the distance in 32-bit words between the elements neighbouring invocations read, default \
+            1 to 32 and 64",
+};
+
+inventory::submit! {
+    Family {
+        about: registry::About {
+            measures: "shared-memory (workgroup) loads: the bandwidth of float, vec2 and vec4, bank conflicts \
+                       over a stride sweep, and the latency of one dependent load",
+            invocation: "the workgroup fills 16 KiB of shared memory, then each invocation sums 512 loads of \
+                         element (t * stride + i), wrapping; the latency case follows a random cycle through \
+                         the 4096 words, one invocation alone",
+            rate: "loads and bytes per second; for the latency case, nanoseconds (and clocks) per load",
+        },
+        name: "shared",
+        order: 170,
+        axes: &[STRIDE],
+        ratio_note: None,
+        expand,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The banks a subgroup of 32 lanes touches at one load, on hardware with 32 banks.
+    fn banks(stride: u32) -> usize {
+        let mut banks: Vec<u32> = (0..32u32).map(|t| (t * stride) % 32).collect();
+        banks.sort_unstable();
+        banks.dedup();
+        banks.len()
+    }
+
+    #[test]
+    fn a_stride_meets_gcd_banks() {
+        assert_eq!(banks(1), 32, "conflict-free");
+        assert_eq!(banks(2), 16, "two lanes per bank");
+        assert_eq!(banks(3), 32, "odd strides are conflict-free");
+        assert_eq!(banks(32), 1, "every lane on one bank");
+        assert_eq!(banks(64), 1);
+    }
+
+    #[test]
+    fn stride_one_sums_every_lane_of_its_window() {
+        let Value::F32(total) = reference(1, 1, 0) else { panic!() };
+        let expected: f32 = (0..LOADS).map(value).sum();
+        assert_eq!(total, expected);
+        let Value::F32(wide) = reference(4, 1, 3) else { panic!() };
+        let expected: f32 =
+            (0..LOADS).map(|i| (0..4).map(|c| value(((3 + i) & 1023) * 4 + c)).sum::<f32>()).sum();
+        assert_eq!(wide, expected);
+    }
+}
