@@ -4,7 +4,9 @@
 //! (glsl/latency.glsl), so each load waits for the one before and the caches see no pattern.
 //! The chain stays one invocation (one subgroup, one compute unit): the runner lengthens it
 //! (a push count) instead of dispatching more workgroups, so the rate is one load at a time and
-//! its inverse is the latency, in ns and, where the clock is known, in clocks.
+//! its inverse is the latency, in ns and, where the clock is known, in clocks. Each dispatch
+//! resumes the chain where the last one stopped: restarting at the same line would retrace a
+//! path short enough for the L2 to keep, and a 2 GiB set would measure the L2.
 
 use crate::registry::{
     self, format_bytes, Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work,
@@ -63,6 +65,8 @@ fn case(bytes: u64) -> CaseSpec {
         .group("latency")
         .axis("bytes", bytes, "Latency")
         .resource(Resource::storage_buffer(bytes, move |b| fill(lines, b)))
+        // Where the chain stopped: the next dispatch resumes there (a word index, 0 at first).
+        .resource(Resource::storage_buffer(4, |b| b.fill(0)).read_write())
         .push(Push::per_mode(&[1, 0], &[VERIFY_REPEATS, 0]))
         .scale_by_push_word(0)
         .work([Work::new(f64::from(CHAIN), Unit::DependentLoad)])
