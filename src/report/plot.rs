@@ -13,7 +13,7 @@ use plotters::prelude::*;
 use super::format::{printable, ratio_text, si};
 use super::matching::{match_runs, Matched};
 use super::model::{Amount, CaseResult, Run};
-use super::write::rate_text;
+use super::write::{amount_text, rate_text};
 use crate::error::{Error, Result};
 
 /// What the charts show.
@@ -165,9 +165,10 @@ fn bars(root: &DrawingArea<SVGBackend<'_>, Shift>, panel: &Panel<'_>, mut y: i32
             };
             let label = match (found, v) {
                 (None, _) => "missing".to_owned(),
-                (Some(c), Some(v)) if panel.metric == Metric::Rate => {
-                    si(v, c.rate.as_ref().map_or("", |a| &a.unit))
-                }
+                (Some(c), Some(v)) if panel.metric == Metric::Rate => match &c.rate {
+                    Some(rate) => amount_text(&Amount { value: v, unit: rate.unit.clone() }),
+                    None => si(v, ""),
+                },
                 (_, Some(v)) => ratio_text(v),
                 (Some(c), None) => rate_text(c),
             };
@@ -269,7 +270,8 @@ fn lines(
         Metric::Ratio => "ratio to the baseline".to_owned(),
     };
     let x_label = if axis == "n" { "n (iterations)".to_owned() } else { axis.to_owned() };
-    let caption = format!("{} (x: {x_label})", panel.group);
+    let lower_is_faster = if unit == "ns per load" { ", lower is faster" } else { "" };
+    let caption = format!("{} (x: {x_label}{lower_is_faster})", panel.group);
     let x_range = (x_min, x_max.max(x_min + 1.0));
     // Bytes axes (a test keeps them named so) are drawn on a log scale and labelled in KiB, MiB, ...;
     // their bandwidth spans decades (L1 to DRAM), so it is drawn log too.
@@ -277,13 +279,14 @@ fn lines(
     let mut chart = ChartBuilder::on(area);
     chart.caption(printable(&caption), font(16)).margin(10).x_label_area_size(32).y_label_area_size(70);
     if log && y_min > 0.0 {
-        let y_range = (y_min / 1.3..y_max * 1.3).log_scale();
+        let y_range = (y_min / 1.3..y_max * 1.3).log_scale().base(2.0);
         let mut chart =
-            chart.build_cartesian_2d((x_range.0..x_range.1).log_scale(), y_range).map_err(fail)?;
+            chart.build_cartesian_2d((x_range.0..x_range.1).log_scale().base(2.0), y_range).map_err(fail)?;
         draw_series(&mut chart, &series, &y_label, &x_label, bytes)
     } else if log {
-        let mut chart =
-            chart.build_cartesian_2d((x_range.0..x_range.1).log_scale(), 0.0..y_max * 1.1).map_err(fail)?;
+        let mut chart = chart
+            .build_cartesian_2d((x_range.0..x_range.1).log_scale().base(2.0), 0.0..y_max * 1.1)
+            .map_err(fail)?;
         draw_series(&mut chart, &series, &y_label, &x_label, bytes)
     } else {
         let mut chart = chart.build_cartesian_2d(x_range.0..x_range.1, 0.0..y_max * 1.1).map_err(fail)?;
