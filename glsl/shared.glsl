@@ -2,9 +2,9 @@
 // memory with the floats k mod 61, then each invocation sums LOADS loads of element
 // (t * stride + i) & mask (mask: the element count - 1, from the push block, so the compiler
 // cannot fold the addresses). Stride 1 reads consecutive elements across a subgroup
-// (conflict-free); stride s makes lanes collide on gcd(s, banks) banks.
-// KIND 3 is a pointer chase: one invocation copies a random cycle of word indexes into shared
-// memory and follows it, `count` repeats of CHAIN dependent loads.
+// (conflict-free); stride s puts gcd(s, banks) lanes on each bank it touches (a gcd-way conflict).
+// KIND 3 is a pointer chase: the workgroup copies a random cycle of word indexes into shared
+// memory, then invocation 0 follows it, `count` repeats of CHAIN dependent loads.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -16,20 +16,28 @@ const uint WORDS = 4096u;  // 16 KiB
 #if KIND == 3
 layout(set = 0, binding = 1, std430) readonly buffer Chain { uint chain[]; };
 shared uint next[WORDS];
+shared uint reached;
 const uint CHAIN = 256u;
 
 void main() {
-    for (uint w = 0u; w < WORDS; w++) {
+    // The whole workgroup fills shared memory (one invocation alone would add 4096 dependent
+    // global loads to every timed dispatch); then one invocation chases.
+    uint t = gl_LocalInvocationIndex;
+    for (uint w = t; w < WORDS; w += uint(LOCAL_SIZE_X)) {
         next[w] = chain[w];
     }
     barrier();
-    uint at = 0u;
-    for (uint r = 0u; r < params.count; r++) {
-        [[unroll]] for (uint i = 0u; i < CHAIN; i++) {
-            at = next[at];
+    if (t == 0u) {
+        uint at = 0u;
+        for (uint r = 0u; r < params.count; r++) {
+            [[unroll]] for (uint i = 0u; i < CHAIN; i++) {
+                at = next[at];
+            }
         }
+        reached = at;
     }
-    write_result(global_index(), at);
+    barrier();
+    write_result(global_index(), reached);
 }
 #else
 #if KIND == 0

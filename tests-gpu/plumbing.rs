@@ -160,3 +160,29 @@ fn a_push_block_that_disagrees_with_the_shader_is_a_compile_error_naming_the_cas
         "{text}"
     );
 }
+
+#[test]
+fn a_latency_chain_resumes_when_timed_but_verify_starts_at_line_0() {
+    // 96 KiB is 768 lines: one timed run of 4 x 256 loads stops at line 256 of the cycle, not 0,
+    // so a verify run that resumed from there instead of starting over would not match the CPU.
+    let axes = [perftest::registry::parse_setting("latency.bytes=96K").unwrap()];
+    let options = ContextOptions { validation: true, ..Default::default() };
+    let adapter = Adapter::open(&options).unwrap_or_else(|e| panic!("{e}"));
+    let (_, facts) = adapter.describe(&[]);
+    let all = perftest::registry::expand(&axes, Some(&facts));
+    let cases =
+        perftest::registry::filter(all, Some("Latency 96 KiB"), &[]).unwrap_or_else(|e| panic!("{e}"));
+    let ctx = context_for(adapter, &cases).unwrap_or_else(|e| panic!("{e}"));
+    let sink = ctx.validation_sink();
+    let prepared = prepare(&ctx, &cases, 1, false).unwrap_or_else(|e| panic!("{e}"));
+    let pipeline = prepared.pipelines.get(&cases[0]).expect("built");
+    let mut bench = Bench::new(&ctx, &cases[0], pipeline).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(bench.verify().unwrap_or_else(|e| panic!("{e}")), 2);
+    let ms = bench.time_ms(1).unwrap_or_else(|e| panic!("{e}"));
+    assert!(ms > 0.0 && ms.is_finite());
+    assert_eq!(bench.verify().unwrap_or_else(|e| panic!("after a timed run: {e}")), 2);
+    drop(bench);
+    drop(prepared);
+    drop(ctx);
+    check_validation(&sink).unwrap_or_else(|e| panic!("{e}"));
+}

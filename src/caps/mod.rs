@@ -5,6 +5,7 @@
 //! created with the union of what the selected cases need. Neither side imports the other.
 
 mod features;
+pub mod memory;
 pub mod peaks;
 
 use std::collections::BTreeSet;
@@ -12,6 +13,7 @@ use std::collections::BTreeSet;
 use ash::vk;
 
 pub use features::{Feature, FeatureStructs};
+pub use memory::{MemoryKind, MemoryType};
 pub use peaks::{Architecture, Ceiling};
 
 /// A way a case uses a format, checked against `vkGetPhysicalDeviceFormatProperties`.
@@ -148,6 +150,8 @@ pub struct DeviceCaps {
     pub subgroup_size: u32,
     /// Memory heaps.
     pub heaps: Vec<Heap>,
+    /// Memory types, in the device's order.
+    pub memory_types: Vec<MemoryType>,
 }
 
 impl DeviceCaps {
@@ -165,6 +169,8 @@ pub struct Requirements {
     pub limits: BTreeSet<Limit>,
     /// Format uses.
     pub formats: BTreeSet<(vk::Format, FormatUse)>,
+    /// Memory of a kind, at least this many bytes in one heap.
+    pub memory: BTreeSet<(MemoryKind, u64)>,
 }
 
 impl Requirements {
@@ -191,11 +197,18 @@ impl Requirements {
         self
     }
 
+    /// Adds memory of `kind` holding `bytes`.
+    pub fn memory(mut self, kind: MemoryKind, bytes: u64) -> Self {
+        self.memory.insert((kind, bytes));
+        self
+    }
+
     /// Adds everything `other` needs.
     pub fn union(&mut self, other: &Requirements) {
         self.features.extend(other.features.iter().copied());
         self.limits.extend(other.limits.iter().copied());
         self.formats.extend(other.formats.iter().copied());
+        self.memory.extend(other.memory.iter().copied());
     }
 
     /// One reason per missing item; empty when `caps` meets every requirement.
@@ -211,7 +224,8 @@ impl Requirements {
             .iter()
             .filter(|&&(format, usage)| !caps.format_allows(format, usage))
             .map(|&(format, usage)| usage.reason(format));
-        features.chain(limits).chain(formats).collect()
+        let memory = self.memory.iter().filter_map(|&(kind, bytes)| kind.unmet(&caps.memory_types, bytes));
+        features.chain(limits).chain(formats).chain(memory).collect()
     }
 
     /// The formats named, without repeats (the ones whose properties must be queried).

@@ -89,8 +89,8 @@ const BYTES: Axis = Axis {
     name: "bytes",
     unit: AxisUnit::Bytes,
     default: "16K..2G*2",
-    max: 1 << 32,
-    about: "working-set size in bytes (rounded down to 128-byte lines; at most 4 GiB), default 16 KiB to \
+    max: (1 << 32) - 1,
+    about: "working-set size in bytes (rounded down to 128-byte lines; under 4 GiB), default 16 KiB to \
             2 GiB by factors of 2",
 };
 

@@ -5,6 +5,7 @@
 
 mod alu;
 mod branch;
+mod host;
 mod latency;
 mod load;
 mod shared;

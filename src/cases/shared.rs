@@ -2,9 +2,10 @@
 //!
 //! Each workgroup fills 16 KiB of shared memory, then each invocation sums 512 loads of element
 //! `(t * stride + i) & mask` (glsl/shared.glsl). Stride 1 is conflict-free; a stride of s words
-//! makes the lanes of a subgroup meet on gcd(s, banks) banks, so the rate per stride shows the
-//! bank count. The latency case chases a random cycle through the 4096 words, one invocation
-//! alone, repeated as the runner asks (as the latency family does for buffers).
+//! puts gcd(s, banks) lanes of a subgroup on each bank it touches, so the rate falls by that
+//! factor and the strides where it halves show the bank count. The latency case has the
+//! workgroup fill shared memory with a random cycle through the 4096 words, then one invocation
+//! chases it, repeated as the runner asks (as the latency family does for buffers).
 
 use crate::caps::{Ceiling, Limit, Requirements};
 use crate::registry::{self, Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work};
@@ -77,7 +78,7 @@ fn latency() -> CaseSpec {
         }
         at
     };
-    CaseSpec::new("Shared latency", GLSL, [1, 1, 1])
+    CaseSpec::new("Shared latency", GLSL, [GROUP, 1, 1])
         .group("shared latency")
         .defines([("KIND", "3")])
         .resource(Resource::storage_buffer(u64::from(WORDS) * 4, move |bytes| {
@@ -87,7 +88,8 @@ fn latency() -> CaseSpec {
         }))
         .push(Push::per_mode(&[0, 0, 1, 0], &[0, 0, VERIFY_REPEATS, 0]))
         .scale_by_push_word(2)
-        .work([Work::new(f64::from(CHAIN), Unit::DependentLoad)])
+        // One invocation of the workgroup chases: CHAIN loads per repeat, spread over the group.
+        .work([Work::new(f64::from(CHAIN) / f64::from(GROUP), Unit::DependentLoad)])
         .requires(needs())
         .reference(move |_| Value::U32(end))
 }
@@ -137,23 +139,6 @@ inventory::submit! {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The banks a subgroup of 32 lanes touches at one load, on hardware with 32 banks.
-    fn banks(stride: u32) -> usize {
-        let mut banks: Vec<u32> = (0..32u32).map(|t| (t * stride) % 32).collect();
-        banks.sort_unstable();
-        banks.dedup();
-        banks.len()
-    }
-
-    #[test]
-    fn a_stride_meets_gcd_banks() {
-        assert_eq!(banks(1), 32, "conflict-free");
-        assert_eq!(banks(2), 16, "two lanes per bank");
-        assert_eq!(banks(3), 32, "odd strides are conflict-free");
-        assert_eq!(banks(32), 1, "every lane on one bank");
-        assert_eq!(banks(64), 1);
-    }
 
     #[test]
     fn stride_one_sums_every_lane_of_its_window() {

@@ -26,7 +26,7 @@ const GRAIN: u64 = ROW * 16;
 
 /// What is loaded, and how.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
+pub(super) enum Kind {
     /// `float` from a storage buffer.
     Float,
     /// `vec4` from a storage buffer.
@@ -108,7 +108,8 @@ fn reference(kind: Kind, rows: u64, lines: Option<u64>, gid: u32) -> Value {
     Value::F32(total)
 }
 
-fn case(kind: Kind, random: bool, bytes: u64) -> CaseSpec {
+/// The case that loads `bytes` as `kind`, coalesced or with its lines scattered (`random`).
+pub(super) fn case(kind: Kind, random: bool, bytes: u64) -> CaseSpec {
     let pattern = if random { "random" } else { "linear" };
     let variant = format!("Sweep {} {pattern}", kind.label());
     let rows = bytes / kind.element_bytes() / ROW;
@@ -156,9 +157,9 @@ const BYTES: Axis = Axis {
     name: "bytes",
     unit: AxisUnit::Bytes,
     default: "16K..2G*2",
-    max: 1 << 32,
-    about: "working-set size in bytes (rounded down to a multiple of 4 KiB; at most 4 GiB, the largest \
-            storage-buffer range Vulkan can express), default 16 KiB to 2 GiB by factors of 2",
+    max: (1 << 32) - 1,
+    about: "working-set size in bytes (rounded down to a multiple of 4 KiB; under 4 GiB, as \
+            maxStorageBufferRange is a 32-bit count), default 16 KiB to 2 GiB by factors of 2",
 };
 
 inventory::submit! {

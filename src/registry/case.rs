@@ -293,7 +293,7 @@ impl CaseSpec {
     pub fn requirements(&self) -> Requirements {
         let mut all = self.requires.clone();
         for resource in &self.resources {
-            all.union(&resource.kind.requirements());
+            all.union(&resource.requirements());
         }
         all.limit(Limit::PushConstantBytes(self.push.size() as u32))
             .limit(Limit::WorkgroupInvocations(self.invocations_per_group() as u32))

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use ash::vk;
 
-use crate::caps::{Feature, FormatUse, Limit, Requirements};
+use crate::caps::{Feature, FormatUse, Limit, MemoryKind, Requirements};
 
 /// Writes a resource's initial contents (the CPU reference reads the same data).
 pub type Fill = Arc<dyn Fn(&mut [u8]) + Send + Sync>;
@@ -76,6 +76,20 @@ impl ResourceKind {
         })
     }
 
+    /// Its size in bytes (an image's texel count for images, which are never placed by kind).
+    pub fn bytes(&self) -> u64 {
+        match *self {
+            ResourceKind::StorageBuffer { bytes }
+            | ResourceKind::UniformBuffer { bytes }
+            | ResourceKind::UniformTexelBuffer { bytes, .. }
+            | ResourceKind::StorageTexelBuffer { bytes, .. }
+            | ResourceKind::BufferAddress { bytes, .. } => bytes,
+            ResourceKind::SampledImage { size, .. } | ResourceKind::StorageImage { size, .. } => {
+                u64::from(size[0]) * u64::from(size[1])
+            }
+        }
+    }
+
     /// What the device must offer to hold and bind it: format uses, the buffer-address feature,
     /// and the limits its size meets. A case needs these whatever else it states.
     pub fn requirements(&self) -> Requirements {
@@ -132,6 +146,8 @@ pub enum Placement {
     DeviceLocal,
     /// Host-visible memory the shader reads across the bus (or from BAR memory).
     HostVisible,
+    /// Memory of one kind, by memory-type flags (the case needs such a type: a requirement).
+    Memory(MemoryKind),
 }
 
 /// Whether the shader writes a resource.
@@ -225,6 +241,21 @@ impl Resource {
     pub fn host_visible(mut self) -> Self {
         self.placement = Placement::HostVisible;
         self
+    }
+
+    /// Places the resource in memory of `kind` (a buffer only).
+    pub fn in_memory(mut self, kind: MemoryKind) -> Self {
+        self.placement = Placement::Memory(kind);
+        self
+    }
+
+    /// What the resource needs: its kind's requirements, and memory of its kind if it names one.
+    pub fn requirements(&self) -> Requirements {
+        let needs = self.kind.requirements();
+        match self.placement {
+            Placement::Memory(kind) => needs.memory(kind, self.kind.bytes()),
+            Placement::DeviceLocal | Placement::HostVisible => needs,
+        }
     }
 
     /// Makes the resource writable by the shader.

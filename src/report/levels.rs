@@ -3,9 +3,11 @@
 //! A sweep's points, by size, fall into plateaus: a point below [`DROP`] times its plateau's best
 //! rate starts the next one. A plateau between two others that spans less than [`SPAN`] in size
 //! is a knee (the hit rate falling from one level to the next), not a level, and is dropped; a
-//! plateau not below [`DROP`] times the one before it (noise split them) joins it. Each level's bandwidth is the median of its points; it ends at its
-//! largest size. The first level is the L1, the next ones L2, L3, and the last DRAM when the sweep
-//! reached [`DRAM_FROM`] (larger than any GPU cache); otherwise levels are only numbered.
+//! plateau not below [`DROP`] times the one before it (noise split them) joins it; an edge point
+//! more than [`KNEE`] off its plateau's median belongs to the knee. Each level's rate is the median
+//! of its points; it ends at its largest size. The last level is DRAM when the sweep reached
+//! [`DRAM_FROM`] (larger than any GPU cache); the others are L1, L2, ... only when the sweep starts
+//! in the L1 and shows at least three levels, and are numbered otherwise.
 
 use serde::{Deserialize, Serialize};
 
@@ -18,6 +20,10 @@ pub const DROP: f64 = 0.75;
 /// A level between two others spans at least this factor in working-set size; a shorter run of
 /// points is the knee between them.
 pub const SPAN: u64 = 4;
+/// A plateau's edge point further than this from its median is part of the knee next to it.
+pub const KNEE: f64 = 0.10;
+/// A sweep that starts at or below this size begins in the L1 (no GPU's L1 is smaller).
+pub const L1_FROM: u64 = 64 << 10;
 /// A sweep whose largest set is at least this big ends in DRAM: no GPU cache is this large.
 pub const DRAM_FROM: u64 = 256 << 20;
 
@@ -79,8 +85,27 @@ pub fn levels(points: &[(u64, f64)]) -> Vec<Level> {
             _ => merged.push(segment),
         }
     }
-    let kept = merged;
+    // Edge points well off their plateau's median are the knee between two levels.
+    let count = merged.len();
+    let kept: Vec<Vec<(u64, f64)>> = merged
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut segment)| {
+            let off = |s: &[(u64, f64)], p: (u64, f64)| (p.1 / median(s) - 1.0).abs() > KNEE;
+            while i > 0 && segment.len() > 1 && off(&segment, segment[0]) {
+                segment.remove(0);
+            }
+            while i + 1 < count && segment.len() > 1 && off(&segment, segment[segment.len() - 1]) {
+                segment.pop();
+            }
+            segment
+        })
+        .collect();
     let reaches_dram = points.last().is_some_and(|(bytes, _)| *bytes >= DRAM_FROM) && kept.len() > 1;
+    // Cache levels are named only when the sweep spans L1 to DRAM and shows one level between:
+    // two plateaus could be L1 and DRAM, or one of them two levels merged (a load bound by its
+    // own instructions looks the same in L1 and L2).
+    let named = reaches_dram && points[0].0 <= L1_FROM && kept.len() >= 3;
     let count = kept.len();
     kept.into_iter()
         .enumerate()
@@ -88,8 +113,7 @@ pub fn levels(points: &[(u64, f64)]) -> Vec<Level> {
             let rate = median(&segment);
             let name = match i {
                 _ if reaches_dram && i + 1 == count => "DRAM".to_owned(),
-                _ if count == 1 => "level 1".to_owned(),
-                _ if reaches_dram => format!("L{}", i + 1),
+                _ if named => format!("L{}", i + 1),
                 _ => format!("level {}", i + 1),
             };
             Level { name, rate, from_bytes: segment[0].0, to_bytes: segment[segment.len() - 1].0 }
@@ -247,7 +271,7 @@ mod tests {
         let found = levels(&points);
         let names: Vec<&str> = found.iter().map(|l| l.name.as_str()).collect();
         assert_eq!(names, ["L1", "L2", "DRAM"], "{found:?}");
-        assert_eq!((found[1].from_bytes, found[1].to_bytes), (4 * M, 32 * M));
+        assert_eq!((found[1].from_bytes, found[1].to_bytes), (4 * M, 16 * M), "32 MiB starts the fall");
     }
 
     #[test]
@@ -275,6 +299,33 @@ mod tests {
             [(16 * K, 30e12), (64 * K, 30e12), (M, 9e12), (4 * M, 8e12), (16 * M, 9.5e12), (64 * M, 9e12)];
         let names: Vec<String> = levels(&points).into_iter().map(|l| l.name).collect();
         assert_eq!(names, ["level 1", "level 2"]);
+    }
+
+    #[test]
+    fn knee_points_at_a_plateaus_edge_belong_to_no_level() {
+        // The H100's latency chase (as rates: loads per second), 16 KiB to 2 GiB.
+        let ns = [
+            24.0, 24.0, 24.2, 24.2, 118.9, 146.0, 147.0, 147.0, 147.0, 147.0, 149.5, 274.8, 355.6, 353.0,
+            354.0, 355.5, 355.6, 356.6,
+        ];
+        let points: Vec<(u64, f64)> =
+            ns.iter().enumerate().map(|(i, ns)| ((16 * K) << i, 1e9 / ns)).collect();
+        let found = levels(&points);
+        let spans: Vec<(&str, u64, u64)> =
+            found.iter().map(|l| (l.name.as_str(), l.from_bytes, l.to_bytes)).collect();
+        assert_eq!(spans, [("L1", 16 * K, 128 * K), ("L2", 512 * K, 16 * M), ("DRAM", 64 * M, 2048 * M)]);
+    }
+
+    #[test]
+    fn two_plateaus_are_not_called_l1() {
+        // Float loads bound by their own index arithmetic: flat from 16 KiB into the L2, then DRAM.
+        let points = [(16 * K, 8.6e12), (M, 8.6e12), (32 * M, 8.4e12), (256 * M, 2.9e12), (2048 * M, 2.9e12)];
+        let names: Vec<String> = levels(&points).into_iter().map(|l| l.name).collect();
+        assert_eq!(names, ["level 1", "DRAM"]);
+        // A sweep that starts above any L1 names no cache level either.
+        let points = [(M, 11e12), (4 * M, 9e12), (16 * M, 9e12), (64 * M, 3e12), (1024 * M, 3e12)];
+        let names: Vec<String> = levels(&points).into_iter().map(|l| l.name).collect();
+        assert_eq!(names, ["level 1", "DRAM"]);
     }
 
     #[test]

@@ -144,7 +144,7 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
                 ResourceKind::SampledImage { format, size, .. }
                 | ResourceKind::StorageImage { format, size } => {
                     let storage = matches!(resource.kind, ResourceKind::StorageImage { .. });
-                    if resource.placement == Placement::HostVisible {
+                    if resource.placement != Placement::DeviceLocal {
                         return Err(spec_error(
                             case,
                             format!("resource {}: images are device-local only", i + 1),
@@ -334,6 +334,7 @@ fn add_buffer<'ctx>(
     let desc = match resource.placement {
         Placement::DeviceLocal => BufferDesc::gpu_only(bytes, usage),
         Placement::HostVisible => BufferDesc::cpu_to_gpu(bytes, usage),
+        Placement::Memory(kind) => BufferDesc::in_memory(bytes, usage, kind),
     };
     let at = resources.buffer(Buffer::with_data(ctx, label, desc, fill)?);
     match resource.reset {

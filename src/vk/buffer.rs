@@ -7,10 +7,20 @@ use gpu_allocator::MemoryLocation;
 
 use super::commands::submit;
 use super::context::Context;
+use crate::caps::MemoryKind;
 use crate::error::{vk_err, Result};
 
 /// Writes a buffer's initial contents into its mapped bytes; `None` leaves zeros.
 pub type Contents<'a> = Option<&'a dyn Fn(&mut [u8])>;
+
+/// Where a buffer's memory comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Location {
+    /// gpu-allocator, by its coarse location.
+    Allocator(MemoryLocation),
+    /// A dedicated allocation from the first memory type of a kind (for cases that compare kinds).
+    Kind(MemoryKind),
+}
 
 /// What a buffer is: size, usage and memory location.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,13 +30,18 @@ pub struct BufferDesc {
     /// How it is used (transfers are always allowed: uploads and resets).
     pub usage: vk::BufferUsageFlags,
     /// Where its memory lives.
-    pub location: MemoryLocation,
+    pub location: Location,
 }
 
 impl BufferDesc {
     fn new(size: u64, usage: vk::BufferUsageFlags, location: MemoryLocation) -> Self {
         let usage = usage | vk::BufferUsageFlags::TRANSFER_DST | vk::BufferUsageFlags::TRANSFER_SRC;
-        Self { size, usage, location }
+        Self { size, usage, location: Location::Allocator(location) }
+    }
+
+    /// Memory of `kind`, mapped (every kind is host-visible and coherent).
+    pub fn in_memory(size: u64, usage: vk::BufferUsageFlags, kind: MemoryKind) -> Self {
+        Self { location: Location::Kind(kind), ..Self::new(size, usage, MemoryLocation::CpuToGpu) }
     }
 
     /// Device-local memory, filled through a staging buffer.
@@ -45,8 +60,14 @@ impl BufferDesc {
     }
 
     fn host_visible(&self) -> bool {
-        self.location != MemoryLocation::GpuOnly
+        self.location != Location::Allocator(MemoryLocation::GpuOnly)
     }
+}
+
+/// A buffer's memory: from the allocator, or a dedicated allocation mapped whole.
+enum Memory {
+    Allocated(Allocation),
+    Dedicated { memory: vk::DeviceMemory, mapped: std::ptr::NonNull<u8> },
 }
 
 /// A buffer and its memory, borrowed from a [`Context`].
@@ -56,7 +77,7 @@ pub struct Buffer<'ctx> {
     pub raw: vk::Buffer,
     /// Its size in bytes.
     pub size: u64,
-    allocation: Option<Allocation>,
+    memory: Option<Memory>,
 }
 
 impl<'ctx> Buffer<'ctx> {
@@ -65,14 +86,38 @@ impl<'ctx> Buffer<'ctx> {
         let info = vk::BufferCreateInfo::default().size(desc.size.max(4)).usage(desc.usage);
         // SAFETY: valid device and create-info.
         let raw = unsafe { ctx.device.create_buffer(&info, None) }.map_err(vk_err("vkCreateBuffer"))?;
-        let mut buffer = Self { ctx, raw, size: desc.size, allocation: None };
+        let mut buffer = Self { ctx, raw, size: desc.size, memory: None };
         // SAFETY: raw is a live buffer of this device.
         let requirements = unsafe { ctx.device.get_buffer_memory_requirements(raw) };
-        let allocation = ctx.allocate(name, requirements, desc.location, true)?;
-        // SAFETY: the allocation fits the requirements of raw and is not bound elsewhere.
-        unsafe { ctx.device.bind_buffer_memory(raw, allocation.memory(), allocation.offset()) }
+        let (memory, offset) = match desc.location {
+            Location::Allocator(location) => {
+                let allocation = ctx.allocate(name, requirements, location, true)?;
+                // SAFETY: the memory stays allocated while the buffer holds the allocation.
+                let at = (unsafe { allocation.memory() }, allocation.offset());
+                buffer.memory = Some(Memory::Allocated(allocation));
+                at
+            }
+            Location::Kind(kind) => {
+                let memory = dedicated(ctx, name, requirements, kind)?;
+                // SAFETY: host-visible memory of this device, not mapped yet; the whole range.
+                let mapped =
+                    unsafe { ctx.device.map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty()) };
+                let mapped = mapped.ok().and_then(|p| std::ptr::NonNull::new(p.cast::<u8>()));
+                let Some(mapped) = mapped else {
+                    // SAFETY: the memory is not in use.
+                    unsafe { ctx.device.free_memory(memory, None) };
+                    return Err(crate::error::Error::CaseSpec {
+                        case: name.to_owned(),
+                        problem: "its host-visible memory could not be mapped".into(),
+                    });
+                };
+                buffer.memory = Some(Memory::Dedicated { memory, mapped });
+                (memory, 0)
+            }
+        };
+        // SAFETY: the memory fits the requirements of raw and is not bound elsewhere.
+        unsafe { ctx.device.bind_buffer_memory(raw, memory, offset) }
             .map_err(vk_err("vkBindBufferMemory"))?;
-        buffer.allocation = Some(allocation);
         ctx.set_name(raw, name);
         Ok(buffer)
     }
@@ -130,15 +175,30 @@ impl<'ctx> Buffer<'ctx> {
     /// empty for device-local buffers.
     pub fn bytes_mut(&mut self) -> &mut [u8] {
         let size = self.size as usize;
-        let slice = self.allocation.as_mut().and_then(Allocation::mapped_slice_mut).unwrap_or_default();
+        let slice = match &mut self.memory {
+            Some(Memory::Allocated(a)) => a.mapped_slice_mut().unwrap_or_default(),
+            // SAFETY: the whole allocation (at least `size` bytes) is mapped while the buffer lives.
+            Some(Memory::Dedicated { mapped, .. }) => unsafe {
+                std::slice::from_raw_parts_mut(mapped.as_ptr(), size)
+            },
+            None => &mut [],
+        };
         let len = size.min(slice.len());
         &mut slice[..len]
     }
 
     /// The mapped memory, read-only.
     pub fn bytes(&self) -> &[u8] {
-        let slice = self.allocation.as_ref().and_then(Allocation::mapped_slice).unwrap_or_default();
-        &slice[..(self.size as usize).min(slice.len())]
+        let size = self.size as usize;
+        let slice = match &self.memory {
+            Some(Memory::Allocated(a)) => a.mapped_slice().unwrap_or_default(),
+            // SAFETY: as in bytes_mut.
+            Some(Memory::Dedicated { mapped, .. }) => unsafe {
+                std::slice::from_raw_parts(mapped.as_ptr(), size)
+            },
+            None => &[],
+        };
+        &slice[..size.min(slice.len())]
     }
 }
 
@@ -146,10 +206,40 @@ impl Drop for Buffer<'_> {
     fn drop(&mut self) {
         // SAFETY: the GPU is done with the buffer (every submission is waited for).
         unsafe { self.ctx.device.destroy_buffer(self.raw, None) };
-        if let Some(allocation) = self.allocation.take() {
-            self.ctx.free(allocation);
+        match self.memory.take() {
+            Some(Memory::Allocated(allocation)) => self.ctx.free(allocation),
+            Some(Memory::Dedicated { memory, .. }) => {
+                // SAFETY: the buffer bound to it is destroyed; unmapping frees the mapping with it.
+                unsafe {
+                    self.ctx.device.unmap_memory(memory);
+                    self.ctx.device.free_memory(memory, None);
+                }
+            }
+            None => {}
         }
     }
+}
+
+/// A dedicated allocation for `requirements` from the first memory type of `kind` that holds it.
+fn dedicated(
+    ctx: &Context,
+    name: &str,
+    requirements: vk::MemoryRequirements,
+    kind: MemoryKind,
+) -> Result<vk::DeviceMemory> {
+    let index = kind
+        .pick(&ctx.caps.memory_types, requirements.memory_type_bits, requirements.size)
+        .ok_or_else(|| crate::error::Error::CaseSpec {
+            case: name.to_owned(),
+            problem: format!(
+                "no {} memory type can hold its {} bytes (the case's requirement should have skipped it)",
+                kind.label().to_lowercase(),
+                requirements.size
+            ),
+        })?;
+    let info = vk::MemoryAllocateInfo::default().allocation_size(requirements.size).memory_type_index(index);
+    // SAFETY: a valid type index of this device and a size its heap holds.
+    unsafe { ctx.device.allocate_memory(&info, None) }.map_err(vk_err("vkAllocateMemory"))
 }
 
 /// A view that lets a shader read a buffer as a texel buffer of one format.

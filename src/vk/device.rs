@@ -6,7 +6,7 @@ use ash::vk;
 
 use super::instance::Instance;
 use super::select::{kind_name, Row};
-use crate::caps::{DeviceCaps, FeatureStructs, Heap, Limits};
+use crate::caps::{DeviceCaps, FeatureStructs, Heap, Limits, MemoryType};
 use crate::error::{vk_err, Result};
 
 /// What the report header says about the device.
@@ -176,6 +176,14 @@ pub fn describe(
         formats: formats.collect(),
         subgroup_size: subgroup.subgroup_size,
         heaps: heaps.collect(),
+        memory_types: memory
+            .memory_types_as_slice()
+            .iter()
+            .map(|t| MemoryType {
+                flags: t.property_flags,
+                heap_bytes: memory.memory_heaps[t.heap_index as usize].size,
+            })
+            .collect(),
     };
     // SAFETY: as above.
     let families = unsafe { instance.raw.get_physical_device_queue_family_properties(physical) };
