@@ -101,6 +101,14 @@ pub fn levels(points: &[(u64, f64)]) -> Vec<Level> {
             segment
         })
         .collect();
+    // Trimming can leave a middle plateau too short to be a level: it is part of a knee too.
+    let count = kept.len();
+    let kept: Vec<Vec<(u64, f64)>> = kept
+        .into_iter()
+        .enumerate()
+        .filter(|(i, s)| *i == 0 || *i + 1 == count || s[s.len() - 1].0 >= SPAN * s[0].0)
+        .map(|(_, s)| s)
+        .collect();
     let reaches_dram = points.last().is_some_and(|(bytes, _)| *bytes >= DRAM_FROM) && kept.len() > 1;
     // Cache levels are named only when the sweep spans L1 to DRAM and shows one level between:
     // two plateaus could be L1 and DRAM, or one of them two levels merged (a load bound by its
@@ -314,6 +322,22 @@ mod tests {
         let spans: Vec<(&str, u64, u64)> =
             found.iter().map(|l| (l.name.as_str(), l.from_bytes, l.to_bytes)).collect();
         assert_eq!(spans, [("L1", 16 * K, 128 * K), ("L2", 512 * K, 16 * M), ("DRAM", 64 * M, 2048 * M)]);
+    }
+
+    #[test]
+    fn a_slow_fall_through_the_l2_is_no_level() {
+        // The H200's vec4 random sweep (TB/s), 16 KiB to 2 GiB: past the L1 the rate falls in
+        // steps (short plateaus) all the way to DRAM, with no flat L2 to report.
+        let tbs = [
+            22.42, 22.43, 22.42, 22.42, 20.8, 18.73, 14.57, 12.46, 10.67, 9.85, 8.46, 7.02, 6.44, 5.48, 4.37,
+            4.31, 4.27, 4.27,
+        ];
+        let points: Vec<(u64, f64)> =
+            tbs.iter().enumerate().map(|(i, t)| ((16 * K) << i, t * 1e12)).collect();
+        let found = levels(&points);
+        let names: Vec<&str> = found.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(names, ["level 1", "DRAM"], "{found:?}");
+        assert_eq!((found[0].to_bytes, found[1].from_bytes), (256 * K, 256 * M));
     }
 
     #[test]
