@@ -15,8 +15,10 @@ mod plumbing;
 mod trust;
 
 /// Cases lavapipe (Mesa 22.3) is expected to skip, by name prefix; any other skip fails the tests.
-/// Its one memory type is device-local and host-cached at once, so it has no system-memory kind.
-const LAVAPIPE_SKIPS: &[&str] = &["Host-cached vec4 linear", "Host-uncached vec4 linear"];
+/// Its one memory type is device-local and host-cached at once, so it has no system-memory kind
+/// (for host-memory loads, and the copies to and from host-cached memory).
+const LAVAPIPE_SKIPS: &[&str] =
+    &["Host-cached vec4 linear", "Host-uncached vec4 linear", "Copy host to device", "Copy device to host"];
 
 fn validated(axes: &[&str], filter: Option<&str>) -> (Context, Vec<CaseSpec>) {
     let options = ContextOptions { validation: true, ..Default::default() };
@@ -27,12 +29,13 @@ fn validated(axes: &[&str], filter: Option<&str>) -> (Context, Vec<CaseSpec>) {
 /// Every case, with the branch cases swept over N = 0 and 8 only (each builds two 16 MB textures)
 /// and the bandwidth and latency sweeps over 16, 64 and 256 KiB (lavapipe streams its gigabytes
 /// slowly), and three shared-memory strides.
-const SHORT_AXES: [&str; 5] = [
+const SHORT_AXES: [&str; 6] = [
     "branch.n=0:8:8",
     "sweep.bytes=16K..256K*4",
     "latency.bytes=16K..256K*4",
     "shared.stride=1,2,32",
     "host.bytes=1M",
+    "copy.bytes=1M",
 ];
 
 fn run_all(settings: RunSettings) -> Vec<(String, Outcome)> {
@@ -100,7 +103,7 @@ fn a_short_timed_run_gives_finite_positive_rates() {
             assert!(rate.is_finite() && rate > 1e6, "{name}: {rate} {}", w.unit.rate_name());
         }
         // Load cases carry a ratio to Buffer<RGBA8>.Load random; the baseline is 1.0x itself.
-        let families_without_ratio = ["ALU", "Sweep", "Latency", "Shared", "Device-local", "Host-"];
+        let families_without_ratio = ["ALU", "Sweep", "Latency", "Shared", "Device-local", "Host-", "Copy"];
         if families_without_ratio.iter().any(|f| name.starts_with(f)) {
             assert_eq!(*ratio, None, "{name}");
         } else {
@@ -375,6 +378,8 @@ fn cli_ctrl_c_stops_after_the_current_case_and_writes_what_finished() {
             "Shared",
             "--skip",
             "vec4 linear",
+            "--skip",
+            "Copy",
             "--target-ms",
             "5",
             "--samples",
@@ -444,6 +449,8 @@ fn cli_ctrl_c_writes_an_interrupted_document() {
             "Shared",
             "--skip",
             "vec4 linear",
+            "--skip",
+            "Copy",
             "--target-ms",
             "5",
             "--samples",

@@ -52,7 +52,7 @@ inventory::submit! {
             rate: "loads per second, and bytes per second",
         },
         name: "host",
-        order: 180,
+        order: 330,
         axes: &[BYTES],
         ratio_note: None,
         expand,

@@ -104,7 +104,7 @@ inventory::submit! {
             rate: "nanoseconds per load (and clocks per load where the clock is known)",
         },
         name: "latency",
-        order: 160,
+        order: 310,
         axes: &[BYTES],
         ratio_note: None,
         expand,

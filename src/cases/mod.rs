@@ -5,6 +5,7 @@
 
 mod alu;
 mod branch;
+mod copy;
 mod host;
 mod latency;
 mod load;

@@ -129,7 +129,7 @@ inventory::submit! {
             rate: "loads and bytes per second; for the latency case, nanoseconds (and clocks) per load",
         },
         name: "shared",
-        order: 170,
+        order: 320,
         axes: &[STRIDE],
         ratio_note: None,
         expand,

@@ -173,7 +173,7 @@ inventory::submit! {
             rate: "loads per second, and bytes per second",
         },
         name: "sweep",
-        order: 150,
+        order: 300,
         axes: &[BYTES],
         ratio_note: None,
         expand,

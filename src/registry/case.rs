@@ -178,7 +178,12 @@ pub struct CaseSpec {
     /// Where timed runs scale the work: the workgroup count (the default), or, for a case that
     /// must stay one workgroup (a latency chain), a count in its push block.
     pub scale: Scale,
+    /// A transfer case: no shader; the runner copies resource 0 into resource 1.
+    pub transfer: bool,
 }
+
+/// The shader of a case that runs none (a transfer): never compiled.
+pub const NO_SHADER: Glsl = Glsl { file: "(none: a transfer)", source: "" };
 
 /// How the runner makes a timed measurement last its target.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -224,7 +229,17 @@ impl CaseSpec {
             baseline: None,
             reference: None,
             scale: Scale::Groups,
+            transfer: false,
         }
+    }
+
+    /// A transfer case: `vkCmdCopyBuffer` from `source` (resource 0) into `target` (resource 1),
+    /// of equal size; timed runs repeat the copy, verify runs compare every word of the target
+    /// with `reference` (the word the source holds there).
+    pub fn copy(name: impl Into<String>, source: Resource, target: Resource) -> Self {
+        let mut case = Self::new(name, NO_SHADER, [1, 1, 1]).resource(source).resource(target);
+        case.transfer = true;
+        case
     }
 
     /// Scales timed runs by a push word instead of the workgroup count (see [`Scale::PushWord`]).

@@ -12,7 +12,8 @@ mod value;
 
 pub use axis::{format_bytes, parse_setting, parse_values, Axis, AxisSetting, AxisUnit, Env, MAX_VALUES};
 pub use case::{
-    CaseSpec, Glsl, Mode, Push, Reference, Scale, Unit, Work, HEADER_BYTES, MAX_PUSH_BYTES, SENTINEL,
+    CaseSpec, Glsl, Mode, Push, Reference, Scale, Unit, Work, HEADER_BYTES, MAX_PUSH_BYTES, NO_SHADER,
+    SENTINEL,
 };
 pub use resource::{texel_bytes, Access, Fill, Placement, Reset, Resource, ResourceKind};
 pub use value::{Value, NEAR};

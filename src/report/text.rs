@@ -77,7 +77,7 @@ pub fn line(name: &str, outcome: &Outcome, trust: &Trust) -> String {
         Outcome::Verified { checked } => {
             format!("{name}: verified ({checked} results match the CPU reference)")
         }
-        Outcome::Timed { measurement: m, ratio, with_time, .. } => {
+        Outcome::Timed { measurement: m, ratio, with_time, counted, .. } => {
             let s = &m.summary;
             let rates: Vec<String> =
                 outcome.rates().iter().map(|(rate, w)| trust::rate_text(*rate, w.unit)).collect();
@@ -94,13 +94,8 @@ pub fn line(name: &str, outcome: &Outcome, trust: &Trust) -> String {
                 }
                 lead.push_str("  ");
             }
-            // A pointer chase is one workgroup whose chain repeats: the count is of repeats.
-            let dispatched = match outcome.rates().first() {
-                Some((_, w)) if w.unit == crate::registry::Unit::DependentLoad => "repeats of one chain",
-                _ => "workgroups",
-            };
             format!(
-                "{name}: {lead}{}{per_clock}  (median {:.3} ms, min {:.3} ms, cv {:.1}%, {} samples of {} {dispatched}){flags}",
+                "{name}: {lead}{}{per_clock}  (median {:.3} ms, min {:.3} ms, cv {:.1}%, {} samples of {} {counted}){flags}",
                 rates.join(", "),
                 s.median,
                 s.min,
@@ -130,7 +125,13 @@ mod tests {
             clocks_mhz: vec![],
         };
         let work = Work::new(16384.0, Unit::Flop);
-        Outcome::Timed { measurement, work: vec![(1.3e12, work)], ratio: None, with_time: false }
+        Outcome::Timed {
+            measurement,
+            work: vec![(1.3e12, work)],
+            ratio: None,
+            with_time: false,
+            counted: "workgroups",
+        }
     }
 
     #[test]
@@ -183,6 +184,7 @@ mod tests {
             work: vec![(TIME_FOR, loads), (4.0 * TIME_FOR, bytes)],
             ratio: Some(3.907),
             with_time: true,
+            counted: "workgroups",
         };
         let text = line("Buffer<R8>.Load uniform", &outcome, &Trust::default());
         assert!(

@@ -258,7 +258,7 @@ mod tests {
             settled: true,
             clocks_mhz: clocks,
         };
-        Outcome::Timed { measurement, work, ratio: None, with_time: false }
+        Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: "workgroups" }
     }
 
     /// Bytes per 10 ms that make `per_clock` B/clk/SM on 132 SMs at 1980 MHz.

@@ -318,6 +318,15 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
     }
 }
 
+/// The buffer of `bytes` with `usage` that `placement` asks for.
+pub(super) fn buffer_desc(placement: Placement, bytes: u64, usage: vk::BufferUsageFlags) -> BufferDesc {
+    match placement {
+        Placement::DeviceLocal => BufferDesc::gpu_only(bytes, usage),
+        Placement::HostVisible => BufferDesc::cpu_to_gpu(bytes, usage),
+        Placement::Memory(kind) => BufferDesc::in_memory(bytes, usage, kind),
+    }
+}
+
 /// Creates a buffer-backed resource of `bytes` with `usage`, placed and filled as it asks, keeps
 /// it, and records its reset (a fill, or a copy from a pristine device-local copy). Returns its
 /// index in `resources.buffers`.
@@ -331,11 +340,7 @@ fn add_buffer<'ctx>(
     resets: &mut Vec<ResetOp>,
 ) -> Result<usize> {
     let fill = resource.fill.as_deref().map(|f| f as &dyn Fn(&mut [u8]));
-    let desc = match resource.placement {
-        Placement::DeviceLocal => BufferDesc::gpu_only(bytes, usage),
-        Placement::HostVisible => BufferDesc::cpu_to_gpu(bytes, usage),
-        Placement::Memory(kind) => BufferDesc::in_memory(bytes, usage, kind),
-    };
+    let desc = buffer_desc(resource.placement, bytes, usage);
     let at = resources.buffer(Buffer::with_data(ctx, label, desc, fill)?);
     match resource.reset {
         None => {}

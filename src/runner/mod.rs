@@ -3,6 +3,7 @@
 
 pub mod bench;
 pub mod clock;
+pub mod copy;
 pub mod measure;
 pub mod outcome;
 pub mod pipelines;

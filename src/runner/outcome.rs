@@ -16,6 +16,8 @@ pub enum Outcome {
         ratio: Option<f64>,
         /// Whether the line has the original's `time ratio` shape (the case has a baseline).
         with_time: bool,
+        /// What the measurement's count counts: `workgroups`, `repeats of one chain`, `copies`.
+        counted: &'static str,
     },
     /// Verified against the CPU reference: this many results matched.
     Verified {

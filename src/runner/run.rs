@@ -6,13 +6,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::bench::Bench;
 use super::clock::{self, Clock, ClockProbe};
+use super::copy::CopyBench;
 use super::measure::measure;
 use super::outcome::Outcome;
 use super::pipelines::{self, Pipelines};
 use super::scaling::{Policy, MAX_SUBMIT_MS};
 use crate::caps::DeviceCaps;
 use crate::error::Result;
-use crate::registry::CaseSpec;
+use crate::registry::{CaseSpec, Scale};
 use crate::vk::Context;
 
 /// Set by Ctrl-C or SIGTERM (or SIGHUP): the run stops after the case in progress and writes
@@ -67,8 +68,9 @@ pub fn prepare<'ctx>(
             (!reasons.is_empty()).then(|| reasons.join("; "))
         })
         .collect();
+    // Transfer cases run no shader: nothing to build.
     let runnable: Vec<&CaseSpec> =
-        cases.iter().zip(&skipped).filter(|(_, s)| s.is_none()).map(|(c, _)| c).collect();
+        cases.iter().zip(&skipped).filter(|(c, s)| s.is_none() && !c.transfer).map(|(c, _)| c).collect();
     let pipelines = pipelines::build_all(ctx, &runnable, threads)?;
     let clock = match read_clock {
         true => clock::open(ctx),
@@ -164,6 +166,16 @@ fn run_case(
     policy: &Policy,
     probe: Option<&ClockProbe<'_>>,
 ) -> Result<Done> {
+    if case.transfer {
+        let mut bench = CopyBench::new(ctx, case, probe)?;
+        if settings.verify {
+            return Ok((Outcome::Verified { checked: bench.verify()? }, Vec::new(), None));
+        }
+        let measurement = measure(&mut bench, policy, settings.samples as usize, settings.warmup_cap_ms())?;
+        let work = bench.work(measurement.groups);
+        let timed = Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: "copies" };
+        return Ok((timed, Vec::new(), None));
+    }
     let pipeline = prepared.pipelines.get(case).ok_or_else(|| crate::error::Error::CaseSpec {
         case: case.name.clone(),
         problem: "its pipeline was not built (run it through runner::prepare)".into(),
@@ -183,5 +195,9 @@ fn run_case(
     }
     let measurement = measure(&mut bench, policy, settings.samples as usize, settings.warmup_cap_ms())?;
     let work = bench.work(measurement.groups);
-    Ok((Outcome::Timed { measurement, work, ratio: None, with_time: false }, notes, statistics))
+    let counted = match case.scale {
+        Scale::Groups => "workgroups",
+        Scale::PushWord(_) => "repeats of one workgroup",
+    };
+    Ok((Outcome::Timed { measurement, work, ratio: None, with_time: false, counted }, notes, statistics))
 }

@@ -180,6 +180,27 @@ impl Recorder<'_> {
         );
     }
 
+    /// Orders earlier transfers (and their writes) before the transfers after it.
+    pub fn transfer_barrier(&self) {
+        let access = vk::AccessFlags::TRANSFER_WRITE | vk::AccessFlags::TRANSFER_READ;
+        self.barrier(
+            vk::PipelineStageFlags::TRANSFER,
+            vk::AccessFlags::TRANSFER_WRITE,
+            vk::PipelineStageFlags::TRANSFER,
+            access,
+        );
+    }
+
+    /// Makes transfer writes visible to the host (reading a copy back).
+    pub fn transfer_to_host(&self) {
+        self.barrier(
+            vk::PipelineStageFlags::TRANSFER,
+            vk::AccessFlags::TRANSFER_WRITE,
+            vk::PipelineStageFlags::HOST,
+            vk::AccessFlags::HOST_READ,
+        );
+    }
+
     /// Orders earlier compute work before the transfers after it (resets overwrite what shaders read).
     pub fn compute_to_transfer(&self) {
         let access = vk::AccessFlags::TRANSFER_WRITE | vk::AccessFlags::TRANSFER_READ;

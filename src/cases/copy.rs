@@ -1,0 +1,122 @@
+//! Transfer bandwidth: `vkCmdCopyBuffer` host to device, device to host and device to device, over sizes.
+//!
+//! No shader runs: the runner copies the source buffer into the target (src/runner/copy.rs),
+//! repeated to fill the target time, and a verify run reads the target back and checks every
+//! word. "Host" is host-cached system memory (the usual upload and readback staging memory); a
+//! device without it skips those directions and says so.
+
+use crate::caps::MemoryKind;
+use crate::registry::{
+    self, format_bytes, Axis, AxisUnit, CaseSpec, Env, Family, Resource, Unit, Value, Work,
+};
+
+/// Which way the bytes go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Direction {
+    HostToDevice,
+    DeviceToHost,
+    DeviceToDevice,
+}
+
+impl Direction {
+    const ALL: [Direction; 3] = [Direction::HostToDevice, Direction::DeviceToHost, Direction::DeviceToDevice];
+
+    fn label(self) -> &'static str {
+        match self {
+            Direction::HostToDevice => "host to device",
+            Direction::DeviceToHost => "device to host",
+            Direction::DeviceToDevice => "device to device",
+        }
+    }
+}
+
+/// The word at index `w` of every source: distinct from its neighbours, never a fill pattern.
+fn word(w: u32) -> u32 {
+    w.wrapping_mul(0x9E37_79B1) ^ 0xA5A5_A5A5
+}
+
+fn fill(bytes: &mut [u8]) {
+    for (w, chunk) in bytes.chunks_exact_mut(4).enumerate() {
+        chunk.copy_from_slice(&word(w as u32).to_ne_bytes());
+    }
+}
+
+fn case(direction: Direction, bytes: u64) -> CaseSpec {
+    let host = |r: Resource| r.in_memory(MemoryKind::HostCached);
+    let (source, target) = (Resource::storage_buffer(bytes, fill), Resource::storage_buffer(bytes, |_| {}));
+    let (source, target) = match direction {
+        Direction::HostToDevice => (host(source), target),
+        Direction::DeviceToHost => (source, host(target)),
+        Direction::DeviceToDevice => (source, target),
+    };
+    let variant = format!("Copy {}", direction.label());
+    CaseSpec::copy(format!("{variant} {}", format_bytes(bytes)), source, target)
+        .group("copy")
+        .axis("bytes", bytes, variant)
+        .work([Work::new(bytes as f64, Unit::Byte)])
+        .reference(|w| Value::U32(word(w)))
+}
+
+fn expand(env: &Env) -> Vec<CaseSpec> {
+    let sizes: Vec<u64> = env.axis("bytes").into_iter().map(|b| b / 4 * 4).filter(|&b| b > 0).collect();
+    Direction::ALL.into_iter().flat_map(|d| sizes.iter().map(move |&bytes| case(d, bytes))).collect()
+}
+
+/// The copy sizes.
+const BYTES: Axis = Axis {
+    name: "bytes",
+    unit: AxisUnit::Bytes,
+    default: "1M..1G*4",
+    max: (1 << 32) - 1,
+    about:
+        "bytes per copy (rounded down to whole words; under 4 GiB), default 1 MiB to 1 GiB by factors of 4",
+};
+
+inventory::submit! {
+    Family {
+        about: registry::About {
+            measures: "transfer bandwidth of vkCmdCopyBuffer: host to device, device to host and device to \
+                       device, 1 MiB to 1 GiB (host: host-cached system memory)",
+            invocation: "no shader: one copy of the whole source into the target, repeated between two \
+                         timestamps with a transfer barrier between copies",
+            rate: "bytes per second (each byte copied counts once)",
+        },
+        name: "copy",
+        order: 340,
+        axes: &[BYTES],
+        ratio_note: None,
+        expand,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::Placement;
+
+    #[test]
+    fn each_direction_places_its_ends() {
+        let family = registry::families().into_iter().find(|f| f.name == "copy").unwrap();
+        let settings = [registry::parse_setting("copy.bytes=1M").unwrap()];
+        let env = Env { family, settings: &settings, device: None };
+        let cases = expand(&env);
+        let names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["Copy host to device 1 MiB", "Copy device to host 1 MiB", "Copy device to device 1 MiB"]
+        );
+        let places: Vec<(Placement, Placement)> =
+            cases.iter().map(|c| (c.resources[0].placement, c.resources[1].placement)).collect();
+        let host = Placement::Memory(MemoryKind::HostCached);
+        assert_eq!(
+            places,
+            [
+                (host, Placement::DeviceLocal),
+                (Placement::DeviceLocal, host),
+                (Placement::DeviceLocal, Placement::DeviceLocal)
+            ]
+        );
+        assert!(cases.iter().all(|c| c.transfer && c.work[0].per_invocation == f64::from(1 << 20)));
+        assert_ne!(word(0), word(1));
+    }
+}

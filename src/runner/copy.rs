@@ -1,0 +1,138 @@
+//! A transfer case on the GPU: `vkCmdCopyBuffer` from its source into its target, timed and verified.
+//!
+//! A [`CaseSpec::copy`] case runs no shader: a measurement is `DISPATCHES x count` copies of the
+//! whole source between two timestamps, each after a transfer barrier (a copy may not overlap
+//! the one before: both write the target). Verify runs copy once, read the target back (through
+//! a host buffer if it is not host-visible) and compare every word with the source's.
+
+use ash::vk;
+
+use super::bench::{buffer_desc, DISPATCHES};
+use super::clock::ClockProbe;
+use super::measure::Timer;
+use super::verify;
+use crate::error::{Error, Result};
+use crate::registry::{CaseSpec, Work};
+use crate::vk::buffer::BufferDesc;
+use crate::vk::commands::{submit, Stamp};
+use crate::vk::timestamps::elapsed_ms;
+use crate::vk::{Buffer, Context, TimestampPool};
+
+/// The most copies one measurement records per dispatch slot: a few thousand commands.
+const MAX_COPIES: u64 = 1024;
+
+/// A transfer case ready to run. Fields drop in order: the timestamps, then the buffers.
+pub struct CopyBench<'ctx, 'p> {
+    ctx: &'ctx Context,
+    case: &'p CaseSpec,
+    timestamps: TimestampPool<'ctx>,
+    source: Buffer<'ctx>,
+    target: Buffer<'ctx>,
+    /// Where verify runs read the target, if the target is not host-visible.
+    readback: Option<Buffer<'ctx>>,
+    probe: Option<&'p ClockProbe<'ctx>>,
+}
+
+fn spec_error(case: &CaseSpec, problem: &str) -> Error {
+    Error::CaseSpec { case: case.name.clone(), problem: problem.into() }
+}
+
+impl<'ctx, 'p> CopyBench<'ctx, 'p> {
+    /// Creates the source (filled) and the target of `case` (a [`CaseSpec::copy`]).
+    pub fn new(ctx: &'ctx Context, case: &'p CaseSpec, probe: Option<&'p ClockProbe<'ctx>>) -> Result<Self> {
+        let [from, to] = case.resources.as_slice() else {
+            return Err(spec_error(case, "a transfer case has exactly a source and a target"));
+        };
+        let bytes = from.kind.bytes();
+        if bytes == 0 || to.kind.bytes() != bytes {
+            return Err(spec_error(case, "its source and target must be the same, non-zero size"));
+        }
+        let usage = vk::BufferUsageFlags::empty();
+        let name = &case.name;
+        let fill = from.fill.as_deref().map(|f| f as &dyn Fn(&mut [u8]));
+        let source = Buffer::with_data(
+            ctx,
+            &format!("{name}: source"),
+            buffer_desc(from.placement, bytes, usage),
+            fill,
+        )?;
+        let target_desc = buffer_desc(to.placement, bytes, usage);
+        let target = Buffer::with_data(ctx, &format!("{name}: target"), target_desc, None)?;
+        let readback = match target.bytes().len() as u64 == bytes {
+            true => None,
+            false => {
+                Some(Buffer::new(ctx, &format!("{name}: readback"), BufferDesc::gpu_to_cpu(bytes, usage))?)
+            }
+        };
+        let timestamps = TimestampPool::new(ctx, &format!("{name}: timestamps"))?;
+        Ok(Self { ctx, case, timestamps, source, target, readback, probe })
+    }
+
+    /// Bytes copied by one measurement of `count` copies per dispatch slot.
+    pub fn work(&self, count: u64) -> Vec<(f64, Work)> {
+        self.case.work.iter().map(|w| ((DISPATCHES * count) as f64 * w.per_invocation, *w)).collect()
+    }
+
+    /// Copies once, reads the target back, and compares every word with the case's reference.
+    pub fn verify(&mut self) -> Result<usize> {
+        let reference = self.case.reference.clone().ok_or_else(|| {
+            spec_error(self.case, "it has no reference for the words it copies, so it cannot be verified")
+        })?;
+        submit(self.ctx, |rec| {
+            rec.copy_buffer(&self.source, &self.target);
+            if let Some(readback) = &self.readback {
+                rec.transfer_barrier();
+                rec.copy_buffer(&self.target, readback);
+            }
+            rec.transfer_to_host();
+        })?;
+        let bytes = self.readback.as_ref().unwrap_or(&self.target).bytes();
+        verify::compare(&self.case.name, &verify::words(bytes), reference.as_ref())
+    }
+}
+
+impl Timer for CopyBench<'_, '_> {
+    fn time_ms(&mut self, count: u64) -> Result<f64> {
+        let copies = DISPATCHES * count.clamp(1, MAX_COPIES);
+        let wall = submit(self.ctx, |rec| {
+            rec.reset_timestamps(&self.timestamps);
+            // Orders these copies after the previous submission's.
+            rec.transfer_barrier();
+            rec.timestamp(&self.timestamps, Stamp::Start);
+            for i in 0..copies {
+                if i > 0 {
+                    rec.transfer_barrier();
+                }
+                rec.copy_buffer(&self.source, &self.target);
+            }
+            rec.timestamp(&self.timestamps, Stamp::End);
+        })?;
+        let [start, end] = self.timestamps.read()?;
+        let info = &self.ctx.info;
+        let ms =
+            elapsed_ms(start, end, info.timestamp_valid_bits, info.timestamp_period).ok_or_else(|| {
+                Error::Timing {
+                    case: self.case.name.clone(),
+                    detail: format!("the timestamps are equal ({start})"),
+                }
+            })?;
+        let wall_ms = wall.as_secs_f64() * 1e3;
+        if ms > wall_ms * 1.05 + 0.5 {
+            return Err(Error::Timing {
+                case: self.case.name.clone(),
+                detail: format!(
+                    "{ms:.3} ms between the timestamps, but the submission took {wall_ms:.3} ms of wall time"
+                ),
+            });
+        }
+        Ok(ms)
+    }
+
+    fn actual_groups(&self, count: u64) -> u64 {
+        count.clamp(1, MAX_COPIES)
+    }
+
+    fn clock_mhz(&mut self) -> Result<Option<f64>> {
+        self.probe.map_or(Ok(None), ClockProbe::mhz)
+    }
+}
