@@ -8,7 +8,7 @@
 use super::format::si;
 use crate::caps::{peaks, Architecture, Ceiling};
 use crate::registry::Unit;
-use crate::runner::outcome::Outcome;
+use crate::runner::outcome::{Outcome, COPIES};
 use crate::vk::device::{ComputeUnits, DeviceInfo};
 
 /// Above this % of a known peak a result is implausible: 100% plus 2% for the error of the clock
@@ -47,6 +47,8 @@ pub struct Judgement {
     pub per_clock: Vec<(f64, String)>,
     /// The highest share of a known peak among the case's work units.
     pub peak: Option<PeakShare>,
+    /// A transfer: its bytes are not moved by the compute units, so there is no rate per unit.
+    pub transfer: bool,
 }
 
 /// A number with four significant digits, for per-clock figures (`124.7`, `15.50`, `0.08600`);
@@ -89,9 +91,13 @@ impl Trust {
 
     /// The judgement of a timed case (others get an empty one).
     pub fn judge(&self, outcome: &Outcome) -> Judgement {
-        let Outcome::Timed { measurement, .. } = outcome else { return Judgement::default() };
+        let Outcome::Timed { measurement, counted, .. } = outcome else { return Judgement::default() };
         let clock_mhz = measurement.clock_mhz();
-        let Some(mhz) = clock_mhz else { return Judgement::default() };
+        let transfer = *counted == COPIES;
+        let Some(mhz) = clock_mhz else { return Judgement { transfer, ..Judgement::default() } };
+        if transfer {
+            return Judgement { clock_mhz, transfer, ..Judgement::default() };
+        }
         let mut judgement = Judgement { clock_mhz, ..Judgement::default() };
         for (rate, work) in outcome.rates() {
             // A dependent load's rate is a latency: clocks per load, whatever the unit count.
@@ -173,6 +179,9 @@ impl Judgement {
     /// What a result line says after the rates: ` = 7.794 loads/clk/SM, 124.7 B/clk/SM at 1980 MHz,
     /// 97.4% of L1 peak`, with "unknown" for what is not known.
     pub fn text(&self, compute_unit: Option<&str>) -> String {
+        if self.transfer {
+            return ", a transfer: no rate per clock or compute unit".into();
+        }
         let Some(mhz) = self.clock_mhz else { return ", per clock and peak unknown".into() };
         let rates: Vec<String> =
             self.per_clock.iter().map(|(v, unit)| format!("{} {unit}", sig4(*v))).collect();
@@ -358,6 +367,19 @@ mod tests {
         assert_eq!(all, ["unsteady clock: 1980 MHz before the samples, 1755 MHz after"]);
         let steady = timed(vec![(1e11, flop)], vec![1980.0, 1975.0]);
         assert!(flags(&steady, &h100().judge(&steady), Some(1980.0)).is_empty());
+    }
+
+    #[test]
+    fn a_transfer_has_no_rate_per_compute_unit() {
+        let bytes = Work::new(1e9, Unit::Byte);
+        let Outcome::Timed { measurement, work, .. } = timed(vec![(4e9, bytes)], vec![1980.0]) else {
+            panic!()
+        };
+        let copy = Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: COPIES };
+        let judged = h100().judge(&copy);
+        assert!(judged.transfer && judged.per_clock.is_empty() && judged.peak.is_none());
+        assert_eq!(judged.clock_mhz, Some(1980.0), "the clock is still recorded");
+        assert_eq!(judged.text(Some("SM")), ", a transfer: no rate per clock or compute unit");
     }
 
     #[test]

@@ -28,6 +28,10 @@ pub enum Outcome {
     Skipped(String),
 }
 
+/// What a transfer case's count counts ([`Outcome::Timed::counted`]): copies, made by the
+/// driver's transfer path rather than by shaders on the compute units.
+pub const COPIES: &str = "copies";
+
 /// The amount of the first work unit that the time in a ratio line is for: 2^32 loads.
 pub const TIME_FOR: f64 = 4_294_967_296.0;
 

@@ -8,7 +8,7 @@ use super::bench::Bench;
 use super::clock::{self, Clock, ClockProbe};
 use super::copy::CopyBench;
 use super::measure::measure;
-use super::outcome::Outcome;
+use super::outcome::{Outcome, COPIES};
 use super::pipelines::{self, Pipelines};
 use super::scaling::{Policy, MAX_SUBMIT_MS};
 use crate::caps::DeviceCaps;
@@ -173,7 +173,7 @@ fn run_case(
         }
         let measurement = measure(&mut bench, policy, settings.samples as usize, settings.warmup_cap_ms())?;
         let work = bench.work(measurement.groups);
-        let timed = Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: "copies" };
+        let timed = Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: COPIES };
         return Ok((timed, Vec::new(), None));
     }
     let pipeline = prepared.pipelines.get(case).ok_or_else(|| crate::error::Error::CaseSpec {
