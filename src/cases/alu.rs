@@ -151,6 +151,7 @@ inventory::submit! {
         order: 900,
         axes: &[],
         ratio_note: None,
+        levels: false,
         expand,
     }
 }

@@ -197,6 +197,7 @@ inventory::submit! {
         order: 500,
         axes: &[N],
         ratio_note: Some("\"NX Coherent branch baseline\""),
+        levels: false,
         expand,
     }
 }

@@ -85,6 +85,7 @@ inventory::submit! {
         order: 340,
         axes: &[BYTES],
         ratio_note: None,
+        levels: false,
         expand,
     }
 }

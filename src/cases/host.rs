@@ -55,6 +55,7 @@ inventory::submit! {
         order: 330,
         axes: &[BYTES],
         ratio_note: None,
+        levels: true,
         expand,
     }
 }

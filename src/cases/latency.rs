@@ -107,6 +107,7 @@ inventory::submit! {
         order: 310,
         axes: &[BYTES],
         ratio_note: None,
+        levels: true,
         expand,
     }
 }

@@ -315,6 +315,7 @@ inventory::submit! {
         order: 100,
         axes: &[],
         ratio_note: Some("\"Buffer<RGBA8>.Load random\""),
+        levels: false,
         expand,
     }
 }

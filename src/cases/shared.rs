@@ -132,6 +132,7 @@ inventory::submit! {
         order: 320,
         axes: &[STRIDE],
         ratio_note: None,
+        levels: false,
         expand,
     }
 }

@@ -176,6 +176,7 @@ inventory::submit! {
         order: 300,
         axes: &[BYTES],
         ratio_note: None,
+        levels: true,
         expand,
     }
 }

@@ -97,6 +97,7 @@ inventory::submit! {
         order: 200,
         axes: &[],
         ratio_note: Some("\"Buffer<RGBA8>.Load random\""),
+        levels: false,
         expand,
     }
 }

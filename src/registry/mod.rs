@@ -44,6 +44,9 @@ pub struct Family {
     pub axes: &'static [Axis],
     /// What the ratio in its lines is against, for the run's header (`"NX Coherent branch baseline"`).
     pub ratio_note: Option<&'static str>,
+    /// Whether its cases sweep a working set, so a run ends with the memory levels each variant
+    /// shows (`levels:` lines; see `report::levels`).
+    pub levels: bool,
     /// Builds the cases, in run order.
     pub expand: fn(&Env) -> Vec<CaseSpec>,
 }

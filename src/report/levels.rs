@@ -151,7 +151,9 @@ pub fn of_run(run: &Run) -> Vec<Levels> {
     /// A variant, the unit of its levels, and its (bytes, rate) points.
     type Sweep<'a> = (&'a str, &'static str, Vec<(u64, f64)>);
     let mut variants: Vec<Sweep<'_>> = Vec::new();
-    for case in run.cases.iter().filter(|c| c.status == Status::Ok) {
+    // Only working-set sweeps have levels (a copy's size is not a working set).
+    let sweeps: Vec<&str> = crate::registry::families().iter().filter(|f| f.levels).map(|f| f.name).collect();
+    for case in run.cases.iter().filter(|c| c.status == Status::Ok && sweeps.contains(&c.family.as_str())) {
         let (Some(bytes), Some((rate, unit))) = (bytes_axis(case), sweep_rate(case)) else { continue };
         match variants.iter_mut().find(|(v, _, _)| *v == case.variant) {
             Some((_, _, points)) => points.push((bytes, rate)),
