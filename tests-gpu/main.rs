@@ -340,6 +340,27 @@ fn cli_a_sweep_ends_with_its_levels() {
 }
 
 #[test]
+fn cli_a_buffer_placed_by_memory_kind_names_its_memory_type() {
+    let args = [
+        "--filter",
+        "Host-visible device-local",
+        "--axis",
+        "host.bytes=1M",
+        "--target-ms",
+        "1",
+        "--samples",
+        "3",
+    ];
+    let out = perftest(&args, &[]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // lavapipe (its only memory type) and the NVIDIA cards we run on all offer device-local,
+    // host-visible memory of 1 MiB.
+    assert!(stdout.contains("\n    the buffer in memory type "), "{stdout}");
+    assert!(stdout.contains("DEVICE_LOCAL | HOST_VISIBLE | HOST_COHERENT"), "{stdout}");
+}
+
+#[test]
 fn cli_csv_and_markdown_formats() {
     let out = perftest(&["--verify", "--filter", "Buffer<R8>", "--format", "csv"], &[]);
     let stdout = text(&out.stdout);

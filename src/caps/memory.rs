@@ -24,8 +24,17 @@ pub enum MemoryKind {
 pub struct MemoryType {
     /// `propertyFlags`.
     pub flags: vk::MemoryPropertyFlags,
+    /// Its heap's index.
+    pub heap: u32,
     /// The size of its heap, bytes.
     pub heap_bytes: u64,
+}
+
+impl MemoryType {
+    /// How a case line names it: `type 2 (heap 1, 1 TiB: HOST_VISIBLE | HOST_COHERENT | HOST_CACHED)`.
+    pub fn describe(&self, index: u32) -> String {
+        format!("type {index} (heap {}, {}: {:?})", self.heap, format_bytes(self.heap_bytes), self.flags)
+    }
 }
 
 impl MemoryKind {
@@ -101,7 +110,7 @@ mod tests {
 
     /// The memory types an NVIDIA discrete GPU typically offers, with a 256 MiB BAR heap.
     fn nvidia() -> Vec<MemoryType> {
-        let t = |flags, heap_bytes| MemoryType { flags, heap_bytes };
+        let t = |flags, heap_bytes| MemoryType { flags, heap: 0, heap_bytes };
         vec![
             t(F::DEVICE_LOCAL, 80 << 30),
             t(F::HOST_VISIBLE | F::HOST_COHERENT, 1 << 40),
@@ -131,8 +140,13 @@ mod tests {
         // lavapipe: one type with every flag, device-local.
         let lavapipe = [MemoryType {
             flags: F::DEVICE_LOCAL | F::HOST_VISIBLE | F::HOST_COHERENT | F::HOST_CACHED,
+            heap: 0,
             heap_bytes: 8 << 30,
         }];
+        assert_eq!(
+            lavapipe[0].describe(0),
+            "type 0 (heap 0, 8 GiB: DEVICE_LOCAL | HOST_VISIBLE | HOST_COHERENT | HOST_CACHED)"
+        );
         assert_eq!(
             MemoryKind::HostCached.unmet(&lavapipe, 1).unwrap(),
             "the device has no host-cached memory type"

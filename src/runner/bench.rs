@@ -227,6 +227,11 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
         self.case.work.iter().map(|w| (invocations * w.per_invocation, *w)).collect()
     }
 
+    /// A note per buffer placed in a kind of memory: which memory type, heap and flags it got.
+    pub fn memory_notes(&self) -> Vec<String> {
+        memory_notes(self.ctx, self.resources.buffers.iter().map(|b| ("the buffer", b)))
+    }
+
     /// The driver's statistics of the case's pipeline (see [`Pipeline::statistics`]).
     pub fn shader_statistics(&self) -> Result<Option<Vec<String>>> {
         self.pipeline.statistics()
@@ -316,6 +321,21 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
         }
         Ok(ms)
     }
+}
+
+/// `the buffer in memory type 2 (heap 1, 1 TiB: HOST_VISIBLE | ...)` for each named buffer in a
+/// dedicated memory type.
+pub(super) fn memory_notes<'a>(
+    ctx: &Context,
+    buffers: impl Iterator<Item = (&'a str, &'a Buffer<'a>)>,
+) -> Vec<String> {
+    buffers
+        .filter_map(|(what, buffer)| {
+            let index = buffer.memory_type?;
+            let ty = ctx.caps.memory_types.get(index as usize)?;
+            Some(format!("{what} in memory {}", ty.describe(index)))
+        })
+        .collect()
 }
 
 /// The buffer of `bytes` with `usage` that `placement` asks for.

@@ -68,6 +68,14 @@ impl<'ctx, 'p> CopyBench<'ctx, 'p> {
         Ok(Self { ctx, case, timestamps, source, target, readback, probe })
     }
 
+    /// Which memory types the source and target got, where they were placed by kind.
+    pub fn memory_notes(&self) -> Vec<String> {
+        super::bench::memory_notes(
+            self.ctx,
+            [("the source", &self.source), ("the target", &self.target)].into_iter(),
+        )
+    }
+
     /// Bytes copied by one measurement of `count` copies per dispatch slot.
     pub fn work(&self, count: u64) -> Vec<(f64, Work)> {
         self.case.work.iter().map(|w| ((DISPATCHES * count) as f64 * w.per_invocation, *w)).collect()

@@ -168,13 +168,14 @@ fn run_case(
 ) -> Result<Done> {
     if case.transfer {
         let mut bench = CopyBench::new(ctx, case, probe)?;
+        let notes = bench.memory_notes();
         if settings.verify {
-            return Ok((Outcome::Verified { checked: bench.verify()? }, Vec::new(), None));
+            return Ok((Outcome::Verified { checked: bench.verify()? }, notes, None));
         }
         let measurement = measure(&mut bench, policy, settings.samples as usize, settings.warmup_cap_ms())?;
         let work = bench.work(measurement.groups);
         let timed = Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: COPIES };
-        return Ok((timed, Vec::new(), None));
+        return Ok((timed, notes, None));
     }
     let pipeline = prepared.pipelines.get(case).ok_or_else(|| crate::error::Error::CaseSpec {
         case: case.name.clone(),
@@ -182,7 +183,7 @@ fn run_case(
     })?;
     let mut bench = Bench::new(ctx, case, pipeline)?.with_probe(probe);
     let statistics = bench.shader_statistics()?;
-    let notes = match (settings.shader_stats, &statistics) {
+    let mut notes = match (settings.shader_stats, &statistics) {
         (false, _) => Vec::new(),
         (true, Some(lines)) => lines.iter().map(|l| format!("shader {l}")).collect(),
         (true, None) => {
@@ -190,6 +191,7 @@ fn run_case(
                 .into()]
         }
     };
+    notes.extend(bench.memory_notes());
     if settings.verify {
         return Ok((Outcome::Verified { checked: bench.verify()? }, notes, statistics));
     }

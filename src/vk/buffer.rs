@@ -77,6 +77,8 @@ pub struct Buffer<'ctx> {
     pub raw: vk::Buffer,
     /// Its size in bytes.
     pub size: u64,
+    /// The memory type of a dedicated allocation ([`Location::Kind`]); `None` from the allocator.
+    pub memory_type: Option<u32>,
     memory: Option<Memory>,
 }
 
@@ -86,7 +88,7 @@ impl<'ctx> Buffer<'ctx> {
         let info = vk::BufferCreateInfo::default().size(desc.size.max(4)).usage(desc.usage);
         // SAFETY: valid device and create-info.
         let raw = unsafe { ctx.device.create_buffer(&info, None) }.map_err(vk_err("vkCreateBuffer"))?;
-        let mut buffer = Self { ctx, raw, size: desc.size, memory: None };
+        let mut buffer = Self { ctx, raw, size: desc.size, memory_type: None, memory: None };
         // SAFETY: raw is a live buffer of this device.
         let requirements = unsafe { ctx.device.get_buffer_memory_requirements(raw) };
         let (memory, offset) = match desc.location {
@@ -98,7 +100,8 @@ impl<'ctx> Buffer<'ctx> {
                 at
             }
             Location::Kind(kind) => {
-                let memory = dedicated(ctx, name, requirements, kind)?;
+                let (memory, index) = dedicated(ctx, name, requirements, kind)?;
+                buffer.memory_type = Some(index);
                 // SAFETY: host-visible memory of this device, not mapped yet; the whole range.
                 let mapped =
                     unsafe { ctx.device.map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty()) };
@@ -226,7 +229,7 @@ fn dedicated(
     name: &str,
     requirements: vk::MemoryRequirements,
     kind: MemoryKind,
-) -> Result<vk::DeviceMemory> {
+) -> Result<(vk::DeviceMemory, u32)> {
     let index = kind
         .pick(&ctx.caps.memory_types, requirements.memory_type_bits, requirements.size)
         .ok_or_else(|| crate::error::Error::CaseSpec {
@@ -239,7 +242,8 @@ fn dedicated(
         })?;
     let info = vk::MemoryAllocateInfo::default().allocation_size(requirements.size).memory_type_index(index);
     // SAFETY: a valid type index of this device and a size its heap holds.
-    unsafe { ctx.device.allocate_memory(&info, None) }.map_err(vk_err("vkAllocateMemory"))
+    let memory = unsafe { ctx.device.allocate_memory(&info, None) }.map_err(vk_err("vkAllocateMemory"))?;
+    Ok((memory, index))
 }
 
 /// A view that lets a shader read a buffer as a texel buffer of one format.

@@ -181,6 +181,7 @@ pub fn describe(
             .iter()
             .map(|t| MemoryType {
                 flags: t.property_flags,
+                heap: t.heap_index,
                 heap_bytes: memory.memory_heaps[t.heap_index as usize].size,
             })
             .collect(),
