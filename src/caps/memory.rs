@@ -31,9 +31,11 @@ pub struct MemoryType {
 }
 
 impl MemoryType {
-    /// How a case line names it: `type 2 (heap 1, 1 TiB: HOST_VISIBLE | HOST_COHERENT | HOST_CACHED)`.
+    /// How a case line names it: `type 2 (heap 1, 94.4 GiB: HOST_VISIBLE | HOST_COHERENT | HOST_CACHED)`.
     pub fn describe(&self, index: u32) -> String {
-        format!("type {index} (heap {}, {}: {:?})", self.heap, format_bytes(self.heap_bytes), self.flags)
+        let gib = self.heap_bytes as f64 / f64::from(1u32 << 30);
+        let heap = if gib >= 1.0 { format!("{gib:.1} GiB") } else { format_bytes(self.heap_bytes) };
+        format!("type {index} (heap {}, {heap}: {:?})", self.heap, self.flags)
     }
 }
 
@@ -145,7 +147,7 @@ mod tests {
         }];
         assert_eq!(
             lavapipe[0].describe(0),
-            "type 0 (heap 0, 8 GiB: DEVICE_LOCAL | HOST_VISIBLE | HOST_COHERENT | HOST_CACHED)"
+            "type 0 (heap 0, 8.0 GiB: DEVICE_LOCAL | HOST_VISIBLE | HOST_COHERENT | HOST_CACHED)"
         );
         assert_eq!(
             MemoryKind::HostCached.unmet(&lavapipe, 1).unwrap(),
