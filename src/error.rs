@@ -266,6 +266,18 @@ pub enum Error {
         source: gpu_allocator::AllocationError,
     },
 
+    /// A memory type had no room left for a buffer placed in it (its heap is shared with other
+    /// allocations, or smaller than reported): the runner skips the case with this sentence.
+    #[error("the device had no room for {bytes} bytes in {memory} ({result:?}): the heap is smaller than the case needs in practice")]
+    NoRoom {
+        /// The memory type, as a case line names it.
+        memory: String,
+        /// The size asked for.
+        bytes: u64,
+        /// What vkAllocateMemory returned.
+        result: vk::Result,
+    },
+
     /// Writing to stdout failed.
     #[error("could not write the output: {0}")]
     Io(#[from] std::io::Error),
@@ -365,6 +377,7 @@ impl Error {
             | Error::CaseSpec { .. }
             | Error::Vulkan { .. }
             | Error::Allocation { .. }
+            | Error::NoRoom { .. }
             | Error::Io(_)
             | Error::Output { .. }
             | Error::OutputRescued { .. } => ExitCode::Failure,

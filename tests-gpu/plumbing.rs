@@ -186,3 +186,32 @@ fn a_latency_chain_resumes_when_timed_but_verify_starts_at_line_0() {
     drop(ctx);
     check_validation(&sink).unwrap_or_else(|e| panic!("{e}"));
 }
+
+#[test]
+fn a_copy_is_verified_word_by_word_against_the_source() {
+    use perftest::runner::copy::CopyBench;
+    // A device-local target (read back through a host buffer) and a reference: right, then wrong.
+    let fill = |b: &mut [u8]| {
+        b.chunks_exact_mut(4).enumerate().for_each(|(w, c)| c.copy_from_slice(&(w as u32 * 3).to_ne_bytes()))
+    };
+    let source = perftest::registry::Resource::transfer_buffer(4096, fill);
+    let target = perftest::registry::Resource::transfer_buffer(4096, |_| {});
+    let right = CaseSpec::copy("copy 4 KiB", source.clone(), target.clone()).reference(|w| Value::U32(w * 3));
+    let wrong =
+        CaseSpec::copy("copy 4 KiB, wrong reference", source, target).reference(|w| Value::U32(w * 3 + 1));
+    let options = ContextOptions { validation: true, ..Default::default() };
+    let adapter = Adapter::open(&options).unwrap_or_else(|e| panic!("{e}"));
+    let ctx = context_for(adapter, &[right.clone(), wrong.clone()]).unwrap_or_else(|e| panic!("{e}"));
+    let sink = ctx.validation_sink();
+    let mut bench = CopyBench::new(&ctx, &right, None).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(bench.verify().unwrap_or_else(|e| panic!("{e}")), 1024);
+    let ms = bench.time_ms(3).unwrap_or_else(|e| panic!("{e}"));
+    assert!(ms > 0.0 && ms.is_finite());
+    drop(bench);
+    let mut bench = CopyBench::new(&ctx, &wrong, None).unwrap_or_else(|e| panic!("{e}"));
+    let error = bench.verify().expect_err("every word differs from the wrong reference");
+    assert_eq!(error.exit_code(), perftest::ExitCode::Verify);
+    drop(bench);
+    drop(ctx);
+    check_validation(&sink).unwrap_or_else(|e| panic!("{e}"));
+}

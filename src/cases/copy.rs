@@ -43,7 +43,7 @@ fn fill(bytes: &mut [u8]) {
 
 fn case(direction: Direction, bytes: u64) -> CaseSpec {
     let host = |r: Resource| r.in_memory(MemoryKind::HostCached);
-    let (source, target) = (Resource::storage_buffer(bytes, fill), Resource::storage_buffer(bytes, |_| {}));
+    let (source, target) = (Resource::transfer_buffer(bytes, fill), Resource::transfer_buffer(bytes, |_| {}));
     let (source, target) = match direction {
         Direction::HostToDevice => (host(source), target),
         Direction::DeviceToHost => (source, host(target)),

@@ -55,7 +55,7 @@ inventory::submit! {
         order: 330,
         axes: &[BYTES],
         ratio_note: None,
-        levels: true,
+        levels: false,
         expand,
     }
 }

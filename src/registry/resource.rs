@@ -52,6 +52,11 @@ pub enum ResourceKind {
         /// Width and height in texels.
         size: [u32; 2],
     },
+    /// A buffer only copied (a transfer case's source or target): no descriptor, no binding limits.
+    TransferBuffer {
+        /// Size in bytes.
+        bytes: u64,
+    },
     /// A storage buffer reached through its device address (`buffer_reference`), not a descriptor:
     /// the 8-byte address is written into the family's push block at `push_offset`.
     BufferAddress {
@@ -72,7 +77,7 @@ impl ResourceKind {
             ResourceKind::StorageTexelBuffer { .. } => vk::DescriptorType::STORAGE_TEXEL_BUFFER,
             ResourceKind::SampledImage { .. } => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
             ResourceKind::StorageImage { .. } => vk::DescriptorType::STORAGE_IMAGE,
-            ResourceKind::BufferAddress { .. } => return None,
+            ResourceKind::BufferAddress { .. } | ResourceKind::TransferBuffer { .. } => return None,
         })
     }
 
@@ -83,7 +88,8 @@ impl ResourceKind {
             | ResourceKind::UniformBuffer { bytes }
             | ResourceKind::UniformTexelBuffer { bytes, .. }
             | ResourceKind::StorageTexelBuffer { bytes, .. }
-            | ResourceKind::BufferAddress { bytes, .. } => bytes,
+            | ResourceKind::BufferAddress { bytes, .. }
+            | ResourceKind::TransferBuffer { bytes } => bytes,
             ResourceKind::SampledImage { size, .. } | ResourceKind::StorageImage { size, .. } => {
                 u64::from(size[0]) * u64::from(size[1])
             }
@@ -95,6 +101,7 @@ impl ResourceKind {
     pub fn requirements(&self) -> Requirements {
         let buffer = |bytes: u64| Requirements::new().limit(Limit::AllocationBytes(bytes));
         match *self {
+            ResourceKind::TransferBuffer { bytes } => buffer(bytes),
             ResourceKind::StorageBuffer { bytes } => buffer(bytes).limit(Limit::StorageBufferRange(bytes)),
             ResourceKind::UniformBuffer { bytes } => buffer(bytes).limit(Limit::UniformBufferRange(bytes)),
             ResourceKind::UniformTexelBuffer { format, bytes } => buffer(bytes)
@@ -211,6 +218,11 @@ impl Resource {
     /// A read-only storage buffer.
     pub fn storage_buffer(bytes: u64, fill: impl Fn(&mut [u8]) + Send + Sync + 'static) -> Self {
         Self::new(ResourceKind::StorageBuffer { bytes }, fill)
+    }
+
+    /// A buffer a transfer case copies from or into, filled by `fill`.
+    pub fn transfer_buffer(bytes: u64, fill: impl Fn(&mut [u8]) + Send + Sync + 'static) -> Self {
+        Self::new(ResourceKind::TransferBuffer { bytes }, fill)
     }
 
     /// A uniform buffer.

@@ -87,16 +87,7 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
         let mut bindings = vec![Binding::Storage(results.raw)];
         for (i, resource) in case.resources.iter().enumerate() {
             let label = format!("{name}: resource {}", i + 1);
-            let bytes = match resource.kind {
-                ResourceKind::StorageBuffer { bytes }
-                | ResourceKind::UniformBuffer { bytes }
-                | ResourceKind::UniformTexelBuffer { bytes, .. }
-                | ResourceKind::StorageTexelBuffer { bytes, .. }
-                | ResourceKind::BufferAddress { bytes, .. } => bytes,
-                ResourceKind::SampledImage { size, .. } | ResourceKind::StorageImage { size, .. } => {
-                    u64::from(size[0]) * u64::from(size[1])
-                }
-            };
+            let bytes = resource.kind.bytes();
             if bytes == 0 {
                 return Err(spec_error(case, format!("resource {} is empty", i + 1)));
             }
@@ -113,6 +104,12 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
             }
             let fill = resource.fill.as_deref().map(|f| f as &dyn Fn(&mut [u8]));
             let binding = match resource.kind {
+                ResourceKind::TransferBuffer { .. } => {
+                    return Err(spec_error(
+                        case,
+                        format!("resource {}: a transfer buffer is only for CaseSpec::copy cases", i + 1),
+                    ))
+                }
                 ResourceKind::StorageBuffer { bytes } => {
                     let usage = vk::BufferUsageFlags::STORAGE_BUFFER;
                     let at = add_buffer(ctx, &label, resource, bytes, usage, &mut resources, &mut resets)?;

@@ -1,13 +1,14 @@
 //! A transfer case on the GPU: `vkCmdCopyBuffer` from its source into its target, timed and verified.
 //!
-//! A [`CaseSpec::copy`] case runs no shader: a measurement is `DISPATCHES x count` copies of the
-//! whole source between two timestamps, each after a transfer barrier (a copy may not overlap
-//! the one before: both write the target). Verify runs copy once, read the target back (through
-//! a host buffer if it is not host-visible) and compare every word with the source's.
+//! A [`CaseSpec::copy`] case runs no shader: a measurement is `count` copies of the whole source
+//! between two timestamps, each after a transfer barrier (a copy may not overlap the one before:
+//! both write the target). Verify runs poison the target, copy once, read the target back
+//! (through a poisoned host buffer if it is not host-visible) and compare every word with the
+//! source's, so a copy that did not happen cannot pass on leftovers.
 
 use ash::vk;
 
-use super::bench::{buffer_desc, DISPATCHES};
+use super::bench::buffer_desc;
 use super::clock::ClockProbe;
 use super::measure::Timer;
 use super::verify;
@@ -18,8 +19,10 @@ use crate::vk::commands::{submit, Stamp};
 use crate::vk::timestamps::elapsed_ms;
 use crate::vk::{Buffer, Context, TimestampPool};
 
-/// The most copies one measurement records per dispatch slot: a few thousand commands.
-const MAX_COPIES: u64 = 1024;
+/// The most copies one measurement records: a few thousand commands.
+const MAX_COPIES: u64 = 4096;
+/// What the target and the readback hold before a verify run's copy.
+const POISON: u32 = 0xDEAD_BEEF;
 
 /// A transfer case ready to run. Fields drop in order: the timestamps, then the buffers.
 pub struct CopyBench<'ctx, 'p> {
@@ -76,9 +79,9 @@ impl<'ctx, 'p> CopyBench<'ctx, 'p> {
         )
     }
 
-    /// Bytes copied by one measurement of `count` copies per dispatch slot.
+    /// Bytes copied by one measurement of `count` copies.
     pub fn work(&self, count: u64) -> Vec<(f64, Work)> {
-        self.case.work.iter().map(|w| ((DISPATCHES * count) as f64 * w.per_invocation, *w)).collect()
+        self.case.work.iter().map(|w| (count as f64 * w.per_invocation, *w)).collect()
     }
 
     /// Copies once, reads the target back, and compares every word with the case's reference.
@@ -86,7 +89,12 @@ impl<'ctx, 'p> CopyBench<'ctx, 'p> {
         let reference = self.case.reference.clone().ok_or_else(|| {
             spec_error(self.case, "it has no reference for the words it copies, so it cannot be verified")
         })?;
+        if let Some(readback) = &mut self.readback {
+            readback.bytes_mut().chunks_exact_mut(4).for_each(|w| w.copy_from_slice(&POISON.to_ne_bytes()));
+        }
         submit(self.ctx, |rec| {
+            rec.fill_buffer(&self.target, POISON);
+            rec.transfer_barrier();
             rec.copy_buffer(&self.source, &self.target);
             if let Some(readback) = &self.readback {
                 rec.transfer_barrier();
@@ -101,7 +109,7 @@ impl<'ctx, 'p> CopyBench<'ctx, 'p> {
 
 impl Timer for CopyBench<'_, '_> {
     fn time_ms(&mut self, count: u64) -> Result<f64> {
-        let copies = DISPATCHES * count.clamp(1, MAX_COPIES);
+        let copies = count.clamp(1, MAX_COPIES);
         let wall = submit(self.ctx, |rec| {
             rec.reset_timestamps(&self.timestamps);
             // Orders these copies after the previous submission's.

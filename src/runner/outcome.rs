@@ -39,11 +39,11 @@ impl Outcome {
     /// For a timed case whose measurements take longer than a submission should even at the
     /// smallest dispatch (one workgroup: nothing is left to shrink), what to tell the user.
     pub fn over_submission_cap(&self) -> Option<String> {
-        let Outcome::Timed { measurement, .. } = self else { return None };
+        let Outcome::Timed { measurement, counted, .. } = self else { return None };
         let ms = measurement.summary.median;
         (ms > super::scaling::MAX_SUBMIT_MS).then(|| {
             format!(
-                "over the submission cap: {ms:.0} ms per measurement at {} workgroup(s), above the {} ms a \
+                "over the submission cap: {ms:.0} ms per measurement at {} {counted}, above the {} ms a \
                  submission may take before GPU watchdogs reset it; lower the case's axis value",
                 measurement.groups,
                 super::scaling::MAX_SUBMIT_MS

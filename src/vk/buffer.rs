@@ -8,7 +8,7 @@ use gpu_allocator::MemoryLocation;
 use super::commands::submit;
 use super::context::Context;
 use crate::caps::MemoryKind;
-use crate::error::{vk_err, Result};
+use crate::error::{vk_err, Error, Result};
 
 /// Writes a buffer's initial contents into its mapped bytes; `None` leaves zeros.
 pub type Contents<'a> = Option<&'a dyn Fn(&mut [u8])>;
@@ -100,7 +100,7 @@ impl<'ctx> Buffer<'ctx> {
                 at
             }
             Location::Kind(kind) => {
-                let (memory, index) = dedicated(ctx, name, requirements, kind)?;
+                let (memory, index) = dedicated(ctx, name, requirements, kind, desc.usage)?;
                 buffer.memory_type = Some(index);
                 // SAFETY: host-visible memory of this device, not mapped yet; the whole range.
                 let mapped =
@@ -229,6 +229,7 @@ fn dedicated(
     name: &str,
     requirements: vk::MemoryRequirements,
     kind: MemoryKind,
+    usage: vk::BufferUsageFlags,
 ) -> Result<(vk::DeviceMemory, u32)> {
     let index = kind
         .pick(&ctx.caps.memory_types, requirements.memory_type_bits, requirements.size)
@@ -240,9 +241,22 @@ fn dedicated(
                 requirements.size
             ),
         })?;
-    let info = vk::MemoryAllocateInfo::default().allocation_size(requirements.size).memory_type_index(index);
-    // SAFETY: a valid type index of this device and a size its heap holds.
-    let memory = unsafe { ctx.device.allocate_memory(&info, None) }.map_err(vk_err("vkAllocateMemory"))?;
+    // A buffer whose address shaders take needs memory allocated for device addresses.
+    let mut flags = vk::MemoryAllocateFlagsInfo::default().flags(vk::MemoryAllocateFlags::DEVICE_ADDRESS);
+    let mut info =
+        vk::MemoryAllocateInfo::default().allocation_size(requirements.size).memory_type_index(index);
+    if usage.contains(vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS) {
+        info = info.push_next(&mut flags);
+    }
+    // SAFETY: a valid type index of this device, a size its heap holds, and a live chained struct.
+    let memory = unsafe { ctx.device.allocate_memory(&info, None) }.map_err(|result| match result {
+        vk::Result::ERROR_OUT_OF_DEVICE_MEMORY | vk::Result::ERROR_OUT_OF_HOST_MEMORY => Error::NoRoom {
+            memory: ctx.caps.memory_types.get(index as usize).map_or_else(String::new, |t| t.describe(index)),
+            bytes: requirements.size,
+            result,
+        },
+        other => vk_err("vkAllocateMemory")(other),
+    })?;
     Ok((memory, index))
 }
 
