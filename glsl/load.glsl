@@ -5,17 +5,25 @@
 #include "common.glsl"
 
 // Defines from src/cases/load.rs:
-//   KIND     1 typed (uniform texel buffer), 2 raw (uint words), 3 structured, 4 constant buffer
+//   KIND     1 typed (uniform texel buffer), 2 raw (uint words), 3 structured, 4 constant buffer,
+//            5 typed UAV (storage texel buffer, imageLoad, declared with FORMAT: r8 ... rgba32f)
+//   WRITABLE raw and structured: 1 declares the storage buffer without readonly (a UAV)
 //   WIDTH    components (typed: the format's; raw: words per load; structured: floats per element)
 //   PATTERN  0 uniform (every invocation the same address), 1 linear, 2 random (start 0-15)
 //   OFFSET   raw only: words added to every address (1 = the original's "unaligned")
 #define LOADS 256u
 
+#if defined(WRITABLE) && WRITABLE == 1
+#define ACCESS
+#else
+#define ACCESS readonly
+#endif
+
 #if KIND == 1
 layout(set = 0, binding = 1) uniform textureBuffer data;
 vec4 load(uint i) { return texelFetch(data, int(i)); }
 #elif KIND == 2
-layout(set = 0, binding = 1, std430) readonly buffer Raw { uint words[]; };
+layout(set = 0, binding = 1, std430) ACCESS buffer Raw { uint words[]; };
 uvec4 load(uint i) {
     uint at = i * WIDTH + OFFSET;
     uvec4 v = uvec4(words[at], 0u, 0u, 0u);
@@ -32,20 +40,23 @@ uvec4 load(uint i) {
 }
 #elif KIND == 3
 #if WIDTH == 1
-layout(set = 0, binding = 1, std430) readonly buffer Structured { float elements[]; };
+layout(set = 0, binding = 1, std430) ACCESS buffer Structured { float elements[]; };
 vec4 load(uint i) { return vec4(elements[i], 0.0, 0.0, 0.0); }
 #elif WIDTH == 2
-layout(set = 0, binding = 1, std430) readonly buffer Structured { vec2 elements[]; };
+layout(set = 0, binding = 1, std430) ACCESS buffer Structured { vec2 elements[]; };
 vec4 load(uint i) { return vec4(elements[i], 0.0, 0.0); }
 #else
-layout(set = 0, binding = 1, std430) readonly buffer Structured { vec4 elements[]; };
+layout(set = 0, binding = 1, std430) ACCESS buffer Structured { vec4 elements[]; };
 vec4 load(uint i) { return elements[i]; }
 #endif
 #elif KIND == 4
 layout(set = 0, binding = 1, std140) uniform Constants { vec4 constants[1024]; };
 vec4 load(uint i) { return constants[i]; }
+#elif KIND == 5
+layout(set = 0, binding = 1, FORMAT) uniform imageBuffer data;
+vec4 load(uint i) { return imageLoad(data, int(i)); }
 #else
-#error KIND must be 1, 2, 3 or 4
+#error KIND must be 1 to 5
 #endif
 
 // The per-invocation start element: the same for all, the invocation index, or a hash in 0..15.

@@ -5,14 +5,19 @@
 #include "common.glsl"
 
 // Defines from src/cases/texture.rs:
-//   OP       0 texelFetch (Texture2D.Load), 1 textureLod at texel centres (Texture2D.Sample)
+//   OP       0 texelFetch (Texture2D.Load), 1 textureLod at texel centres (Texture2D.Sample),
+//            2 imageLoad from a storage image declared with FORMAT (RWTexture2D.Load)
 //   PATTERN  0 uniform (every invocation the same texel), 1 linear (its own 16x16 position),
 //            2 random (a hashed start in 0..15 x 0..15)
 // Load i of an invocation reads texel start + (i % 16, i / 16): at most (30, 30), inside 32x32.
 #define LOADS 256u
 #define SIZE 32.0
 
+#if OP == 2
+layout(set = 0, binding = 1, FORMAT) uniform image2D img;
+#else
 layout(set = 0, binding = 1) uniform sampler2D tex;
+#endif
 
 uvec2 start_of(uint tid) {
 #if PATTERN == 0
@@ -37,6 +42,8 @@ void main() {
         uvec2 texel = (start + uvec2(i & 15u, i >> 4)) | uvec2(params.address_mask);
 #if OP == 0
         sum += texelFetch(tex, ivec2(texel), 0);
+#elif OP == 2
+        sum += imageLoad(img, ivec2(texel));
 #else
         sum += textureLod(tex, (vec2(texel) + 0.5) / SIZE, 0.0);
 #endif

@@ -72,6 +72,10 @@ features! {
     ShaderInt16 => core.shader_int16, "shaderInt16", None;
     /// Buffer device addresses (`buffer_reference` pointers).
     BufferDeviceAddress => v12.buffer_device_address, "bufferDeviceAddress", None;
+    /// Storage images and texel buffers declared with the "extended" formats (r8, rg8, r16f,
+    /// rg16f, rg32f, ...).
+    StorageImageExtendedFormats => core.shader_storage_image_extended_formats,
+        "shaderStorageImageExtendedFormats", None;
     /// `imageLoad` from storage images declared without a format.
     StorageImageReadWithoutFormat => core.shader_storage_image_read_without_format,
         "shaderStorageImageReadWithoutFormat", None;

@@ -7,8 +7,8 @@
 
 use ash::vk;
 
-use crate::caps::Ceiling;
-use crate::registry::{self, CaseSpec, Env, Family, Glsl, Resource, Unit, Value, Work};
+use crate::caps::{Ceiling, Feature, Requirements};
+use crate::registry::{self, CaseSpec, Env, Family, Glsl, Resource, ResourceKind, Unit, Value, Work};
 
 /// Loads per invocation (LOADS in glsl/load.glsl).
 pub(super) const LOADS: usize = 256;
@@ -167,14 +167,71 @@ pub(super) fn typed_texel(format: vk::Format, e: usize) -> [f32; 4] {
     texel
 }
 
-fn typed(label: &str, format: vk::Format, pattern: Pattern) -> CaseSpec {
+/// The GLSL format qualifier of a storage image or texel buffer of `format`.
+pub(super) fn storage_qualifier(format: vk::Format) -> &'static str {
+    match format {
+        vk::Format::R8_UNORM => "r8",
+        vk::Format::R8G8_UNORM => "rg8",
+        vk::Format::R8G8B8A8_UNORM => "rgba8",
+        vk::Format::R16_SFLOAT => "r16f",
+        vk::Format::R16G16_SFLOAT => "rg16f",
+        vk::Format::R16G16B16A16_SFLOAT => "rgba16f",
+        vk::Format::R32_SFLOAT => "r32f",
+        vk::Format::R32G32_SFLOAT => "rg32f",
+        _ => "rgba32f",
+    }
+}
+
+/// What declaring a storage image or texel buffer with `format` needs: the "extended" formats
+/// (SPIR-V's StorageImageExtendedFormats capability) need their feature.
+pub(super) fn storage_format_needs(format: vk::Format) -> Requirements {
+    match storage_qualifier(format) {
+        "r8" | "rg8" | "r16f" | "rg16f" | "rg32f" => {
+            Requirements::new().feature(Feature::StorageImageExtendedFormats)
+        }
+        _ => Requirements::new(),
+    }
+}
+
+/// How a buffer is bound: as the original's read-only view (SRV), or as a read-write one (UAV:
+/// a storage texel buffer, or a storage buffer declared without `readonly`), named `RW...`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum View {
+    Srv,
+    Uav,
+}
+
+impl View {
+    /// The name's prefix (`RW` for a UAV) and the group's (`load` or `uav`).
+    fn names(self) -> (&'static str, &'static str) {
+        match self {
+            View::Srv => ("", "load"),
+            View::Uav => ("RW", "uav"),
+        }
+    }
+}
+
+pub(super) fn typed(label: &str, format: vk::Format, pattern: Pattern, view: View) -> CaseSpec {
     let bytes = texel_bytes(format);
-    CaseSpec::new(format!("Buffer<{label}>.Load {}", pattern.name()), GLSL, [256, 1, 1])
-        .group(format!("load typed {label}"))
-        .defines([("KIND", "1"), ("WIDTH", "4"), ("PATTERN", pattern.define())])
-        .resource(Resource::texel_buffer(format, (ELEMENTS as u32 * bytes).into(), move |b| {
-            fill_typed(format, b)
-        }))
+    let (prefix, group) = view.names();
+    let size = u64::from(ELEMENTS as u32 * bytes);
+    let fill = move |b: &mut [u8]| fill_typed(format, b);
+    // A storage texel buffer is read with imageLoad, declared with the view's format.
+    let (kind, resource, requires) = match view {
+        View::Srv => ("1", Resource::texel_buffer(format, size, fill), Requirements::new()),
+        View::Uav => (
+            "5",
+            Resource::new(ResourceKind::StorageTexelBuffer { format, bytes: size }, fill),
+            storage_format_needs(format),
+        ),
+    };
+    CaseSpec::new(format!("{prefix}Buffer<{label}>.Load {}", pattern.name()), GLSL, [256, 1, 1])
+        .group(format!("{group} typed {label}"))
+        .defines([("KIND", kind), ("WIDTH", "4"), ("PATTERN", pattern.define())])
+        // Only a storage view declares its format: read-only cases share one shader across formats.
+        .defines((view == View::Uav).then(|| ("FORMAT", storage_qualifier(format))))
+        .resource(resource)
+        .requires(requires)
         .work(work(bytes))
         .baseline(BASELINE)
         .reference(move |gid| {
@@ -211,15 +268,17 @@ fn raw_sum(first: usize, width: usize, offset: usize) -> u32 {
 }
 
 /// `ByteAddressBuffer.LoadN [unaligned]`: `width` consecutive words, from word `offset` on.
-fn raw(base: &str, width: usize, offset: usize, pattern: Pattern) -> CaseSpec {
+pub(super) fn raw(base: &str, width: usize, offset: usize, pattern: Pattern, view: View) -> CaseSpec {
     let (w, o) = (width.to_string(), offset.to_string());
-    CaseSpec::new(format!("{base} {}", pattern.name()), GLSL, [256, 1, 1])
-        .group("load raw")
+    let (prefix, group) = view.names();
+    CaseSpec::new(format!("{prefix}{base} {}", pattern.name()), GLSL, [256, 1, 1])
+        .group(format!("{group} raw"))
         .defines([
             ("KIND", "2"),
             ("WIDTH", w.as_str()),
             ("PATTERN", pattern.define()),
             ("OFFSET", o.as_str()),
+            ("WRITABLE", if view == View::Uav { "1" } else { "0" }),
         ])
         .resource(Resource::storage_buffer(RAW_WORDS as u64 * 4, fill_raw))
         .work(work(4 * width as u32))
@@ -247,11 +306,19 @@ fn float_reference(width: usize, pattern: Pattern) -> impl Fn(u32) -> Value + Se
 }
 
 /// `StructuredBuffer<floatN>.Load`: a storage buffer of float, vec2 or vec4.
-fn structured(base: &str, width: usize, pattern: Pattern) -> CaseSpec {
+pub(super) fn structured(base: &str, width: usize, pattern: Pattern, view: View) -> CaseSpec {
     let w = width.to_string();
-    CaseSpec::new(format!("{base} {}", pattern.name()), GLSL, [256, 1, 1])
-        .group("load structured")
-        .defines([("KIND", "3"), ("WIDTH", w.as_str()), ("PATTERN", pattern.define()), ("OFFSET", "0")])
+    let (prefix, group) = view.names();
+    let writable = if view == View::Uav { "1" } else { "0" };
+    CaseSpec::new(format!("{prefix}{base} {}", pattern.name()), GLSL, [256, 1, 1])
+        .group(format!("{group} structured"))
+        .defines([
+            ("KIND", "3"),
+            ("WIDTH", w.as_str()),
+            ("PATTERN", pattern.define()),
+            ("OFFSET", "0"),
+            ("WRITABLE", writable),
+        ])
         .resource(Resource::storage_buffer((ELEMENTS * 16) as u64, fill_floats))
         .work(work(4 * width as u32))
         .baseline(BASELINE)
@@ -271,7 +338,7 @@ fn constant(pattern: Pattern) -> CaseSpec {
         .reference(float_reference(4, pattern))
 }
 
-const RAW: [(&str, usize, usize); 6] = [
+pub(super) const RAW: [(&str, usize, usize); 6] = [
     ("ByteAddressBuffer.Load", 1, 0),
     ("ByteAddressBuffer.Load2", 2, 0),
     ("ByteAddressBuffer.Load3", 3, 0),
@@ -280,7 +347,7 @@ const RAW: [(&str, usize, usize); 6] = [
     ("ByteAddressBuffer.Load4 unaligned", 4, 1),
 ];
 
-const STRUCTURED: [(&str, usize); 3] = [
+pub(super) const STRUCTURED: [(&str, usize); 3] = [
     ("StructuredBuffer<float>.Load", 1),
     ("StructuredBuffer<float2>.Load", 2),
     ("StructuredBuffer<float4>.Load", 4),
@@ -289,13 +356,13 @@ const STRUCTURED: [(&str, usize); 3] = [
 fn expand(_env: &Env) -> Vec<CaseSpec> {
     let mut cases = Vec::new();
     for (label, _, format) in FORMATS {
-        cases.extend(Pattern::ALL.map(|p| typed(label, format, p)));
+        cases.extend(Pattern::ALL.map(|p| typed(label, format, p, View::Srv)));
     }
     for (base, width, offset) in RAW {
-        cases.extend(Pattern::ALL.map(|p| raw(base, width, offset, p)));
+        cases.extend(Pattern::ALL.map(|p| raw(base, width, offset, p, View::Srv)));
     }
     for (base, width) in STRUCTURED {
-        cases.extend(Pattern::ALL.map(|p| structured(base, width, p)));
+        cases.extend(Pattern::ALL.map(|p| structured(base, width, p, View::Srv)));
     }
     cases.extend(Pattern::ALL.map(constant));
     cases

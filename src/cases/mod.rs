@@ -12,3 +12,4 @@ mod load;
 mod shared;
 mod sweep;
 mod texture;
+mod uav;

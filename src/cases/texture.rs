@@ -7,10 +7,12 @@
 
 use ash::vk;
 
+use super::load;
 use super::load::{
     fill_typed, partner, sum_loads, texel_bytes, typed_layout, typed_texel, work, Pattern, BASELINE, FORMATS,
 };
-use crate::registry::{self, CaseSpec, Env, Family, Glsl, Resource, Value};
+use crate::caps::Requirements;
+use crate::registry::{self, CaseSpec, Env, Family, Glsl, Resource, ResourceKind, Value};
 
 /// Width and height of every texture.
 const SIZE: usize = 32;
@@ -30,12 +32,14 @@ fn start(pattern: Pattern, tid: usize) -> (usize, usize) {
     }
 }
 
-/// The three operations of the original, in its order.
+/// The three operations of the original, in its order, and the UAV load (`RWTexture2D.Load`).
 #[derive(Clone, Copy)]
-enum Op {
+pub(super) enum Op {
     Load,
     SampleNearest,
     SampleBilinear,
+    /// imageLoad from a storage image declared without a format.
+    StorageLoad,
 }
 
 impl Op {
@@ -44,23 +48,38 @@ impl Op {
             Op::Load => ".Load",
             Op::SampleNearest => ".Sample(nearest)",
             Op::SampleBilinear => ".Sample(bilinear)",
+            Op::StorageLoad => ".Load",
         }
     }
 }
 
-fn case(label: &str, format: vk::Format, op: Op, pattern: Pattern) -> CaseSpec {
+pub(super) fn case(label: &str, format: vk::Format, op: Op, pattern: Pattern) -> CaseSpec {
     let (op_define, filter) = match op {
         Op::Load => ("0", vk::Filter::NEAREST),
         Op::SampleNearest => ("1", vk::Filter::NEAREST),
         Op::SampleBilinear => ("1", vk::Filter::LINEAR),
+        Op::StorageLoad => ("2", vk::Filter::NEAREST),
     };
-    // texelFetch of a float format is exact; UNORM conversion and filtering may round.
-    let exact = matches!(op, Op::Load) && typed_layout(format).1 > 1;
+    // texelFetch and imageLoad of a float format are exact; UNORM conversion and filtering may round.
+    let exact = matches!(op, Op::Load | Op::StorageLoad) && typed_layout(format).1 > 1;
     let size = [SIZE as u32; 2];
-    CaseSpec::new(format!("Texture2D<{label}>{} {}", op.label(), pattern.name()), GLSL, [16, 16, 1])
-        .group(format!("texture {label}{}", op.label()))
+    let fill = move |b: &mut [u8]| fill_typed(format, b);
+    let (prefix, group, resource, requires) = match op {
+        Op::StorageLoad => (
+            "RW",
+            "uav texture",
+            Resource::new(ResourceKind::StorageImage { format, size }, fill),
+            load::storage_format_needs(format),
+        ),
+        _ => ("", "texture", Resource::sampled_image(format, size, filter, fill), Requirements::new()),
+    };
+    CaseSpec::new(format!("{prefix}Texture2D<{label}>{} {}", op.label(), pattern.name()), GLSL, [16, 16, 1])
+        .group(format!("{group} {label}{}", op.label()))
         .defines([("OP", op_define), ("PATTERN", pattern.define())])
-        .resource(Resource::sampled_image(format, size, filter, move |b| fill_typed(format, b)))
+        // Only a storage image declares its format: the sampled cases share one shader across formats.
+        .defines(matches!(op, Op::StorageLoad).then(|| ("FORMAT", load::storage_qualifier(format))))
+        .resource(resource)
+        .requires(requires)
         .work(work(texel_bytes(format)))
         .baseline(BASELINE)
         .reference(move |gid| {
