@@ -2,11 +2,24 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
+#if KIND == 6
+// A buffer_reference pointer to the elements, in the family's push block (its address).
+#extension GL_EXT_buffer_reference : require
+#if WIDTH == 1
+layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer Elements { float elements[]; };
+#elif WIDTH == 2
+layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Elements { vec2 elements[]; };
+#else
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Elements { vec4 elements[]; };
+#endif
+#define FAMILY_PARAMS Elements data;
+#endif
 #include "common.glsl"
 
 // Defines from src/cases/load.rs:
 //   KIND     1 typed (uniform texel buffer), 2 raw (uint words), 3 structured, 4 constant buffer,
-//            5 typed UAV (storage texel buffer, imageLoad, declared with FORMAT: r8 ... rgba32f)
+//            5 typed UAV (storage texel buffer, imageLoad, declared with FORMAT: r8 ... rgba32f),
+//            6 structured through a buffer device address (a buffer_reference in push constants)
 //   WRITABLE raw and structured: 1 declares the storage buffer without readonly (a UAV)
 //   WIDTH    components (typed: the format's; raw: words per load; structured: floats per element)
 //   PATTERN  0 uniform (every invocation the same address), 1 linear, 2 random (start 0-15)
@@ -55,8 +68,16 @@ vec4 load(uint i) { return constants[i]; }
 #elif KIND == 5
 layout(set = 0, binding = 1, FORMAT) uniform imageBuffer data;
 vec4 load(uint i) { return imageLoad(data, int(i)); }
+#elif KIND == 6
+#if WIDTH == 1
+vec4 load(uint i) { return vec4(params.data.elements[i], 0.0, 0.0, 0.0); }
+#elif WIDTH == 2
+vec4 load(uint i) { return vec4(params.data.elements[i], 0.0, 0.0); }
 #else
-#error KIND must be 1 to 5
+vec4 load(uint i) { return params.data.elements[i]; }
+#endif
+#else
+#error KIND must be 1 to 6
 #endif
 
 // The per-invocation start element: the same for all, the invocation index, or a hash in 0..15.

@@ -8,7 +8,7 @@
 use ash::vk;
 
 use crate::caps::{Ceiling, Feature, Requirements};
-use crate::registry::{self, CaseSpec, Env, Family, Glsl, Resource, ResourceKind, Unit, Value, Work};
+use crate::registry::{self, CaseSpec, Env, Family, Glsl, Push, Resource, ResourceKind, Unit, Value, Work};
 
 /// Loads per invocation (LOADS in glsl/load.glsl).
 pub(super) const LOADS: usize = 256;
@@ -320,6 +320,26 @@ pub(super) fn structured(base: &str, width: usize, pattern: Pattern, view: View)
             ("WRITABLE", writable),
         ])
         .resource(Resource::storage_buffer((ELEMENTS * 16) as u64, fill_floats))
+        .work(work(4 * width as u32))
+        .baseline(BASELINE)
+        .reference(float_reference(width, pattern))
+}
+
+/// `BufferAddress<floatN>.Load`: the structured loads through a `buffer_reference` pointer in
+/// push constants instead of a descriptor.
+pub(super) fn address(width: usize, pattern: Pattern) -> CaseSpec {
+    let w = width.to_string();
+    let label = match width {
+        1 => "float",
+        2 => "float2",
+        _ => "float4",
+    };
+    let bytes = (ELEMENTS * 16) as u64;
+    CaseSpec::new(format!("BufferAddress<{label}>.Load {}", pattern.name()), GLSL, [256, 1, 1])
+        .group("address")
+        .defines([("KIND", "6"), ("WIDTH", w.as_str()), ("PATTERN", pattern.define()), ("OFFSET", "0")])
+        .resource(Resource::new(ResourceKind::BufferAddress { bytes, push_offset: 0 }, fill_floats))
+        .push(Push::words(&[0, 0]))
         .work(work(4 * width as u32))
         .baseline(BASELINE)
         .reference(float_reference(width, pattern))

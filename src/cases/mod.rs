@@ -3,6 +3,7 @@
 //! Adding a family: `src/cases/NAME.rs` (an `expand` function and one `inventory::submit!`),
 //! `glsl/NAME.glsl`, one `mod NAME;` line below, and the regenerated `src/cases/list.txt`.
 
+mod address;
 mod alu;
 mod branch;
 mod copy;
