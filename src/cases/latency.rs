@@ -49,14 +49,14 @@ fn fill(lines: u32, bytes: &mut [u8]) {
     }
 }
 
+/// Where a chase of `loads` loads from link 0 through `next` ends.
+pub(super) fn chase(next: &[u32], loads: u64) -> u32 {
+    (0..loads).fold(0, |at, _| next[at as usize])
+}
+
 /// The word index a chain from 0 reaches after `loads` loads.
 fn walk(lines: u32, loads: u64) -> u32 {
-    let next = cycle(lines);
-    let mut line = 0u32;
-    for _ in 0..loads {
-        line = next[line as usize];
-    }
-    line * LINE_WORDS
+    chase(&cycle(lines), loads) * LINE_WORDS
 }
 
 fn case(bytes: u64) -> CaseSpec {

@@ -71,13 +71,7 @@ fn loads(components: u32, stride: u32, name: String, group: &str) -> CaseSpec {
 
 fn latency() -> CaseSpec {
     let chain = super::latency::cycle(WORDS);
-    let end = {
-        let mut at = 0u32;
-        for _ in 0..VERIFY_REPEATS * CHAIN {
-            at = chain[at as usize];
-        }
-        at
-    };
+    let end = super::latency::chase(&chain, u64::from(VERIFY_REPEATS * CHAIN));
     CaseSpec::new("Shared latency", GLSL, [GROUP, 1, 1])
         .group("shared latency")
         .defines([("KIND", "3")])

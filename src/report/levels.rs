@@ -70,13 +70,7 @@ pub fn levels(points: &[(u64, f64)]) -> Vec<Level> {
         segments.last_mut().expect("never empty").push((bytes, rate));
     }
     // A short plateau between two others is the knee between them.
-    let count = segments.len();
-    let kept: Vec<Vec<(u64, f64)>> = segments
-        .into_iter()
-        .enumerate()
-        .filter(|(i, s)| *i == 0 || *i + 1 == count || s[s.len() - 1].0 >= SPAN * s[0].0)
-        .map(|(_, s)| s)
-        .collect();
+    let kept = drop_knees(segments);
     // A plateau that is not clearly below the one before it is the same level, split by noise.
     let mut merged: Vec<Vec<(u64, f64)>> = Vec::new();
     for segment in kept {
@@ -102,13 +96,7 @@ pub fn levels(points: &[(u64, f64)]) -> Vec<Level> {
         })
         .collect();
     // Trimming can leave a middle plateau too short to be a level: it is part of a knee too.
-    let count = kept.len();
-    let kept: Vec<Vec<(u64, f64)>> = kept
-        .into_iter()
-        .enumerate()
-        .filter(|(i, s)| *i == 0 || *i + 1 == count || s[s.len() - 1].0 >= SPAN * s[0].0)
-        .map(|(_, s)| s)
-        .collect();
+    let kept = drop_knees(kept);
     let reaches_dram = points.last().is_some_and(|(bytes, _)| *bytes >= DRAM_FROM) && kept.len() > 1;
     // Cache levels are named only when the sweep spans L1 to DRAM and shows one level between:
     // two plateaus could be L1 and DRAM, or one of them two levels merged (a load bound by its
@@ -129,16 +117,20 @@ pub fn levels(points: &[(u64, f64)]) -> Vec<Level> {
         .collect()
 }
 
-/// The median rate of `points`, which are never empty.
+/// The median rate of `points` (a plateau, never empty; NaN only if it were).
 fn median(points: &[(u64, f64)]) -> f64 {
-    let mut rates: Vec<f64> = points.iter().map(|(_, r)| *r).collect();
-    rates.sort_by(f64::total_cmp);
-    let mid = rates.len() / 2;
-    if rates.len() % 2 == 0 {
-        (rates[mid - 1] + rates[mid]) / 2.0
-    } else {
-        rates[mid]
-    }
+    crate::runner::stats::median(points.iter().map(|(_, r)| *r)).unwrap_or(f64::NAN)
+}
+
+/// `segments` without the middle ones that span less than [`SPAN`] in size: knees, not levels.
+fn drop_knees(segments: Vec<Vec<(u64, f64)>>) -> Vec<Vec<(u64, f64)>> {
+    let count = segments.len();
+    segments
+        .into_iter()
+        .enumerate()
+        .filter(|(i, s)| *i == 0 || *i + 1 == count || s[s.len() - 1].0 >= SPAN * s[0].0)
+        .map(|(_, s)| s)
+        .collect()
 }
 
 /// The unit of latency levels: their `rate` is nanoseconds per load.

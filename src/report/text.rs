@@ -112,6 +112,7 @@ mod tests {
     use super::*;
     use crate::registry::{Unit, Work};
     use crate::runner::measure::Measurement;
+    use crate::runner::outcome::Counted;
     use crate::runner::stats::summarize;
 
     fn timed(samples: &[f64], settled: bool) -> Outcome {
@@ -130,7 +131,7 @@ mod tests {
             work: vec![(1.3e12, work)],
             ratio: None,
             with_time: false,
-            counted: "workgroups",
+            counted: Counted::Workgroups,
         }
     }
 
@@ -181,7 +182,7 @@ mod tests {
             work: vec![(TIME_FOR, loads), (4.0 * TIME_FOR, bytes)],
             ratio: Some(3.907),
             with_time: true,
-            counted: "workgroups",
+            counted: Counted::Workgroups,
         };
         let text = line("Buffer<R8>.Load uniform", &outcome, &Trust::default());
         assert!(

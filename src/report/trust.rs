@@ -8,7 +8,7 @@
 use super::format::si;
 use crate::caps::{peaks, Architecture, Ceiling};
 use crate::registry::Unit;
-use crate::runner::outcome::{Outcome, COPIES};
+use crate::runner::outcome::{Counted, Outcome};
 use crate::vk::device::{ComputeUnits, DeviceInfo};
 
 /// Above this % of a known peak a result is implausible: 100% plus 2% for the error of the clock
@@ -93,7 +93,7 @@ impl Trust {
     pub fn judge(&self, outcome: &Outcome) -> Judgement {
         let Outcome::Timed { measurement, counted, .. } = outcome else { return Judgement::default() };
         let clock_mhz = measurement.clock_mhz();
-        let transfer = *counted == COPIES;
+        let transfer = *counted == Counted::Copies;
         let Some(mhz) = clock_mhz else { return Judgement { transfer, ..Judgement::default() } };
         if transfer {
             return Judgement { clock_mhz, transfer, ..Judgement::default() };
@@ -232,13 +232,7 @@ pub fn throttled(mhz: f64, median: f64) -> Option<String> {
 
 /// The median of `clocks` (MHz), if there are any.
 pub fn median_clock(clocks: impl IntoIterator<Item = f64>) -> Option<f64> {
-    let mut all: Vec<f64> = clocks.into_iter().filter(|c| c.is_finite()).collect();
-    if all.is_empty() {
-        return None;
-    }
-    all.sort_by(f64::total_cmp);
-    let mid = all.len() / 2;
-    Some(if all.len() % 2 == 0 { (all[mid - 1] + all[mid]) / 2.0 } else { all[mid] })
+    crate::runner::stats::median(clocks.into_iter().filter(|c| c.is_finite()))
 }
 
 #[cfg(test)]
@@ -267,7 +261,7 @@ mod tests {
             settled: true,
             clocks_mhz: clocks,
         };
-        Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: "workgroups" }
+        Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: Counted::Workgroups }
     }
 
     /// Bytes per 10 ms that make `per_clock` B/clk/SM on 132 SMs at 1980 MHz.
@@ -375,7 +369,8 @@ mod tests {
         let Outcome::Timed { measurement, work, .. } = timed(vec![(4e9, bytes)], vec![1980.0]) else {
             panic!()
         };
-        let copy = Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: COPIES };
+        let copy =
+            Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: Counted::Copies };
         let judged = h100().judge(&copy);
         assert!(judged.transfer && judged.per_clock.is_empty() && judged.peak.is_none());
         assert_eq!(judged.clock_mhz, Some(1980.0), "the clock is still recorded");

@@ -3,6 +3,8 @@
 //! The runner is where the registry meets Vulkan: a [`CaseSpec`]'s resource descriptions become
 //! buffers, views, images and samplers here, through `vk/`'s wrappers (no raw ash calls).
 
+use std::time::Duration;
+
 use ash::vk;
 
 use super::clock::ClockProbe;
@@ -297,27 +299,36 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
             }
             rec.timestamp(&self.timestamps, Stamp::End);
         })?;
-        let [start, end] = self.timestamps.read()?;
-        let info = &self.ctx.info;
-        let name = &self.case.name;
-        let ms =
-            elapsed_ms(start, end, info.timestamp_valid_bits, info.timestamp_period).ok_or_else(|| {
-                Error::Timing { case: name.clone(), detail: format!("the timestamps are equal ({start})") }
-            })?;
-        let wall_ms = wall.as_secs_f64() * 1e3;
-        // The GPU cannot take longer than the CPU waited for it; allow for clock granularity.
-        if ms > wall_ms * 1.05 + 0.5 {
-            return Err(Error::Timing {
-                case: name.clone(),
-                detail: format!(
-                    "{ms:.3} ms between the timestamps, but the submission took {wall_ms:.3} ms of wall time \
-                     (timestamp period {} ns, {} valid bits)",
-                    info.timestamp_period, info.timestamp_valid_bits
-                ),
-            });
-        }
-        Ok(ms)
+        gpu_ms(self.ctx, &self.timestamps, wall, &self.case.name)
     }
+}
+
+/// The GPU milliseconds between the two queries of `timestamps`, which a submission that took
+/// `wall` on the CPU wrote; an error naming `case` if they are equal, or longer than the wall time
+/// (the GPU cannot take longer than the CPU waited for it; clock granularity is allowed for).
+pub(super) fn gpu_ms(
+    ctx: &Context,
+    timestamps: &TimestampPool<'_>,
+    wall: Duration,
+    case: &str,
+) -> Result<f64> {
+    let [start, end] = timestamps.read()?;
+    let info = &ctx.info;
+    let ms = elapsed_ms(start, end, info.timestamp_valid_bits, info.timestamp_period).ok_or_else(|| {
+        Error::Timing { case: case.to_owned(), detail: format!("the timestamps are equal ({start})") }
+    })?;
+    let wall_ms = wall.as_secs_f64() * 1e3;
+    if ms > wall_ms * 1.05 + 0.5 {
+        return Err(Error::Timing {
+            case: case.to_owned(),
+            detail: format!(
+                "{ms:.3} ms between the timestamps, but the submission took {wall_ms:.3} ms of wall time \
+                 (timestamp period {} ns, {} valid bits)",
+                info.timestamp_period, info.timestamp_valid_bits
+            ),
+        });
+    }
+    Ok(ms)
 }
 
 /// `the buffer in memory type 2 (heap 1, 1 TiB: HOST_VISIBLE | ...)` for each named buffer in a

@@ -9,6 +9,7 @@
 use ash::vk;
 
 use super::pipelines::{self, Pipelines};
+use super::verify;
 use crate::caps::{Feature, Requirements};
 use crate::error::{Error, Result};
 use crate::registry::{CaseSpec, Glsl, Mode, Push};
@@ -178,11 +179,9 @@ impl<'ctx> ClockProbe<'ctx> {
             else {
                 return Ok(None);
             };
-            let words: Vec<u64> = self.clocks.bytes()[slot * 16..slot * 16 + 16]
-                .chunks_exact(4)
-                .map(|w| u64::from(u32::from_ne_bytes([w[0], w[1], w[2], w[3]])))
-                .collect();
-            let (first, last) = (words[0] | words[1] << 32, words[2] | words[3] << 32);
+            let words = verify::words(&self.clocks.bytes()[slot * 16..slot * 16 + 16]);
+            let word = |i: usize| u64::from(words[i]);
+            let (first, last) = (word(0) | word(1) << 32, word(2) | word(3) << 32);
             let Some(counted) = last.checked_sub(first) else { return Ok(None) };
             (clocks[slot], ms[slot]) = (counted, elapsed);
         }

@@ -8,7 +8,7 @@
 
 use ash::vk;
 
-use super::bench::buffer_desc;
+use super::bench::{buffer_desc, gpu_ms};
 use super::clock::ClockProbe;
 use super::measure::Timer;
 use super::verify;
@@ -16,7 +16,6 @@ use crate::error::{Error, Result};
 use crate::registry::{CaseSpec, Work};
 use crate::vk::buffer::BufferDesc;
 use crate::vk::commands::{submit, Stamp};
-use crate::vk::timestamps::elapsed_ms;
 use crate::vk::{Buffer, Context, TimestampPool};
 
 /// The most copies one measurement records: a few thousand commands.
@@ -123,25 +122,7 @@ impl Timer for CopyBench<'_, '_> {
             }
             rec.timestamp(&self.timestamps, Stamp::End);
         })?;
-        let [start, end] = self.timestamps.read()?;
-        let info = &self.ctx.info;
-        let ms =
-            elapsed_ms(start, end, info.timestamp_valid_bits, info.timestamp_period).ok_or_else(|| {
-                Error::Timing {
-                    case: self.case.name.clone(),
-                    detail: format!("the timestamps are equal ({start})"),
-                }
-            })?;
-        let wall_ms = wall.as_secs_f64() * 1e3;
-        if ms > wall_ms * 1.05 + 0.5 {
-            return Err(Error::Timing {
-                case: self.case.name.clone(),
-                detail: format!(
-                    "{ms:.3} ms between the timestamps, but the submission took {wall_ms:.3} ms of wall time"
-                ),
-            });
-        }
-        Ok(ms)
+        gpu_ms(self.ctx, &self.timestamps, wall, &self.case.name)
     }
 
     fn actual_groups(&self, count: u64) -> u64 {

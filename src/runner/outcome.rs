@@ -16,8 +16,8 @@ pub enum Outcome {
         ratio: Option<f64>,
         /// Whether the line has the original's `time ratio` shape (the case has a baseline).
         with_time: bool,
-        /// What the measurement's count counts: `workgroups`, `repeats of one chain`, `copies`.
-        counted: &'static str,
+        /// What the measurement's count counts.
+        counted: Counted,
     },
     /// Verified against the CPU reference: this many results matched.
     Verified {
@@ -28,9 +28,26 @@ pub enum Outcome {
     Skipped(String),
 }
 
-/// What a transfer case's count counts ([`Outcome::Timed::counted`]): copies, made by the
-/// driver's transfer path rather than by shaders on the compute units.
-pub const COPIES: &str = "copies";
+/// What a timed case's count (the runner scales it to the target time) counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counted {
+    /// Workgroups per dispatch.
+    Workgroups,
+    /// Repeats of one workgroup's work ([`crate::registry::Scale::PushWord`]).
+    Repeats,
+    /// Copies, made by the driver's transfer path rather than by shaders on the compute units.
+    Copies,
+}
+
+impl std::fmt::Display for Counted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Counted::Workgroups => "workgroups",
+            Counted::Repeats => "repeats of one workgroup",
+            Counted::Copies => "copies",
+        })
+    }
+}
 
 /// The amount of the first work unit that the time in a ratio line is for: 2^32 loads.
 pub const TIME_FOR: f64 = 4_294_967_296.0;

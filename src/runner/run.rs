@@ -8,7 +8,7 @@ use super::bench::Bench;
 use super::clock::{self, Clock, ClockProbe};
 use super::copy::CopyBench;
 use super::measure::measure;
-use super::outcome::{Outcome, COPIES};
+use super::outcome::{Counted, Outcome};
 use super::pipelines::{self, Pipelines};
 use super::scaling::{Policy, MAX_SUBMIT_MS};
 use crate::caps::DeviceCaps;
@@ -179,7 +179,8 @@ fn run_case(
         }
         let measurement = measure(&mut bench, policy, settings.samples as usize, settings.warmup_cap_ms())?;
         let work = bench.work(measurement.groups);
-        let timed = Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: COPIES };
+        let timed =
+            Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: Counted::Copies };
         return Ok((timed, notes, None));
     }
     let pipeline = prepared.pipelines.get(case).ok_or_else(|| crate::error::Error::CaseSpec {
@@ -203,8 +204,8 @@ fn run_case(
     let measurement = measure(&mut bench, policy, settings.samples as usize, settings.warmup_cap_ms())?;
     let work = bench.work(measurement.groups);
     let counted = match case.scale {
-        Scale::Groups => "workgroups",
-        Scale::PushWord(_) => "repeats of one workgroup",
+        Scale::Groups => Counted::Workgroups,
+        Scale::PushWord(_) => Counted::Repeats,
     };
     Ok((Outcome::Timed { measurement, work, ratio: None, with_time: false, counted }, notes, statistics))
 }

@@ -18,15 +18,24 @@ pub struct Summary {
 /// A coefficient of variation above this marks a result as noisy.
 pub const NOISY_CV: f64 = 0.03;
 
+/// The median of `values` (the mean of the middle two for an even count); `None` for none.
+pub fn median(values: impl IntoIterator<Item = f64>) -> Option<f64> {
+    let mut sorted: Vec<f64> = values.into_iter().collect();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(sorted[n / 2]),
+        _ => Some((sorted[n / 2 - 1] + sorted[n / 2]) / 2.0),
+    }
+}
+
 /// Summarizes `samples`; `None` for an empty slice.
 pub fn summarize(samples: &[f64]) -> Option<Summary> {
-    if samples.is_empty() {
-        return None;
-    }
+    let median = median(samples.iter().copied())?;
     let mut sorted = samples.to_vec();
     sorted.sort_by(f64::total_cmp);
     let n = sorted.len();
-    let median = if n % 2 == 1 { sorted[n / 2] } else { (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0 };
     let mean = sorted.iter().sum::<f64>() / n as f64;
     let variance =
         if n > 1 { sorted.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64 } else { 0.0 };
@@ -62,5 +71,6 @@ mod tests {
     #[test]
     fn empty_has_no_summary() {
         assert_eq!(summarize(&[]), None);
+        assert_eq!(median([]), None);
     }
 }
