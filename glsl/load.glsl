@@ -14,6 +14,9 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer El
 #endif
 #define FAMILY_PARAMS Elements data;
 #endif
+#ifdef BROADCAST
+#extension GL_KHR_shader_subgroup_ballot : require
+#endif
 #include "common.glsl"
 
 // Defines from src/cases/load.rs:
@@ -24,6 +27,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer El
 //   WIDTH    components (typed: the format's; raw: words per load; structured: floats per element)
 //   PATTERN  0 uniform (every invocation the same address), 1 linear, 2 random (start 0-15)
 //   OFFSET   raw only: words added to every address (1 = the original's "unaligned")
+//   BROADCAST (uniform only) the subgroup-broadcast trick, passing on CHANNELS components
 #define LOADS 256u
 
 #if defined(WRITABLE) && WRITABLE == 1
@@ -80,6 +84,30 @@ vec4 load(uint i) { return params.data.elements[i]; }
 #error KIND must be 1 to 6
 #endif
 
+#if KIND == 2
+#define VEC uvec4
+#else
+#define VEC vec4
+#endif
+
+#ifdef BROADCAST
+// Lane `lane`'s value of the CHANNELS components the data has. The others are the same
+// constants (0, or a typed format's missing alpha of 1) on every lane, so each lane keeps its own.
+VEC broadcast(VEC v, uint lane) {
+    v.x = subgroupBroadcast(v.x, lane);
+#if CHANNELS >= 2
+    v.y = subgroupBroadcast(v.y, lane);
+#endif
+#if CHANNELS >= 3
+    v.z = subgroupBroadcast(v.z, lane);
+#endif
+#if CHANNELS >= 4
+    v.w = subgroupBroadcast(v.w, lane);
+#endif
+    return v;
+}
+#endif
+
 // The per-invocation start element: the same for all, the invocation index, or a hash in 0..15.
 uint start_of(uint tid) {
 #if PATTERN == 0
@@ -97,15 +125,23 @@ shared uint stash[LOCAL_SIZE_X];
 void main() {
     uint tid = gl_LocalInvocationIndex;
     uint start = start_of(tid);
-#if KIND == 2
-    uvec4 sum = uvec4(0u);
+    VEC sum = VEC(0);
+#ifdef BROADCAST
+    // Every invocation reads elements 0..LOADS-1 (PATTERN 0). Lane L loads element base + L once;
+    // iteration base + j takes it from lane j. The sum's order, so its value, is the plain loop's.
+    // LOADS is a multiple of any subgroup size (a power of two, at most 128).
+    for (uint base = 0u; base < LOADS; base += gl_SubgroupSize) {
+        VEC mine = load((start + base + gl_SubgroupInvocationID) | params.address_mask);
+        for (uint j = 0u; j < gl_SubgroupSize; ++j) {
+            sum += broadcast(mine, j);
+        }
+    }
 #else
-    vec4 sum = vec4(0.0);
-#endif
     for (uint i = 0u; i < LOADS; ++i) {
         // address_mask is 0 at run time: the compiler cannot prove consecutive loads adjacent.
         sum += load((start + i) | params.address_mask);
     }
+#endif
 #if KIND == 2
     stash[tid] = sum.x + sum.y + sum.z + sum.w;
 #else

@@ -2,6 +2,9 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
+#ifdef BROADCAST
+#extension GL_KHR_shader_subgroup_ballot : require
+#endif
 #include "common.glsl"
 
 // Defines from src/cases/texture.rs:
@@ -9,6 +12,7 @@
 //            2 imageLoad from a storage image declared with FORMAT (RWTexture2D.Load)
 //   PATTERN  0 uniform (every invocation the same texel), 1 linear (its own 16x16 position),
 //            2 random (a hashed start in 0..15 x 0..15)
+//   BROADCAST (OP 0, PATTERN 0) the subgroup-broadcast trick, passing on CHANNELS components
 // Load i of an invocation reads texel start + (i % 16, i / 16): at most (30, 30), inside 32x32.
 #define LOADS 256u
 #define SIZE 32.0
@@ -33,10 +37,40 @@ uvec2 start_of(uint tid) {
 
 shared uint stash[LOCAL_SIZE_X * LOCAL_SIZE_Y];
 
+#ifdef BROADCAST
+// Lane `lane`'s value of the CHANNELS components the format has; the missing ones read the same
+// constants (0, and alpha 1) on every lane, so each lane keeps its own.
+vec4 broadcast(vec4 v, uint lane) {
+    v.x = subgroupBroadcast(v.x, lane);
+#if CHANNELS >= 2
+    v.y = subgroupBroadcast(v.y, lane);
+#endif
+#if CHANNELS >= 3
+    v.z = subgroupBroadcast(v.z, lane);
+#endif
+#if CHANNELS >= 4
+    v.w = subgroupBroadcast(v.w, lane);
+#endif
+    return v;
+}
+#endif
+
 void main() {
     uint tid = gl_LocalInvocationIndex;
     uvec2 start = start_of(tid);
     vec4 sum = vec4(0.0);
+#ifdef BROADCAST
+    // Every invocation reads texels 0..LOADS-1 of the window at (0, 0) (PATTERN 0). Lane L
+    // fetches texel base + L once; iteration base + j takes it from lane j, in the plain loop's order.
+    for (uint base = 0u; base < LOADS; base += gl_SubgroupSize) {
+        uint i = base + gl_SubgroupInvocationID;
+        uvec2 texel = (start + uvec2(i & 15u, i >> 4)) | uvec2(params.address_mask);
+        vec4 mine = texelFetch(tex, ivec2(texel), 0);
+        for (uint j = 0u; j < gl_SubgroupSize; ++j) {
+            sum += broadcast(mine, j);
+        }
+    }
+#else
     for (uint i = 0u; i < LOADS; ++i) {
         // address_mask is 0 at run time: the compiler cannot see the access pattern.
         uvec2 texel = (start + uvec2(i & 15u, i >> 4)) | uvec2(params.address_mask);
@@ -48,6 +82,7 @@ void main() {
         sum += textureLod(tex, (vec2(texel) + 0.5) / SIZE, 0.0);
 #endif
     }
+#endif
     stash[tid] = floatBitsToUint(sum.x + sum.y + sum.z + sum.w);
     // One linear groupshared write, then each invocation passes on its neighbour's sum.
     barrier();

@@ -148,6 +148,8 @@ pub struct DeviceCaps {
     pub formats: Vec<(vk::Format, vk::FormatProperties)>,
     /// Subgroup (warp, wave) size.
     pub subgroup_size: u32,
+    /// The subgroup operations compute shaders may use (empty where the compute stage has none).
+    pub subgroup_operations: vk::SubgroupFeatureFlags,
     /// Memory heaps.
     pub heaps: Vec<Heap>,
     /// Memory types, in the device's order.
@@ -171,6 +173,8 @@ pub struct Requirements {
     pub formats: BTreeSet<(vk::Format, FormatUse)>,
     /// Memory of a kind, at least this many bytes in one heap.
     pub memory: BTreeSet<(MemoryKind, u64)>,
+    /// Subgroup operations in compute shaders (`subgroupBroadcast` is `BALLOT`, ...).
+    pub subgroup: vk::SubgroupFeatureFlags,
 }
 
 impl Requirements {
@@ -203,8 +207,15 @@ impl Requirements {
         self
     }
 
+    /// Adds subgroup operations the compute shader uses.
+    pub fn subgroup(mut self, operations: vk::SubgroupFeatureFlags) -> Self {
+        self.subgroup |= operations;
+        self
+    }
+
     /// Adds everything `other` needs.
     pub fn union(&mut self, other: &Requirements) {
+        self.subgroup |= other.subgroup;
         self.features.extend(other.features.iter().copied());
         self.limits.extend(other.limits.iter().copied());
         self.formats.extend(other.formats.iter().copied());
@@ -225,7 +236,10 @@ impl Requirements {
             .filter(|&&(format, usage)| !caps.format_allows(format, usage))
             .map(|&(format, usage)| usage.reason(format));
         let memory = self.memory.iter().filter_map(|&(kind, bytes)| kind.unmet(&caps.memory_types, bytes));
-        features.chain(limits).chain(formats).chain(memory).collect()
+        let missing = self.subgroup & !caps.subgroup_operations;
+        let subgroup = (!missing.is_empty())
+            .then(|| format!("the device's compute shaders lack subgroup operations {missing:?}"));
+        features.chain(limits).chain(formats).chain(memory).chain(subgroup).collect()
     }
 
     /// The formats named, without repeats (the ones whose properties must be queried).
@@ -286,5 +300,20 @@ mod tests {
         assert_eq!(all.limits.len(), 1);
         assert_eq!(all.format_list(), [vk::Format::R8_UNORM]);
         assert!(Requirements::new().unmet(&DeviceCaps::default()).is_empty());
+    }
+
+    #[test]
+    fn subgroup_operations_are_met_only_where_compute_shaders_have_them() {
+        let mut all = Requirements::new().subgroup(vk::SubgroupFeatureFlags::BASIC);
+        all.union(&Requirements::new().subgroup(vk::SubgroupFeatureFlags::BALLOT));
+        let mut caps = DeviceCaps::default();
+        assert_eq!(
+            all.unmet(&caps),
+            ["the device's compute shaders lack subgroup operations BASIC | BALLOT"]
+        );
+        caps.subgroup_operations = vk::SubgroupFeatureFlags::BASIC | vk::SubgroupFeatureFlags::VOTE;
+        assert_eq!(all.unmet(&caps), ["the device's compute shaders lack subgroup operations BALLOT"]);
+        caps.subgroup_operations |= vk::SubgroupFeatureFlags::BALLOT;
+        assert!(all.unmet(&caps).is_empty());
     }
 }

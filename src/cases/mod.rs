@@ -6,6 +6,7 @@
 mod address;
 mod alu;
 mod branch;
+mod broadcast;
 mod copy;
 mod host;
 mod latency;

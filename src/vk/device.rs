@@ -175,6 +175,11 @@ pub fn describe(
         },
         formats: formats.collect(),
         subgroup_size: subgroup.subgroup_size,
+        subgroup_operations: if subgroup.supported_stages.contains(vk::ShaderStageFlags::COMPUTE) {
+            subgroup.supported_operations
+        } else {
+            vk::SubgroupFeatureFlags::empty()
+        },
         heaps: heaps.collect(),
         memory_types: memory
             .memory_types_as_slice()
