@@ -29,13 +29,15 @@ fn validated(axes: &[&str], filter: Option<&str>) -> (Context, Vec<CaseSpec>) {
 /// Every case, with the branch cases swept over N = 0 and 8 only (each builds two 16 MB textures)
 /// and the bandwidth and latency sweeps over 16, 64 and 256 KiB (lavapipe streams its gigabytes
 /// slowly), and three shared-memory strides.
-const SHORT_AXES: [&str; 6] = [
+const SHORT_AXES: [&str; 8] = [
     "branch.n=0:8:8",
     "sweep.bytes=16K..256K*4",
     "latency.bytes=16K..256K*4",
     "shared.stride=1,2,32",
     "host.bytes=1M",
     "copy.bytes=1M",
+    "conv.m=3,63",
+    "conv.bytes=64K",
 ];
 
 fn run_all(settings: RunSettings) -> Vec<(String, Outcome)> {

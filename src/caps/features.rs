@@ -70,6 +70,8 @@ features! {
     ShaderInt64 => core.shader_int64, "shaderInt64", None;
     /// 16-bit integers in shaders.
     ShaderInt16 => core.shader_int16, "shaderInt16", None;
+    /// 16-bit values (`float16_t`) in storage buffers, converted to and from 32 bits.
+    StorageBuffer16BitAccess => v11.storage_buffer16_bit_access, "storageBuffer16BitAccess", None;
     /// Buffer device addresses (`buffer_reference` pointers).
     BufferDeviceAddress => v12.buffer_device_address, "bufferDeviceAddress", None;
     /// Storage images and texel buffers declared with the "extended" formats (r8, rg8, r16f,

@@ -271,7 +271,7 @@ fn raw_sum(first: usize, width: usize, offset: usize) -> u32 {
 pub(super) fn raw(base: &str, width: usize, offset: usize, pattern: Pattern, view: View) -> CaseSpec {
     let (w, o) = (width.to_string(), offset.to_string());
     let (prefix, group) = view.names();
-    CaseSpec::new(format!("{prefix}{base} {}", pattern.name()), GLSL, [256, 1, 1])
+    let case = CaseSpec::new(format!("{prefix}{base} {}", pattern.name()), GLSL, [256, 1, 1])
         .group(format!("{group} raw"))
         .defines([
             ("KIND", "2"),
@@ -283,7 +283,16 @@ pub(super) fn raw(base: &str, width: usize, offset: usize, pattern: Pattern, vie
         .resource(Resource::storage_buffer(RAW_WORDS as u64 * 4, fill_raw))
         .work(work(4 * width as u32))
         .baseline(BASELINE)
-        .reference(move |gid| Value::U32(raw_sum(start(pattern, partner(gid)), width, offset)))
+        .reference(move |gid| Value::U32(raw_sum(start(pattern, partner(gid)), width, offset)));
+    readonly_twin(case, view, format!("{base} {}", pattern.name()))
+}
+
+/// A UAV raw or structured case's twin: the same load from the `readonly` buffer.
+fn readonly_twin(case: CaseSpec, view: View, readonly: String) -> CaseSpec {
+    match view {
+        View::Uav => case.twin(readonly),
+        View::Srv => case,
+    }
 }
 
 fn fill_floats(bytes: &mut [u8]) {
@@ -310,7 +319,7 @@ pub(super) fn structured(base: &str, width: usize, pattern: Pattern, view: View)
     let w = width.to_string();
     let (prefix, group) = view.names();
     let writable = if view == View::Uav { "1" } else { "0" };
-    CaseSpec::new(format!("{prefix}{base} {}", pattern.name()), GLSL, [256, 1, 1])
+    let case = CaseSpec::new(format!("{prefix}{base} {}", pattern.name()), GLSL, [256, 1, 1])
         .group(format!("{group} structured"))
         .defines([
             ("KIND", "3"),
@@ -322,7 +331,8 @@ pub(super) fn structured(base: &str, width: usize, pattern: Pattern, view: View)
         .resource(Resource::storage_buffer((ELEMENTS * 16) as u64, fill_floats))
         .work(work(4 * width as u32))
         .baseline(BASELINE)
-        .reference(float_reference(width, pattern))
+        .reference(float_reference(width, pattern));
+    readonly_twin(case, view, format!("{base} {}", pattern.name()))
 }
 
 /// `BufferAddress<floatN>.Load`: the structured loads through a `buffer_reference` pointer in

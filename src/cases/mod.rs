@@ -7,6 +7,7 @@ mod address;
 mod alu;
 mod branch;
 mod broadcast;
+mod conv;
 mod copy;
 mod host;
 mod latency;

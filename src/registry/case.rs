@@ -180,6 +180,9 @@ pub struct CaseSpec {
     pub scale: Scale,
     /// A transfer case: no shader; the runner copies resource 0 into resource 1.
     pub transfer: bool,
+    /// The case compiled from the same source with one qualifier changed (`readonly` or not),
+    /// run before this one: the reports compare the two shaders' statistics.
+    pub twin: Option<String>,
 }
 
 /// The shader of a case that runs none (a transfer): never compiled.
@@ -230,6 +233,7 @@ impl CaseSpec {
             reference: None,
             scale: Scale::Groups,
             transfer: false,
+            twin: None,
         }
     }
 
@@ -287,6 +291,12 @@ impl CaseSpec {
     /// Sets the CPU reference.
     pub fn reference(mut self, reference: impl Fn(u32) -> Value + Send + Sync + 'static) -> Self {
         self.reference = Some(Arc::new(reference));
+        self
+    }
+
+    /// Names the twin whose compiled shader the reports compare with this one's.
+    pub fn twin(mut self, name: impl Into<String>) -> Self {
+        self.twin = Some(name.into());
         self
     }
 

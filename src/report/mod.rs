@@ -10,6 +10,7 @@ pub mod output;
 pub mod plot;
 pub mod text;
 pub mod trust;
+pub mod twins;
 pub mod verdict;
 pub mod write;
 

@@ -244,6 +244,10 @@ pub struct CaseResult {
     /// driver does not offer them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shader_stats: Vec<String>,
+    /// For a case with a twin (the same source with one qualifier changed, such as `readonly`):
+    /// how its statistics compare with the twin's, or that they are the same.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compiled: Option<String>,
     /// Work of one measurement.
     pub work: Option<Amount>,
     /// The headline rate (the first of `rates`).
@@ -289,6 +293,7 @@ impl CaseResult {
             samples_ms: Vec::new(),
             warmup_runs: None,
             shader_stats: Vec::new(),
+            compiled: None,
             work: None,
             rate: None,
             rates: Vec::new(),
@@ -469,6 +474,7 @@ pub(crate) mod tests {
             samples_ms: Vec::new(),
             warmup_runs: None,
             shader_stats: Vec::new(),
+            compiled: None,
             work: rate.map(|r| Amount { value: r * 0.02, unit: "loads".into() }),
             rate: rate.map(|r| Amount { value: r, unit: "loads/s".into() }),
             rates: rate.map(|r| Amount { value: r, unit: "loads/s".into() }).into_iter().collect(),

@@ -44,9 +44,12 @@ struct Panel<'a> {
 }
 
 impl Panel<'_> {
-    /// The axis the group is swept over, if its cases carry one.
+    /// The axis the group is swept over, if its cases carry one: of several (the convolution's
+    /// size and mask), the first whose value changes within the group.
     fn axis(&self) -> Option<String> {
-        self.rows.first().and_then(|m| m.any().axes.keys().next().cloned())
+        let axes = &self.rows.first()?.any().axes;
+        let varies = |name: &String| self.rows.iter().any(|m| m.any().axes.get(name) != axes.get(name));
+        axes.keys().find(|name| varies(name)).or_else(|| axes.keys().next()).cloned()
     }
 
     fn height(&self, runs: usize) -> i32 {
@@ -269,27 +272,34 @@ fn lines(
         Metric::Rate => printable(&unit).into_owned(),
         Metric::Ratio => "ratio to the baseline".to_owned(),
     };
-    let x_label = if axis == "n" { "n (iterations)".to_owned() } else { axis.to_owned() };
+    let x_label = match axis {
+        "n" => "n (iterations)".to_owned(),
+        "m" => "M (mask taps)".to_owned(),
+        _ => axis.to_owned(),
+    };
     let lower_is_faster = if unit == "ns per load" { ", lower is faster" } else { "" };
     let caption = format!("{} (x: {x_label}{lower_is_faster})", panel.group);
     let x_range = (x_min, x_max.max(x_min + 1.0));
     // Bytes axes (a test keeps them named so) are drawn on a log scale and labelled in KiB, MiB, ...;
-    // their bandwidth spans decades (L1 to DRAM), so it is drawn log too.
-    let log = bytes && x_min > 0.0;
+    // their bandwidth spans decades (L1 to DRAM), so it is drawn log too. Other axes spanning
+    // 16x or more (mask sizes 3 to 255) are drawn log along x only.
+    let log = x_min > 0.0 && (bytes || x_max / x_min >= 16.0);
+    // A linear y axis leaves room above the data for the legend (upper right), a row per line.
+    let y_top = y_max * (1.1 + 0.07 * series.len() as f64);
     let mut chart = ChartBuilder::on(area);
     chart.caption(printable(&caption), font(16)).margin(10).x_label_area_size(32).y_label_area_size(70);
-    if log && y_min > 0.0 {
+    if log && bytes && y_min > 0.0 {
         let y_range = (y_min / 1.3..y_max * 1.3).log_scale().base(2.0);
         let mut chart =
             chart.build_cartesian_2d((x_range.0..x_range.1).log_scale().base(2.0), y_range).map_err(fail)?;
         draw_series(&mut chart, &series, &y_label, &x_label, bytes)
     } else if log {
         let mut chart = chart
-            .build_cartesian_2d((x_range.0..x_range.1).log_scale().base(2.0), 0.0..y_max * 1.1)
+            .build_cartesian_2d((x_range.0..x_range.1).log_scale().base(2.0), 0.0..y_top)
             .map_err(fail)?;
         draw_series(&mut chart, &series, &y_label, &x_label, bytes)
     } else {
-        let mut chart = chart.build_cartesian_2d(x_range.0..x_range.1, 0.0..y_max * 1.1).map_err(fail)?;
+        let mut chart = chart.build_cartesian_2d(x_range.0..x_range.1, 0.0..y_top).map_err(fail)?;
         draw_series(&mut chart, &series, &y_label, &x_label, bytes)
     }
 }
@@ -439,6 +449,22 @@ mod tests {
             })
             .collect();
         run
+    }
+
+    #[test]
+    fn a_group_with_two_axes_is_drawn_along_the_one_that_changes() {
+        // The convolution's groups hold one size each; the mask size M changes within them.
+        let mut run = swept_run();
+        for case in &mut run.cases {
+            let n = case.axes.remove("n").unwrap();
+            case.axes.insert("bytes".into(), 16 << 20);
+            case.axes.insert("m".into(), 2 * n + 3);
+        }
+        let panels = panels(std::slice::from_ref(&run), Metric::Ratio);
+        assert_eq!(panels[0].axis().as_deref(), Some("m"));
+        let text = svg(&["a"], &[run], Metric::Ratio);
+        assert_eq!(data_lines(&text), 3, "a line per variant, over M");
+        assert!(text.contains("M (mask taps)"), "the axis is named");
     }
 
     /// The drawn data lines: polylines through all 8 points of the sweep.

@@ -13,7 +13,7 @@ use crate::cli::{Cli, Format};
 use crate::error::{Error, ExitCode, Result};
 use crate::registry::{self, CaseSpec};
 use crate::report::trust::Trust;
-use crate::report::{self, model, text};
+use crate::report::{self, model, text, twins};
 use crate::vk::context::{Adapter, ContextOptions};
 use crate::vk::debug::{drain, Sink};
 use crate::vk::Context;
@@ -202,13 +202,17 @@ fn benchmark_row(cli: &Cli, index: Option<usize>, output: Option<&Path>) -> Resu
         },
         |case, outcome, notes, shader| {
             let mut record = model::CaseResult::new(case, outcome, &trust);
+            record.shader_stats = shader.map(<[String]>::to_vec).unwrap_or_default();
+            let twin = case.twin.as_ref().and_then(|twin| records.iter().find(|r| r.name == *twin));
+            record.compiled =
+                twin.and_then(|t| twins::compiled(&t.name, &t.shader_stats, &record.shader_stats));
             let mut line = text::line(&case.name, outcome, &trust);
-            for note in notes {
+            let compiled = record.compiled.iter().map(|c| format!("compiled: {c}"));
+            for note in notes.iter().cloned().chain(compiled) {
                 line.push_str(&format!("\n    {note}"));
             }
             document_text.push_str(&line);
             document_text.push('\n');
-            record.shader_stats = shader.map(<[String]>::to_vec).unwrap_or_default();
             records.push(record);
             if !stream {
                 progress.advance();
