@@ -121,8 +121,8 @@ fn a_short_timed_run_gives_finite_positive_rates() {
 #[test]
 fn without_the_baseline_load_lines_say_why_there_is_no_ratio() {
     let (ctx, cases) = validated(&[], Some("Buffer<R8>.Load"));
-    // The read-only cases only (the RWBuffer twins have the same baseline).
-    let cases: Vec<CaseSpec> = cases.into_iter().filter(|c| !c.name.starts_with("RW")).collect();
+    // The read-only cases only (the RWBuffer and broadcast twins have the same baseline).
+    let cases: Vec<CaseSpec> = cases.into_iter().filter(|c| c.family == "load").collect();
     let settings = RunSettings { target_ms: 1.0, samples: 3, verify: false, shader_stats: false };
     let prepared = prepare(&ctx, &cases, 2, true).unwrap_or_else(|e| panic!("{e}"));
     let mut notes_seen = Vec::new();
@@ -366,7 +366,10 @@ fn cli_a_buffer_placed_by_memory_kind_names_its_memory_type() {
 
 #[test]
 fn cli_csv_and_markdown_formats() {
-    let out = perftest(&["--verify", "--filter", "Buffer<R8>", "--skip", "RW", "--format", "csv"], &[]);
+    let out = perftest(
+        &["--verify", "--filter", "Buffer<R8>", "--skip", "RW", "--skip", "broadcast", "--format", "csv"],
+        &[],
+    );
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(stdout.lines().count(), 4, "a header and one row per case: {stdout}");
@@ -374,7 +377,20 @@ fn cli_csv_and_markdown_formats() {
         stdout.lines().nth(1).unwrap().contains(",Buffer<R8>.Load uniform,load,load typed R8,,ok,verified: "),
         "{stdout}"
     );
-    let out = perftest(&["--verify", "--filter", "Buffer<R8>", "--skip", "RW", "--format", "markdown"], &[]);
+    let out = perftest(
+        &[
+            "--verify",
+            "--filter",
+            "Buffer<R8>",
+            "--skip",
+            "RW",
+            "--skip",
+            "broadcast",
+            "--format",
+            "markdown",
+        ],
+        &[],
+    );
     assert!(text(&out.stdout).contains("| Buffer<R8>.Load random | verified |"), "{}", text(&out.stdout));
 }
 
@@ -388,7 +404,7 @@ fn cli_output_into_a_missing_folder_is_a_sentence() {
 
 /// `--skip` options that leave the original's 142 load, sample and ALU cases: no branch sweep
 /// and none of the later families.
-const ONLY_THE_ORIGINALS: [&str; 16] = [
+const ONLY_THE_ORIGINALS: [&str; 20] = [
     "--skip",
     "branch",
     "--skip",
@@ -405,6 +421,10 @@ const ONLY_THE_ORIGINALS: [&str; 16] = [
     "RW",
     "--skip",
     "BufferAddress",
+    "--skip",
+    "(subgroup broadcast)",
+    "--skip",
+    "Conv1D",
 ];
 
 #[test]
