@@ -6,8 +6,10 @@
 #extension GL_EXT_shader_16bit_storage : require
 #endif
 // set_mask: the set's elements - 1 (a power of two); last_first: the last workgroup start whose
-// reads stay in the set (elements - 256 - (taps - 1)); taps: M.
-#define FAMILY_PARAMS uint set_mask; uint last_first; uint taps;
+// reads stay in the set (elements - 256 - (taps - 1)); taps: M; phase: elements - 256, so that
+// workgroup 0 starts at the set's last window (moved back) and workgroup 1 wraps to its start:
+// a verify run of two workgroups checks both.
+#define FAMILY_PARAMS uint set_mask; uint last_first; uint taps; uint phase;
 #include "common.glsl"
 
 // Defines from src/cases/conv.rs:
@@ -63,7 +65,7 @@ void main() {
     uint tid = gl_LocalInvocationIndex;
     // Workgroups take consecutive windows of the set, wrapping; a window that would read past
     // the set's end is moved back to the last one that does not.
-    uint first = min((global_index() - tid) & params.set_mask, params.last_first);
+    uint first = min((global_index() - tid + params.phase) & params.set_mask, params.last_first);
     uint i = first + tid;
     ACC acc = ACC(0);
 #if PATH == 3

@@ -62,6 +62,7 @@ void main() {
 #ifdef BROADCAST
     // Every invocation reads texels 0..LOADS-1 of the window at (0, 0) (PATTERN 0). Lane L
     // fetches texel base + L once; iteration base + j takes it from lane j, in the plain loop's order.
+    // As in load.glsl, the trick assumes full subgroups; a partial one would fail --verify.
     for (uint base = 0u; base < LOADS; base += gl_SubgroupSize) {
         uint i = base + gl_SubgroupInvocationID;
         uvec2 texel = (start + uvec2(i & 15u, i >> 4)) | uvec2(params.address_mask);

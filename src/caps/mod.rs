@@ -162,7 +162,8 @@ impl DeviceCaps {
     }
 }
 
-/// What a case needs: features, limits and format uses. Unmet requirements skip the case.
+/// What a case needs: features, limits, format uses, memory and subgroup operations. Unmet
+/// requirements skip the case.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Requirements {
     /// Optional features.

@@ -85,6 +85,8 @@ mod tests {
         let (defines, work) = (plain.defines.clone(), plain.work.clone());
         let reference = plain.reference.clone().unwrap();
         let trick = broadcast(plain, 2, "typed");
+        // The same CPU reference: --verify (on lavapipe in CI) shows the GPU's sums are the plain case's.
+        assert!(std::sync::Arc::ptr_eq(&reference, trick.reference.as_ref().unwrap()));
         assert_eq!(trick.name, "Buffer<RG8>.Load uniform (subgroup broadcast)");
         assert_eq!(trick.variant, trick.name);
         assert_eq!(trick.baseline.as_deref(), Some(load::BASELINE));
@@ -93,8 +95,6 @@ mod tests {
         assert!(trick.requirements().subgroup.contains(vk::SubgroupFeatureFlags::BALLOT));
         assert_eq!(trick.work.len(), work.len());
         assert!(work[1].ceiling.is_some() && trick.work.iter().all(|w| w.ceiling.is_none()));
-        let same = trick.reference.unwrap();
-        assert!((0..512).all(|gid| same(gid) == reference(gid)), "the same sums as the plain case");
     }
 
     #[test]

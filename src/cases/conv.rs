@@ -119,12 +119,13 @@ impl Path {
     }
 }
 
-/// Input element `e`: 0 to 6 (a zero now and then, as real signals have).
+/// Input element `e`: 0 to 7 from a hash of its index, so that no two nearby windows sum alike
+/// (a periodic signal would make every output of some masks equal, and a misplaced window pass).
 fn signal(e: u64) -> f64 {
-    (e % 7) as f64
+    f64::from((e as u32).wrapping_mul(0x9E37_79B1) >> 29)
 }
 
-/// Mask weight `k`: 1 to 3. The largest sum, 1024 x 6 x 3, is exact in fp32 and fp64.
+/// Mask weight `k`: 1 to 3. The largest sum, 1024 x 7 x 3, is exact in fp32 and fp64.
 fn weight(k: u64) -> f64 {
     (1 + k % 3) as f64
 }
@@ -143,10 +144,15 @@ fn last_first(elements: u64, taps: u64) -> u64 {
     elements - GROUP - (taps - 1)
 }
 
-/// What invocation `gid` writes: its output, as a float (every output is an integer below 2^24).
+/// Where workgroup 0 starts before the move back: the set's last window (`phase` in the GLSL).
+fn phase(elements: u64) -> u64 {
+    elements - GROUP
+}
+
+/// What invocation `gid` writes: its sum, as a float (every sum is an integer below 2^24).
 fn reference(elements: u64, taps: u64, gid: u32) -> Value {
     let gid = u64::from(gid);
-    let first = ((gid - gid % GROUP) & (elements - 1)).min(last_first(elements, taps));
+    let first = ((gid - gid % GROUP + phase(elements)) & (elements - 1)).min(last_first(elements, taps));
     let i = first + gid % GROUP;
     let sum: f64 = (0..taps).map(|k| signal(i + k) * weight(k)).sum();
     Value::F32(sum as f32)
@@ -157,9 +163,9 @@ fn case(ty: Type, path: Path, taps: u64, bytes: u64) -> CaseSpec {
     let elements = bytes / ty.bytes();
     let name =
         |path: Path| format!("Conv1D<{}> M={taps} {} {}", ty.label(), path.label(), format_bytes(bytes));
-    let variant = format!("Conv1D<{}> {} {}", ty.label(), path.label(), format_bytes(bytes));
-    // The mask holds at least 16 bytes, so that even M = 3 of float16 makes a valid buffer.
-    let mask_bytes = (taps * ty.bytes()).max(16);
+    // A line per path in each size's panel: the variant drops both axis values.
+    let variant = format!("Conv1D<{}> {}", ty.label(), path.label());
+    let mask_bytes = taps * ty.bytes();
     let (input, mask) = match path {
         Path::Texel => (
             Resource::texel_buffer(ty.texel_format(), bytes, fill(ty, signal)),
@@ -187,12 +193,17 @@ fn case(ty: Type, path: Path, taps: u64, bytes: u64) -> CaseSpec {
         .resource(input)
         .resource(mask)
         .resource(output)
-        .push(Push::words(&[(elements - 1) as u32, last_first(elements, taps) as u32, taps as u32]))
+        .push(Push::words(&[
+            (elements - 1) as u32,
+            last_first(elements, taps) as u32,
+            taps as u32,
+            phase(elements) as u32,
+        ]))
         .requires(needs)
         .work([Work::new(2.0 * taps as f64, Unit::Flop).bounded_by(ty.ceiling())])
         .baseline(name(Path::Plain))
         .reference(move |gid| reference(elements, taps, gid));
-    // readonly restrict against plain: the qualifier is the only difference in the source.
+    // readonly restrict against plain: the access qualifiers are the only difference in the source.
     match path {
         Path::Readonly => case.twin(name(Path::Plain)),
         _ => case,
@@ -283,7 +294,8 @@ mod tests {
         assert_eq!(all.len(), 3 * 4);
         let readonly = all.iter().find(|c| c.name == "Conv1D<float> M=63 readonly 16 MiB").unwrap();
         assert_eq!(readonly.baseline.as_deref(), Some("Conv1D<float> M=63 plain 16 MiB"));
-        assert_eq!(readonly.variant, "Conv1D<float> readonly 16 MiB");
+        assert_eq!(readonly.variant, "Conv1D<float> readonly");
+        assert_eq!(readonly.twin.as_deref(), Some("Conv1D<float> M=63 plain 16 MiB"));
         assert_eq!(readonly.group, "conv float 16 MiB");
         assert_eq!(readonly.axes, [("bytes", 16 << 20), ("m", 63)]);
         assert_eq!(readonly.work[0].per_invocation, 126.0);
@@ -297,33 +309,59 @@ mod tests {
         assert_eq!(sizes, [64 << 10, 2 << 20, 64 << 10, 2 << 20, 64 << 10, 2 << 20]);
     }
 
+    /// The output invocation `gid` computes, as the reference places it.
+    fn output_index(elements: u64, taps: u64, gid: u64) -> u64 {
+        ((gid - gid % GROUP + phase(elements)) & (elements - 1)).min(last_first(elements, taps)) + gid % GROUP
+    }
+
     #[test]
-    fn every_read_stays_in_the_set_and_windows_wrap() {
+    fn a_verify_run_of_two_workgroups_checks_the_moved_window_and_the_wrap() {
         for (elements, taps) in [(32768, 1024), (32768, 3), (1 << 20, 255)] {
             let last = last_first(elements, taps);
             assert_eq!(last + GROUP - 1 + taps - 1, elements - 1, "the last window ends at the set's end");
-            // A dispatch larger than the set wraps to its start.
-            let Value::F32(wrapped) = reference(elements, taps, elements as u32) else { panic!() };
-            let Value::F32(first) = reference(elements, taps, 0) else { panic!() };
-            assert_eq!(wrapped, first);
+            // Workgroup 0 is the last window, moved back; workgroup 1 wraps to the set's start.
+            assert_eq!(output_index(elements, taps, 0), last);
+            assert_eq!(output_index(elements, taps, GROUP), 0);
+            let reads_end = (0..2 * GROUP).map(|gid| output_index(elements, taps, gid) + taps - 1).max();
+            assert_eq!(reads_end, Some(elements - 1), "no read past the set");
         }
     }
 
     #[test]
     fn the_reference_is_the_convolution() {
-        // Invocation 1 of M = 3: in[1..4] = 1, 2, 3 times w = 1, 2, 3.
-        assert_eq!(reference(1 << 16, 3, 1), Value::F32(1.0 + 4.0 + 9.0));
-        // Sums reach 1024 x 6 x 3 at most: exact in fp32.
-        let largest = (0..1024).map(|k| 6.0 * weight(k)).sum::<f64>();
+        // Invocation 257 (workgroup 1, output 1) of M = 3: in[1..4] times w = 1, 2, 3.
+        let expected = signal(1) + 2.0 * signal(2) + 3.0 * signal(3);
+        assert_eq!(reference(1 << 16, 3, 257), Value::F32(expected as f32));
+        // Sums reach 1024 x 7 x 3 at most: exact in fp32.
+        let largest = (0..1024).map(|k| 7.0 * weight(k)).sum::<f64>();
         assert!(largest < f64::from(1u32 << 24));
+    }
+
+    #[test]
+    fn a_window_in_the_wrong_place_gives_other_sums() {
+        // --verify must catch a shader that computes the right convolution at the wrong outputs.
+        let elements = 8192;
+        for taps in [1, 3, 7, 21, 63, 255, 1024] {
+            let sums = |first: u64| -> Vec<f64> {
+                (0..GROUP).map(|t| (0..taps).map(|k| signal(first + t + k) * weight(k)).sum()).collect()
+            };
+            let (moved_back, wrapped) = (sums(last_first(elements, taps)), sums(0));
+            for shift in [1, GROUP, last_first(elements, taps) - GROUP] {
+                assert_ne!(sums(shift), wrapped, "M = {taps}: a window {shift} along sums alike");
+                assert_ne!(sums(last_first(elements, taps) - shift), moved_back, "M = {taps}");
+            }
+        }
     }
 
     #[test]
     fn float16_data_are_exact_halves() {
         let mut bytes = [0xFFu8; 14];
         fill(Type::Half, signal)(&mut bytes);
-        assert_eq!(u16::from_ne_bytes([bytes[0], bytes[1]]), 0, "0.0");
-        assert_eq!(u16::from_ne_bytes([bytes[2], bytes[3]]), 0x3C00, "1.0");
-        assert_eq!(u16::from_ne_bytes([bytes[12], bytes[13]]), 0x4600, "6.0");
+        let halves: Vec<u16> = bytes.chunks_exact(2).map(|c| u16::from_ne_bytes([c[0], c[1]])).collect();
+        let expected: Vec<u16> = (0..7)
+            .map(|e| if signal(e) == 0.0 { 0 } else { super::super::load::half_bits(signal(e) as f32) })
+            .collect();
+        assert_eq!(halves, expected);
+        assert!((0..7).any(|e| signal(e) == 0.0) && (0..7).any(|e| signal(e) > 1.0), "zero and normals");
     }
 }

@@ -180,8 +180,8 @@ pub struct CaseSpec {
     pub scale: Scale,
     /// A transfer case: no shader; the runner copies resource 0 into resource 1.
     pub transfer: bool,
-    /// The case compiled from the same source with one qualifier changed (`readonly` or not),
-    /// run before this one: the reports compare the two shaders' statistics.
+    /// The case compiled from the same source with its access qualifiers changed (`readonly` or
+    /// not), run before this one: the reports compare the two shaders' statistics.
     pub twin: Option<String>,
 }
 

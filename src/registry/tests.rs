@@ -41,6 +41,21 @@ fn case_names_are_unique() {
 }
 
 #[test]
+fn every_twin_is_a_case_of_the_same_source_that_runs_earlier() {
+    let all = all();
+    let mut twins = 0;
+    for (at, case) in all.iter().enumerate() {
+        let Some(twin) = &case.twin else { continue };
+        let found = all.iter().position(|c| &c.name == twin);
+        let found = found.unwrap_or_else(|| panic!("{}: twin {twin:?} is not a case", case.name));
+        assert!(found < at, "{}: its twin {twin} runs after it", case.name);
+        assert_eq!(all[found].glsl.file, case.glsl.file, "{}: twins share a source", case.name);
+        twins += 1;
+    }
+    assert_eq!(twins, 27 + 63, "the RW raw and structured loads, and the readonly convolutions");
+}
+
+#[test]
 fn every_baseline_is_a_registered_case_with_the_same_axis_values() {
     let all = all();
     for case in &all {
