@@ -192,7 +192,7 @@ pub enum Error {
     /// A verified result differs from the CPU reference.
     #[error(
         "case \"{case}\" failed verification: {mismatches} of {checked} results differ from the CPU \
-         reference; the first is invocation {invocation}: expected {expected}, got {got}"
+         reference; the first is {first}: expected {expected}, got {got}"
     )]
     Verify {
         /// The case.
@@ -201,8 +201,8 @@ pub enum Error {
         checked: usize,
         /// How many differ.
         mismatches: usize,
-        /// Global invocation index of the first mismatch.
-        invocation: usize,
+        /// Where the first mismatch is (`invocation 12`, or `word 12` of a checked buffer).
+        first: String,
         /// The CPU reference, formatted.
         expected: String,
         /// The GPU result, formatted.

@@ -29,7 +29,7 @@ fn validated(axes: &[&str], filter: Option<&str>) -> (Context, Vec<CaseSpec>) {
 /// Every case, with the branch cases swept over N = 0 and 8 only (each builds two 16 MB textures)
 /// and the bandwidth and latency sweeps over 16, 64 and 256 KiB (lavapipe streams its gigabytes
 /// slowly), and three shared-memory strides.
-const SHORT_AXES: [&str; 8] = [
+const SHORT_AXES: [&str; 10] = [
     "branch.n=0:8:8",
     "sweep.bytes=16K..256K*4",
     "latency.bytes=16K..256K*4",
@@ -38,6 +38,8 @@ const SHORT_AXES: [&str; 8] = [
     "copy.bytes=1M",
     "conv.m=3,63",
     "conv.bytes=64K",
+    "store.bytes=16K,1M",
+    "atomic.addresses=1,32,1M",
 ];
 
 fn run_all(settings: RunSettings) -> Vec<(String, Outcome)> {
@@ -105,8 +107,10 @@ fn a_short_timed_run_gives_finite_positive_rates() {
             assert!(rate.is_finite() && rate > 1e6, "{name}: {rate} {}", w.unit.rate_name());
         }
         // Load cases carry a ratio to Buffer<RGBA8>.Load random; the baseline is 1.0x itself.
-        let families_without_ratio = ["ALU", "Sweep", "Latency", "Shared", "Device-local", "Host-", "Copy"];
-        if families_without_ratio.iter().any(|f| name.starts_with(f)) {
+        let families_without_ratio =
+            ["ALU", "Sweep", "Latency", "Shared", "Device-local", "Host-", "Copy", "Store"];
+        let stores_and_atomics = name.contains(".Store") || name.contains("Atomic");
+        if families_without_ratio.iter().any(|f| name.starts_with(f)) || stores_and_atomics {
             assert_eq!(*ratio, None, "{name}");
         } else {
             let ratio = ratio.unwrap_or_else(|| panic!("{name}: no ratio"));
@@ -404,7 +408,7 @@ fn cli_output_into_a_missing_folder_is_a_sentence() {
 
 /// `--skip` options that leave the original's 142 load, sample and ALU cases: no branch sweep
 /// and none of the later families.
-const ONLY_THE_ORIGINALS: [&str; 20] = [
+const ONLY_THE_ORIGINALS: [&str; 24] = [
     "--skip",
     "branch",
     "--skip",
@@ -425,6 +429,10 @@ const ONLY_THE_ORIGINALS: [&str; 20] = [
     "(subgroup broadcast)",
     "--skip",
     "Conv1D",
+    "--skip",
+    "Store",
+    "--skip",
+    "Atomic",
 ];
 
 #[test]

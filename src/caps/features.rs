@@ -22,6 +22,8 @@ pub struct FeatureStructs {
     pub executable: vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR<'static>,
     /// VK_KHR_shader_clock.
     pub clock: vk::PhysicalDeviceShaderClockFeaturesKHR<'static>,
+    /// VK_EXT_shader_atomic_float.
+    pub atomic_float: vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT<'static>,
 }
 
 macro_rules! features {
@@ -87,6 +89,11 @@ features! {
     /// `clockARB`-style subgroup clock reads in shaders.
     ShaderSubgroupClock => clock.shader_subgroup_clock, "shaderSubgroupClock",
         Some(ash::khr::shader_clock::NAME);
+    /// 64-bit integer atomics on storage buffers.
+    ShaderBufferInt64Atomics => v12.shader_buffer_int64_atomics, "shaderBufferInt64Atomics", None;
+    /// 32-bit float `atomicAdd` on storage buffers.
+    ShaderBufferFloat32AtomicAdd => atomic_float.shader_buffer_float32_atomic_add,
+        "shaderBufferFloat32AtomicAdd", Some(ash::ext::shader_atomic_float::NAME);
 }
 
 impl FeatureStructs {
@@ -96,6 +103,7 @@ impl FeatureStructs {
         self.v12.p_next = std::ptr::null_mut();
         self.executable.p_next = std::ptr::null_mut();
         self.clock.p_next = std::ptr::null_mut();
+        self.atomic_float.p_next = std::ptr::null_mut();
         self
     }
 

@@ -5,6 +5,7 @@
 
 mod address;
 mod alu;
+mod atomic;
 mod branch;
 mod broadcast;
 mod conv;
@@ -13,6 +14,7 @@ mod host;
 mod latency;
 mod load;
 mod shared;
+mod store;
 mod sweep;
 mod texture;
 mod uav;

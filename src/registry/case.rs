@@ -58,6 +58,10 @@ pub enum Unit {
     /// Loads that each wait for the one before (a pointer chase): their rate is a latency,
     /// printed as nanoseconds (and clocks) per load.
     DependentLoad,
+    /// Atomic read-modify-write operations.
+    Atomic,
+    /// Shader stores (one buffer write of 1-4 words, one imageStore).
+    Store,
 }
 
 impl Unit {
@@ -70,6 +74,8 @@ impl Unit {
             Unit::Byte => "B/s",
             Unit::Invocation => "invocations/s",
             Unit::DependentLoad => "dependent loads/s",
+            Unit::Atomic => "atomics/s",
+            Unit::Store => "stores/s",
         }
     }
 
@@ -82,6 +88,8 @@ impl Unit {
             Unit::Byte => "B",
             Unit::Invocation => "invocations",
             Unit::DependentLoad => "dependent loads",
+            Unit::Atomic => "atomics",
+            Unit::Store => "stores",
         }
     }
 }
@@ -183,6 +191,11 @@ pub struct CaseSpec {
     /// The case compiled from the same source with its access qualifiers changed (`readonly` or
     /// not), run before this one: the reports compare the two shaders' statistics.
     pub twin: Option<String>,
+    /// Verify runs compare the final words of this resource (a storage buffer or storage texel
+    /// buffer) with the
+    /// reference, word by word, instead of the results buffer: stores and atomics, whose work is
+    /// the memory they leave behind.
+    pub checks: Option<usize>,
 }
 
 /// The shader of a case that runs none (a transfer): never compiled.
@@ -234,6 +247,7 @@ impl CaseSpec {
             scale: Scale::Groups,
             transfer: false,
             twin: None,
+            checks: None,
         }
     }
 
@@ -291,6 +305,13 @@ impl CaseSpec {
     /// Sets the CPU reference.
     pub fn reference(mut self, reference: impl Fn(u32) -> Value + Send + Sync + 'static) -> Self {
         self.reference = Some(Arc::new(reference));
+        self
+    }
+
+    /// Verifies the final words of resource `index` (0 = the first resource) instead of the
+    /// results buffer (see [`CaseSpec::checks`]).
+    pub fn checks(mut self, index: usize) -> Self {
+        self.checks = Some(index);
         self
     }
 

@@ -282,13 +282,15 @@ fn lines(
     let x_range = (x_min, x_max.max(x_min + 1.0));
     // Bytes axes (a test keeps them named so) are drawn on a log scale and labelled in KiB, MiB, ...;
     // their bandwidth spans decades (L1 to DRAM), so it is drawn log too. Other axes spanning
-    // 16x or more (mask sizes 3 to 255) are drawn log along x only.
+    // 16x or more (mask sizes 3 to 255) are drawn log along x, and along y where the values
+    // span 100x or more (atomics from one address to a million).
     let log = x_min > 0.0 && (bytes || x_max / x_min >= 16.0);
+    let log_y = log && y_min > 0.0 && (bytes || y_max / y_min >= 100.0);
     // A linear y axis leaves room above the data for the legend (upper right), a row per line.
     let y_top = y_max * (1.1 + 0.07 * series.len() as f64);
     let mut chart = ChartBuilder::on(area);
     chart.caption(printable(&caption), font(16)).margin(10).x_label_area_size(32).y_label_area_size(70);
-    if log && bytes && y_min > 0.0 {
+    if log_y {
         let y_range = (y_min / 1.3..y_max * 1.3).log_scale().base(2.0);
         let mut chart =
             chart.build_cartesian_2d((x_range.0..x_range.1).log_scale().base(2.0), y_range).map_err(fail)?;

@@ -59,6 +59,8 @@ pub struct Bench<'ctx, 'p> {
     resets: Vec<ResetOp>,
     results: Buffer<'ctx>,
     resources: Resources<'ctx>,
+    /// The buffer a verify run reads back instead of the results ([`CaseSpec::checks`]).
+    checked: Option<usize>,
     probe: Option<&'p ClockProbe<'ctx>>,
 }
 
@@ -87,6 +89,19 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
         let mut resets = Vec::new();
         let mut push = [case.push.bytes(Mode::Time), case.push.bytes(Mode::Verify)];
         let mut bindings = vec![Binding::Storage(results.raw)];
+        let mut checked = None;
+        if let Some(index) = case.checks {
+            let kind = case.resources.get(index).map(|r| r.kind);
+            if !matches!(
+                kind,
+                Some(ResourceKind::StorageBuffer { .. } | ResourceKind::StorageTexelBuffer { .. })
+            ) {
+                return Err(spec_error(
+                    case,
+                    format!("it checks resource {}, not a storage buffer or storage texel buffer", index + 1),
+                ));
+            }
+        }
         for (i, resource) in case.resources.iter().enumerate() {
             let label = format!("{name}: resource {}", i + 1);
             let bytes = resource.kind.bytes();
@@ -115,6 +130,9 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
                 ResourceKind::StorageBuffer { bytes } => {
                     let usage = vk::BufferUsageFlags::STORAGE_BUFFER;
                     let at = add_buffer(ctx, &label, resource, bytes, usage, &mut resources, &mut resets)?;
+                    if case.checks == Some(i) {
+                        checked = Some(at);
+                    }
                     Some(Binding::Storage(resources.buffers[at].raw))
                 }
                 ResourceKind::UniformBuffer { bytes } => {
@@ -131,6 +149,9 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
                         vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER
                     };
                     let at = add_buffer(ctx, &label, resource, bytes, usage, &mut resources, &mut resets)?;
+                    if case.checks == Some(i) {
+                        checked = Some(at);
+                    }
                     let view = TexelView::new(ctx, &label, &resources.buffers[at], format)?;
                     let binding = if storage {
                         Binding::StorageTexel(view.raw)
@@ -211,7 +232,19 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
         }
         let set = DescriptorSet::new(ctx, pipeline, &bindings, name)?;
         let timestamps = TimestampPool::new(ctx, &format!("{name}: timestamps"))?;
-        Ok(Self { ctx, case, pipeline, set, timestamps, push, resets, results, resources, probe: None })
+        Ok(Self {
+            ctx,
+            case,
+            pipeline,
+            set,
+            timestamps,
+            push,
+            resets,
+            results,
+            resources,
+            checked,
+            probe: None,
+        })
     }
 
     /// Reads the clock with `probe` around the samples (see [`ClockProbe`]).
@@ -267,15 +300,36 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
             )
         })?;
         self.results.bytes_mut().chunks_exact_mut(4).for_each(|w| w.copy_from_slice(&POISON.to_ne_bytes()));
+        // A checked buffer is read back through a host-visible copy, poisoned first.
+        let readback = match self.checked {
+            Some(at) => {
+                let bytes = self.resources.buffers[at].size;
+                let desc = BufferDesc::gpu_to_cpu(bytes, vk::BufferUsageFlags::empty());
+                let mut readback = Buffer::new(self.ctx, &format!("{}: readback", self.case.name), desc)?;
+                readback
+                    .bytes_mut()
+                    .chunks_exact_mut(4)
+                    .for_each(|w| w.copy_from_slice(&POISON.to_ne_bytes()));
+                Some((at, readback))
+            }
+            None => None,
+        };
         submit(self.ctx, |rec| {
             self.record_resets(rec);
             rec.bind(self.pipeline, &self.set, &self.push[1]);
             rec.compute_barrier();
             rec.dispatch([VERIFY_GROUPS, 1, 1]);
-            rec.host_barrier();
+            if let Some((at, readback)) = &readback {
+                rec.compute_to_transfer();
+                rec.copy_buffer(&self.resources.buffers[*at], readback);
+                rec.transfer_to_host();
+            } else {
+                rec.host_barrier();
+            }
         })?;
-        let words = verify::words(self.results.bytes());
-        verify::compare(&self.case.name, &words, reference.as_ref())
+        let bytes = readback.as_ref().map_or(self.results.bytes(), |(_, r)| r.bytes());
+        let what = if readback.is_some() { "word" } else { "invocation" };
+        verify::compare(&self.case.name, &verify::words(bytes), what, reference.as_ref())
     }
 
     /// One measurement: `DISPATCHES` dispatches of `shape` between two timestamps. Resets go in a

@@ -102,7 +102,7 @@ impl<'ctx, 'p> CopyBench<'ctx, 'p> {
             rec.transfer_to_host();
         })?;
         let bytes = self.readback.as_ref().unwrap_or(&self.target).bytes();
-        verify::compare(&self.case.name, &verify::words(bytes), reference.as_ref())
+        verify::compare(&self.case.name, &verify::words(bytes), "word", reference.as_ref())
     }
 }
 

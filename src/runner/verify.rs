@@ -3,9 +3,10 @@
 use crate::error::{Error, Result};
 use crate::registry::Value;
 
-/// Compares each GPU word with `reference(index)`; returns how many were checked.
-/// The first difference is reported with the case name, and how many differ in all.
-pub fn compare(case: &str, words: &[u32], reference: impl Fn(u32) -> Value) -> Result<usize> {
+/// Compares each GPU word with `reference(index)`; returns how many were checked. The first
+/// difference is reported with the case name, as `what` and its index (`invocation 3`, `word 3`),
+/// and how many differ in all.
+pub fn compare(case: &str, words: &[u32], what: &str, reference: impl Fn(u32) -> Value) -> Result<usize> {
     let mut first = None;
     let mut mismatches = 0;
     for (index, &got) in words.iter().enumerate() {
@@ -21,7 +22,7 @@ pub fn compare(case: &str, words: &[u32], reference: impl Fn(u32) -> Value) -> R
             case: case.to_owned(),
             checked: words.len(),
             mismatches,
-            invocation,
+            first: format!("{what} {invocation}"),
             expected: expected.to_string(),
             got: got.to_string(),
         }),
@@ -40,13 +41,14 @@ mod tests {
     #[test]
     fn equal_results_pass_and_count() {
         let words = [1.0f32.to_bits(), 2.0f32.to_bits()];
-        assert_eq!(compare("c", &words, |i| Value::F32((i + 1) as f32)).unwrap(), 2);
+        assert_eq!(compare("c", &words, "invocation", |i| Value::F32((i + 1) as f32)).unwrap(), 2);
     }
 
     #[test]
     fn a_mismatch_names_the_case_and_first_invocation() {
         let words = [0, 5, 9, 7];
-        let error = compare("ALU int32 multiply-add", &words, |i| Value::U32(i * 2 + 1)).unwrap_err();
+        let error =
+            compare("ALU int32 multiply-add", &words, "invocation", |i| Value::U32(i * 2 + 1)).unwrap_err();
         assert_eq!(error.exit_code(), crate::ExitCode::Verify);
         assert_eq!(
             error.to_string(),
@@ -57,7 +59,7 @@ mod tests {
 
     #[test]
     fn floats_are_shown_as_floats() {
-        let error = compare("f", &[0xDEAD_BEEF], |_| Value::F32(1032.0)).unwrap_err();
+        let error = compare("f", &[0xDEAD_BEEF], "invocation", |_| Value::F32(1032.0)).unwrap_err();
         let text = error.to_string();
         assert!(text.contains("expected 1032.0, got -6.2598534e18"), "{text}");
     }

@@ -125,6 +125,9 @@ fn supported_features(instance: &Instance, physical: vk::PhysicalDevice) -> Feat
     if offers(&offered, ash::khr::shader_clock::NAME) {
         features2 = features2.push_next(&mut s.clock);
     }
+    if offers(&offered, ash::ext::shader_atomic_float::NAME) {
+        features2 = features2.push_next(&mut s.atomic_float);
+    }
     // SAFETY: physical belongs to instance, which supports Vulkan 1.2; every chained struct lives
     // across the call.
     unsafe { instance.raw.get_physical_device_features2(physical, &mut features2) };
@@ -235,6 +238,9 @@ pub fn create(
     }
     if enabled.extensions().contains(&ash::khr::shader_clock::NAME) {
         features2 = features2.push_next(&mut s.clock);
+    }
+    if enabled.extensions().contains(&ash::ext::shader_atomic_float::NAME) {
+        features2 = features2.push_next(&mut s.atomic_float);
     }
     let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queues)

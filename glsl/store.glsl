@@ -1,0 +1,106 @@
+// store.glsl: stores (src/cases/store.rs). Workgroup g's invocation t does STORES stores: store i
+// goes to row g * STORES + i (wrapping at `rows`), element t of the row. PATTERN 0 is linear
+// (a subgroup writes consecutive elements), 1 moves every 128-byte line to a fixed pseudo-random
+// place (`lines` is a power of two), 2 is uniform: the whole workgroup writes one element per
+// store (element = row), a write conflict. Each element's value depends only on its index, so
+// conflicting writers agree and verify runs check the final memory.
+#version 460
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#define FAMILY_PARAMS uint rows; uint lines; uint width_texels; uint unused;
+#include "common.glsl"
+
+// Defines from src/cases/store.rs:
+//   KIND    0 storage buffer of uint (WIDTH 1), uvec2 (2) or uvec4 (4); 1 storage texel buffer
+//           (imageStore, FORMAT, CHANNELS); 2 storage image (imageStore, FORMAT, CHANNELS), whose
+//           texels verify runs read back in the shader
+//   LINE    elements per 128-byte line (PATTERN 1)
+const uint STORES = 16u;
+const uint ROW = 256u;
+
+#if KIND == 0
+#if WIDTH == 1
+#define VEC uint
+#elif WIDTH == 2
+#define VEC uvec2
+#else
+#define VEC uvec4
+#endif
+layout(set = 0, binding = 1, std430) writeonly buffer Data { VEC data[]; };
+
+// Word w of the buffer holds this (a cheap function of w alone).
+uint word_value(uint w) { return w ^ 0x5BD1E995u; }
+
+VEC value_of(uint e) {
+    uint w = e * uint(WIDTH);
+#if WIDTH == 1
+    return word_value(w);
+#elif WIDTH == 2
+    return uvec2(word_value(w), word_value(w + 1u));
+#else
+    return uvec4(word_value(w), word_value(w + 1u), word_value(w + 2u), word_value(w + 3u));
+#endif
+}
+#else
+#if KIND == 1
+layout(set = 0, binding = 1, FORMAT) uniform writeonly imageBuffer data;
+#else
+layout(set = 0, binding = 1, FORMAT) uniform image2D data;
+#endif
+
+// Channel c of texel e: an integer k = (e * CHANNELS + c) mod 256, as k / 255 for UNORM formats
+// (stored exactly as the byte k) and as k for float ones (exact in fp16).
+vec4 value_of(uint e) {
+    vec4 v = vec4(0.0, 0.0, 0.0, 1.0);
+    for (uint c = 0u; c < uint(CHANNELS); ++c) {
+        float k = float((e * uint(CHANNELS) + c) & 255u);
+        v[c] = UNORM == 1 ? k / 255.0 : k;
+    }
+    return v;
+}
+#endif
+
+uint element(uint row, uint t) {
+#if PATTERN == 2
+    return row;
+#else
+    uint e = row * ROW + t;
+#if PATTERN == 1
+    uint line = e / uint(LINE);
+    uint moved = (line * 0x9E3779B1u + 0x7F4A7C15u) & (params.lines - 1u);
+    e = moved * uint(LINE) + e % uint(LINE);
+#endif
+    return e;
+#endif
+}
+
+void main() {
+    uint t = gl_LocalInvocationIndex;
+    uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint row = (group * STORES) % params.rows;
+    uint last = 0u;
+    [[unroll]] for (uint i = 0u; i < STORES; ++i) {
+        uint e = element(row, t);
+#if KIND == 0
+        data[e] = value_of(e);
+#elif KIND == 1
+        imageStore(data, int(e), value_of(e));
+#else
+        imageStore(data, ivec2(e % params.width_texels, e / params.width_texels), value_of(e));
+#endif
+        last = e;
+        row = row + 1u == params.rows ? 0u : row + 1u;
+    }
+#if KIND == 2
+    // Verify runs read back the last texel this invocation stored (its own write, in program
+    // order) and return the sum of its channels; timing runs skip the branch.
+    uint bits = 0u;
+    if (params.write_enable != 0u) {
+        vec4 v = imageLoad(data, ivec2(last % params.width_texels, last / params.width_texels));
+        bits = floatBitsToUint(v.x + v.y + v.z + v.w);
+    }
+    write_result(global_index(), bits);
+#else
+    write_result(global_index(), last);
+#endif
+}
