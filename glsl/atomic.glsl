@@ -15,6 +15,9 @@
 #extension GL_EXT_shader_atomic_float : require
 #elif OP == 5
 #extension GL_KHR_shader_subgroup_arithmetic : require
+#elif OP == 6
+#extension GL_EXT_shader_atomic_float : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
 #endif
 // mask: counters - 1 (a power of two); one: 1, from the push block so that the compiler cannot
 // fold the OPS adds of an invocation into one.
@@ -23,7 +26,8 @@
 
 // Defines from src/cases/atomic.rs:
 //   OP      0 atomicAdd u32, 1 atomicAdd u64, 2 atomicAdd f32, 3 atomicMax u32 (of g * OPS + i),
-//           4 an add as an atomicCompSwap loop (u32), 5 subgroupAdd, then one atomicAdd per subgroup
+//           4 an add as an atomicCompSwap loop (u32), 5 subgroupAdd, then one atomicAdd per subgroup,
+//           6 the same in f32
 //   SPREAD  0 counter g & mask, 1 one counter per subgroup, 2 one per workgroup
 //   SCOPE   0 a storage buffer, 1 shared memory (one counter per invocation of the workgroup)
 //   USED    1: the returned values are summed into the result (the compiler must keep them)
@@ -31,7 +35,7 @@ const uint OPS = 16u;
 
 #if OP == 1
 #define T uint64_t
-#elif OP == 2
+#elif OP == 2 || OP == 6
 #define T float
 #else
 #define T uint
@@ -96,7 +100,7 @@ void main() {
         used += seen;
 #else
         // The fix for one hot counter: the subgroup sums its adds, one lane adds the total.
-        uint total = subgroupAdd(params.one);
+        T total = subgroupAdd(T(params.one));
         if (subgroupElect()) {
             atomicAdd(counters[at], total);
         }
@@ -108,7 +112,7 @@ void main() {
     write_result(global_index(), uint(counters[tid]));
 #elif OP == 1
     write_result(global_index(), uint(used) ^ uint(used >> 32));
-#elif OP == 2
+#elif OP == 2 || OP == 6
     write_result(global_index(), floatBitsToUint(used));
 #else
     write_result(global_index(), used);

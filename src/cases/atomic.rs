@@ -43,6 +43,8 @@ enum Op {
     CasLoop,
     /// subgroupAdd, then one atomicAdd per subgroup.
     SubgroupAdd,
+    /// The same in f32.
+    SubgroupAddF32,
 }
 
 impl Op {
@@ -65,6 +67,7 @@ impl Op {
             Op::MaxU32 => "AtomicMax u32",
             Op::CasLoop => "AtomicCompSwap u32 add loop",
             Op::SubgroupAdd => "SubgroupAdd + AtomicAdd u32",
+            Op::SubgroupAddF32 => "SubgroupAdd + AtomicAdd f32",
         }
     }
 
@@ -76,6 +79,7 @@ impl Op {
             Op::MaxU32 => "3",
             Op::CasLoop => "4",
             Op::SubgroupAdd => "5",
+            Op::SubgroupAddF32 => "6",
         }
     }
 
@@ -97,6 +101,9 @@ impl Op {
             Op::AddU64 => basic.feature(Feature::ShaderBufferInt64Atomics).feature(Feature::ShaderInt64),
             Op::AddF32 => basic.feature(Feature::ShaderBufferFloat32AtomicAdd),
             Op::SubgroupAdd => basic.subgroup(vk::SubgroupFeatureFlags::ARITHMETIC),
+            Op::SubgroupAddF32 => basic
+                .subgroup(vk::SubgroupFeatureFlags::ARITHMETIC)
+                .feature(Feature::ShaderBufferFloat32AtomicAdd),
             _ => basic,
         }
     }
@@ -156,7 +163,7 @@ fn final_value(op: Op, spread: Spread, subgroup: u64, table: u64, gids: std::ops
 fn group(op: Op, spread: Spread, shared: bool) -> String {
     match (shared, spread) {
         (true, _) => "atomic shared memory".to_owned(),
-        (false, Spread::Addresses(_)) if op != Op::SubgroupAdd => "atomic contention".to_owned(),
+        (false, Spread::Addresses(_)) if Op::SWEPT.contains(&op) => "atomic contention".to_owned(),
         (false, _) => "atomic per subgroup, per workgroup, and the subgroup fix".to_owned(),
     }
 }
@@ -203,7 +210,7 @@ fn case(op: Op, spread: Spread, shared: bool, subgroup: u64) -> CaseSpec {
         };
         let value = if c < used { final_value(op, spread, subgroup, TABLE, 0..VERIFIED, c) } else { 0 };
         match (op, high) {
-            (Op::AddF32, _) => Value::F32(value as f32),
+            (Op::AddF32 | Op::SubgroupAddF32, _) => Value::F32(value as f32),
             (_, true) => Value::U32((value >> 32) as u32),
             _ => Value::U32(value as u32),
         }
@@ -225,7 +232,9 @@ fn expand(env: &Env) -> Vec<CaseSpec> {
             cases.push(case(op, spread, false, subgroup));
         }
     }
-    cases.push(case(Op::SubgroupAdd, Spread::Addresses(1), false, subgroup));
+    for op in [Op::SubgroupAdd, Op::SubgroupAddF32] {
+        cases.push(case(op, Spread::Addresses(1), false, subgroup));
+    }
     for op in [Op::AddU32 { used: false }, Op::AddU32 { used: true }] {
         for spread in
             [Spread::Addresses(1), Spread::Addresses(32), Spread::Subgroup, Spread::Addresses(GROUP)]
@@ -316,7 +325,7 @@ mod tests {
         let settings = [registry::parse_setting("atomic.addresses=1,32,48,1M").unwrap()];
         let cases = expand(&Env { family, settings: &settings, device: None });
         let names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
-        assert_eq!(cases.len(), 6 * 3 + 4 + 1 + 8, "{names:?}");
+        assert_eq!(cases.len(), 6 * 3 + 4 + 2 + 8, "{names:?}");
         assert!(names.contains(&"AtomicAdd u32 1 address"));
         assert!(names.contains(&"AtomicAdd u32 (value used) 1048576 addresses"));
         assert!(names.contains(&"Shared AtomicAdd u32 per subgroup"));
