@@ -291,7 +291,8 @@ fn lines(
     let mut chart = ChartBuilder::on(area);
     chart.caption(printable(&caption), font(16)).margin(10).x_label_area_size(32).y_label_area_size(70);
     if log_y {
-        let y_range = (y_min / 1.3..y_max * 1.3).log_scale().base(2.0);
+        // Half an octave per legend row above the data.
+        let y_range = (y_min / 1.3..y_max * 1.3 * 2f64.powf(0.5 * series.len() as f64)).log_scale().base(2.0);
         let mut chart =
             chart.build_cartesian_2d((x_range.0..x_range.1).log_scale().base(2.0), y_range).map_err(fail)?;
         draw_series(&mut chart, &series, &y_label, &x_label, bytes)
