@@ -2,7 +2,7 @@
 // goes to row g * STORES + i (wrapping at `rows`), element t of the row. PATTERN 0 is linear
 // (a subgroup writes consecutive elements), 1 moves every 128-byte line to a fixed pseudo-random
 // place (`lines` is a power of two), 2 is uniform: the whole workgroup writes one element per
-// store (element = row), a write conflict. Each element's value depends only on its index, so
+// store (the row's first), a write conflict. Each element's value depends only on its index, so
 // conflicting writers agree and verify runs check the final memory.
 #version 460
 #extension GL_GOOGLE_include_directive : require
@@ -12,8 +12,7 @@
 
 // Defines from src/cases/store.rs:
 //   KIND    0 storage buffer of uint (WIDTH 1), uvec2 (2) or uvec4 (4); 1 storage texel buffer
-//           (imageStore, FORMAT, CHANNELS); 2 storage image (imageStore, FORMAT, CHANNELS), whose
-//           texels verify runs read back in the shader
+//           (imageStore, FORMAT, CHANNELS); 2 storage image (imageStore, FORMAT, CHANNELS)
 //   LINE    elements per 128-byte line (PATTERN 1)
 const uint STORES = 16u;
 const uint ROW = 256u;
@@ -45,7 +44,7 @@ VEC value_of(uint e) {
 #if KIND == 1
 layout(set = 0, binding = 1, FORMAT) uniform writeonly imageBuffer data;
 #else
-layout(set = 0, binding = 1, FORMAT) uniform image2D data;
+layout(set = 0, binding = 1, FORMAT) uniform writeonly image2D data;
 #endif
 
 // Channel c of texel e: an integer k = (e * CHANNELS + c) mod 256, as k / 255 for UNORM formats
@@ -62,7 +61,7 @@ vec4 value_of(uint e) {
 
 uint element(uint row, uint t) {
 #if PATTERN == 2
-    return row;
+    return row * ROW;
 #else
     uint e = row * ROW + t;
 #if PATTERN == 1
@@ -91,16 +90,5 @@ void main() {
         last = e;
         row = row + 1u == params.rows ? 0u : row + 1u;
     }
-#if KIND == 2
-    // Verify runs read back the last texel this invocation stored (its own write, in program
-    // order) and return the sum of its channels; timing runs skip the branch.
-    uint bits = 0u;
-    if (params.write_enable != 0u) {
-        vec4 v = imageLoad(data, ivec2(last % params.width_texels, last / params.width_texels));
-        bits = floatBitsToUint(v.x + v.y + v.z + v.w);
-    }
-    write_result(global_index(), bits);
-#else
     write_result(global_index(), last);
-#endif
 }

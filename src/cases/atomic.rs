@@ -218,7 +218,9 @@ fn case(op: Op, spread: Spread, shared: bool, subgroup: u64) -> CaseSpec {
 }
 
 fn expand(env: &Env) -> Vec<CaseSpec> {
-    // The reference of a per-subgroup spread needs the subgroup size; names do not.
+    // The reference of a per-subgroup spread needs the subgroup size; names do not. It assumes
+    // subgroup s of a workgroup is its invocations s * size .. (s + 1) * size, of the size the
+    // device reports (so on every driver we know); a device that differs fails --verify.
     let subgroup = env.device.map_or(32, |d| u64::from(d.subgroup_size.max(1)));
     let mut addresses: Vec<u64> =
         env.axis("addresses").into_iter().filter(|n| n.is_power_of_two() && *n <= TABLE).collect();

@@ -167,17 +167,6 @@ pub(super) fn typed_texel(format: vk::Format, e: usize) -> [f32; 4] {
     texel
 }
 
-/// What a texel fetch of `format` returns for a texel whose channel c holds the integer `k(c)`
-/// (stored as k / 255 in a UNORM format): missing green and blue read 0, missing alpha 1.
-pub(super) fn typed_texel_of(format: vk::Format, k: impl Fn(usize) -> u32) -> [f32; 4] {
-    let (channels, size) = typed_layout(format);
-    let mut texel = [0.0, 0.0, 0.0, 1.0];
-    for (c, value) in texel.iter_mut().enumerate().take(channels) {
-        *value = if size == 1 { k(c) as f32 / 255.0 } else { k(c) as f32 };
-    }
-    texel
-}
-
 /// The GLSL format qualifier of a storage image or texel buffer of `format`.
 pub(super) fn storage_qualifier(format: vk::Format) -> &'static str {
     match format {

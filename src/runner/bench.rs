@@ -29,6 +29,13 @@ pub const VERIFY_GROUPS: u32 = 2;
 /// What the results buffer holds before a verify run, so an unwritten result shows.
 const POISON: u32 = 0xDEAD_BEEF;
 
+/// The resource a verify run reads back: a buffer or an image, by index in [`Resources`].
+#[derive(Clone, Copy)]
+enum Checked {
+    Buffer(usize),
+    Image(usize),
+}
+
 /// A reset recorded before each measurement.
 enum ResetOp {
     /// Fill buffer `.0` with the word `.1`.
@@ -59,8 +66,8 @@ pub struct Bench<'ctx, 'p> {
     resets: Vec<ResetOp>,
     results: Buffer<'ctx>,
     resources: Resources<'ctx>,
-    /// The buffer a verify run reads back instead of the results ([`CaseSpec::checks`]).
-    checked: Option<usize>,
+    /// What a verify run reads back instead of the results ([`CaseSpec::checks`]).
+    checked: Option<Checked>,
     probe: Option<&'p ClockProbe<'ctx>>,
 }
 
@@ -94,7 +101,11 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
             let kind = case.resources.get(index).map(|r| r.kind);
             if !matches!(
                 kind,
-                Some(ResourceKind::StorageBuffer { .. } | ResourceKind::StorageTexelBuffer { .. })
+                Some(
+                    ResourceKind::StorageBuffer { .. }
+                        | ResourceKind::StorageTexelBuffer { .. }
+                        | ResourceKind::StorageImage { .. }
+                )
             ) {
                 return Err(spec_error(
                     case,
@@ -131,7 +142,7 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
                     let usage = vk::BufferUsageFlags::STORAGE_BUFFER;
                     let at = add_buffer(ctx, &label, resource, bytes, usage, &mut resources, &mut resets)?;
                     if case.checks == Some(i) {
-                        checked = Some(at);
+                        checked = Some(Checked::Buffer(at));
                     }
                     Some(Binding::Storage(resources.buffers[at].raw))
                 }
@@ -150,7 +161,7 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
                     };
                     let at = add_buffer(ctx, &label, resource, bytes, usage, &mut resources, &mut resets)?;
                     if case.checks == Some(i) {
-                        checked = Some(at);
+                        checked = Some(Checked::Buffer(at));
                     }
                     let view = TexelView::new(ctx, &label, &resources.buffers[at], format)?;
                     let binding = if storage {
@@ -188,6 +199,9 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
                         _ => Binding::StorageImage(image.view),
                     };
                     resources.images.push(image);
+                    if case.checks == Some(i) {
+                        checked = Some(Checked::Image(resources.images.len() - 1));
+                    }
                     match resource.reset {
                         None => {}
                         Some(Reset::Initial) => {
@@ -300,17 +314,23 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
             )
         })?;
         self.results.bytes_mut().chunks_exact_mut(4).for_each(|w| w.copy_from_slice(&POISON.to_ne_bytes()));
-        // A checked buffer is read back through a host-visible copy, poisoned first.
+        // A checked buffer or image is read back through a host-visible copy, poisoned first.
         let readback = match self.checked {
-            Some(at) => {
-                let bytes = self.resources.buffers[at].size;
+            Some(checked) => {
+                let bytes = match checked {
+                    Checked::Buffer(at) => self.resources.buffers[at].size,
+                    Checked::Image(at) => {
+                        let image = &self.resources.images[at];
+                        u64::from(image.size[0]) * u64::from(image.size[1]) * image.texel_bytes
+                    }
+                };
                 let desc = BufferDesc::gpu_to_cpu(bytes, vk::BufferUsageFlags::empty());
                 let mut readback = Buffer::new(self.ctx, &format!("{}: readback", self.case.name), desc)?;
                 readback
                     .bytes_mut()
                     .chunks_exact_mut(4)
                     .for_each(|w| w.copy_from_slice(&POISON.to_ne_bytes()));
-                Some((at, readback))
+                Some((checked, readback))
             }
             None => None,
         };
@@ -319,9 +339,16 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
             rec.bind(self.pipeline, &self.set, &self.push[1]);
             rec.compute_barrier();
             rec.dispatch([VERIFY_GROUPS, 1, 1]);
-            if let Some((at, readback)) = &readback {
+            if let Some((checked, readback)) = &readback {
+                // A global barrier: storage images stay in the GENERAL layout, so none moves.
                 rec.compute_to_transfer();
-                rec.copy_buffer(&self.resources.buffers[*at], readback);
+                match *checked {
+                    Checked::Buffer(at) => rec.copy_buffer(&self.resources.buffers[at], readback),
+                    Checked::Image(at) => {
+                        let image = &self.resources.images[at];
+                        rec.copy_from_image(image, image.layout, readback);
+                    }
+                }
                 rec.transfer_to_host();
             } else {
                 rec.host_barrier();

@@ -133,6 +133,18 @@ impl Recorder<'_> {
         unsafe { self.device.cmd_copy_buffer_to_image(self.cmd, source.raw, image.raw, layout, &copy) };
     }
 
+    /// Copies `image` (in `layout`: TRANSFER_SRC_OPTIMAL or GENERAL) into `target`, texels row by
+    /// row, tightly packed.
+    pub fn copy_from_image(&self, image: &Image<'_>, layout: vk::ImageLayout, target: &Buffer<'_>) {
+        let layers =
+            vk::ImageSubresourceLayers::default().aspect_mask(vk::ImageAspectFlags::COLOR).layer_count(1);
+        let [width, height] = image.size;
+        let extent = vk::Extent3D { width, height, depth: 1 };
+        let copy = [vk::BufferImageCopy::default().image_subresource(layers).image_extent(extent)];
+        // SAFETY: the buffer holds the whole image; the image allows transfers from it.
+        unsafe { self.device.cmd_copy_image_to_buffer(self.cmd, image.raw, layout, target.raw, &copy) };
+    }
+
     /// Moves `image` from layout `from` to `to`, ordering transfers and compute around it. The
     /// source scope is transfers (the upload, a reset's copy): a transition after compute work
     /// must follow a [`Recorder::compute_to_transfer`], which chains the shader writes into it.

@@ -47,6 +47,8 @@ pub struct Image<'ctx> {
     pub view: vk::ImageView,
     /// Width and height.
     pub size: [u32; 2],
+    /// Bytes per texel, tightly packed (uploads and read-backs).
+    pub texel_bytes: u64,
     /// The layout shaders see it in.
     pub layout: vk::ImageLayout,
     allocation: Option<Allocation>,
@@ -56,7 +58,12 @@ impl<'ctx> Image<'ctx> {
     /// Creates the image and uploads `staging` (texels row by row, tightly packed) into it.
     pub fn new(ctx: &'ctx Context, name: &str, desc: ImageDesc, staging: &Buffer<'_>) -> Result<Self> {
         let [width, height] = desc.size;
-        let usage = if desc.storage { vk::ImageUsageFlags::STORAGE } else { vk::ImageUsageFlags::SAMPLED };
+        // Storage images may also be read back (a verify run of a case that stores to one).
+        let usage = if desc.storage {
+            vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::TRANSFER_SRC
+        } else {
+            vk::ImageUsageFlags::SAMPLED
+        };
         let info = vk::ImageCreateInfo::default()
             .image_type(vk::ImageType::TYPE_2D)
             .format(desc.format)
@@ -74,6 +81,7 @@ impl<'ctx> Image<'ctx> {
             raw,
             view: vk::ImageView::null(),
             size: desc.size,
+            texel_bytes: desc.texel_bytes,
             layout: desc.layout(),
             allocation: None,
         };
