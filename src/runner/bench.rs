@@ -340,13 +340,17 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
             rec.compute_barrier();
             rec.dispatch([VERIFY_GROUPS, 1, 1]);
             if let Some((checked, readback)) = &readback {
-                // A global barrier: storage images stay in the GENERAL layout, so none moves.
                 rec.compute_to_transfer();
                 match *checked {
                     Checked::Buffer(at) => rec.copy_buffer(&self.resources.buffers[at], readback),
                     Checked::Image(at) => {
-                        let image = &self.resources.images[at];
-                        rec.copy_from_image(image, image.layout, readback);
+                        // Copied out of TRANSFER_SRC_OPTIMAL (the validation layer warns about
+                        // GENERAL), then back to the layout the shader and the resets expect.
+                        let (image, source) =
+                            (&self.resources.images[at], vk::ImageLayout::TRANSFER_SRC_OPTIMAL);
+                        rec.image_layout(image, image.layout, source);
+                        rec.copy_from_image(image, source, readback);
+                        rec.image_layout(image, source, image.layout);
                     }
                 }
                 rec.transfer_to_host();

@@ -157,6 +157,7 @@ impl Recorder<'_> {
             .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
             .dst_access_mask(
                 vk::AccessFlags::TRANSFER_WRITE
+                    | vk::AccessFlags::TRANSFER_READ
                     | vk::AccessFlags::SHADER_READ
                     | vk::AccessFlags::SHADER_WRITE,
             )
