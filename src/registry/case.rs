@@ -191,10 +191,9 @@ pub struct CaseSpec {
     /// The case compiled from the same source with its access qualifiers changed (`readonly` or
     /// not), run before this one: the reports compare the two shaders' statistics.
     pub twin: Option<String>,
-    /// Verify runs compare the final words of this resource (a storage buffer or storage texel
-    /// buffer) with the
-    /// reference, word by word, instead of the results buffer: stores and atomics, whose work is
-    /// the memory they leave behind.
+    /// Verify runs read this resource back whole (a storage buffer, storage texel buffer or
+    /// storage image, texels row by row) and compare its words with the reference instead of the
+    /// results buffer: stores and atomics, whose work is the memory they leave behind.
     pub checks: Option<usize>,
 }
 
