@@ -13,12 +13,26 @@
 layout(set = 0, binding = 1, std430) readonly buffer Seeds { float seeds[]; };
 float seed(uint i) { return seeds[i & 63u]; }
 
-#if defined(ALU_FP32)
+#if defined(ALU_FP32) && defined(MEDIUMP)
+    // fp32 declared mediump (RelaxedPrecision): the driver may compute it in fp16.
+    #define T mediump float
+    #define SEED(i) seed(i)
+    #define MAD(x, a, b) fma(x, a, b)
+    #define LOAD_AB() T a = params.a; T b = params.b
+    #define TOTAL(x) (x)
+#elif defined(ALU_FP32)
     #define T float
     #define SEED(i) seed(i)
     #define MAD(x, a, b) fma(x, a, b)
     #define LOAD_AB() T a = params.a; T b = params.b
     #define TOTAL(x) (x)
+#elif defined(ALU_FP16) && LANES == 4
+    // Four halves per FMA.
+    #define T f16vec4
+    #define SEED(i) f16vec4(seed(4u * (i)), seed(4u * (i) + 1u), seed(4u * (i) + 2u), seed(4u * (i) + 3u))
+    #define MAD(x, a, b) fma(x, a, b)
+    #define LOAD_AB() T a = f16vec4(params.a); T b = f16vec4(params.b)
+    #define TOTAL(v) (float(v.x) + float(v.y) + float(v.z) + float(v.w))
 #elif defined(ALU_FP16)
     // Packed half pairs: one f16vec2 FMA is two FMAs (HFMA2 on NVIDIA, v_pk_fma_f16 on AMD).
     #define T f16vec2
@@ -42,6 +56,18 @@ float seed(uint i) { return seeds[i & 63u]; }
     #error define one of ALU_FP32, ALU_FP16, ALU_FP64, ALU_INT32
 #endif
 
+#ifdef MIXED
+// A multiply and an add the compiler may not fuse: MIXED cases alternate it with fma by chain.
+T mul_add(T x, T a, T b) {
+    precise T p = x * a;
+    precise T r = p + b;
+    return r;
+}
+#define STEP(k, x) (((k) & 1u) == 0u ? MAD(x, a, b) : mul_add(x, a, b))
+#else
+#define STEP(k, x) MAD(x, a, b)
+#endif
+
 void main() {
     uint gid = global_index();
     LOAD_AB();
@@ -53,7 +79,7 @@ void main() {
     for (uint i = 0u; i < ITERATIONS / UNROLL; ++i) {
         [[unroll]] for (uint j = 0u; j < UNROLL; ++j) {
             [[unroll]] for (uint k = 0u; k < CHAINS; ++k) {
-                x[k] = MAD(x[k], a, b);
+                x[k] = STEP(k, x[k]);
             }
         }
     }

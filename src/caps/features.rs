@@ -24,6 +24,8 @@ pub struct FeatureStructs {
     pub clock: vk::PhysicalDeviceShaderClockFeaturesKHR<'static>,
     /// VK_EXT_shader_atomic_float.
     pub atomic_float: vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT<'static>,
+    /// VK_KHR_cooperative_matrix.
+    pub cooperative_matrix: vk::PhysicalDeviceCooperativeMatrixFeaturesKHR<'static>,
 }
 
 macro_rules! features {
@@ -94,6 +96,17 @@ features! {
     /// 32-bit float `atomicAdd` on storage buffers.
     ShaderBufferFloat32AtomicAdd => atomic_float.shader_buffer_float32_atomic_add,
         "shaderBufferFloat32AtomicAdd", Some(ash::ext::shader_atomic_float::NAME);
+    /// 8-bit integers in shaders.
+    ShaderInt8 => v12.shader_int8, "shaderInt8", None;
+    /// 8-bit values in storage buffers.
+    StorageBuffer8BitAccess => v12.storage_buffer8_bit_access, "storageBuffer8BitAccess", None;
+    /// The Vulkan memory model (glslang declares it in cooperative-matrix shaders).
+    VulkanMemoryModel => v12.vulkan_memory_model, "vulkanMemoryModel", None;
+    /// Device scope under the Vulkan memory model (atomics and barriers of other shaders use it).
+    VulkanMemoryModelDeviceScope => v12.vulkan_memory_model_device_scope, "vulkanMemoryModelDeviceScope", None;
+    /// Cooperative matrices (tensor cores) in shaders.
+    CooperativeMatrix => cooperative_matrix.cooperative_matrix, "cooperativeMatrix",
+        Some(ash::khr::cooperative_matrix::NAME);
 }
 
 impl FeatureStructs {
@@ -104,6 +117,7 @@ impl FeatureStructs {
         self.executable.p_next = std::ptr::null_mut();
         self.clock.p_next = std::ptr::null_mut();
         self.atomic_float.p_next = std::ptr::null_mut();
+        self.cooperative_matrix.p_next = std::ptr::null_mut();
         self
     }
 

@@ -128,6 +128,30 @@ impl Limit {
     }
 }
 
+/// A cooperative-matrix multiply-add the device advertises
+/// (`vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR`): result = A (M x K) * B (K x N) + C.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CoopMatShape {
+    /// Rows of A and of the result.
+    pub m: u32,
+    /// Columns of B and of the result.
+    pub n: u32,
+    /// Columns of A, rows of B.
+    pub k: u32,
+    /// A's component type.
+    pub a: vk::ComponentTypeKHR,
+    /// B's component type.
+    pub b: vk::ComponentTypeKHR,
+    /// C's component type.
+    pub c: vk::ComponentTypeKHR,
+    /// The result's component type.
+    pub result: vk::ComponentTypeKHR,
+    /// Whether the accumulation saturates.
+    pub saturating: bool,
+    /// Subgroup, workgroup, ... scope.
+    pub scope: vk::ScopeKHR,
+}
+
 /// A memory heap of the device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Heap {
@@ -154,6 +178,8 @@ pub struct DeviceCaps {
     pub heaps: Vec<Heap>,
     /// Memory types, in the device's order.
     pub memory_types: Vec<MemoryType>,
+    /// The cooperative-matrix shapes the device advertises (empty without the extension).
+    pub cooperative_matrix: Vec<CoopMatShape>,
 }
 
 impl DeviceCaps {
@@ -176,6 +202,8 @@ pub struct Requirements {
     pub memory: BTreeSet<(MemoryKind, u64)>,
     /// Subgroup operations in compute shaders (`subgroupBroadcast` is `BALLOT`, ...).
     pub subgroup: vk::SubgroupFeatureFlags,
+    /// Cooperative-matrix shapes the device must advertise.
+    pub cooperative_matrix: BTreeSet<CoopMatShape>,
 }
 
 impl Requirements {
@@ -214,9 +242,16 @@ impl Requirements {
         self
     }
 
+    /// Adds a cooperative-matrix shape the device must advertise.
+    pub fn cooperative_matrix(mut self, shape: CoopMatShape) -> Self {
+        self.cooperative_matrix.insert(shape);
+        self
+    }
+
     /// Adds everything `other` needs.
     pub fn union(&mut self, other: &Requirements) {
         self.subgroup |= other.subgroup;
+        self.cooperative_matrix.extend(other.cooperative_matrix.iter().copied());
         self.features.extend(other.features.iter().copied());
         self.limits.extend(other.limits.iter().copied());
         self.formats.extend(other.formats.iter().copied());
@@ -240,7 +275,15 @@ impl Requirements {
         let missing = self.subgroup & !caps.subgroup_operations;
         let subgroup = (!missing.is_empty())
             .then(|| format!("the device's compute shaders lack subgroup operations {missing:?}"));
-        features.chain(limits).chain(formats).chain(memory).chain(subgroup).collect()
+        let shapes =
+            self.cooperative_matrix.iter().filter(|s| !caps.cooperative_matrix.contains(s)).map(|s| {
+                format!(
+                "the device does not advertise the cooperative-matrix shape {}x{}x{} {:?}*{:?}+{:?} {:?} \
+                 (vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR)",
+                s.m, s.n, s.k, s.a, s.b, s.c, s.scope
+            )
+            });
+        features.chain(limits).chain(formats).chain(memory).chain(subgroup).chain(shapes).collect()
     }
 
     /// The formats named, without repeats (the ones whose properties must be queried).

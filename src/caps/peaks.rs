@@ -18,6 +18,10 @@ pub enum Ceiling {
     Int32Mad,
     /// Bytes delivered from the L1 / texture cache to the shader.
     L1Bytes,
+    /// Dense fp16 tensor-core multiply-adds (fp16 or fp32 accumulation), 2 FLOP each.
+    TensorFp16,
+    /// Dense 8-bit integer tensor-core multiply-adds, 2 operations each.
+    TensorInt8,
 }
 
 impl Ceiling {
@@ -29,6 +33,8 @@ impl Ceiling {
             Ceiling::Fp64Fma => "fp64 FMA",
             Ceiling::Int32Mad => "int32 multiply-add",
             Ceiling::L1Bytes => "L1",
+            Ceiling::TensorFp16 => "fp16 tensor",
+            Ceiling::TensorInt8 => "int8 tensor",
         }
     }
 }
@@ -66,16 +72,19 @@ pub const ARCHITECTURES: &[Architecture] = &[Architecture {
     // 0x2342, ...) all sit in 0x23xx in the PCI ID repository; other chips use other blocks.
     device_ids: (0x2300, 0x23ff),
     peaks: &[
-        (Ceiling::Fp32Fma, 256.0),  // 128 fp32 lanes
-        (Ceiling::Fp16Fma, 512.0),  // packed fp16 at twice fp32
-        (Ceiling::Fp64Fma, 128.0),  // 64 fp64 lanes
-        (Ceiling::Int32Mad, 128.0), // 64 int32 lanes
-        (Ceiling::L1Bytes, 128.0),  // 128 B per clock from L1 / shared memory
+        (Ceiling::Fp32Fma, 256.0),     // 128 fp32 lanes
+        (Ceiling::Fp16Fma, 512.0),     // packed fp16 at twice fp32
+        (Ceiling::Fp64Fma, 128.0),     // 64 fp64 lanes
+        (Ceiling::Int32Mad, 128.0),    // 64 int32 lanes
+        (Ceiling::L1Bytes, 128.0),     // 128 B per clock from L1 / shared memory
+        (Ceiling::TensorFp16, 4096.0), // dense fp16 tensor: 989 TFLOPS at 1830 MHz on 132 SMs
+        (Ceiling::TensorInt8, 8192.0), // dense int8 tensor: 1979 TOPS likewise
     ],
     source: "NVIDIA H100 Tensor Core GPU Architecture whitepaper (per SM: 128 FP32, 64 FP64, 64 INT32 \
              units) and the CUDA C++ Programming Guide's arithmetic throughput table for compute \
              capability 9.0 (fp16 at 2x fp32); 128 B/clk/SM L1 as measured with CUDA on the same card \
-             (123 B/clk/SM float4 loads, 125.8 B/clk/SM shared memory)",
+             (123 B/clk/SM float4 loads, 125.8 B/clk/SM shared memory); dense tensor rates from the \
+             whitepaper's H100 SXM5 table (989.4 fp16 TFLOPS, 1978.9 int8 TOPS at 1830 MHz, 132 SMs)",
 }];
 
 /// The architecture of the device with `vendor_id` and `device_id`, if perftest knows it.

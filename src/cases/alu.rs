@@ -23,17 +23,34 @@ const GLSL: Glsl = Glsl { file: "alu.glsl", source: include_str!("../../glsl/alu
 /// Operations per invocation: CHAINS x ITERATIONS multiply-adds of two operations each.
 const OPS: f64 = (CHAINS * ITERATIONS * 2) as f64;
 
-/// The arithmetic types.
+/// The arithmetic types, and the attempts at full-rate fp16 (NOTES.md, issue 14).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     Fp32,
     Fp16x2,
     Fp64,
     Int32,
+    /// f16vec4 FMAs.
+    Fp16x4,
+    /// f16vec2 FMAs in twice as many chains.
+    Fp16x2Chains32,
+    /// f16vec2: every other chain a multiply and an add the compiler may not fuse.
+    Fp16x2Mixed,
+    /// fp32 declared mediump (RelaxedPrecision).
+    Fp32Mediump,
 }
 
 impl Kind {
-    const ALL: [Kind; 4] = [Kind::Fp32, Kind::Fp16x2, Kind::Fp64, Kind::Int32];
+    const ALL: [Kind; 8] = [
+        Kind::Fp32,
+        Kind::Fp16x2,
+        Kind::Fp64,
+        Kind::Int32,
+        Kind::Fp16x4,
+        Kind::Fp16x2Chains32,
+        Kind::Fp16x2Mixed,
+        Kind::Fp32Mediump,
+    ];
 
     fn name(self) -> &'static str {
         match self {
@@ -41,15 +58,36 @@ impl Kind {
             Kind::Fp16x2 => "ALU fp16 FMA (f16vec2)",
             Kind::Fp64 => "ALU fp64 FMA",
             Kind::Int32 => "ALU int32 multiply-add",
+            Kind::Fp16x4 => "ALU fp16 FMA (f16vec4)",
+            Kind::Fp16x2Chains32 => "ALU fp16 FMA (f16vec2, 32 chains)",
+            Kind::Fp16x2Mixed => "ALU fp16 FMA and mul+add (f16vec2)",
+            Kind::Fp32Mediump => "ALU fp32 FMA (mediump)",
         }
     }
 
     fn define(self) -> &'static str {
         match self {
-            Kind::Fp32 => "ALU_FP32",
-            Kind::Fp16x2 => "ALU_FP16",
+            Kind::Fp32 | Kind::Fp32Mediump => "ALU_FP32",
+            Kind::Fp16x2 | Kind::Fp16x4 | Kind::Fp16x2Chains32 | Kind::Fp16x2Mixed => "ALU_FP16",
             Kind::Fp64 => "ALU_FP64",
             Kind::Int32 => "ALU_INT32",
+        }
+    }
+
+    /// Halves per fp16 vector (1 for the other types).
+    fn lanes(self) -> u32 {
+        match self {
+            Kind::Fp16x2 | Kind::Fp16x2Chains32 | Kind::Fp16x2Mixed => 2,
+            Kind::Fp16x4 => 4,
+            _ => 1,
+        }
+    }
+
+    fn chains(self) -> u32 {
+        if self == Kind::Fp16x2Chains32 {
+            2 * CHAINS
+        } else {
+            CHAINS
         }
     }
 }
@@ -90,17 +128,18 @@ fn reference(kind: Kind, gid: u32) -> Value {
             });
             Value::U32(total)
         }
-        Kind::Fp16x2 => {
-            // Each lane ends at seed + ITERATIONS: at most 1087, exact in fp16.
-            let total: f32 = (0..CHAINS)
+        Kind::Fp16x2 | Kind::Fp16x4 | Kind::Fp16x2Chains32 | Kind::Fp16x2Mixed => {
+            // Each lane ends at seed + ITERATIONS: at most 1087, exact in fp16; lanes summed in order.
+            let (lanes, chains) = (kind.lanes(), kind.chains());
+            let total: f32 = (0..chains)
                 .map(|k| {
-                    let i = gid * CHAINS + k;
-                    (seed_at(2 * i) + ITERATIONS as f32) + (seed_at(2 * i + 1) + ITERATIONS as f32)
+                    let i = gid * chains + k;
+                    (0..lanes).map(|l| seed_at(lanes * i + l) + ITERATIONS as f32).fold(0.0, |s, v| s + v)
                 })
                 .sum();
             Value::F32(total)
         }
-        Kind::Fp32 | Kind::Fp64 => {
+        Kind::Fp32 | Kind::Fp64 | Kind::Fp32Mediump => {
             let total: f32 = (0..CHAINS).map(|k| seed_at(gid * CHAINS + k) + ITERATIONS as f32).sum();
             Value::F32(total)
         }
@@ -108,18 +147,21 @@ fn reference(kind: Kind, gid: u32) -> Value {
 }
 
 fn case(kind: Kind) -> CaseSpec {
-    let (chains, iterations, unroll) = (format!("{CHAINS}u"), format!("{ITERATIONS}u"), format!("{UNROLL}u"));
-    let (ops, unit, requires) = match kind {
-        Kind::Fp32 => (OPS, Unit::Flop, Requirements::new()),
-        Kind::Fp16x2 => (2.0 * OPS, Unit::Flop, Requirements::new().feature(Feature::ShaderFloat16)),
-        Kind::Fp64 => (OPS, Unit::Flop, Requirements::new().feature(Feature::ShaderFloat64)),
-        Kind::Int32 => (OPS, Unit::IntOp, Requirements::new()),
-    };
-    let ceiling = match kind {
-        Kind::Fp32 => Ceiling::Fp32Fma,
-        Kind::Fp16x2 => Ceiling::Fp16Fma,
-        Kind::Fp64 => Ceiling::Fp64Fma,
-        Kind::Int32 => Ceiling::Int32Mad,
+    let (chains, iterations, unroll) =
+        (format!("{}u", kind.chains()), format!("{ITERATIONS}u"), format!("{UNROLL}u"));
+    let lanes = kind.lanes().to_string();
+    // Every chain step is an FMA's two operations per lane (a mul+add counts the same).
+    let ops = OPS * f64::from(kind.lanes()) * f64::from(kind.chains() / CHAINS);
+    let fp16 = Requirements::new().feature(Feature::ShaderFloat16);
+    let (unit, requires, ceiling) = match kind {
+        Kind::Fp32 => (Unit::Flop, Requirements::new(), Ceiling::Fp32Fma),
+        // mediump may run as fp16: the fp16 peak is the bound (the fp32 one could be passed honestly).
+        Kind::Fp32Mediump => (Unit::Flop, Requirements::new(), Ceiling::Fp16Fma),
+        Kind::Fp16x2 | Kind::Fp16x4 | Kind::Fp16x2Chains32 | Kind::Fp16x2Mixed => {
+            (Unit::Flop, fp16, Ceiling::Fp16Fma)
+        }
+        Kind::Fp64 => (Unit::Flop, Requirements::new().feature(Feature::ShaderFloat64), Ceiling::Fp64Fma),
+        Kind::Int32 => (Unit::IntOp, Requirements::new(), Ceiling::Int32Mad),
     };
     CaseSpec::new(kind.name(), GLSL, [256, 1, 1])
         .defines([
@@ -127,7 +169,10 @@ fn case(kind: Kind) -> CaseSpec {
             ("CHAINS", &*chains),
             ("ITERATIONS", &*iterations),
             ("UNROLL", &*unroll),
+            ("LANES", &*lanes),
         ])
+        .defines((kind == Kind::Fp32Mediump).then_some(("MEDIUMP", "1")))
+        .defines((kind == Kind::Fp16x2Mixed).then_some(("MIXED", "1")))
         .resource(Resource::storage_buffer((SEEDS * 4) as u64, fill_seeds))
         .push(constants(kind))
         .work([Work::new(ops, unit).bounded_by(ceiling)])
@@ -171,11 +216,16 @@ mod tests {
             let count = spirv::instructions(&spirv)
                 .filter(|i| match kind {
                     Kind::Int32 => i.opcode == spirv::OP_IMUL,
+                    // Half the mixed chains multiply (OpFMul) instead of an FMA.
+                    Kind::Fp16x2Mixed => {
+                        (i.opcode == spirv::OP_EXT_INST && i.operands.get(3) == Some(&spirv::GLSL_FMA))
+                            || i.opcode == spirv::OP_FMUL
+                    }
                     _ => i.opcode == spirv::OP_EXT_INST && i.operands.get(3) == Some(&spirv::GLSL_FMA),
                 })
                 .count();
             // A few more for int32: the seed index computation multiplies too.
-            let body = (CHAINS * UNROLL) as usize;
+            let body = (kind.chains() * UNROLL) as usize;
             assert!(
                 (body..body + 8).contains(&count),
                 "{}: {count} multiply-adds in the SPIR-V",

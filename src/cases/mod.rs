@@ -9,6 +9,7 @@ mod atomic;
 mod branch;
 mod broadcast;
 mod conv;
+mod coopmat;
 mod copy;
 mod host;
 mod latency;

@@ -9,7 +9,7 @@ use crate::vk::device::DeviceInfo;
 /// clocks are measured (or why they are unknown).
 pub fn header(info: &DeviceInfo, settings: &str, pipelines: &str, clock: &str) -> String {
     let trust = Trust::of(info);
-    format!(
+    let mut text = format!(
         "perftest {} (git {})\n\
          compiler:   {}\n\
          device:     {}\n\
@@ -37,7 +37,24 @@ pub fn header(info: &DeviceInfo, settings: &str, pipelines: &str, clock: &str) -
         info.timestamp_valid_bits,
         trust.units_line(),
         trust.peaks_line(info.vendor_id, info.device_id),
-    )
+    );
+    if !info.cooperative_matrix.is_empty() {
+        text.push_str(&format!("coopmat:    {}\n", coopmat_line(&info.cooperative_matrix)));
+    }
+    text
+}
+
+/// The cooperative-matrix shapes a device advertises, as `16x16x16 FLOAT16*FLOAT16+FLOAT32 SUBGROUP, ...`.
+fn coopmat_line(shapes: &[crate::caps::CoopMatShape]) -> String {
+    let list: Vec<String> = shapes
+        .iter()
+        .map(|s| {
+            let result = if s.result == s.c { String::new() } else { format!("->{:?}", s.result) };
+            let sat = if s.saturating { " saturating" } else { "" };
+            format!("{}x{}x{} {:?}*{:?}+{:?}{result} {:?}{sat}", s.m, s.n, s.k, s.a, s.b, s.c, s.scope)
+        })
+        .collect();
+    format!("{} shapes advertised (VK_KHR_cooperative_matrix): {}", shapes.len(), list.join(", "))
 }
 
 /// What the header's `clock:` line says when the probe runs.

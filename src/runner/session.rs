@@ -29,15 +29,26 @@ pub fn check_validation(sink: &Sink) -> Result<()> {
     }
 }
 
-/// The union of what `cases` need, the driver's shader statistics and the shader clock (enabled
-/// where offered: the statistics are kept in the results, the clock probe reads the clock).
-pub fn needs(cases: &[CaseSpec]) -> (Vec<Feature>, Vec<ash::vk::Format>) {
+/// The features each of `cases` needs, as one group per case, and the driver's shader statistics
+/// and the shader clock as groups of their own (enabled where offered: the statistics are kept
+/// in the results, the clock probe reads the clock); and the formats whose properties to query.
+/// A group is enabled only if the device offers all of it: a case that cannot run enables
+/// nothing (the Vulkan memory model that cooperative matrices need would otherwise change the
+/// rules for every other shader).
+pub fn needs(cases: &[CaseSpec]) -> (Vec<Vec<Feature>>, Vec<ash::vk::Format>) {
     let mut all = Requirements::new();
+    let mut groups: Vec<Vec<Feature>> = Vec::new();
     for case in cases {
-        all.union(&case.requirements());
+        let needs = case.requirements();
+        let group: Vec<Feature> = needs.features.iter().copied().collect();
+        if !group.is_empty() && !groups.contains(&group) {
+            groups.push(group);
+        }
+        all.union(&needs);
     }
-    all = all.feature(Feature::PipelineExecutableInfo).feature(Feature::ShaderSubgroupClock);
-    (all.features.iter().copied().collect(), all.format_list())
+    groups.push(vec![Feature::PipelineExecutableInfo]);
+    groups.push(vec![Feature::ShaderSubgroupClock]);
+    (groups, all.format_list())
 }
 
 /// Creates the device of `adapter` with what `cases` need.

@@ -11,6 +11,8 @@ pub const OP_EXT_INST: u32 = 12;
 pub const GLSL_FMA: u32 = 50;
 /// `OpIMul`.
 pub const OP_IMUL: u32 = 132;
+/// `OpFMul`.
+pub const OP_FMUL: u32 = 133;
 /// `OpSelectionMerge`: operands are the merge block and the selection control.
 pub const OP_SELECTION_MERGE: u32 = 247;
 

@@ -81,12 +81,13 @@ pub struct Context {
 }
 
 impl Context {
-    /// Creates the device of `adapter` with the features of `wanted` that it supports, and
-    /// describes it with the properties of `formats`.
-    pub fn new(adapter: Adapter, wanted: &[Feature], formats: &[vk::Format]) -> Result<Self> {
+    /// Creates the device of `adapter` with each group of `wanted` features that it supports
+    /// whole (a group is what one case needs), and describes it with the properties of `formats`.
+    pub fn new(adapter: Adapter, wanted: &[Vec<Feature>], formats: &[vk::Format]) -> Result<Self> {
         let Adapter { instance, physical, row } = adapter;
         let (info, caps) = device::describe(&instance, physical, &row, formats);
-        let enabled = caps.features.enabled_of(wanted.iter().copied());
+        let whole = wanted.iter().filter(|group| group.iter().all(|&f| caps.features.get(f)));
+        let enabled = caps.features.enabled_of(whole.flatten().copied());
         let (device, queue) = device::create(&instance, physical, row.family, &enabled)?;
         // From here on, a failure must destroy what was made, then the device.
         let mut partial = Partial {

@@ -6,7 +6,7 @@ use ash::vk;
 
 use super::instance::Instance;
 use super::select::{kind_name, Row};
-use crate::caps::{DeviceCaps, FeatureStructs, Heap, Limits, MemoryType};
+use crate::caps::{CoopMatShape, DeviceCaps, FeatureStructs, Heap, Limits, MemoryType};
 use crate::error::{vk_err, Result};
 
 /// What the report header says about the device.
@@ -34,6 +34,8 @@ pub struct DeviceInfo {
     pub max_group_count: [u32; 3],
     /// The number of compute units, where the driver tells it.
     pub compute_units: Option<ComputeUnits>,
+    /// The cooperative-matrix shapes it advertises (the `coopmat` family runs the ones GLSL can name).
+    pub cooperative_matrix: Vec<CoopMatShape>,
 }
 
 /// How many compute units (SMs, CUs, shader cores) a device has, and where that came from.
@@ -114,6 +116,30 @@ fn offers(list: &[vk::ExtensionProperties], name: &CStr) -> bool {
     list.iter().any(|e| e.extension_name_as_c_str() == Ok(name))
 }
 
+/// The cooperative-matrix shapes `physical` advertises; none without VK_KHR_cooperative_matrix.
+fn cooperative_matrix_shapes(instance: &Instance, physical: vk::PhysicalDevice) -> Vec<CoopMatShape> {
+    if !offers(&extensions(instance, physical), ash::khr::cooperative_matrix::NAME) {
+        return Vec::new();
+    }
+    let loader = ash::khr::cooperative_matrix::Instance::new(&instance.entry, &instance.raw);
+    // SAFETY: physical belongs to instance and offers the extension.
+    let list = unsafe { loader.get_physical_device_cooperative_matrix_properties(physical) };
+    list.unwrap_or_default()
+        .iter()
+        .map(|p| CoopMatShape {
+            m: p.m_size,
+            n: p.n_size,
+            k: p.k_size,
+            a: p.a_type,
+            b: p.b_type,
+            c: p.c_type,
+            result: p.result_type,
+            saturating: p.saturating_accumulation == vk::TRUE,
+            scope: p.scope,
+        })
+        .collect()
+}
+
 /// The optional features `physical` supports (those of absent extensions read as unsupported).
 fn supported_features(instance: &Instance, physical: vk::PhysicalDevice) -> FeatureStructs {
     let offered = extensions(instance, physical);
@@ -127,6 +153,9 @@ fn supported_features(instance: &Instance, physical: vk::PhysicalDevice) -> Feat
     }
     if offers(&offered, ash::ext::shader_atomic_float::NAME) {
         features2 = features2.push_next(&mut s.atomic_float);
+    }
+    if offers(&offered, ash::khr::cooperative_matrix::NAME) {
+        features2 = features2.push_next(&mut s.cooperative_matrix);
     }
     // SAFETY: physical belongs to instance, which supports Vulkan 1.2; every chained struct lives
     // across the call.
@@ -193,6 +222,7 @@ pub fn describe(
                 heap_bytes: memory.memory_heaps[t.heap_index as usize].size,
             })
             .collect(),
+        cooperative_matrix: cooperative_matrix_shapes(instance, physical),
     };
     // SAFETY: as above.
     let families = unsafe { instance.raw.get_physical_device_queue_family_properties(physical) };
@@ -214,6 +244,7 @@ pub fn describe(
         timestamp_valid_bits: families[row.family as usize].timestamp_valid_bits,
         max_group_count: p.limits.max_compute_work_group_count,
         compute_units: compute_units(instance, physical),
+        cooperative_matrix: caps.cooperative_matrix.clone(),
     };
     (info, caps)
 }
@@ -241,6 +272,9 @@ pub fn create(
     }
     if enabled.extensions().contains(&ash::ext::shader_atomic_float::NAME) {
         features2 = features2.push_next(&mut s.atomic_float);
+    }
+    if enabled.extensions().contains(&ash::khr::cooperative_matrix::NAME) {
+        features2 = features2.push_next(&mut s.cooperative_matrix);
     }
     let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queues)
