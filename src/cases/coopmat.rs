@@ -98,14 +98,18 @@ fn expected(shape: &CoopMatShape, i: u64, j: u64) -> f64 {
     dot * (CHAINS * u64::from(VERIFY_ITERATIONS)) as f64
 }
 
-/// Output word `w` of a verify run: each slot holds the same M x N sum.
-fn reference(shape: CoopMatShape, w: u32) -> Value {
+/// Output word `w` of a verify run: each of its `subgroups` slots holds the same M x N sum, the
+/// other slots stay 0.
+fn reference(shape: CoopMatShape, subgroups: u64, w: u32) -> Value {
     let (_, _, bytes) = component(shape.c).unwrap_or(("", "", 4));
     let (m, n) = (u64::from(shape.m), u64::from(shape.n));
     let mut word = [0u8; 4];
     for (at, chunk) in word.chunks_exact_mut(bytes as usize).enumerate() {
-        let e = (u64::from(w) * 4 / bytes + at as u64) % (m * n);
-        encode(shape.c, expected(&shape, e / n, e % n), chunk);
+        let element = u64::from(w) * 4 / bytes + at as u64;
+        let e = element % (m * n);
+        if element / (m * n) < subgroups {
+            encode(shape.c, expected(&shape, e / n, e % n), chunk);
+        }
     }
     Value::U32(u32::from_ne_bytes(word))
 }
@@ -164,6 +168,8 @@ fn case(shape: CoopMatShape, subgroup: u64) -> Option<CaseSpec> {
         .reset(Reset::Fill(0));
     let ceiling = if shape.a == C::FLOAT16 { Ceiling::TensorFp16 } else { Ceiling::TensorInt8 };
     let unit = if shape.a == C::FLOAT16 { Unit::Flop } else { Unit::IntOp };
+    // Subgroups in a verify run (two workgroups), each with its own slot.
+    let verified_subgroups = (2 * u64::from(GROUP) / subgroup).min(u64::from(SLOTS));
     // A subgroup's multiply-adds, shared among its invocations.
     let per_invocation = (2 * m * n * k * CHAINS * u64::from(ITERATIONS)) as f64 / subgroup as f64;
     let (ms, ns, ks, chains) = (m.to_string(), n.to_string(), k.to_string(), CHAINS.to_string());
@@ -178,7 +184,7 @@ fn case(shape: CoopMatShape, subgroup: u64) -> Option<CaseSpec> {
         .requires(needs)
         .work([Work::new(per_invocation, unit).bounded_by(ceiling)])
         .checks(2)
-        .reference(move |w| reference(shape, w));
+        .reference(move |w| reference(shape, verified_subgroups, w));
     Some(case)
 }
 
@@ -235,15 +241,16 @@ mod tests {
         let shape = common()[1];
         // Element (0, 0): sum over x of a(x) * b(16 x).
         let dot: f64 = (0..16).map(|x| a_value(C::FLOAT16, x) * b_value(C::FLOAT16, x * 16)).sum();
-        assert_eq!(reference(shape, 0), Value::U32(((dot * 16.0) as f32).to_bits()));
-        // Every slot holds the same sum.
-        assert_eq!(reference(shape, 256), reference(shape, 0));
+        assert_eq!(reference(shape, 8, 0), Value::U32(((dot * 16.0) as f32).to_bits()));
+        // Every written slot holds the same sum; the others stay 0.
+        assert_eq!(reference(shape, 8, 7 * 256), reference(shape, 8, 0));
+        assert_eq!(reference(shape, 8, 8 * 256), Value::U32(0));
         // f16 sums pack two per word: elements (0, 0) and (0, 1).
         let half = common()[0];
         let mut bytes = [0u8; 4];
         encode(C::FLOAT16, expected(&half, 0, 0), &mut bytes[..2]);
         encode(C::FLOAT16, expected(&half, 0, 1), &mut bytes[2..]);
-        assert_eq!(reference(half, 0), Value::U32(u32::from_ne_bytes(bytes)));
+        assert_eq!(reference(half, 8, 0), Value::U32(u32::from_ne_bytes(bytes)));
     }
 
     #[test]
