@@ -4,6 +4,12 @@
 #extension GL_EXT_control_flow_attributes : require
 #if defined(ALU_FP16)
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#elif defined(ALU_INT16)
+#extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
+#elif defined(ALU_INT64)
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#elif defined(ALU_DOT8)
+#extension GL_EXT_integer_dot_product : require
 #endif
 // params.a, params.b: the multiply-add constants (timing: 0.999 and 0.01; verify: 1 and 1).
 #define FAMILY_PARAMS float a; float b;
@@ -52,6 +58,28 @@ float seed(uint i) { return seeds[i & 63u]; }
     #define MAD(x, a, b) ((x) * (a) + (b))
     #define LOAD_AB() T a = uint(params.a); T b = uint(params.b)
     #define TOTAL(x) (x)
+#elif defined(ALU_INT16) || defined(ALU_INT64)
+    // a and b are the push words' raw bits.
+#if defined(ALU_INT16)
+    #define T uint16_t
+#else
+    #define T uint64_t
+#endif
+    #define SEED(i) T(seed(i))
+    #define MAD(x, a, b) ((x) * (a) + (b))
+    #define LOAD_AB() T a = T(floatBitsToUint(params.a)); T b = T(floatBitsToUint(params.b))
+    #define TOTAL(x) (x)
+#elif defined(ALU_DOT8)
+    // A packed 4x8-bit dot product with a 32-bit accumulate: x = dot(bytes of x, bytes of a) + b.
+#if SIGNED == 1
+    #define T int
+#else
+    #define T uint
+#endif
+    #define SEED(i) T(seed(i))
+    #define MAD(x, a, b) (dotPacked4x8EXT(x, a) + (b))
+    #define LOAD_AB() T a = T(floatBitsToUint(params.a)); T b = T(floatBitsToUint(params.b))
+    #define TOTAL(x) (x)
 #else
     #error define one of ALU_FP32, ALU_FP16, ALU_FP64, ALU_INT32
 #endif
@@ -83,9 +111,9 @@ void main() {
             }
         }
     }
-#if defined(ALU_INT32)
+#if defined(ALU_INT32) || defined(ALU_INT16) || defined(ALU_INT64) || defined(ALU_DOT8)
     uint total = 0u;
-    [[unroll]] for (uint k = 0u; k < CHAINS; ++k) total += x[k];
+    [[unroll]] for (uint k = 0u; k < CHAINS; ++k) total += uint(x[k]);
     write_result(gid, total);
 #else
     float total = 0.0;

@@ -26,6 +26,8 @@ pub struct FeatureStructs {
     pub atomic_float: vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT<'static>,
     /// VK_KHR_cooperative_matrix.
     pub cooperative_matrix: vk::PhysicalDeviceCooperativeMatrixFeaturesKHR<'static>,
+    /// VK_KHR_shader_integer_dot_product.
+    pub integer_dot: vk::PhysicalDeviceShaderIntegerDotProductFeatures<'static>,
 }
 
 macro_rules! features {
@@ -104,6 +106,9 @@ features! {
     VulkanMemoryModel => v12.vulkan_memory_model, "vulkanMemoryModel", None;
     /// Device scope under the Vulkan memory model (atomics and barriers of other shaders use it).
     VulkanMemoryModelDeviceScope => v12.vulkan_memory_model_device_scope, "vulkanMemoryModelDeviceScope", None;
+    /// Packed 8-bit integer dot products in shaders.
+    ShaderIntegerDotProduct => integer_dot.shader_integer_dot_product, "shaderIntegerDotProduct",
+        Some(ash::khr::shader_integer_dot_product::NAME);
     /// Cooperative matrices (tensor cores) in shaders.
     CooperativeMatrix => cooperative_matrix.cooperative_matrix, "cooperativeMatrix",
         Some(ash::khr::cooperative_matrix::NAME);
@@ -118,6 +123,7 @@ impl FeatureStructs {
         self.clock.p_next = std::ptr::null_mut();
         self.atomic_float.p_next = std::ptr::null_mut();
         self.cooperative_matrix.p_next = std::ptr::null_mut();
+        self.integer_dot.p_next = std::ptr::null_mut();
         self
     }
 

@@ -38,10 +38,18 @@ enum Kind {
     Fp16x2Mixed,
     /// fp32 declared mediump (RelaxedPrecision).
     Fp32Mediump,
+    /// uint16_t multiply-add.
+    Int16,
+    /// uint64_t multiply-add.
+    Int64,
+    /// A packed 4x8-bit dot product with accumulate, signed or unsigned.
+    Dot8 {
+        signed: bool,
+    },
 }
 
 impl Kind {
-    const ALL: [Kind; 8] = [
+    const ALL: [Kind; 12] = [
         Kind::Fp32,
         Kind::Fp16x2,
         Kind::Fp64,
@@ -50,6 +58,10 @@ impl Kind {
         Kind::Fp16x2Chains32,
         Kind::Fp16x2Mixed,
         Kind::Fp32Mediump,
+        Kind::Int16,
+        Kind::Int64,
+        Kind::Dot8 { signed: true },
+        Kind::Dot8 { signed: false },
     ];
 
     fn name(self) -> &'static str {
@@ -62,6 +74,10 @@ impl Kind {
             Kind::Fp16x2Chains32 => "ALU fp16 FMA (f16vec2, 32 chains)",
             Kind::Fp16x2Mixed => "ALU fp16 FMA and mul+add (f16vec2)",
             Kind::Fp32Mediump => "ALU fp32 FMA (mediump)",
+            Kind::Int16 => "ALU int16 multiply-add",
+            Kind::Int64 => "ALU int64 multiply-add",
+            Kind::Dot8 { signed: true } => "ALU int8 dot4 (dotPacked4x8, signed)",
+            Kind::Dot8 { signed: false } => "ALU int8 dot4 (dotPacked4x8, unsigned)",
         }
     }
 
@@ -71,6 +87,9 @@ impl Kind {
             Kind::Fp16x2 | Kind::Fp16x4 | Kind::Fp16x2Chains32 | Kind::Fp16x2Mixed => "ALU_FP16",
             Kind::Fp64 => "ALU_FP64",
             Kind::Int32 => "ALU_INT32",
+            Kind::Int16 => "ALU_INT16",
+            Kind::Int64 => "ALU_INT64",
+            Kind::Dot8 { .. } => "ALU_DOT8",
         }
     }
 
@@ -105,6 +124,19 @@ fn fill_seeds(bytes: &mut [u8]) {
 
 /// The multiply-add constants `a` and `b` (params.a, params.b) of timing and verify runs.
 fn constants(kind: Kind) -> Push {
+    // The narrow and wide integers and the dot products read the words' raw bits.
+    let raw = match kind {
+        // 16- and 64-bit LCG steps; verify: x -> 3x + 1.
+        Kind::Int16 => Some(([25_173u32, 13_849], [3, 1])),
+        Kind::Int64 => Some(([1_664_525, 1_013_904_223], [3, 1])),
+        // Mixed-sign bytes; verify: byte 0 of x times 0xFF (-1 signed, 255 unsigned, so a
+        // wrong signedness fails), the other bytes times 1, plus 1.
+        Kind::Dot8 { .. } => Some(([0x03FD_07F9, 0x1_2345], [0x0101_01FF, 1])),
+        _ => None,
+    };
+    if let Some((time, verify)) = raw {
+        return Push::per_mode(&time, &verify);
+    }
     let (time, verify) = match kind {
         // An LCG step: wraps, never settles; both constants are exact in f32. Verify: x -> 3x + 1.
         Kind::Int32 => ([1_664_525.0f32, 12_345.0], [3.0f32, 1.0]),
@@ -139,6 +171,26 @@ fn reference(kind: Kind, gid: u32) -> Value {
                 .sum();
             Value::F32(total)
         }
+        Kind::Int16 => Value::U32((0..CHAINS).fold(0u32, |total, k| {
+            let x = (0..ITERATIONS)
+                .fold(seed_at(gid * CHAINS + k) as u16, |x, _| x.wrapping_mul(3).wrapping_add(1));
+            total.wrapping_add(u32::from(x))
+        })),
+        Kind::Int64 => Value::U32((0..CHAINS).fold(0u32, |total, k| {
+            let x = (0..ITERATIONS)
+                .fold(seed_at(gid * CHAINS + k) as u64, |x, _| x.wrapping_mul(3).wrapping_add(1));
+            total.wrapping_add(x as u32)
+        })),
+        Kind::Dot8 { signed } => Value::U32((0..CHAINS).fold(0u32, |total, k| {
+            let byte = |b: u8| if signed { i64::from(b as i8) } else { i64::from(b) };
+            let weights = 0x0101_01FFu32.to_le_bytes();
+            let step = |x: u32| -> u32 {
+                let dot: i64 = x.to_le_bytes().iter().zip(weights).map(|(&b, w)| byte(b) * byte(w)).sum();
+                (dot as u32).wrapping_add(1)
+            };
+            let x = (0..ITERATIONS).fold(seed_at(gid * CHAINS + k) as u32, |x, _| step(x));
+            total.wrapping_add(x)
+        })),
         Kind::Fp32 | Kind::Fp64 | Kind::Fp32Mediump => {
             let total: f32 = (0..CHAINS).map(|k| seed_at(gid * CHAINS + k) + ITERATIONS as f32).sum();
             Value::F32(total)
@@ -152,17 +204,25 @@ fn case(kind: Kind) -> CaseSpec {
     let lanes = kind.lanes().to_string();
     // Every chain step is an FMA's two operations per lane (a mul+add counts the same).
     let ops = OPS * f64::from(kind.lanes()) * f64::from(kind.chains() / CHAINS);
+    // A dot product with accumulate is 4 multiplies and 4 adds.
+    let ops = if matches!(kind, Kind::Dot8 { .. }) { ops * 4.0 } else { ops };
     let fp16 = Requirements::new().feature(Feature::ShaderFloat16);
+    let int = |feature| Requirements::new().feature(feature);
     let (unit, requires, ceiling) = match kind {
-        Kind::Fp32 => (Unit::Flop, Requirements::new(), Ceiling::Fp32Fma),
+        Kind::Fp32 => (Unit::Flop, Requirements::new(), Some(Ceiling::Fp32Fma)),
         // mediump may run as fp16: the fp16 peak is the bound (the fp32 one could be passed honestly).
-        Kind::Fp32Mediump => (Unit::Flop, Requirements::new(), Ceiling::Fp16Fma),
+        Kind::Fp32Mediump => (Unit::Flop, Requirements::new(), Some(Ceiling::Fp16Fma)),
         Kind::Fp16x2 | Kind::Fp16x4 | Kind::Fp16x2Chains32 | Kind::Fp16x2Mixed => {
-            (Unit::Flop, fp16, Ceiling::Fp16Fma)
+            (Unit::Flop, fp16, Some(Ceiling::Fp16Fma))
         }
-        Kind::Fp64 => (Unit::Flop, Requirements::new().feature(Feature::ShaderFloat64), Ceiling::Fp64Fma),
-        Kind::Int32 => (Unit::IntOp, Requirements::new(), Ceiling::Int32Mad),
+        Kind::Fp64 => (Unit::Flop, int(Feature::ShaderFloat64), Some(Ceiling::Fp64Fma)),
+        Kind::Int32 => (Unit::IntOp, Requirements::new(), Some(Ceiling::Int32Mad)),
+        // No sourced peak for these on the known architectures: "peak unknown".
+        Kind::Int16 => (Unit::IntOp, int(Feature::ShaderInt16), None),
+        Kind::Int64 => (Unit::IntOp, int(Feature::ShaderInt64), None),
+        Kind::Dot8 { .. } => (Unit::IntOp, int(Feature::ShaderIntegerDotProduct), None),
     };
+    let work = Work::new(ops, unit);
     CaseSpec::new(kind.name(), GLSL, [256, 1, 1])
         .defines([
             (kind.define(), "1"),
@@ -173,9 +233,13 @@ fn case(kind: Kind) -> CaseSpec {
         ])
         .defines((kind == Kind::Fp32Mediump).then_some(("MEDIUMP", "1")))
         .defines((kind == Kind::Fp16x2Mixed).then_some(("MIXED", "1")))
+        .defines(match kind {
+            Kind::Dot8 { signed } => Some(("SIGNED", if signed { "1" } else { "0" })),
+            _ => None,
+        })
         .resource(Resource::storage_buffer((SEEDS * 4) as u64, fill_seeds))
         .push(constants(kind))
-        .work([Work::new(ops, unit).bounded_by(ceiling)])
+        .work([ceiling.map_or(work, |c| work.bounded_by(c))])
         .requires(requires)
         .reference(move |gid| reference(kind, gid))
 }
@@ -215,7 +279,9 @@ mod tests {
             let spirv = compiler.compile(&case(kind)).unwrap();
             let count = spirv::instructions(&spirv)
                 .filter(|i| match kind {
-                    Kind::Int32 => i.opcode == spirv::OP_IMUL,
+                    Kind::Int32 | Kind::Int16 | Kind::Int64 => i.opcode == spirv::OP_IMUL,
+                    // OpSDotKHR, OpUDotKHR (SPV_KHR_integer_dot_product).
+                    Kind::Dot8 { .. } => i.opcode == 4450 || i.opcode == 4451,
                     // Half the mixed chains multiply (OpFMul) instead of an FMA.
                     Kind::Fp16x2Mixed => {
                         (i.opcode == spirv::OP_EXT_INST && i.operands.get(3) == Some(&spirv::GLSL_FMA))
@@ -255,6 +321,11 @@ mod tests {
         // gid 0 uses seeds 0..15 for fp32: sum(seed) + 16 * 1024.
         let seeds: f32 = (0..CHAINS).map(seed).sum();
         assert_eq!(reference(Kind::Fp32, 0), Value::F32(seeds + (CHAINS * ITERATIONS) as f32));
+    }
+
+    #[test]
+    fn signed_and_unsigned_dot_products_verify_differently() {
+        assert_ne!(reference(Kind::Dot8 { signed: true }, 0), reference(Kind::Dot8 { signed: false }, 0));
     }
 
     #[test]

@@ -41,6 +41,14 @@ pub fn header(info: &DeviceInfo, settings: &str, pipelines: &str, clock: &str) -
     if !info.cooperative_matrix.is_empty() {
         text.push_str(&format!("coopmat:    {}\n", coopmat_line(&info.cooperative_matrix)));
     }
+    if let Some((signed, unsigned)) = info.integer_dot_accelerated {
+        let says = |on: bool| if on { "accelerated" } else { "not accelerated" };
+        text.push_str(&format!(
+            "int dot:    packed 4x8-bit dot products: signed {}, unsigned {} (VK_KHR_shader_integer_dot_product)\n",
+            says(signed),
+            says(unsigned)
+        ));
+    }
     text
 }
 

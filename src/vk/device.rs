@@ -36,6 +36,9 @@ pub struct DeviceInfo {
     pub compute_units: Option<ComputeUnits>,
     /// The cooperative-matrix shapes it advertises (the `coopmat` family runs the ones GLSL can name).
     pub cooperative_matrix: Vec<CoopMatShape>,
+    /// Whether packed 4x8-bit dot products are accelerated, signed and unsigned
+    /// (VkPhysicalDeviceShaderIntegerDotProductProperties); `None` without the extension.
+    pub integer_dot_accelerated: Option<(bool, bool)>,
 }
 
 /// How many compute units (SMs, CUs, shader cores) a device has, and where that came from.
@@ -116,6 +119,22 @@ fn offers(list: &[vk::ExtensionProperties], name: &CStr) -> bool {
     list.iter().any(|e| e.extension_name_as_c_str() == Ok(name))
 }
 
+/// Whether `physical` accelerates packed 4x8-bit dot products (signed, unsigned); `None` where
+/// it does not offer VK_KHR_shader_integer_dot_product.
+fn integer_dot_accelerated(instance: &Instance, physical: vk::PhysicalDevice) -> Option<(bool, bool)> {
+    if !offers(&extensions(instance, physical), ash::khr::shader_integer_dot_product::NAME) {
+        return None;
+    }
+    let mut dot = vk::PhysicalDeviceShaderIntegerDotProductProperties::default();
+    let mut props = vk::PhysicalDeviceProperties2::default().push_next(&mut dot);
+    // SAFETY: physical belongs to instance and offers the extension whose struct is chained.
+    unsafe { instance.raw.get_physical_device_properties2(physical, &mut props) };
+    Some((
+        dot.integer_dot_product4x8_bit_packed_signed_accelerated == vk::TRUE,
+        dot.integer_dot_product4x8_bit_packed_unsigned_accelerated == vk::TRUE,
+    ))
+}
+
 /// The cooperative-matrix shapes `physical` advertises; none without VK_KHR_cooperative_matrix.
 fn cooperative_matrix_shapes(instance: &Instance, physical: vk::PhysicalDevice) -> Vec<CoopMatShape> {
     if !offers(&extensions(instance, physical), ash::khr::cooperative_matrix::NAME) {
@@ -156,6 +175,9 @@ fn supported_features(instance: &Instance, physical: vk::PhysicalDevice) -> Feat
     }
     if offers(&offered, ash::khr::cooperative_matrix::NAME) {
         features2 = features2.push_next(&mut s.cooperative_matrix);
+    }
+    if offers(&offered, ash::khr::shader_integer_dot_product::NAME) {
+        features2 = features2.push_next(&mut s.integer_dot);
     }
     // SAFETY: physical belongs to instance, which supports Vulkan 1.2; every chained struct lives
     // across the call.
@@ -245,6 +267,7 @@ pub fn describe(
         max_group_count: p.limits.max_compute_work_group_count,
         compute_units: compute_units(instance, physical),
         cooperative_matrix: caps.cooperative_matrix.clone(),
+        integer_dot_accelerated: integer_dot_accelerated(instance, physical),
     };
     (info, caps)
 }
@@ -275,6 +298,9 @@ pub fn create(
     }
     if enabled.extensions().contains(&ash::khr::cooperative_matrix::NAME) {
         features2 = features2.push_next(&mut s.cooperative_matrix);
+    }
+    if enabled.extensions().contains(&ash::khr::shader_integer_dot_product::NAME) {
+        features2 = features2.push_next(&mut s.integer_dot);
     }
     let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queues)
