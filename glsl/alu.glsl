@@ -4,6 +4,14 @@
 #extension GL_EXT_control_flow_attributes : require
 #if defined(ALU_FP16)
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#ifdef FLOAT_CONTROLS
+// The SPIR-V float-controls modes for 16-bit floats, with their capabilities: DenormFlushToZero,
+// SignedZeroInfNanPreserve and RoundingModeRTE (the case requires the device to allow each).
+#extension GL_EXT_spirv_intrinsics : require
+spirv_execution_mode(capabilities = [4465], 4460, 16);
+spirv_execution_mode(capabilities = [4466], 4461, 16);
+spirv_execution_mode(capabilities = [4467], 4462, 16);
+#endif
 #elif defined(ALU_INT16)
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #elif defined(ALU_INT64)
@@ -11,7 +19,8 @@
 #elif defined(ALU_DOT8)
 #extension GL_EXT_integer_dot_product : require
 #endif
-// params.a, params.b: the multiply-add constants (timing: 0.999 and 0.01; verify: 1 and 1).
+// params.a, params.b: the multiply-add constants (floats: timing 0.999 and 0.01, verify 1 and 1;
+// int16, int64 and the dot products read the words' raw bits).
 #define FAMILY_PARAMS float a; float b;
 #include "common.glsl"
 
@@ -81,7 +90,7 @@ float seed(uint i) { return seeds[i & 63u]; }
     #define LOAD_AB() T a = T(floatBitsToUint(params.a)); T b = T(floatBitsToUint(params.b))
     #define TOTAL(x) (x)
 #else
-    #error define one of ALU_FP32, ALU_FP16, ALU_FP64, ALU_INT32
+    #error define one of ALU_FP32, ALU_FP16, ALU_FP64, ALU_INT32, ALU_INT16, ALU_INT64, ALU_DOT8
 #endif
 
 #ifdef MIXED
@@ -113,7 +122,12 @@ void main() {
     }
 #if defined(ALU_INT32) || defined(ALU_INT16) || defined(ALU_INT64) || defined(ALU_DOT8)
     uint total = 0u;
+#if defined(ALU_INT64)
+    // Both halves of each chain reach the result, so the high-word arithmetic is kept.
+    [[unroll]] for (uint k = 0u; k < CHAINS; ++k) total += uint(x[k]) ^ uint(x[k] >> 32);
+#else
     [[unroll]] for (uint k = 0u; k < CHAINS; ++k) total += uint(x[k]);
+#endif
     write_result(gid, total);
 #else
     float total = 0.0;

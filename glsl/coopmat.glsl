@@ -25,8 +25,9 @@ void main() {
     coopMatLoad(a, a_data, 0, K, gl_CooperativeMatrixLayoutRowMajor);
     coopMatLoad(b, b_data, 0, N, gl_CooperativeMatrixLayoutRowMajor);
     coopmat<CT, gl_ScopeSubgroup, M, N, gl_MatrixUseAccumulator> c[CHAINS];
+    // Distinct starting values, so a compiler cannot compute one chain and scale it.
     [[unroll]] for (uint k = 0u; k < CHAINS; ++k) {
-        c[k] = coopmat<CT, gl_ScopeSubgroup, M, N, gl_MatrixUseAccumulator>(CT(0));
+        c[k] = coopmat<CT, gl_ScopeSubgroup, M, N, gl_MatrixUseAccumulator>(CT(k));
     }
     for (uint i = 0u; i < params.iterations; ++i) {
         [[unroll]] for (uint k = 0u; k < CHAINS; ++k) {

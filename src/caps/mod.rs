@@ -152,6 +152,18 @@ pub struct CoopMatShape {
     pub scope: vk::ScopeKHR,
 }
 
+/// A SPIR-V float-controls execution mode for 16-bit floats a shader may declare, where the
+/// device allows it (VkPhysicalDeviceFloatControlsProperties).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FloatControl {
+    /// `DenormFlushToZero` (shaderDenormFlushToZeroFloat16).
+    DenormFlushToZero16,
+    /// `RoundingModeRTE` (shaderRoundingModeRTEFloat16).
+    RoundingModeRte16,
+    /// `SignedZeroInfNanPreserve` (shaderSignedZeroInfNanPreserveFloat16).
+    SignedZeroInfNanPreserve16,
+}
+
 /// A memory heap of the device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Heap {
@@ -180,6 +192,8 @@ pub struct DeviceCaps {
     pub memory_types: Vec<MemoryType>,
     /// The cooperative-matrix shapes the device advertises (empty without the extension).
     pub cooperative_matrix: Vec<CoopMatShape>,
+    /// The 16-bit float-controls modes shaders may declare.
+    pub float16_controls: Vec<FloatControl>,
 }
 
 impl DeviceCaps {
@@ -204,6 +218,8 @@ pub struct Requirements {
     pub subgroup: vk::SubgroupFeatureFlags,
     /// Cooperative-matrix shapes the device must advertise.
     pub cooperative_matrix: BTreeSet<CoopMatShape>,
+    /// 16-bit float-controls modes the shader declares.
+    pub float16_controls: BTreeSet<FloatControl>,
 }
 
 impl Requirements {
@@ -242,6 +258,12 @@ impl Requirements {
         self
     }
 
+    /// Adds a 16-bit float-controls mode the shader declares.
+    pub fn float16_control(mut self, control: FloatControl) -> Self {
+        self.float16_controls.insert(control);
+        self
+    }
+
     /// Adds a cooperative-matrix shape the device must advertise.
     pub fn cooperative_matrix(mut self, shape: CoopMatShape) -> Self {
         self.cooperative_matrix.insert(shape);
@@ -252,6 +274,7 @@ impl Requirements {
     pub fn union(&mut self, other: &Requirements) {
         self.subgroup |= other.subgroup;
         self.cooperative_matrix.extend(other.cooperative_matrix.iter().copied());
+        self.float16_controls.extend(other.float16_controls.iter().copied());
         self.features.extend(other.features.iter().copied());
         self.limits.extend(other.limits.iter().copied());
         self.formats.extend(other.formats.iter().copied());
@@ -283,7 +306,19 @@ impl Requirements {
                 s.m, s.n, s.k, s.a, s.b, s.c, s.scope
             )
             });
-        features.chain(limits).chain(formats).chain(memory).chain(subgroup).chain(shapes).collect()
+        let controls = self
+            .float16_controls
+            .iter()
+            .filter(|c| !caps.float16_controls.contains(c))
+            .map(|c| format!("the device does not allow the 16-bit float-controls mode {c:?} (VkPhysicalDeviceFloatControlsProperties)"));
+        features
+            .chain(limits)
+            .chain(formats)
+            .chain(memory)
+            .chain(subgroup)
+            .chain(shapes)
+            .chain(controls)
+            .collect()
     }
 
     /// The formats named, without repeats (the ones whose properties must be queried).

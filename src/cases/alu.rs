@@ -6,7 +6,7 @@
 //! `a = 1, b = 1`, so each chain ends at `seed + ITERATIONS` exactly (even in fp16),
 //! which proves that every step ran: the compiler cannot know `a` and `b`.
 
-use crate::caps::{Ceiling, Feature, Requirements};
+use crate::caps::{Ceiling, Feature, FloatControl, Requirements};
 use crate::registry::{self, CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work};
 
 /// Independent chains per invocation: 8 leave fp64 at 91% on an H100 (DFMA latency); 16 reach 99%.
@@ -38,6 +38,8 @@ enum Kind {
     Fp16x2Mixed,
     /// fp32 declared mediump (RelaxedPrecision).
     Fp32Mediump,
+    /// f16vec2 FMAs under the 16-bit float-controls execution modes.
+    Fp16x2FloatControls,
     /// uint16_t multiply-add.
     Int16,
     /// uint64_t multiply-add.
@@ -49,7 +51,7 @@ enum Kind {
 }
 
 impl Kind {
-    const ALL: [Kind; 12] = [
+    const ALL: [Kind; 13] = [
         Kind::Fp32,
         Kind::Fp16x2,
         Kind::Fp64,
@@ -58,6 +60,7 @@ impl Kind {
         Kind::Fp16x2Chains32,
         Kind::Fp16x2Mixed,
         Kind::Fp32Mediump,
+        Kind::Fp16x2FloatControls,
         Kind::Int16,
         Kind::Int64,
         Kind::Dot8 { signed: true },
@@ -74,6 +77,7 @@ impl Kind {
             Kind::Fp16x2Chains32 => "ALU fp16 FMA (f16vec2, 32 chains)",
             Kind::Fp16x2Mixed => "ALU fp16 FMA and mul+add (f16vec2)",
             Kind::Fp32Mediump => "ALU fp32 FMA (mediump)",
+            Kind::Fp16x2FloatControls => "ALU fp16 FMA (f16vec2, float controls)",
             Kind::Int16 => "ALU int16 multiply-add",
             Kind::Int64 => "ALU int64 multiply-add",
             Kind::Dot8 { signed: true } => "ALU int8 dot4 (dotPacked4x8, signed)",
@@ -84,7 +88,11 @@ impl Kind {
     fn define(self) -> &'static str {
         match self {
             Kind::Fp32 | Kind::Fp32Mediump => "ALU_FP32",
-            Kind::Fp16x2 | Kind::Fp16x4 | Kind::Fp16x2Chains32 | Kind::Fp16x2Mixed => "ALU_FP16",
+            Kind::Fp16x2
+            | Kind::Fp16x4
+            | Kind::Fp16x2Chains32
+            | Kind::Fp16x2Mixed
+            | Kind::Fp16x2FloatControls => "ALU_FP16",
             Kind::Fp64 => "ALU_FP64",
             Kind::Int32 => "ALU_INT32",
             Kind::Int16 => "ALU_INT16",
@@ -96,7 +104,7 @@ impl Kind {
     /// Halves per fp16 vector (1 for the other types).
     fn lanes(self) -> u32 {
         match self {
-            Kind::Fp16x2 | Kind::Fp16x2Chains32 | Kind::Fp16x2Mixed => 2,
+            Kind::Fp16x2 | Kind::Fp16x2Chains32 | Kind::Fp16x2Mixed | Kind::Fp16x2FloatControls => 2,
             Kind::Fp16x4 => 4,
             _ => 1,
         }
@@ -160,7 +168,11 @@ fn reference(kind: Kind, gid: u32) -> Value {
             });
             Value::U32(total)
         }
-        Kind::Fp16x2 | Kind::Fp16x4 | Kind::Fp16x2Chains32 | Kind::Fp16x2Mixed => {
+        Kind::Fp16x2
+        | Kind::Fp16x4
+        | Kind::Fp16x2Chains32
+        | Kind::Fp16x2Mixed
+        | Kind::Fp16x2FloatControls => {
             // Each lane ends at seed + ITERATIONS: at most 1087, exact in fp16; lanes summed in order.
             let (lanes, chains) = (kind.lanes(), kind.chains());
             let total: f32 = (0..chains)
@@ -179,7 +191,7 @@ fn reference(kind: Kind, gid: u32) -> Value {
         Kind::Int64 => Value::U32((0..CHAINS).fold(0u32, |total, k| {
             let x = (0..ITERATIONS)
                 .fold(seed_at(gid * CHAINS + k) as u64, |x, _| x.wrapping_mul(3).wrapping_add(1));
-            total.wrapping_add(x as u32)
+            total.wrapping_add(x as u32 ^ (x >> 32) as u32)
         })),
         Kind::Dot8 { signed } => Value::U32((0..CHAINS).fold(0u32, |total, k| {
             let byte = |b: u8| if signed { i64::from(b as i8) } else { i64::from(b) };
@@ -215,11 +227,19 @@ fn case(kind: Kind) -> CaseSpec {
         Kind::Fp16x2 | Kind::Fp16x4 | Kind::Fp16x2Chains32 | Kind::Fp16x2Mixed => {
             (Unit::Flop, fp16, Some(Ceiling::Fp16Fma))
         }
+        Kind::Fp16x2FloatControls => (
+            Unit::Flop,
+            fp16.float16_control(FloatControl::DenormFlushToZero16)
+                .float16_control(FloatControl::SignedZeroInfNanPreserve16)
+                .float16_control(FloatControl::RoundingModeRte16),
+            Some(Ceiling::Fp16Fma),
+        ),
         Kind::Fp64 => (Unit::Flop, int(Feature::ShaderFloat64), Some(Ceiling::Fp64Fma)),
         Kind::Int32 => (Unit::IntOp, Requirements::new(), Some(Ceiling::Int32Mad)),
-        // No sourced peak for these on the known architectures: "peak unknown".
-        Kind::Int16 => (Unit::IntOp, int(Feature::ShaderInt16), None),
-        Kind::Int64 => (Unit::IntOp, int(Feature::ShaderInt64), None),
+        // Narrower and wider integers run on the int32 lanes: their rate is the bound.
+        Kind::Int16 => (Unit::IntOp, int(Feature::ShaderInt16), Some(Ceiling::Int32Mad)),
+        Kind::Int64 => (Unit::IntOp, int(Feature::ShaderInt64), Some(Ceiling::Int32Mad)),
+        // No sourced peak for packed dot products: "peak unknown".
         Kind::Dot8 { .. } => (Unit::IntOp, int(Feature::ShaderIntegerDotProduct), None),
     };
     let work = Work::new(ops, unit);
@@ -233,6 +253,7 @@ fn case(kind: Kind) -> CaseSpec {
         ])
         .defines((kind == Kind::Fp32Mediump).then_some(("MEDIUMP", "1")))
         .defines((kind == Kind::Fp16x2Mixed).then_some(("MIXED", "1")))
+        .defines((kind == Kind::Fp16x2FloatControls).then_some(("FLOAT_CONTROLS", "1")))
         .defines(match kind {
             Kind::Dot8 { signed } => Some(("SIGNED", if signed { "1" } else { "0" })),
             _ => None,
@@ -251,10 +272,12 @@ fn expand(_env: &Env) -> Vec<CaseSpec> {
 inventory::submit! {
     Family {
         about: registry::About {
-            measures: "peak arithmetic throughput: fp32, packed fp16 (f16vec2), fp64 FMA and int32 multiply-add",
+            measures: "peak arithmetic throughput: fp32, packed fp16 (f16vec2), fp64 FMA and int32 multiply-add; \
+                       the attempts at full-rate fp16; int16 and int64 multiply-add; packed int8 dot products",
             invocation: "16 independent chains of 1024 multiply-adds with run-time constants, so the compiler can \
                          neither fold nor merge them",
-            rate: "FLOPS (an FMA is two operations; an f16vec2 FMA four) or IOPS",
+            rate: "FLOPS (an FMA is two operations per lane: four for f16vec2, eight for f16vec4) or IOPS (a \
+                   4x8-bit dot product with accumulate is eight)",
         },
         name: "alu",
         order: 900,

@@ -62,7 +62,7 @@ fn common() -> Vec<CoopMatShape> {
     ]
 }
 
-/// Element `e` of A or B: small exact values (f16: multiples of 1/4 in -0.5..0.75).
+/// Element `e` of A or B: small exact values (f16: multiples of 1/4; A in -0.5..0.5, B in -0.25..0.5).
 fn element(ty: C, e: u64, period: u64, offset: i64) -> f64 {
     let k = (e % period) as i64 + offset;
     match ty {
@@ -91,11 +91,12 @@ fn encode(ty: C, value: f64, out: &mut [u8]) {
     }
 }
 
-/// The verify run's sum at (i, j): CHAINS accumulators of 2 multiply-adds each.
+/// The verify run's sum at (i, j): CHAINS accumulators, accumulator c starting at c, of 2
+/// multiply-adds each.
 fn expected(shape: &CoopMatShape, i: u64, j: u64) -> f64 {
     let (k, n) = (u64::from(shape.k), u64::from(shape.n));
     let dot: f64 = (0..k).map(|x| a_value(shape.a, i * k + x) * b_value(shape.b, x * n + j)).sum();
-    dot * (CHAINS * u64::from(VERIFY_ITERATIONS)) as f64
+    dot * (CHAINS * u64::from(VERIFY_ITERATIONS)) as f64 + (CHAINS * (CHAINS - 1) / 2) as f64
 }
 
 /// Output word `w` of a verify run: each of its `subgroups` slots holds the same M x N sum, the
@@ -166,12 +167,18 @@ fn case(shape: CoopMatShape, subgroup: u64) -> Option<CaseSpec> {
     let sums = Resource::storage_buffer(u64::from(SLOTS) * m * n * c_bytes, |b| b.fill(0))
         .read_write()
         .reset(Reset::Fill(0));
-    let ceiling = if shape.a == C::FLOAT16 { Ceiling::TensorFp16 } else { Ceiling::TensorInt8 };
-    let unit = if shape.a == C::FLOAT16 { Unit::Flop } else { Unit::IntOp };
+    let (unit, ceiling) = match shape.a {
+        C::FLOAT16 => (Unit::Flop, Some(Ceiling::TensorFp16)),
+        C::SINT8 | C::UINT8 => (Unit::IntOp, Some(Ceiling::TensorInt8)),
+        // No sourced tensor peak for other input types.
+        C::FLOAT32 => (Unit::Flop, None),
+        _ => (Unit::IntOp, None),
+    };
     // Subgroups in a verify run (two workgroups), each with its own slot.
     let verified_subgroups = (2 * u64::from(GROUP) / subgroup).min(u64::from(SLOTS));
     // A subgroup's multiply-adds, shared among its invocations.
     let per_invocation = (2 * m * n * k * CHAINS * u64::from(ITERATIONS)) as f64 / subgroup as f64;
+    let work = Work::new(per_invocation, unit);
     let (ms, ns, ks, chains) = (m.to_string(), n.to_string(), k.to_string(), CHAINS.to_string());
     let case = CaseSpec::new(name(&shape)?, GLSL, [GROUP, 1, 1])
         .group("coopmat")
@@ -182,7 +189,7 @@ fn case(shape: CoopMatShape, subgroup: u64) -> Option<CaseSpec> {
         .resource(sums)
         .push(Push::per_mode(&[ITERATIONS, SLOTS], &[VERIFY_ITERATIONS, SLOTS]))
         .requires(needs)
-        .work([Work::new(per_invocation, unit).bounded_by(ceiling)])
+        .work([ceiling.map_or(work, |c| work.bounded_by(c))])
         .checks(2)
         .reference(move |w| reference(shape, verified_subgroups, w));
     Some(case)
@@ -239,9 +246,10 @@ mod tests {
     #[test]
     fn the_reference_is_the_matrix_product() {
         let shape = common()[1];
-        // Element (0, 0): sum over x of a(x) * b(16 x).
+        // Element (0, 0): 8 chains x 2 steps of sum over x of a(x) * b(16 x), plus the chains'
+        // starting values 0 + 1 + ... + 7.
         let dot: f64 = (0..16).map(|x| a_value(C::FLOAT16, x) * b_value(C::FLOAT16, x * 16)).sum();
-        assert_eq!(reference(shape, 8, 0), Value::U32(((dot * 16.0) as f32).to_bits()));
+        assert_eq!(reference(shape, 8, 0), Value::U32(((dot * 16.0 + 28.0) as f32).to_bits()));
         // Every written slot holds the same sum; the others stay 0.
         assert_eq!(reference(shape, 8, 7 * 256), reference(shape, 8, 0));
         assert_eq!(reference(shape, 8, 8 * 256), Value::U32(0));
@@ -255,11 +263,11 @@ mod tests {
 
     #[test]
     fn sums_stay_exact_in_fp16() {
-        // Multiples of 1/16 below 64 have at most 11 significant bits.
+        // Multiples of 1/16 below 128 have at most 11 significant bits.
         let half = common()[0];
         for e in 0..256 {
             let v = expected(&half, e / 16, e % 16);
-            assert!(v.abs() < 64.0 && (v * 16.0).fract() == 0.0, "{v}");
+            assert!(v.abs() < 128.0 && (v * 16.0).fract() == 0.0, "{v}");
         }
         assert!((0..256).any(|e| expected(&half, e / 16, e % 16) != expected(&half, 0, 0)), "not constant");
     }

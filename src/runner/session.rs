@@ -32,9 +32,10 @@ pub fn check_validation(sink: &Sink) -> Result<()> {
 /// The features each of `cases` needs, as one group per case, and the driver's shader statistics
 /// and the shader clock as groups of their own (enabled where offered: the statistics are kept
 /// in the results, the clock probe reads the clock); and the formats whose properties to query.
-/// A group is enabled only if the device offers all of it: a case that cannot run enables
-/// nothing (the Vulkan memory model that cooperative matrices need would otherwise change the
-/// rules for every other shader).
+/// A group is enabled only if the device offers all of its features, so a case that lacks one
+/// enables none (the Vulkan memory model that cooperative matrices need would otherwise change
+/// the rules for every other shader). Groups hold features only: a case whose features are all
+/// offered but whose shape or limit is not still enables them (harmless so far).
 pub fn needs(cases: &[CaseSpec]) -> (Vec<Vec<Feature>>, Vec<ash::vk::Format>) {
     let mut all = Requirements::new();
     let mut groups: Vec<Vec<Feature>> = Vec::new();

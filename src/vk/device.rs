@@ -6,7 +6,7 @@ use ash::vk;
 
 use super::instance::Instance;
 use super::select::{kind_name, Row};
-use crate::caps::{CoopMatShape, DeviceCaps, FeatureStructs, Heap, Limits, MemoryType};
+use crate::caps::{CoopMatShape, DeviceCaps, FeatureStructs, FloatControl, Heap, Limits, MemoryType};
 use crate::error::{vk_err, Result};
 
 /// What the report header says about the device.
@@ -198,10 +198,12 @@ pub fn describe(
     let mut driver = vk::PhysicalDeviceDriverProperties::default();
     let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
     let mut v11 = vk::PhysicalDeviceVulkan11Properties::default();
+    let mut float_controls = vk::PhysicalDeviceFloatControlsProperties::default();
     let mut props = vk::PhysicalDeviceProperties2::default()
         .push_next(&mut driver)
         .push_next(&mut subgroup)
-        .push_next(&mut v11);
+        .push_next(&mut v11)
+        .push_next(&mut float_controls);
     // SAFETY: physical belongs to instance, which supports Vulkan 1.2.
     unsafe { instance.raw.get_physical_device_properties2(physical, &mut props) };
     let p = props.properties;
@@ -245,6 +247,18 @@ pub fn describe(
             })
             .collect(),
         cooperative_matrix: cooperative_matrix_shapes(instance, physical),
+        float16_controls: [
+            (FloatControl::DenormFlushToZero16, float_controls.shader_denorm_flush_to_zero_float16),
+            (FloatControl::RoundingModeRte16, float_controls.shader_rounding_mode_rte_float16),
+            (
+                FloatControl::SignedZeroInfNanPreserve16,
+                float_controls.shader_signed_zero_inf_nan_preserve_float16,
+            ),
+        ]
+        .into_iter()
+        .filter(|(_, on)| *on == vk::TRUE)
+        .map(|(control, _)| control)
+        .collect(),
     };
     // SAFETY: as above.
     let families = unsafe { instance.raw.get_physical_device_queue_family_properties(physical) };
