@@ -91,21 +91,7 @@ vec4 load(uint i) { return params.data.elements[i]; }
 #endif
 
 #ifdef BROADCAST
-// Lane `lane`'s value of the CHANNELS components the data has. The others are the same
-// constants (0, or a typed format's missing alpha of 1) on every lane, so each lane keeps its own.
-VEC broadcast(VEC v, uint lane) {
-    v.x = subgroupBroadcast(v.x, lane);
-#if CHANNELS >= 2
-    v.y = subgroupBroadcast(v.y, lane);
-#endif
-#if CHANNELS >= 3
-    v.z = subgroupBroadcast(v.z, lane);
-#endif
-#if CHANNELS >= 4
-    v.w = subgroupBroadcast(v.w, lane);
-#endif
-    return v;
-}
+#include "broadcast.glsl"
 #endif
 
 // The per-invocation start element: the same for all, the invocation index, or a hash in 0..15.

@@ -38,21 +38,8 @@ uvec2 start_of(uint tid) {
 shared uint stash[LOCAL_SIZE_X * LOCAL_SIZE_Y];
 
 #ifdef BROADCAST
-// Lane `lane`'s value of the CHANNELS components the format has; the missing ones read the same
-// constants (0, and alpha 1) on every lane, so each lane keeps its own.
-vec4 broadcast(vec4 v, uint lane) {
-    v.x = subgroupBroadcast(v.x, lane);
-#if CHANNELS >= 2
-    v.y = subgroupBroadcast(v.y, lane);
-#endif
-#if CHANNELS >= 3
-    v.z = subgroupBroadcast(v.z, lane);
-#endif
-#if CHANNELS >= 4
-    v.w = subgroupBroadcast(v.w, lane);
-#endif
-    return v;
-}
+#define VEC vec4
+#include "broadcast.glsl"
 #endif
 
 void main() {

@@ -222,9 +222,7 @@ fn expand(env: &Env) -> Vec<CaseSpec> {
     // subgroup s of a workgroup is its invocations s * size .. (s + 1) * size, of the size the
     // device reports (so on every driver we know); a device that differs fails --verify.
     let subgroup = env.device.map_or(32, |d| u64::from(d.subgroup_size.max(1)));
-    let mut addresses: Vec<u64> =
-        env.axis("addresses").into_iter().filter(|n| n.is_power_of_two() && *n <= TABLE).collect();
-    addresses.dedup();
+    let addresses = env.axis_rounded("addresses", |n| (n.is_power_of_two() && n <= TABLE).then_some(n));
     let mut cases = Vec::new();
     for op in Op::SWEPT {
         cases.extend(addresses.iter().map(|&n| case(op, Spread::Addresses(n), false, subgroup)));

@@ -16,7 +16,8 @@
 
 use crate::caps::{Ceiling, Feature, Limit, Requirements};
 use crate::registry::{
-    self, format_bytes, Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work,
+    self, floor_power_of_two, format_bytes, Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, Resource,
+    Unit, Value, Work,
 };
 use ash::vk;
 
@@ -210,26 +211,13 @@ fn case(ty: Type, path: Path, taps: u64, bytes: u64) -> CaseSpec {
     }
 }
 
-/// Sizes rounded down to a power of two, at least 64 KiB, each once.
-fn sizes(env: &Env) -> Vec<u64> {
-    let mut sizes: Vec<u64> =
-        env.axis("bytes").into_iter().map(|b| floor_power_of_two(b.max(MIN_BYTES))).collect();
-    let mut seen = std::collections::HashSet::new();
-    sizes.retain(|b| seen.insert(*b));
-    sizes
-}
-
-fn floor_power_of_two(n: u64) -> u64 {
-    1 << (63 - n.leading_zeros())
-}
-
 fn expand(env: &Env) -> Vec<CaseSpec> {
-    let mut taps = env.axis("m");
-    taps.retain(|&m| m >= 1);
-    taps.dedup();
+    let taps = env.axis_rounded("m", |m| (m >= 1).then_some(m));
+    // Sizes rounded down to a power of two, at least 64 KiB, each once.
+    let sizes = env.axis_rounded("bytes", |b| Some(floor_power_of_two(b.max(MIN_BYTES))));
     let mut cases = Vec::new();
     for ty in Type::ALL {
-        for &bytes in &sizes(env) {
+        for &bytes in &sizes {
             for &m in &taps {
                 cases.extend(Path::ALL.map(|path| case(ty, path, m, bytes)));
             }

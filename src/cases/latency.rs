@@ -75,13 +75,8 @@ fn case(bytes: u64) -> CaseSpec {
 
 /// Each size, rounded down to whole lines (at least two).
 fn expand(env: &Env) -> Vec<CaseSpec> {
-    let mut seen = std::collections::HashSet::new();
-    env.axis("bytes")
-        .into_iter()
-        .map(|b| b / LINE_BYTES * LINE_BYTES)
-        .filter(|&b| b >= 2 * LINE_BYTES && seen.insert(b))
-        .map(case)
-        .collect()
+    let lines = |b: u64| Some(b / LINE_BYTES * LINE_BYTES).filter(|&b| b >= 2 * LINE_BYTES);
+    env.axis_rounded("bytes", lines).into_iter().map(case).collect()
 }
 
 /// The working-set sizes.

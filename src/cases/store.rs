@@ -16,8 +16,8 @@ use ash::vk;
 
 use super::load::{self, half_bits, FORMATS};
 use crate::registry::{
-    self, format_bytes, Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, Reset, Resource, ResourceKind,
-    Unit, Value, Work,
+    self, floor_power_of_two, format_bytes, Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, Reset,
+    Resource, ResourceKind, Unit, Value, Work,
 };
 
 const GLSL: Glsl = Glsl { file: "store.glsl", source: include_str!("../../glsl/store.glsl") };
@@ -184,18 +184,10 @@ fn typed_case(label: &str, format: vk::Format, image: bool) -> CaseSpec {
     })
 }
 
-/// Sizes rounded down to a power of two, at least 16 KiB, each once.
-fn sizes(env: &Env) -> Vec<u64> {
-    let mut sizes: Vec<u64> =
-        env.axis("bytes").into_iter().map(|b| 1 << (63 - b.max(16 << 10).leading_zeros())).collect();
-    let mut seen = std::collections::HashSet::new();
-    sizes.retain(|b| seen.insert(*b));
-    sizes
-}
-
 fn expand(env: &Env) -> Vec<CaseSpec> {
     let mut cases = Vec::new();
-    for bytes in sizes(env) {
+    // Sizes rounded down to a power of two, at least 16 KiB, each once.
+    for bytes in env.axis_rounded("bytes", |b| Some(floor_power_of_two(b.max(16 << 10)))) {
         for width in [1, 2, 4] {
             cases.extend(Pattern::ALL.map(|p| buffer_case(width, p, bytes)));
         }

@@ -136,11 +136,8 @@ pub(super) fn case(kind: Kind, random: bool, bytes: u64) -> CaseSpec {
 /// Each size (rounded down to a multiple of 4 KiB), each kind; random only where the set holds a
 /// power-of-two number of lines (the permutation is a multiply modulo a power of two).
 fn expand(env: &Env) -> Vec<CaseSpec> {
-    let mut sizes: Vec<u64> =
-        env.axis("bytes").into_iter().map(|b| b / GRAIN * GRAIN).filter(|&b| b > 0).collect();
     // Two values that round to one size run it once, where it first appears.
-    let mut seen = std::collections::HashSet::new();
-    sizes.retain(|b| seen.insert(*b));
+    let sizes = env.axis_rounded("bytes", |b| Some(b / GRAIN * GRAIN).filter(|&b| b > 0));
     let mut cases = Vec::new();
     for bytes in sizes {
         for (kind, random) in VARIANTS {

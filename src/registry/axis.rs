@@ -184,6 +184,18 @@ impl Env<'_> {
             }
         }
     }
+
+    /// The values of axis `name` as the family uses them: each mapped by `round` (`None` leaves
+    /// it out), and two values that round alike kept once, where the first appears.
+    pub fn axis_rounded(&self, name: &str, round: impl Fn(u64) -> Option<u64>) -> Vec<u64> {
+        let mut seen = std::collections::HashSet::new();
+        self.axis(name).into_iter().filter_map(round).filter(|v| seen.insert(*v)).collect()
+    }
+}
+
+/// The largest power of two at most `n` (which is at least 1).
+pub fn floor_power_of_two(n: u64) -> u64 {
+    1 << (63 - n.leading_zeros())
 }
 
 #[cfg(test)]

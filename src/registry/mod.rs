@@ -10,7 +10,10 @@ mod case;
 mod resource;
 mod value;
 
-pub use axis::{format_bytes, parse_setting, parse_values, Axis, AxisSetting, AxisUnit, Env, MAX_VALUES};
+pub use axis::{
+    floor_power_of_two, format_bytes, parse_setting, parse_values, Axis, AxisSetting, AxisUnit, Env,
+    MAX_VALUES,
+};
 pub use case::{
     CaseSpec, Glsl, Mode, Push, Reference, Scale, Unit, Work, HEADER_BYTES, MAX_PUSH_BYTES, NO_SHADER,
     SENTINEL,

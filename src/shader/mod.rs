@@ -6,7 +6,10 @@ use crate::error::{Error, Result};
 use crate::registry::CaseSpec;
 
 /// The files a snippet may `#include`, embedded in the binary.
-const INCLUDES: &[(&str, &str)] = &[("common.glsl", include_str!("../../glsl/common.glsl"))];
+const INCLUDES: &[(&str, &str)] = &[
+    ("common.glsl", include_str!("../../glsl/common.glsl")),
+    ("broadcast.glsl", include_str!("../../glsl/broadcast.glsl")),
+];
 
 /// What compiles the shaders, for the run header: the shaderc crates (shaderc-sys vendors glslang
 /// and SPIRV-Tools; 0.10.1 carries glslang 15.3.0) and the SPIR-V version shaderc supports.
