@@ -54,17 +54,20 @@ pub struct ComputeUnits {
 
 /// The compute units `physical` reports through a vendor extension it offers
 /// (VK_NV_shader_sm_builtins, VK_AMD_shader_core_properties(2) or VK_ARM_shader_core_builtins).
-fn compute_units(instance: &Instance, physical: vk::PhysicalDevice) -> Option<ComputeUnits> {
-    let offered = extensions(instance, physical);
+fn compute_units(
+    instance: &Instance,
+    physical: vk::PhysicalDevice,
+    offered: &[vk::ExtensionProperties],
+) -> Option<ComputeUnits> {
     let mut nv = vk::PhysicalDeviceShaderSMBuiltinsPropertiesNV::default();
     let mut amd = vk::PhysicalDeviceShaderCorePropertiesAMD::default();
     let mut amd2 = vk::PhysicalDeviceShaderCoreProperties2AMD::default();
     let mut arm = vk::PhysicalDeviceShaderCoreBuiltinsPropertiesARM::default();
     let (has_nv, has_amd, has_amd2, has_arm) = (
-        offers(&offered, ash::nv::shader_sm_builtins::NAME),
-        offers(&offered, ash::amd::shader_core_properties::NAME),
-        offers(&offered, ash::amd::shader_core_properties2::NAME),
-        offers(&offered, ash::arm::shader_core_builtins::NAME),
+        offers(offered, ash::nv::shader_sm_builtins::NAME),
+        offers(offered, ash::amd::shader_core_properties::NAME),
+        offers(offered, ash::amd::shader_core_properties2::NAME),
+        offers(offered, ash::arm::shader_core_builtins::NAME),
     );
     let mut props = vk::PhysicalDeviceProperties2::default();
     if has_nv {
@@ -121,8 +124,12 @@ fn offers(list: &[vk::ExtensionProperties], name: &CStr) -> bool {
 
 /// Whether `physical` accelerates packed 4x8-bit dot products (signed, unsigned); `None` where
 /// it does not offer VK_KHR_shader_integer_dot_product.
-fn integer_dot_accelerated(instance: &Instance, physical: vk::PhysicalDevice) -> Option<(bool, bool)> {
-    if !offers(&extensions(instance, physical), ash::khr::shader_integer_dot_product::NAME) {
+fn integer_dot_accelerated(
+    instance: &Instance,
+    physical: vk::PhysicalDevice,
+    offered: &[vk::ExtensionProperties],
+) -> Option<(bool, bool)> {
+    if !offers(offered, ash::khr::shader_integer_dot_product::NAME) {
         return None;
     }
     let mut dot = vk::PhysicalDeviceShaderIntegerDotProductProperties::default();
@@ -136,8 +143,12 @@ fn integer_dot_accelerated(instance: &Instance, physical: vk::PhysicalDevice) ->
 }
 
 /// The cooperative-matrix shapes `physical` advertises; none without VK_KHR_cooperative_matrix.
-fn cooperative_matrix_shapes(instance: &Instance, physical: vk::PhysicalDevice) -> Vec<CoopMatShape> {
-    if !offers(&extensions(instance, physical), ash::khr::cooperative_matrix::NAME) {
+fn cooperative_matrix_shapes(
+    instance: &Instance,
+    physical: vk::PhysicalDevice,
+    offered: &[vk::ExtensionProperties],
+) -> Vec<CoopMatShape> {
+    if !offers(offered, ash::khr::cooperative_matrix::NAME) {
         return Vec::new();
     }
     let loader = ash::khr::cooperative_matrix::Instance::new(&instance.entry, &instance.raw);
@@ -160,23 +171,26 @@ fn cooperative_matrix_shapes(instance: &Instance, physical: vk::PhysicalDevice) 
 }
 
 /// The optional features `physical` supports (those of absent extensions read as unsupported).
-fn supported_features(instance: &Instance, physical: vk::PhysicalDevice) -> FeatureStructs {
-    let offered = extensions(instance, physical);
+fn supported_features(
+    instance: &Instance,
+    physical: vk::PhysicalDevice,
+    offered: &[vk::ExtensionProperties],
+) -> FeatureStructs {
     let mut s = FeatureStructs::default();
     let mut features2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut s.v11).push_next(&mut s.v12);
-    if offers(&offered, ash::khr::pipeline_executable_properties::NAME) {
+    if offers(offered, ash::khr::pipeline_executable_properties::NAME) {
         features2 = features2.push_next(&mut s.executable);
     }
-    if offers(&offered, ash::khr::shader_clock::NAME) {
+    if offers(offered, ash::khr::shader_clock::NAME) {
         features2 = features2.push_next(&mut s.clock);
     }
-    if offers(&offered, ash::ext::shader_atomic_float::NAME) {
+    if offers(offered, ash::ext::shader_atomic_float::NAME) {
         features2 = features2.push_next(&mut s.atomic_float);
     }
-    if offers(&offered, ash::khr::cooperative_matrix::NAME) {
+    if offers(offered, ash::khr::cooperative_matrix::NAME) {
         features2 = features2.push_next(&mut s.cooperative_matrix);
     }
-    if offers(&offered, ash::khr::shader_integer_dot_product::NAME) {
+    if offers(offered, ash::khr::shader_integer_dot_product::NAME) {
         features2 = features2.push_next(&mut s.integer_dot);
     }
     // SAFETY: physical belongs to instance, which supports Vulkan 1.2; every chained struct lives
@@ -195,6 +209,8 @@ pub fn describe(
     row: &Row,
     formats: &[vk::Format],
 ) -> (DeviceInfo, DeviceCaps) {
+    // The device extensions, enumerated once for every query below that depends on them.
+    let offered = extensions(instance, physical);
     let mut driver = vk::PhysicalDeviceDriverProperties::default();
     let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
     let mut v11 = vk::PhysicalDeviceVulkan11Properties::default();
@@ -219,7 +235,7 @@ pub fn describe(
     });
     let limits = &p.limits;
     let caps = DeviceCaps {
-        features: supported_features(instance, physical),
+        features: supported_features(instance, physical, &offered),
         limits: Limits {
             workgroup_invocations: limits.max_compute_work_group_invocations,
             shared_memory_bytes: limits.max_compute_shared_memory_size,
@@ -246,7 +262,7 @@ pub fn describe(
                 heap_bytes: memory.memory_heaps[t.heap_index as usize].size,
             })
             .collect(),
-        cooperative_matrix: cooperative_matrix_shapes(instance, physical),
+        cooperative_matrix: cooperative_matrix_shapes(instance, physical, &offered),
         float16_controls: [
             (FloatControl::DenormFlushToZero16, float_controls.shader_denorm_flush_to_zero_float16),
             (FloatControl::RoundingModeRte16, float_controls.shader_rounding_mode_rte_float16),
@@ -279,9 +295,9 @@ pub fn describe(
         timestamp_period: p.limits.timestamp_period,
         timestamp_valid_bits: families[row.family as usize].timestamp_valid_bits,
         max_group_count: p.limits.max_compute_work_group_count,
-        compute_units: compute_units(instance, physical),
+        compute_units: compute_units(instance, physical, &offered),
         cooperative_matrix: caps.cooperative_matrix.clone(),
-        integer_dot_accelerated: integer_dot_accelerated(instance, physical),
+        integer_dot_accelerated: integer_dot_accelerated(instance, physical, &offered),
     };
     (info, caps)
 }
