@@ -18,6 +18,8 @@ spirv_execution_mode(capabilities = [4467], 4462, 16);
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #elif defined(ALU_DOT8)
 #extension GL_EXT_integer_dot_product : require
+#elif defined(ALU_BF16)
+#extension GL_EXT_bfloat16 : require
 #endif
 // params.a, params.b: the multiply-add constants (floats: timing 0.999 and 0.01, verify 1 and 1;
 // int16, int64 and the dot products read the words' raw bits).
@@ -89,8 +91,15 @@ float seed(uint i) { return seeds[i & 63u]; }
     #define MAD(x, a, b) (dotPacked4x8EXT(x, a) + (b))
     #define LOAD_AB() T a = T(floatBitsToUint(params.a)); T b = T(floatBitsToUint(params.b))
     #define TOTAL(x) (x)
+#elif defined(ALU_BF16)
+    // bfloat16 has no arithmetic but conversions and dot products: x * a + b is dot((x, 1), (a, b)).
+    #define T bfloat16_t
+    #define SEED(i) bfloat16_t(seed(i))
+    #define MAD(x, a, b) dot(bf16vec2(x, bfloat16_t(1.0)), bf16vec2(a, b))
+    #define LOAD_AB() T a = T(params.a); T b = T(params.b)
+    #define TOTAL(x) (x)
 #else
-    #error define one of ALU_FP32, ALU_FP16, ALU_FP64, ALU_INT32, ALU_INT16, ALU_INT64, ALU_DOT8
+    #error define one of ALU_FP32, ALU_FP16, ALU_FP64, ALU_INT32, ALU_INT16, ALU_INT64, ALU_DOT8, ALU_BF16
 #endif
 
 #ifdef MIXED

@@ -9,6 +9,8 @@ use std::ffi::CStr;
 
 use ash::vk;
 
+use super::newer;
+
 /// Every feature struct perftest reads or enables, unchained (`p_next` is null outside a call).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FeatureStructs {
@@ -28,6 +30,10 @@ pub struct FeatureStructs {
     pub cooperative_matrix: vk::PhysicalDeviceCooperativeMatrixFeaturesKHR<'static>,
     /// VK_KHR_shader_integer_dot_product.
     pub integer_dot: vk::PhysicalDeviceShaderIntegerDotProductFeatures<'static>,
+    /// VK_KHR_shader_bfloat16.
+    pub bfloat16: newer::Bfloat16Features,
+    /// VK_NV_cooperative_matrix2.
+    pub cooperative_matrix2: newer::CooperativeMatrix2Features,
 }
 
 macro_rules! features {
@@ -112,6 +118,20 @@ features! {
     /// Cooperative matrices (tensor cores) in shaders.
     CooperativeMatrix => cooperative_matrix.cooperative_matrix, "cooperativeMatrix",
         Some(ash::khr::cooperative_matrix::NAME);
+    /// bfloat16 (`bfloat16_t`) values in shaders.
+    ShaderBfloat16Type => bfloat16.shader_bfloat16_type, "shaderBFloat16Type", Some(newer::SHADER_BFLOAT16);
+    /// Dot products of bfloat16 vectors.
+    ShaderBfloat16DotProduct => bfloat16.shader_bfloat16_dot_product, "shaderBFloat16DotProduct",
+        Some(newer::SHADER_BFLOAT16);
+    /// Cooperative matrices of bfloat16.
+    ShaderBfloat16CooperativeMatrix => bfloat16.shader_bfloat16_cooperative_matrix,
+        "shaderBFloat16CooperativeMatrix", Some(newer::SHADER_BFLOAT16);
+    /// Workgroup-scope cooperative matrices.
+    CooperativeMatrixWorkgroupScope => cooperative_matrix2.workgroup_scope, "cooperativeMatrixWorkgroupScope",
+        Some(newer::COOPERATIVE_MATRIX2);
+    /// Cooperative-matrix sizes of any multiple of the advertised granularity.
+    CooperativeMatrixFlexibleDimensions => cooperative_matrix2.flexible_dimensions,
+        "cooperativeMatrixFlexibleDimensions", Some(newer::COOPERATIVE_MATRIX2);
 }
 
 impl FeatureStructs {
@@ -124,6 +144,8 @@ impl FeatureStructs {
         self.atomic_float.p_next = std::ptr::null_mut();
         self.cooperative_matrix.p_next = std::ptr::null_mut();
         self.integer_dot.p_next = std::ptr::null_mut();
+        self.bfloat16.p_next = std::ptr::null_mut();
+        self.cooperative_matrix2.p_next = std::ptr::null_mut();
         self
     }
 

@@ -6,6 +6,7 @@
 
 mod features;
 pub mod memory;
+pub mod newer;
 pub mod peaks;
 
 use std::collections::BTreeSet;
@@ -152,6 +153,16 @@ pub struct CoopMatShape {
     pub scope: vk::ScopeKHR,
 }
 
+/// A shape family of VK_NV_cooperative_matrix2 (flexible dimensions): any M, N, K that are
+/// multiples of the granularity, at its scope, in workgroups of `invocations`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CoopMatFlexible {
+    /// The types and scope, with the granularity as m, n and k.
+    pub granularity: CoopMatShape,
+    /// The workgroup size the shape needs (workgroup scope).
+    pub invocations: u32,
+}
+
 /// A SPIR-V float-controls execution mode for 16-bit floats a shader may declare, where the
 /// device allows it (VkPhysicalDeviceFloatControlsProperties).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -192,8 +203,12 @@ pub struct DeviceCaps {
     pub memory_types: Vec<MemoryType>,
     /// The cooperative-matrix shapes the device advertises (empty without the extension).
     pub cooperative_matrix: Vec<CoopMatShape>,
+    /// The flexible-dimension shapes (VK_NV_cooperative_matrix2; empty without it).
+    pub cooperative_matrix_flexible: Vec<CoopMatFlexible>,
     /// The 16-bit float-controls modes shaders may declare.
     pub float16_controls: Vec<FloatControl>,
+    /// Whether both the instance and the device are Vulkan 1.3 or later (SPIR-V 1.6).
+    pub vulkan_1_3: bool,
 }
 
 impl DeviceCaps {
@@ -218,8 +233,12 @@ pub struct Requirements {
     pub subgroup: vk::SubgroupFeatureFlags,
     /// Cooperative-matrix shapes the device must advertise.
     pub cooperative_matrix: BTreeSet<CoopMatShape>,
+    /// Flexible-dimension shape families the device must advertise.
+    pub cooperative_matrix_flexible: BTreeSet<CoopMatFlexible>,
     /// 16-bit float-controls modes the shader declares.
     pub float16_controls: BTreeSet<FloatControl>,
+    /// Vulkan 1.3: the shader is SPIR-V 1.6 (GL_NV_cooperative_matrix2 needs it).
+    pub vulkan_1_3: bool,
 }
 
 impl Requirements {
@@ -270,10 +289,24 @@ impl Requirements {
         self
     }
 
+    /// Adds a flexible-dimension shape family the device must advertise.
+    pub fn cooperative_matrix_flexible(mut self, family: CoopMatFlexible) -> Self {
+        self.cooperative_matrix_flexible.insert(family);
+        self
+    }
+
+    /// Needs Vulkan 1.3: the shader is compiled to SPIR-V 1.6.
+    pub fn vulkan_1_3(mut self) -> Self {
+        self.vulkan_1_3 = true;
+        self
+    }
+
     /// Adds everything `other` needs.
     pub fn union(&mut self, other: &Requirements) {
         self.subgroup |= other.subgroup;
+        self.vulkan_1_3 |= other.vulkan_1_3;
         self.cooperative_matrix.extend(other.cooperative_matrix.iter().copied());
+        self.cooperative_matrix_flexible.extend(other.cooperative_matrix_flexible.iter().copied());
         self.float16_controls.extend(other.float16_controls.iter().copied());
         self.features.extend(other.features.iter().copied());
         self.limits.extend(other.limits.iter().copied());
@@ -301,22 +334,53 @@ impl Requirements {
         let shapes =
             self.cooperative_matrix.iter().filter(|s| !caps.cooperative_matrix.contains(s)).map(|s| {
                 format!(
-                "the device does not advertise the cooperative-matrix shape {}x{}x{} {:?}*{:?}+{:?} {:?} \
+                    "the device does not advertise the cooperative-matrix shape {}x{}x{} {}*{}+{} {:?} \
                  (vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR)",
-                s.m, s.n, s.k, s.a, s.b, s.c, s.scope
-            )
+                    s.m,
+                    s.n,
+                    s.k,
+                    newer::component_name(s.a),
+                    newer::component_name(s.b),
+                    newer::component_name(s.c),
+                    s.scope
+                )
+            });
+        let flexible = self
+            .cooperative_matrix_flexible
+            .iter()
+            .filter(|f| !caps.cooperative_matrix_flexible.contains(f))
+            .map(|f| {
+                let g = &f.granularity;
+                format!(
+                    "the device does not advertise flexible cooperative-matrix dimensions {}*{}+{} {:?} \
+                     in multiples of {}x{}x{} for {} invocations \
+                     (vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV)",
+                    newer::component_name(g.a),
+                    newer::component_name(g.b),
+                    newer::component_name(g.c),
+                    g.scope,
+                    g.m,
+                    g.n,
+                    g.k,
+                    f.invocations
+                )
             });
         let controls = self
             .float16_controls
             .iter()
             .filter(|c| !caps.float16_controls.contains(c))
             .map(|c| format!("the device does not allow the 16-bit float-controls mode {c:?} (VkPhysicalDeviceFloatControlsProperties)"));
+        let version = (self.vulkan_1_3 && !caps.vulkan_1_3).then(|| {
+            "the case's shader is SPIR-V 1.6, which needs Vulkan 1.3 of the device and the loader".to_owned()
+        });
         features
+            .chain(version)
             .chain(limits)
             .chain(formats)
             .chain(memory)
             .chain(subgroup)
             .chain(shapes)
+            .chain(flexible)
             .chain(controls)
             .collect()
     }

@@ -20,6 +20,8 @@ pub enum Ceiling {
     L1Bytes,
     /// Dense fp16 tensor-core multiply-adds (fp16 or fp32 accumulation), 2 FLOP each.
     TensorFp16,
+    /// Dense bfloat16 tensor-core multiply-adds (fp32 accumulation), 2 FLOP each.
+    TensorBf16,
     /// Dense 8-bit integer tensor-core multiply-adds, 2 operations each.
     TensorInt8,
 }
@@ -34,6 +36,7 @@ impl Ceiling {
             Ceiling::Int32Mad => "int32 multiply-add",
             Ceiling::L1Bytes => "L1",
             Ceiling::TensorFp16 => "fp16 tensor",
+            Ceiling::TensorBf16 => "bf16 tensor",
             Ceiling::TensorInt8 => "int8 tensor",
         }
     }
@@ -78,13 +81,15 @@ pub const ARCHITECTURES: &[Architecture] = &[Architecture {
         (Ceiling::Int32Mad, 128.0),    // 64 int32 lanes
         (Ceiling::L1Bytes, 128.0),     // 128 B per clock from L1 / shared memory
         (Ceiling::TensorFp16, 4096.0), // dense fp16 tensor: 989 TFLOPS at 1830 MHz on 132 SMs
+        (Ceiling::TensorBf16, 4096.0), // dense bf16 tensor: as fp16
         (Ceiling::TensorInt8, 8192.0), // dense int8 tensor: 1979 TOPS likewise
     ],
-    source: "NVIDIA H100 Tensor Core GPU Architecture whitepaper (per SM: 128 FP32, 64 FP64, 64 INT32 \
+    source:
+        "NVIDIA H100 Tensor Core GPU Architecture whitepaper (per SM: 128 FP32, 64 FP64, 64 INT32 \
              units) and the CUDA C++ Programming Guide's arithmetic throughput table for compute \
              capability 9.0 (fp16 at 2x fp32); 128 B/clk/SM L1 as measured with CUDA on the same card \
              (123 B/clk/SM float4 loads, 125.8 B/clk/SM shared memory); dense tensor rates from the \
-             whitepaper's H100 SXM5 table (989.4 fp16 TFLOPS, 1978.9 int8 TOPS at 1830 MHz, 132 SMs)",
+             whitepaper's H100 SXM5 table (989.4 fp16 and bf16 TFLOPS, 1978.9 int8 TOPS at 1830 MHz, 132 SMs)",
 }];
 
 /// The architecture of the device with `vendor_id` and `device_id`, if perftest knows it.

@@ -48,10 +48,13 @@ enum Kind {
     Dot8 {
         signed: bool,
     },
+    /// A bfloat16 multiply-add written as a dot product of bf16vec2 (bfloat16 has no other
+    /// arithmetic in SPIR-V).
+    Bf16Dot,
 }
 
 impl Kind {
-    const ALL: [Kind; 13] = [
+    const ALL: [Kind; 14] = [
         Kind::Fp32,
         Kind::Fp16x2,
         Kind::Fp64,
@@ -65,6 +68,7 @@ impl Kind {
         Kind::Int64,
         Kind::Dot8 { signed: true },
         Kind::Dot8 { signed: false },
+        Kind::Bf16Dot,
     ];
 
     fn name(self) -> &'static str {
@@ -82,6 +86,7 @@ impl Kind {
             Kind::Int64 => "ALU int64 multiply-add",
             Kind::Dot8 { signed: true } => "ALU int8 dot4 (dotPacked4x8, signed)",
             Kind::Dot8 { signed: false } => "ALU int8 dot4 (dotPacked4x8, unsigned)",
+            Kind::Bf16Dot => "ALU bf16 multiply-add (bf16vec2 dot)",
         }
     }
 
@@ -98,6 +103,7 @@ impl Kind {
             Kind::Int16 => "ALU_INT16",
             Kind::Int64 => "ALU_INT64",
             Kind::Dot8 { .. } => "ALU_DOT8",
+            Kind::Bf16Dot => "ALU_BF16",
         }
     }
 
@@ -154,6 +160,13 @@ fn constants(kind: Kind) -> Push {
     Push::per_mode(&time.map(f32::to_bits), &verify.map(f32::to_bits))
 }
 
+/// `x` rounded to bfloat16, to nearest with ties to even.
+fn bf16_round(x: f32) -> f32 {
+    let bits = x.to_bits();
+    let rounded = bits.wrapping_add(0x7FFF + ((bits >> 16) & 1)) & 0xFFFF_0000;
+    f32::from_bits(rounded)
+}
+
 /// What invocation `gid` of a verify run writes.
 fn reference(kind: Kind, gid: u32) -> Value {
     let seed_at = |i: u32| seed(i & 63);
@@ -203,6 +216,15 @@ fn reference(kind: Kind, gid: u32) -> Value {
             let x = (0..ITERATIONS).fold(seed_at(gid * CHAINS + k) as u32, |x, _| step(x));
             total.wrapping_add(x)
         })),
+        Kind::Bf16Dot => {
+            // x -> x * 1 + 1 * 1, rounded to bfloat16 (8 significant bits) each step: exact up to
+            // 256, where 257 rounds back to 256 (to even, or by truncation). Every chain ends at
+            // 256, which takes at least 193 steps from the largest seed.
+            let step = |x: f32| bf16_round(x + 1.0);
+            let total: f32 =
+                (0..CHAINS).map(|k| (0..ITERATIONS).fold(seed_at(gid * CHAINS + k), |x, _| step(x))).sum();
+            Value::F32(total)
+        }
         Kind::Fp32 | Kind::Fp64 | Kind::Fp32Mediump => {
             let total: f32 = (0..CHAINS).map(|k| seed_at(gid * CHAINS + k) + ITERATIONS as f32).sum();
             Value::F32(total)
@@ -241,6 +263,12 @@ fn case(kind: Kind) -> CaseSpec {
         Kind::Int64 => (Unit::IntOp, int(Feature::ShaderInt64), Some(Ceiling::Int32Mad)),
         // No sourced peak for packed dot products: "peak unknown".
         Kind::Dot8 { .. } => (Unit::IntOp, int(Feature::ShaderIntegerDotProduct), None),
+        // bfloat16 runs on the fp16 lanes: their rate is the bound.
+        Kind::Bf16Dot => (
+            Unit::Flop,
+            int(Feature::ShaderBfloat16Type).feature(Feature::ShaderBfloat16DotProduct),
+            Some(Ceiling::Fp16Fma),
+        ),
     };
     let work = Work::new(ops, unit);
     CaseSpec::new(kind.name(), GLSL, [256, 1, 1])
@@ -273,7 +301,8 @@ inventory::submit! {
     Family {
         about: registry::About {
             measures: "peak arithmetic throughput: fp32, packed fp16 (f16vec2), fp64 FMA and int32 multiply-add; \
-                       the attempts at full-rate fp16; int16 and int64 multiply-add; packed int8 dot products",
+                       the attempts at full-rate fp16; int16 and int64 multiply-add; packed int8 dot products; \
+                       bfloat16 multiply-adds (as dot products)",
             invocation: "16 independent chains of 1024 multiply-adds with run-time constants, so the compiler can \
                          neither fold nor merge them",
             rate: "FLOPS (an FMA is two operations per lane: four for f16vec2, eight for f16vec4) or IOPS (a \
@@ -305,6 +334,8 @@ mod tests {
                     Kind::Int32 | Kind::Int16 | Kind::Int64 => i.opcode == spirv::OP_IMUL,
                     // OpSDotKHR, OpUDotKHR (SPV_KHR_integer_dot_product).
                     Kind::Dot8 { .. } => i.opcode == 4450 || i.opcode == 4451,
+                    // OpDot.
+                    Kind::Bf16Dot => i.opcode == 148,
                     // Half the mixed chains multiply (OpFMul) instead of an FMA.
                     Kind::Fp16x2Mixed => {
                         (i.opcode == spirv::OP_EXT_INST && i.operands.get(3) == Some(&spirv::GLSL_FMA))
@@ -344,6 +375,16 @@ mod tests {
         // gid 0 uses seeds 0..15 for fp32: sum(seed) + 16 * 1024.
         let seeds: f32 = (0..CHAINS).map(seed).sum();
         assert_eq!(reference(Kind::Fp32, 0), Value::F32(seeds + (CHAINS * ITERATIONS) as f32));
+    }
+
+    #[test]
+    fn bfloat16_rounds_to_nearest_even() {
+        assert_eq!(bf16_round(255.0), 255.0);
+        assert_eq!(bf16_round(257.0), 256.0);
+        assert_eq!(bf16_round(259.0), 260.0);
+        assert_eq!(bf16_round(1.0 + 1.0 / 512.0), 1.0);
+        // Each chain climbs by 1 to 256 and stays: 16 chains.
+        assert_eq!(reference(Kind::Bf16Dot, 3), Value::F32(16.0 * 256.0));
     }
 
     #[test]

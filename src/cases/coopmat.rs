@@ -1,30 +1,36 @@
 //! Cooperative matrices (tensor cores): multiply-add throughput for each shape the device advertises.
 //!
 //! `CoopMat f16*f16+f32 16x16x16 subgroup` runs result = A * B + C on M x K and K x N matrices
-//! held in registers, 8 independent accumulators per subgroup (glsl/coopmat.glsl), like the ALU
+//! held in registers, independent accumulators per subgroup (glsl/coopmat.glsl), like the ALU
 //! family's FMA chains. Cases come from `vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR` (the
-//! subgroup-scope shapes whose component types GLSL can name: f16, f32, s8, u8, s32, u32), plus
-//! four common shapes listed everywhere, which devices without them skip with the reason. Data
-//! are small multiples of 1/4 (or small integers), so every sum is exact: verify runs do 2
+//! subgroup-scope shapes whose component types GLSL can name: f16, bf16, f32, s8, u8, s32, u32),
+//! plus four common shapes listed everywhere, which devices without them skip with the reason.
+//! Where VK_NV_cooperative_matrix2 offers workgroup scope, each of its flexible-dimension
+//! families gets two workgroup-scope cases (64x64 and 128x128, rounded to its granularity).
+//! Data are small multiples of 1/4 (or small integers), so every sum is exact: verify runs do 2
 //! multiply-adds per accumulator and compare every element of the stored sums.
 
 use ash::vk;
 
 use super::load::half_bits;
-use crate::caps::{Ceiling, CoopMatShape, Feature, Requirements};
+use crate::caps::newer::BFLOAT16;
+use crate::caps::{Ceiling, CoopMatFlexible, CoopMatShape, Feature, Requirements};
 use crate::registry::{self, CaseSpec, Env, Family, Glsl, Push, Reset, Resource, Unit, Value, Work};
 
 const GLSL: Glsl = Glsl { file: "coopmat.glsl", source: include_str!("../../glsl/coopmat.glsl") };
 
-/// Independent accumulators per subgroup (CHAINS in the GLSL).
-const CHAINS: u64 = 8;
 /// Multiply-adds per accumulator in timing runs (verify runs do 2).
 const ITERATIONS: u32 = 256;
 const VERIFY_ITERATIONS: u32 = 2;
-/// Invocations per workgroup.
+/// Invocations per workgroup of the subgroup-scope cases.
 const GROUP: u32 = 128;
 /// Output slots (one M x N sum each): enough for a verify run's subgroups at subgroup size 8.
 const SLOTS: u32 = 32;
+/// Accumulator registers (32-bit) per invocation the chains may fill: 8 chains of a 16x16 fp32
+/// accumulator in a subgroup of 32.
+const ACCUMULATOR_REGISTERS: u64 = 64;
+/// The most independent accumulators per subgroup or workgroup.
+const MAX_CHAINS: u64 = 8;
 
 type C = vk::ComponentTypeKHR;
 
@@ -32,6 +38,7 @@ type C = vk::ComponentTypeKHR;
 fn component(ty: C) -> Option<(&'static str, &'static str, u64)> {
     Some(match ty {
         C::FLOAT16 => ("float16_t", "f16", 2),
+        BFLOAT16 => ("bfloat16_t", "bf16", 2),
         C::FLOAT32 => ("float", "f32", 4),
         C::SINT8 => ("int8_t", "s8", 1),
         C::UINT8 => ("uint8_t", "u8", 1),
@@ -39,6 +46,59 @@ fn component(ty: C) -> Option<(&'static str, &'static str, u64)> {
         C::UINT32 => ("uint32_t", "u32", 4),
         _ => return None,
     })
+}
+
+/// One case's matrices: the shape (its actual M, N, K and scope), the invocations that share it
+/// and how many independent accumulators each subgroup or workgroup runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Plan {
+    shape: CoopMatShape,
+    /// Invocations per workgroup.
+    invocations: u32,
+    /// Independent accumulators per scope instance.
+    chains: u64,
+    /// The flexible-dimension family the shape comes from (workgroup scope).
+    flexible: Option<CoopMatFlexible>,
+}
+
+impl Plan {
+    /// Accumulators that fill [`ACCUMULATOR_REGISTERS`] per invocation among `sharing`
+    /// invocations, between 1 and [`MAX_CHAINS`].
+    fn chains(shape: &CoopMatShape, sharing: u64) -> u64 {
+        let bytes = component(shape.c).map_or(4, |c| c.2);
+        let per_chain = u64::from(shape.m) * u64::from(shape.n) * bytes;
+        (ACCUMULATOR_REGISTERS * 4 * sharing / per_chain.max(1)).clamp(1, MAX_CHAINS)
+    }
+
+    fn subgroup(shape: CoopMatShape, subgroup: u64) -> Plan {
+        Plan { shape, invocations: GROUP, chains: Plan::chains(&shape, subgroup), flexible: None }
+    }
+
+    /// The workgroup-scope plans of a flexible family: 64x64 and 128x128 (rounded up to the
+    /// granularity), with K the natural step of the input type (16 for 16-bit, 32 for 8-bit).
+    fn flexible(family: CoopMatFlexible) -> Vec<Plan> {
+        let g = family.granularity;
+        let round = |value: u32, step: u32| value.div_ceil(step.max(1)) * step.max(1);
+        let natural_k = match component(g.a) {
+            Some((_, _, 1)) => 32,
+            _ => 16,
+        };
+        let mut plans: Vec<Plan> = [64, 128]
+            .into_iter()
+            .map(|size| {
+                let shape =
+                    CoopMatShape { m: round(size, g.m), n: round(size, g.n), k: round(natural_k, g.k), ..g };
+                let chains = Plan::chains(&shape, u64::from(family.invocations));
+                Plan { shape, invocations: family.invocations, chains, flexible: Some(family) }
+            })
+            .collect();
+        plans.dedup();
+        plans
+    }
+
+    fn workgroup(&self) -> bool {
+        self.shape.scope == vk::ScopeKHR::WORKGROUP
+    }
 }
 
 /// Shapes listed on every device (as `--list` shows them).
@@ -62,11 +122,12 @@ fn common() -> Vec<CoopMatShape> {
     ]
 }
 
-/// Element `e` of A or B: small exact values (f16: multiples of 1/4; A in -0.5..0.5, B in -0.25..0.5).
+/// Element `e` of A or B: small exact values (f16, bf16: multiples of 1/4; A in -0.5..0.5, B in
+/// -0.25..0.5).
 fn element(ty: C, e: u64, period: u64, offset: i64) -> f64 {
     let k = (e % period) as i64 + offset;
     match ty {
-        C::FLOAT16 => k as f64 / 4.0,
+        C::FLOAT16 | BFLOAT16 => k as f64 / 4.0,
         C::UINT8 => (e % period) as f64,
         _ => k as f64,
     }
@@ -85,50 +146,98 @@ fn encode(ty: C, value: f64, out: &mut [u8]) {
     match ty {
         C::FLOAT16 if value == 0.0 => out.fill(0),
         C::FLOAT16 => out.copy_from_slice(&half_bits(value as f32).to_ne_bytes()),
+        // The values are exact in bfloat16: the top half of their fp32 bits.
+        BFLOAT16 => out.copy_from_slice(&(((value as f32).to_bits() >> 16) as u16).to_ne_bytes()),
         C::FLOAT32 => out.copy_from_slice(&(value as f32).to_ne_bytes()),
         C::SINT8 | C::UINT8 => out[0] = value as i64 as u8,
         _ => out.copy_from_slice(&(value as i64 as u32).to_ne_bytes()),
     }
 }
 
-/// The verify run's sum at (i, j): CHAINS accumulators, accumulator c starting at c, of 2
+/// The verify run's sum at (i, j): `chains` accumulators, accumulator c starting at c, of 2
 /// multiply-adds each.
-fn expected(shape: &CoopMatShape, i: u64, j: u64) -> f64 {
+fn expected(shape: &CoopMatShape, chains: u64, i: u64, j: u64) -> f64 {
     let (k, n) = (u64::from(shape.k), u64::from(shape.n));
     let dot: f64 = (0..k).map(|x| a_value(shape.a, i * k + x) * b_value(shape.b, x * n + j)).sum();
-    dot * (CHAINS * u64::from(VERIFY_ITERATIONS)) as f64 + (CHAINS * (CHAINS - 1) / 2) as f64
+    dot * (chains * u64::from(VERIFY_ITERATIONS)) as f64 + (chains * (chains - 1) / 2) as f64
 }
 
-/// Output word `w` of a verify run: each of its `subgroups` slots holds the same M x N sum, the
+/// Output word `w` of a verify run: each of the `written` slots holds the same M x N sum, the
 /// other slots stay 0.
-fn reference(shape: CoopMatShape, subgroups: u64, w: u32) -> Value {
+fn reference(plan: Plan, written: u64, w: u32) -> Value {
+    let shape = plan.shape;
     let (_, _, bytes) = component(shape.c).unwrap_or(("", "", 4));
     let (m, n) = (u64::from(shape.m), u64::from(shape.n));
     let mut word = [0u8; 4];
     for (at, chunk) in word.chunks_exact_mut(bytes as usize).enumerate() {
         let element = u64::from(w) * 4 / bytes + at as u64;
         let e = element % (m * n);
-        if element / (m * n) < subgroups {
-            encode(shape.c, expected(&shape, e / n, e % n), chunk);
+        if element / (m * n) < written {
+            encode(shape.c, expected(&shape, plan.chains, e / n, e % n), chunk);
         }
     }
     Value::U32(u32::from_ne_bytes(word))
 }
 
-fn name(shape: &CoopMatShape) -> Option<String> {
+fn name(plan: &Plan) -> Option<String> {
+    let shape = &plan.shape;
     let (_, a, _) = component(shape.a)?;
     let (_, b, _) = component(shape.b)?;
     let (_, c, _) = component(shape.c)?;
     let result =
         if shape.result == shape.c { String::new() } else { format!("->{}", component(shape.result)?.1) };
     let sat = if shape.saturating { " saturating" } else { "" };
-    Some(format!("CoopMat {a}*{b}+{c}{result} {}x{}x{} subgroup{sat}", shape.m, shape.n, shape.k))
+    let scope = if plan.workgroup() {
+        format!("workgroup ({} invocations)", plan.invocations)
+    } else {
+        "subgroup".to_owned()
+    };
+    Some(format!("CoopMat {a}*{b}+{c}{result} {}x{}x{} {scope}{sat}", shape.m, shape.n, shape.k))
 }
 
-/// The case for `shape`, if perftest has a shader for it (subgroup scope, types GLSL names,
-/// result type = C, no saturation).
-fn case(shape: CoopMatShape, subgroup: u64) -> Option<CaseSpec> {
-    let plain = shape.scope == vk::ScopeKHR::SUBGROUP && shape.result == shape.c && !shape.saturating;
+/// What a plan needs beyond its shape: the cooperative-matrix features, the memory model, and
+/// the features of its component types.
+fn requirements(plan: &Plan) -> Requirements {
+    let shape = plan.shape;
+    // glslang declares the Vulkan memory model in these shaders (a test checks); enabled, it
+    // needs device scope too, which the other families' atomics and barriers use.
+    let mut needs = Requirements::new()
+        .feature(Feature::CooperativeMatrix)
+        .feature(Feature::VulkanMemoryModel)
+        .feature(Feature::VulkanMemoryModelDeviceScope);
+    needs = match plan.flexible {
+        Some(family) => needs
+            .vulkan_1_3()
+            .feature(Feature::CooperativeMatrixWorkgroupScope)
+            .feature(Feature::CooperativeMatrixFlexibleDimensions)
+            .cooperative_matrix_flexible(family),
+        None => needs.cooperative_matrix(shape).subgroup(vk::SubgroupFeatureFlags::BASIC),
+    };
+    for ty in [shape.a, shape.c] {
+        needs = match ty {
+            C::FLOAT16 => needs.feature(Feature::ShaderFloat16).feature(Feature::StorageBuffer16BitAccess),
+            BFLOAT16 => needs
+                .feature(Feature::ShaderBfloat16Type)
+                .feature(Feature::ShaderBfloat16CooperativeMatrix)
+                .feature(Feature::StorageBuffer16BitAccess),
+            C::SINT8 | C::UINT8 => {
+                needs.feature(Feature::ShaderInt8).feature(Feature::StorageBuffer8BitAccess)
+            }
+            _ => needs,
+        };
+    }
+    needs
+}
+
+/// The case for `plan`, if perftest has a shader for it (subgroup scope or a flexible
+/// workgroup-scope family, types GLSL names, A and B of one type, result type = C, no saturation).
+fn case(plan: Plan, subgroup: u64) -> Option<CaseSpec> {
+    let shape = plan.shape;
+    let scoped = match plan.flexible {
+        Some(_) => plan.workgroup(),
+        None => shape.scope == vk::ScopeKHR::SUBGROUP,
+    };
+    let plain = scoped && shape.result == shape.c && !shape.saturating;
     let (at, _, a_bytes) = component(shape.a)?;
     let (bt, _, b_bytes) = component(shape.b)?;
     let (ct, _, c_bytes) = component(shape.c)?;
@@ -136,23 +245,6 @@ fn case(shape: CoopMatShape, subgroup: u64) -> Option<CaseSpec> {
         return None;
     }
     let (m, n, k) = (u64::from(shape.m), u64::from(shape.n), u64::from(shape.k));
-    // glslang declares the Vulkan memory model in these shaders (a test checks); enabled, it
-    // needs device scope too, which the other families' atomics and barriers use.
-    let mut needs = Requirements::new()
-        .feature(Feature::CooperativeMatrix)
-        .feature(Feature::VulkanMemoryModel)
-        .feature(Feature::VulkanMemoryModelDeviceScope)
-        .cooperative_matrix(shape)
-        .subgroup(vk::SubgroupFeatureFlags::BASIC);
-    for ty in [shape.a, shape.c] {
-        needs = match ty {
-            C::FLOAT16 => needs.feature(Feature::ShaderFloat16).feature(Feature::StorageBuffer16BitAccess),
-            C::SINT8 | C::UINT8 => {
-                needs.feature(Feature::ShaderInt8).feature(Feature::StorageBuffer8BitAccess)
-            }
-            _ => needs,
-        };
-    }
     let (a_ty, b_ty) = (shape.a, shape.b);
     let a = Resource::storage_buffer((m * k * a_bytes).max(4), move |bytes| {
         for (e, chunk) in bytes.chunks_exact_mut(a_bytes as usize).enumerate() {
@@ -169,33 +261,43 @@ fn case(shape: CoopMatShape, subgroup: u64) -> Option<CaseSpec> {
         .reset(Reset::Fill(0));
     let (unit, ceiling) = match shape.a {
         C::FLOAT16 => (Unit::Flop, Some(Ceiling::TensorFp16)),
+        BFLOAT16 => (Unit::Flop, Some(Ceiling::TensorBf16)),
         C::SINT8 | C::UINT8 => (Unit::IntOp, Some(Ceiling::TensorInt8)),
         // No sourced tensor peak for other input types.
         C::FLOAT32 => (Unit::Flop, None),
         _ => (Unit::IntOp, None),
     };
-    // Subgroups in a verify run (two workgroups), each with its own slot.
-    let verified_subgroups = (2 * u64::from(GROUP) / subgroup).min(u64::from(SLOTS));
-    // A subgroup's multiply-adds, shared among its invocations.
-    let per_invocation = (2 * m * n * k * CHAINS * u64::from(ITERATIONS)) as f64 / subgroup as f64;
+    let invocations = u64::from(plan.invocations);
+    // Scope instances in a verify run (two workgroups), each with its own slot; and the
+    // invocations that share one scope instance's multiply-adds.
+    let (written, sharing) = if plan.workgroup() {
+        (2, invocations)
+    } else {
+        ((2 * invocations / subgroup).min(u64::from(SLOTS)), subgroup)
+    };
+    let per_invocation = (2 * m * n * k * plan.chains * u64::from(ITERATIONS)) as f64 / sharing as f64;
     let work = Work::new(per_invocation, unit);
-    let (ms, ns, ks, chains) = (m.to_string(), n.to_string(), k.to_string(), CHAINS.to_string());
-    let case = CaseSpec::new(name(&shape)?, GLSL, [GROUP, 1, 1])
+    let (ms, ns, ks, chains) = (m.to_string(), n.to_string(), k.to_string(), plan.chains.to_string());
+    let scope = if plan.workgroup() { "gl_ScopeWorkgroup" } else { "gl_ScopeSubgroup" };
+    let case = CaseSpec::new(name(&plan)?, GLSL, [plan.invocations, 1, 1])
         .group("coopmat")
-        .defines([("AT", at), ("BT", bt), ("CT", ct)])
+        .defines([("AT", at), ("BT", bt), ("CT", ct), ("SCOPE", scope)])
         .defines([("M", ms.as_str()), ("N", ns.as_str()), ("K", ks.as_str()), ("CHAINS", chains.as_str())])
+        .defines(plan.workgroup().then_some(("WORKGROUP_SCOPE", "1")))
+        .defines((shape.a == BFLOAT16).then_some(("BFLOAT16", "1")))
         .resource(a)
         .resource(b)
         .resource(sums)
         .push(Push::per_mode(&[ITERATIONS, SLOTS], &[VERIFY_ITERATIONS, SLOTS]))
-        .requires(needs)
+        .requires(requirements(&plan))
         .work([ceiling.map_or(work, |c| work.bounded_by(c))])
         .checks(2)
-        .reference(move |w| reference(shape, verified_subgroups, w));
+        .reference(move |w| reference(plan, written, w));
     Some(case)
 }
 
-fn expand(env: &Env) -> Vec<CaseSpec> {
+/// Every plan for the device (or the common shapes, without one).
+fn plans(env: &Env) -> Vec<Plan> {
     let subgroup = env.device.map_or(32, |d| u64::from(d.subgroup_size.max(1)));
     let mut shapes = common();
     for shape in env.device.map(|d| d.cooperative_matrix.clone()).unwrap_or_default() {
@@ -203,16 +305,28 @@ fn expand(env: &Env) -> Vec<CaseSpec> {
             shapes.push(shape);
         }
     }
-    shapes.into_iter().filter_map(|s| case(s, subgroup)).collect()
+    let mut plans: Vec<Plan> = shapes.into_iter().map(|s| Plan::subgroup(s, subgroup)).collect();
+    for family in env.device.map(|d| d.cooperative_matrix_flexible.clone()).unwrap_or_default() {
+        if family.granularity.scope == vk::ScopeKHR::WORKGROUP {
+            plans.extend(Plan::flexible(family));
+        }
+    }
+    plans
+}
+
+fn expand(env: &Env) -> Vec<CaseSpec> {
+    let subgroup = env.device.map_or(32, |d| u64::from(d.subgroup_size.max(1)));
+    plans(env).into_iter().filter_map(|p| case(p, subgroup)).collect()
 }
 
 inventory::submit! {
     Family {
         about: registry::About {
             measures: "cooperative-matrix (tensor core) multiply-add throughput for each subgroup-scope shape the \
-                       device advertises (VK_KHR_cooperative_matrix), with f16, f32, 8-bit and 32-bit integer \
-                       components",
-            invocation: "its share of a subgroup's 8 independent accumulators, each through 256 multiply-adds of \
+                       device advertises (VK_KHR_cooperative_matrix), with f16, bf16, f32, 8-bit and 32-bit \
+                       integer components, and workgroup-scope shapes where VK_NV_cooperative_matrix2 offers them",
+            invocation: "its share of a subgroup's (or workgroup's) independent accumulators (8 for 16x16 fp32; as \
+                         many as fill 64 registers per invocation, 1 to 8), each through 256 multiply-adds of \
                          A (M x K) and B (K x N) held in registers; the sums are stored",
             rate: "FLOP (or integer operations) per second, 2 per multiply-add of M x N x K",
         },
@@ -229,9 +343,21 @@ inventory::submit! {
 mod tests {
     use super::*;
 
+    fn subgroup_plan(shape: CoopMatShape) -> Plan {
+        Plan::subgroup(shape, 32)
+    }
+
+    /// A workgroup-scope family like the ones VK_NV_cooperative_matrix2 lists.
+    fn family(a: C, c: C, granularity: u32, invocations: u32) -> CoopMatFlexible {
+        let (m, n, k) = (granularity, granularity, granularity);
+        let scope = vk::ScopeKHR::WORKGROUP;
+        let g = CoopMatShape { m, n, k, a, b: a, c, result: c, saturating: false, scope };
+        CoopMatFlexible { granularity: g, invocations }
+    }
+
     #[test]
     fn common_shapes_are_named_as_the_issue_names_them() {
-        let names: Vec<String> = common().iter().filter_map(name).collect();
+        let names: Vec<String> = common().into_iter().map(subgroup_plan).filter_map(|p| name(&p)).collect();
         assert_eq!(
             names,
             [
@@ -241,60 +367,110 @@ mod tests {
                 "CoopMat u8*u8+u32 16x16x32 subgroup"
             ]
         );
+        let bf16 = CoopMatShape { a: BFLOAT16, b: BFLOAT16, ..common()[1] };
+        assert_eq!(name(&subgroup_plan(bf16)).unwrap(), "CoopMat bf16*bf16+f32 16x16x16 subgroup");
+    }
+
+    #[test]
+    fn chains_fill_the_same_registers_at_every_size() {
+        // 8 accumulators of 16x16 fp32 in a subgroup of 32, as before; fewer for larger matrices.
+        assert_eq!(subgroup_plan(common()[1]).chains, 8);
+        assert_eq!(subgroup_plan(common()[0]).chains, 8);
+        let plans = Plan::flexible(family(C::FLOAT16, C::FLOAT32, 16, 256));
+        let sizes: Vec<(u32, u32, u32, u64)> =
+            plans.iter().map(|p| (p.shape.m, p.shape.n, p.shape.k, p.chains)).collect();
+        assert_eq!(sizes, [(64, 64, 16, 4), (128, 128, 16, 1)]);
+        // A coarse granularity rounds the sizes up; 8-bit inputs step K by 32.
+        let plans = Plan::flexible(family(C::SINT8, C::SINT32, 48, 128));
+        assert_eq!((plans[0].shape.m, plans[0].shape.k), (96, 48));
     }
 
     #[test]
     fn the_reference_is_the_matrix_product() {
-        let shape = common()[1];
+        let plan = subgroup_plan(common()[1]);
         // Element (0, 0): 8 chains x 2 steps of sum over x of a(x) * b(16 x), plus the chains'
         // starting values 0 + 1 + ... + 7.
         let dot: f64 = (0..16).map(|x| a_value(C::FLOAT16, x) * b_value(C::FLOAT16, x * 16)).sum();
-        assert_eq!(reference(shape, 8, 0), Value::U32(((dot * 16.0 + 28.0) as f32).to_bits()));
+        assert_eq!(reference(plan, 8, 0), Value::U32(((dot * 16.0 + 28.0) as f32).to_bits()));
         // Every written slot holds the same sum; the others stay 0.
-        assert_eq!(reference(shape, 8, 7 * 256), reference(shape, 8, 0));
-        assert_eq!(reference(shape, 8, 8 * 256), Value::U32(0));
+        assert_eq!(reference(plan, 8, 7 * 256), reference(plan, 8, 0));
+        assert_eq!(reference(plan, 8, 8 * 256), Value::U32(0));
         // f16 sums pack two per word: elements (0, 0) and (0, 1).
-        let half = common()[0];
+        let half = subgroup_plan(common()[0]);
         let mut bytes = [0u8; 4];
-        encode(C::FLOAT16, expected(&half, 0, 0), &mut bytes[..2]);
-        encode(C::FLOAT16, expected(&half, 0, 1), &mut bytes[2..]);
+        encode(C::FLOAT16, expected(&half.shape, 8, 0, 0), &mut bytes[..2]);
+        encode(C::FLOAT16, expected(&half.shape, 8, 0, 1), &mut bytes[2..]);
         assert_eq!(reference(half, 8, 0), Value::U32(u32::from_ne_bytes(bytes)));
     }
 
     #[test]
-    fn sums_stay_exact_in_fp16() {
-        // Multiples of 1/16 below 128 have at most 11 significant bits.
-        let half = common()[0];
-        for e in 0..256 {
-            let v = expected(&half, e / 16, e % 16);
-            assert!(v.abs() < 128.0 && (v * 16.0).fract() == 0.0, "{v}");
-        }
-        assert!((0..256).any(|e| expected(&half, e / 16, e % 16) != expected(&half, 0, 0)), "not constant");
+    fn bfloat16_inputs_are_the_top_halves_of_their_fp32_bits() {
+        let mut bytes = [0u8; 2];
+        encode(BFLOAT16, -0.25, &mut bytes);
+        assert_eq!(u16::from_ne_bytes(bytes), 0xBE80);
+        encode(BFLOAT16, 0.5, &mut bytes);
+        assert_eq!(u16::from_ne_bytes(bytes), 0x3F00);
     }
 
     #[test]
-    fn the_shaders_declare_the_vulkan_memory_model_the_case_requires() {
-        // OpCapability (17) VulkanMemoryModel (5345) needs the vulkanMemoryModel feature.
+    fn sums_stay_exact_in_fp16() {
+        // fp16 results: multiples of 1/16 below 128 have at most 11 significant bits.
+        let mut plans = vec![subgroup_plan(common()[0])];
+        for invocations in [128, 256] {
+            plans.extend(Plan::flexible(family(C::FLOAT16, C::FLOAT16, 16, invocations)));
+        }
+        for plan in plans {
+            let (m, n) = (u64::from(plan.shape.m), u64::from(plan.shape.n));
+            let values: Vec<f64> =
+                (0..m * n).map(|e| expected(&plan.shape, plan.chains, e / n, e % n)).collect();
+            for v in &values {
+                assert!(v.abs() < 128.0 && (v * 16.0).fract() == 0.0, "{}: {v}", name(&plan).unwrap());
+            }
+            assert!(values.iter().any(|v| *v != values[0]), "not constant");
+        }
+    }
+
+    #[test]
+    fn the_shaders_declare_the_capabilities_the_cases_require() {
+        // OpCapability (17): CooperativeMatrixKHR (6022) in every shader; VulkanMemoryModel (5345)
+        // needs the vulkanMemoryModel feature; BFloat16TypeKHR (5116) and
+        // BFloat16CooperativeMatrixKHR (5118) need theirs.
         let compiler = crate::shader::ShaderCompiler::new().unwrap();
-        for shape in common() {
-            let spirv = compiler.compile(&case(shape, 32).unwrap()).unwrap();
+        let bf16 = CoopMatShape { a: BFLOAT16, b: BFLOAT16, ..common()[1] };
+        let mut plans: Vec<Plan> = common().into_iter().chain([bf16]).map(subgroup_plan).collect();
+        plans.extend(Plan::flexible(family(C::FLOAT16, C::FLOAT32, 16, 256)));
+        plans.extend(Plan::flexible(family(BFLOAT16, C::FLOAT32, 16, 256)));
+        for plan in plans {
+            let case = case(plan, 32).unwrap();
+            let spirv = compiler.compile(&case).unwrap_or_else(|e| panic!("{}: {e}", case.name));
             let capabilities: Vec<u32> = crate::shader::spirv::instructions(&spirv)
                 .filter(|i| i.opcode == 17)
                 .filter_map(|i| i.operands.first().copied())
                 .collect();
-            assert!(capabilities.contains(&6022), "CooperativeMatrixKHR: {capabilities:?}");
-            assert!(capabilities.contains(&5345), "VulkanMemoryModel: {capabilities:?}");
-            assert!(case(shape, 32).unwrap().requirements().features.contains(&Feature::VulkanMemoryModel));
+            let features = case.requirements().features;
+            assert!(capabilities.contains(&6022), "{}: {capabilities:?}", case.name);
+            assert!(capabilities.contains(&5345), "{}: {capabilities:?}", case.name);
+            assert!(features.contains(&Feature::VulkanMemoryModel));
+            let bfloat16 = plan.shape.a == BFLOAT16;
+            assert_eq!(capabilities.contains(&5116), bfloat16, "{}: {capabilities:?}", case.name);
+            assert_eq!(capabilities.contains(&5118), bfloat16, "{}: {capabilities:?}", case.name);
+            assert_eq!(features.contains(&Feature::ShaderBfloat16CooperativeMatrix), bfloat16);
+            assert_eq!(features.contains(&Feature::CooperativeMatrixWorkgroupScope), plan.workgroup());
         }
     }
 
     #[test]
     fn shapes_without_a_shader_make_no_case() {
+        // Workgroup scope only through a flexible family (it says the workgroup size).
         let mut odd = common()[0];
         odd.scope = vk::ScopeKHR::WORKGROUP;
-        assert!(case(odd, 32).is_none());
+        assert!(case(subgroup_plan(odd), 32).is_none());
         odd = common()[0];
         odd.a = C::FLOAT64;
-        assert!(case(odd, 32).is_none());
+        assert!(case(subgroup_plan(odd), 32).is_none());
+        // A subgroup-scope flexible family makes no workgroup case.
+        let mut sub = family(C::FLOAT16, C::FLOAT32, 16, 32);
+        sub.granularity.scope = vk::ScopeKHR::SUBGROUP;
+        assert!(Plan::flexible(sub).into_iter().all(|p| case(p, 32).is_none()));
     }
 }

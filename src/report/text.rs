@@ -41,6 +41,14 @@ pub fn header(info: &DeviceInfo, settings: &str, pipelines: &str, clock: &str) -
     if !info.cooperative_matrix.is_empty() {
         text.push_str(&format!("coopmat:    {}\n", coopmat_line(&info.cooperative_matrix)));
     }
+    if !info.cooperative_matrix_flexible.is_empty() {
+        text.push_str(&format!("coopmat2:   {}\n", flexible_line(&info.cooperative_matrix_flexible)));
+    }
+    if let Some(features) = &info.bfloat16 {
+        let names: Vec<&str> = features.iter().map(|f| f.vk_name()).collect();
+        let list = if names.is_empty() { "none".to_owned() } else { names.join(", ") };
+        text.push_str(&format!("bfloat16:   {list} (VK_KHR_shader_bfloat16)\n"));
+    }
     if let Some((signed, unsigned)) = info.integer_dot_accelerated {
         let says = |on: bool| if on { "accelerated" } else { "not accelerated" };
         text.push_str(&format!(
@@ -57,12 +65,40 @@ fn coopmat_line(shapes: &[crate::caps::CoopMatShape]) -> String {
     let list: Vec<String> = shapes
         .iter()
         .map(|s| {
-            let result = if s.result == s.c { String::new() } else { format!("->{:?}", s.result) };
             let sat = if s.saturating { " saturating" } else { "" };
-            format!("{}x{}x{} {:?}*{:?}+{:?}{result} {:?}{sat}", s.m, s.n, s.k, s.a, s.b, s.c, s.scope)
+            format!("{}x{}x{} {} {:?}{sat}", s.m, s.n, s.k, types(s), s.scope)
         })
         .collect();
     format!("{} shapes advertised (VK_KHR_cooperative_matrix): {}", shapes.len(), list.join(", "))
+}
+
+/// `A*B+C` (with `->R` where the result type differs), as the headers name the component types.
+fn types(s: &crate::caps::CoopMatShape) -> String {
+    let name = crate::caps::newer::component_name;
+    let result = if s.result == s.c { String::new() } else { format!("->{}", name(s.result)) };
+    format!("{}*{}+{}{result}", name(s.a), name(s.b), name(s.c))
+}
+
+/// The flexible-dimension shape families, as `FLOAT16*FLOAT16+FLOAT32 WORKGROUP in multiples of
+/// 16x16x16, 256 invocations, ...`.
+fn flexible_line(families: &[crate::caps::CoopMatFlexible]) -> String {
+    let list: Vec<String> = families
+        .iter()
+        .map(|f| {
+            let g = &f.granularity;
+            let sat = if g.saturating { " saturating" } else { "" };
+            format!(
+                "{} {:?}{sat} in multiples of {}x{}x{}, {} invocations",
+                types(g),
+                g.scope,
+                g.m,
+                g.n,
+                g.k,
+                f.invocations
+            )
+        })
+        .collect();
+    format!("{} flexible shapes advertised (VK_NV_cooperative_matrix2): {}", families.len(), list.join("; "))
 }
 
 /// What the header's `clock:` line says when the probe runs.

@@ -19,7 +19,7 @@ pub fn compiler_version() -> String {
     let (major, minor) = ((word >> 16) & 0xFF, (word >> 8) & 0xFF);
     format!(
         "shaderc {} (shaderc-sys {}: glslang and SPIRV-Tools vendored), SPIR-V {major}.{minor} supported, \
-         SPIR-V 1.5 for Vulkan 1.2 targeted",
+         SPIR-V 1.5 for Vulkan 1.2 targeted (1.6 for Vulkan 1.3 where a case needs it)",
         env!("PERFTEST_SHADERC_VERSION"),
         env!("PERFTEST_SHADERC_SYS_VERSION")
     )
@@ -42,10 +42,12 @@ impl ShaderCompiler {
         let [x, y, z] = case.local_size.map(|n| format!("{n}"));
         let mut defines = vec![("LOCAL_SIZE_X", x.as_str()), ("LOCAL_SIZE_Y", &y), ("LOCAL_SIZE_Z", &z)];
         defines.extend(case.defines.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-        self.compile_source(&case.name, case.glsl.file, case.glsl.source, &defines)
+        let vulkan_1_3 = case.requirements().vulkan_1_3;
+        self.compile_for(&case.name, case.glsl.file, case.glsl.source, &defines, vulkan_1_3)
     }
 
-    /// Compiles `source` (named `file` in messages) with `defines`, for the case `case_name`.
+    /// Compiles `source` (named `file` in messages) with `defines`, for the case `case_name`, to
+    /// SPIR-V 1.5 for Vulkan 1.2.
     pub fn compile_source(
         &self,
         case_name: &str,
@@ -53,10 +55,27 @@ impl ShaderCompiler {
         source: &str,
         defines: &[(&str, &str)],
     ) -> Result<Vec<u32>> {
+        self.compile_for(case_name, file, source, defines, false)
+    }
+
+    /// As [`Self::compile_source`], to SPIR-V 1.6 for Vulkan 1.3 where `vulkan_1_3` says so.
+    fn compile_for(
+        &self,
+        case_name: &str,
+        file: &str,
+        source: &str,
+        defines: &[(&str, &str)],
+        vulkan_1_3: bool,
+    ) -> Result<Vec<u32>> {
         let fail = |log: String| Error::Compile { case: case_name.into(), file: file.into(), log };
         let mut options = shaderc::CompileOptions::new().map_err(|e| fail(e.to_string()))?;
-        options.set_target_env(shaderc::TargetEnv::Vulkan, shaderc::EnvVersion::Vulkan1_2 as u32);
-        options.set_target_spirv(shaderc::SpirvVersion::V1_5);
+        let (env, spirv) = if vulkan_1_3 {
+            (shaderc::EnvVersion::Vulkan1_3, shaderc::SpirvVersion::V1_6)
+        } else {
+            (shaderc::EnvVersion::Vulkan1_2, shaderc::SpirvVersion::V1_5)
+        };
+        options.set_target_env(shaderc::TargetEnv::Vulkan, env as u32);
+        options.set_target_spirv(spirv);
         options.set_optimization_level(shaderc::OptimizationLevel::Performance);
         for (name, value) in defines {
             options.add_macro_definition(name, Some(value));

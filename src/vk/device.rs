@@ -6,7 +6,10 @@ use ash::vk;
 
 use super::instance::Instance;
 use super::select::{kind_name, Row};
-use crate::caps::{CoopMatShape, DeviceCaps, FeatureStructs, FloatControl, Heap, Limits, MemoryType};
+use crate::caps::{
+    newer, CoopMatFlexible, CoopMatShape, DeviceCaps, Feature, FeatureStructs, FloatControl, Heap, Limits,
+    MemoryType,
+};
 use crate::error::{vk_err, Result};
 
 /// What the report header says about the device.
@@ -36,6 +39,10 @@ pub struct DeviceInfo {
     pub compute_units: Option<ComputeUnits>,
     /// The cooperative-matrix shapes it advertises (the `coopmat` family runs the ones GLSL can name).
     pub cooperative_matrix: Vec<CoopMatShape>,
+    /// The flexible-dimension shape families of VK_NV_cooperative_matrix2 (empty without it).
+    pub cooperative_matrix_flexible: Vec<CoopMatFlexible>,
+    /// The bfloat16 features it supports; `None` without VK_KHR_shader_bfloat16.
+    pub bfloat16: Option<Vec<Feature>>,
     /// Whether packed 4x8-bit dot products are accelerated, signed and unsigned
     /// (VkPhysicalDeviceShaderIntegerDotProductProperties); `None` without the extension.
     pub integer_dot_accelerated: Option<(bool, bool)>,
@@ -193,6 +200,12 @@ fn supported_features(
     if offers(offered, ash::khr::shader_integer_dot_product::NAME) {
         features2 = features2.push_next(&mut s.integer_dot);
     }
+    if offers(offered, newer::SHADER_BFLOAT16) {
+        features2 = features2.push_next(&mut s.bfloat16);
+    }
+    if offers(offered, newer::COOPERATIVE_MATRIX2) {
+        features2 = features2.push_next(&mut s.cooperative_matrix2);
+    }
     // SAFETY: physical belongs to instance, which supports Vulkan 1.2; every chained struct lives
     // across the call.
     unsafe { instance.raw.get_physical_device_features2(physical, &mut features2) };
@@ -263,6 +276,11 @@ pub fn describe(
             })
             .collect(),
         cooperative_matrix: cooperative_matrix_shapes(instance, physical, &offered),
+        cooperative_matrix_flexible: if offers(&offered, newer::COOPERATIVE_MATRIX2) {
+            super::coopmat2::flexible_shapes(instance, physical)
+        } else {
+            Vec::new()
+        },
         float16_controls: [
             (FloatControl::DenormFlushToZero16, float_controls.shader_denorm_flush_to_zero_float16),
             (FloatControl::RoundingModeRte16, float_controls.shader_rounding_mode_rte_float16),
@@ -275,6 +293,7 @@ pub fn describe(
         .filter(|(_, on)| *on == vk::TRUE)
         .map(|(control, _)| control)
         .collect(),
+        vulkan_1_3: p.api_version.min(instance.api_version) >= vk::API_VERSION_1_3,
     };
     // SAFETY: as above.
     let families = unsafe { instance.raw.get_physical_device_queue_family_properties(physical) };
@@ -297,6 +316,18 @@ pub fn describe(
         max_group_count: p.limits.max_compute_work_group_count,
         compute_units: compute_units(instance, physical, &offered),
         cooperative_matrix: caps.cooperative_matrix.clone(),
+        cooperative_matrix_flexible: caps.cooperative_matrix_flexible.clone(),
+        bfloat16: offers(&offered, newer::SHADER_BFLOAT16).then(|| {
+            let f = &caps.features;
+            [
+                Feature::ShaderBfloat16Type,
+                Feature::ShaderBfloat16DotProduct,
+                Feature::ShaderBfloat16CooperativeMatrix,
+            ]
+            .into_iter()
+            .filter(|&feature| f.get(feature))
+            .collect()
+        }),
         integer_dot_accelerated: integer_dot_accelerated(instance, physical, &offered),
     };
     (info, caps)
@@ -331,6 +362,12 @@ pub fn create(
     }
     if enabled.extensions().contains(&ash::khr::shader_integer_dot_product::NAME) {
         features2 = features2.push_next(&mut s.integer_dot);
+    }
+    if enabled.extensions().contains(&newer::SHADER_BFLOAT16) {
+        features2 = features2.push_next(&mut s.bfloat16);
+    }
+    if enabled.extensions().contains(&newer::COOPERATIVE_MATRIX2) {
+        features2 = features2.push_next(&mut s.cooperative_matrix2);
     }
     let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queues)

@@ -38,6 +38,9 @@ pub struct Instance {
     pub raw: ash::Instance,
     /// Whether VK_EXT_debug_utils is enabled (object names, messages).
     pub debug_utils: bool,
+    /// The Vulkan version the instance was created for: 1.3 where the loader offers it (SPIR-V
+    /// 1.6 for the cases that need it), else 1.2.
+    pub api_version: u32,
     messenger: Option<Messenger>,
     // Dropped after `raw` is destroyed: the messenger callbacks point into it.
     sink: Sink,
@@ -98,7 +101,7 @@ impl Instance {
         let app = vk::ApplicationInfo::default()
             .application_name(c"perftest")
             .application_version(vk::make_api_version(0, 0, 1, 0))
-            .api_version(vk::API_VERSION_1_2);
+            .api_version(version.min(vk::API_VERSION_1_3));
         let features = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
         let mut validation_features =
             vk::ValidationFeaturesEXT::default().enabled_validation_features(&features);
@@ -122,7 +125,8 @@ impl Instance {
             vk::Result::ERROR_LAYER_NOT_PRESENT => Error::NoValidationLayer,
             other => unusable("vkCreateInstance")(other),
         })?;
-        let mut instance = Self { entry, raw, debug_utils, messenger: None, sink };
+        let api_version = version.min(vk::API_VERSION_1_3);
+        let mut instance = Self { entry, raw, debug_utils, api_version, messenger: None, sink };
         if validation {
             instance.messenger = Some(Messenger::new(&instance.entry, &instance.raw, &instance.sink)?);
         }

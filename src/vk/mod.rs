@@ -3,6 +3,7 @@
 pub mod buffer;
 pub mod commands;
 pub mod context;
+pub mod coopmat2;
 pub mod debug;
 pub mod device;
 pub mod image;
