@@ -30,6 +30,8 @@ pub struct FeatureStructs {
     pub cooperative_matrix: vk::PhysicalDeviceCooperativeMatrixFeaturesKHR<'static>,
     /// VK_KHR_shader_integer_dot_product.
     pub integer_dot: vk::PhysicalDeviceShaderIntegerDotProductFeatures<'static>,
+    /// VK_EXT_subgroup_size_control.
+    pub subgroup_size_control: vk::PhysicalDeviceSubgroupSizeControlFeatures<'static>,
     /// VK_KHR_shader_bfloat16.
     pub bfloat16: newer::Bfloat16Features,
     /// VK_NV_cooperative_matrix2.
@@ -118,6 +120,9 @@ features! {
     /// Cooperative matrices (tensor cores) in shaders.
     CooperativeMatrix => cooperative_matrix.cooperative_matrix, "cooperativeMatrix",
         Some(ash::khr::cooperative_matrix::NAME);
+    /// Compute pipelines that require full subgroups (`REQUIRE_FULL_SUBGROUPS`).
+    ComputeFullSubgroups => subgroup_size_control.compute_full_subgroups, "computeFullSubgroups",
+        Some(ash::ext::subgroup_size_control::NAME);
     /// bfloat16 (`bfloat16_t`) values in shaders.
     ShaderBfloat16Type => bfloat16.shader_bfloat16_type, "shaderBFloat16Type", Some(newer::SHADER_BFLOAT16);
     /// Dot products of bfloat16 vectors.
@@ -144,6 +149,7 @@ impl FeatureStructs {
         self.atomic_float.p_next = std::ptr::null_mut();
         self.cooperative_matrix.p_next = std::ptr::null_mut();
         self.integer_dot.p_next = std::ptr::null_mut();
+        self.subgroup_size_control.p_next = std::ptr::null_mut();
         self.bfloat16.p_next = std::ptr::null_mut();
         self.cooperative_matrix2.p_next = std::ptr::null_mut();
         self
@@ -163,9 +169,13 @@ impl FeatureStructs {
         Feature::ALL.iter().copied().filter(|&f| self.get(f)).collect()
     }
 
-    /// The extensions the set features need, without repeats.
+    /// The extensions the set features need, and the extensions those depend on, without repeats.
     pub fn extensions(&self) -> Vec<&'static CStr> {
         let mut out: Vec<&'static CStr> = self.list().into_iter().filter_map(Feature::extension).collect();
+        // VK_NV_cooperative_matrix2 extends VK_KHR_cooperative_matrix.
+        if out.contains(&newer::COOPERATIVE_MATRIX2) {
+            out.push(ash::khr::cooperative_matrix::NAME);
+        }
         out.sort();
         out.dedup();
         out
@@ -194,6 +204,13 @@ mod tests {
         assert!(structs.extensions().is_empty());
         structs.set(Feature::PipelineExecutableInfo, true);
         assert_eq!(structs.extensions(), [ash::khr::pipeline_executable_properties::NAME]);
+    }
+
+    #[test]
+    fn cooperative_matrix2_brings_the_extension_it_extends() {
+        let mut structs = FeatureStructs::default();
+        structs.set(Feature::CooperativeMatrixWorkgroupScope, true);
+        assert_eq!(structs.extensions(), [ash::khr::cooperative_matrix::NAME, newer::COOPERATIVE_MATRIX2]);
     }
 
     #[test]

@@ -83,6 +83,10 @@ pub enum Limit {
     TexelBufferElements(u64),
     /// `maxMemoryAllocationSize` (Vulkan 1.1), bytes: the largest single buffer.
     AllocationBytes(u64),
+    /// `cooperativeMatrixFlexibleDimensionsMaxDimension` (VK_NV_cooperative_matrix2).
+    CooperativeMatrixDimension(u32),
+    /// `cooperativeMatrixWorkgroupScopeMaxWorkgroupSize` (VK_NV_cooperative_matrix2).
+    CooperativeMatrixWorkgroupInvocations(u32),
 }
 
 /// The device limits that [`Limit`]s are checked against.
@@ -102,6 +106,10 @@ pub struct Limits {
     pub texel_buffer_elements: u64,
     /// `maxMemoryAllocationSize`.
     pub allocation_bytes: u64,
+    /// `cooperativeMatrixFlexibleDimensionsMaxDimension` (0 without VK_NV_cooperative_matrix2).
+    pub cooperative_matrix_dimension: u32,
+    /// `cooperativeMatrixWorkgroupScopeMaxWorkgroupSize` (0 without VK_NV_cooperative_matrix2).
+    pub cooperative_matrix_workgroup: u32,
 }
 
 impl Limit {
@@ -124,6 +132,16 @@ impl Limit {
             }
             Limit::TexelBufferElements(n) => ("texel buffer elements", limits.texel_buffer_elements, n),
             Limit::AllocationBytes(n) => ("bytes per allocation", limits.allocation_bytes, n),
+            Limit::CooperativeMatrixDimension(n) => (
+                "rows or columns per flexible cooperative matrix",
+                u64::from(limits.cooperative_matrix_dimension),
+                u64::from(n),
+            ),
+            Limit::CooperativeMatrixWorkgroupInvocations(n) => (
+                "invocations per workgroup-scope cooperative-matrix workgroup",
+                u64::from(limits.cooperative_matrix_workgroup),
+                u64::from(n),
+            ),
         };
         (has < needs).then(|| format!("the device allows {has} {name}, the case needs {needs}"))
     }
@@ -431,6 +449,40 @@ mod tests {
                 "the device cannot filter R32G32B32A32_SFLOAT images linearly"
             ]
         );
+    }
+
+    #[test]
+    fn workgroup_scope_matrices_say_what_the_device_lacks() {
+        let granularity = CoopMatShape {
+            m: 32,
+            n: 32,
+            k: 16,
+            a: vk::ComponentTypeKHR::FLOAT16,
+            b: vk::ComponentTypeKHR::FLOAT16,
+            c: vk::ComponentTypeKHR::FLOAT32,
+            result: vk::ComponentTypeKHR::FLOAT32,
+            saturating: false,
+            scope: vk::ScopeKHR::WORKGROUP,
+        };
+        let family = CoopMatFlexible { granularity, invocations: 256 };
+        let needs = Requirements::new()
+            .vulkan_1_3()
+            .cooperative_matrix_flexible(family)
+            .limit(Limit::CooperativeMatrixDimension(128));
+        assert_eq!(
+            needs.unmet(&DeviceCaps::default()),
+            [
+                "the case's shader is SPIR-V 1.6, which needs Vulkan 1.3 of the device and the loader",
+                "the device allows 0 rows or columns per flexible cooperative matrix, the case needs 128",
+                "the device does not advertise flexible cooperative-matrix dimensions FLOAT16*FLOAT16+FLOAT32 \
+                 WORKGROUP in multiples of 32x32x16 for 256 invocations \
+                 (vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV)",
+            ]
+        );
+        let mut caps =
+            DeviceCaps { vulkan_1_3: true, cooperative_matrix_flexible: vec![family], ..Default::default() };
+        caps.limits.cooperative_matrix_dimension = 256;
+        assert!(needs.unmet(&caps).is_empty());
     }
 
     #[test]

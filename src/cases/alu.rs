@@ -4,7 +4,8 @@
 //! invocation and thousands of invocations per SM measure throughput. Timing runs
 //! use `x = x * 0.999 + 0.01`, which stays finite and normal; verify runs use
 //! `a = 1, b = 1`, so each chain ends at `seed + ITERATIONS` exactly (even in fp16),
-//! which proves that every step ran: the compiler cannot know `a` and `b`.
+//! which proves that every step ran: the compiler cannot know `a` and `b`. bfloat16 has only 8
+//! significant bits: its chains prove at least 449 of the 1024 steps (see `reference`).
 
 use crate::caps::{Ceiling, Feature, FloatControl, Requirements};
 use crate::registry::{self, CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work};
@@ -154,11 +155,16 @@ fn constants(kind: Kind) -> Push {
     let (time, verify) = match kind {
         // An LCG step: wraps, never settles; both constants are exact in f32. Verify: x -> 3x + 1.
         Kind::Int32 => ([1_664_525.0f32, 12_345.0], [3.0f32, 1.0]),
-        // Converges to b / (1 - a) = 10: finite, normal, never the NaN sentinel. Verify: x -> x + 1.
+        // Converges to b / (1 - a) = 10: finite, normal, never the NaN sentinel (bfloat16 rounds
+        // a to 1, and its chains stop moving near 4: finite too). Verify: x -> x + 1.
         _ => ([0.999, 0.01], [1.0, 1.0]),
     };
     Push::per_mode(&time.map(f32::to_bits), &verify.map(f32::to_bits))
 }
+
+/// What bfloat16 chains subtract from their seeds (glsl/alu.glsl's ALU_BF16 SEED), so a verify
+/// chain climbs through 449 or more exact integers before it stops at 256.
+const BF16_SEED_OFFSET: f32 = 256.0;
 
 /// `x` rounded to bfloat16, to nearest with ties to even.
 fn bf16_round(x: f32) -> f32 {
@@ -217,12 +223,13 @@ fn reference(kind: Kind, gid: u32) -> Value {
             total.wrapping_add(x)
         })),
         Kind::Bf16Dot => {
-            // x -> x * 1 + 1 * 1, rounded to bfloat16 (8 significant bits) each step: exact up to
-            // 256, where 257 rounds back to 256 (to even, or by truncation). Every chain ends at
-            // 256, which takes at least 193 steps from the largest seed.
+            // x -> x * 1 + 1 * 1, rounded to bfloat16 (8 significant bits) each step, from seed -
+            // 256: every integer from -256 to 256 is exact, and 257 rounds back to 256 (to even,
+            // or by truncation). Every chain ends at 256, which takes at least 449 of the 1024
+            // steps (512 minus the largest seed, 63).
             let step = |x: f32| bf16_round(x + 1.0);
-            let total: f32 =
-                (0..CHAINS).map(|k| (0..ITERATIONS).fold(seed_at(gid * CHAINS + k), |x, _| step(x))).sum();
+            let start = |k: u32| seed_at(gid * CHAINS + k) - BF16_SEED_OFFSET;
+            let total: f32 = (0..CHAINS).map(|k| (0..ITERATIONS).fold(start(k), |x, _| step(x))).sum();
             Value::F32(total)
         }
         Kind::Fp32 | Kind::Fp64 | Kind::Fp32Mediump => {
@@ -263,10 +270,11 @@ fn case(kind: Kind) -> CaseSpec {
         Kind::Int64 => (Unit::IntOp, int(Feature::ShaderInt64), Some(Ceiling::Int32Mad)),
         // No sourced peak for packed dot products: "peak unknown".
         Kind::Dot8 { .. } => (Unit::IntOp, int(Feature::ShaderIntegerDotProduct), None),
-        // bfloat16 runs on the fp16 lanes: their rate is the bound.
+        // bfloat16 runs on the fp16 lanes: their rate is the bound. glslang declares Float16 in
+        // bfloat16 shaders too.
         Kind::Bf16Dot => (
             Unit::Flop,
-            int(Feature::ShaderBfloat16Type).feature(Feature::ShaderBfloat16DotProduct),
+            fp16.feature(Feature::ShaderBfloat16Type).feature(Feature::ShaderBfloat16DotProduct),
             Some(Ceiling::Fp16Fma),
         ),
     };
@@ -383,8 +391,11 @@ mod tests {
         assert_eq!(bf16_round(257.0), 256.0);
         assert_eq!(bf16_round(259.0), 260.0);
         assert_eq!(bf16_round(1.0 + 1.0 / 512.0), 1.0);
-        // Each chain climbs by 1 to 256 and stays: 16 chains.
+        // Each chain climbs by 1 from seed - 256 to 256 and stays: 16 chains.
         assert_eq!(reference(Kind::Bf16Dot, 3), Value::F32(16.0 * 256.0));
+        // 448 steps from the largest seed fall short of 256.
+        let short = (0..448).fold(63.0 - BF16_SEED_OFFSET, |x, _| bf16_round(x + 1.0));
+        assert_eq!(short, 255.0);
     }
 
     #[test]

@@ -14,7 +14,7 @@ use ash::vk;
 
 use super::load::half_bits;
 use crate::caps::newer::BFLOAT16;
-use crate::caps::{Ceiling, CoopMatFlexible, CoopMatShape, Feature, Requirements};
+use crate::caps::{Ceiling, CoopMatFlexible, CoopMatShape, Feature, Limit, Requirements};
 use crate::registry::{self, CaseSpec, Env, Family, Glsl, Push, Reset, Resource, Unit, Value, Work};
 
 const GLSL: Glsl = Glsl { file: "coopmat.glsl", source: include_str!("../../glsl/coopmat.glsl") };
@@ -122,23 +122,25 @@ fn common() -> Vec<CoopMatShape> {
     ]
 }
 
-/// Element `e` of A or B: small exact values (f16, bf16: multiples of 1/4; A in -0.5..0.5, B in
-/// -0.25..0.5).
-fn element(ty: C, e: u64, period: u64, offset: i64) -> f64 {
-    let k = (e % period) as i64 + offset;
+/// Element `e` of A or B: small exact values from a hash of `e` and `salt` (f16, bf16: multiples
+/// of 1/4; A in -0.5..0.5, B in -0.25..0.5), so that a product over the wrong rows, columns,
+/// stride or tile differs from the right one (a unit test checks each).
+fn element(ty: C, e: u64, salt: u32, period: u64, offset: i64) -> f64 {
+    let h = u64::from(((e as u32) ^ salt).wrapping_mul(0x9E37_79B1) >> 24) % period;
+    let k = h as i64 + offset;
     match ty {
         C::FLOAT16 | BFLOAT16 => k as f64 / 4.0,
-        C::UINT8 => (e % period) as f64,
+        C::UINT8 => h as f64,
         _ => k as f64,
     }
 }
 
 fn a_value(ty: C, e: u64) -> f64 {
-    element(ty, e, 5, -2)
+    element(ty, e, 0, 5, -2)
 }
 
 fn b_value(ty: C, e: u64) -> f64 {
-    element(ty, e, 4, -1)
+    element(ty, e, 0x5BD1_E995, 4, -1)
 }
 
 /// `value` as `ty`'s bytes.
@@ -210,13 +212,22 @@ fn requirements(plan: &Plan) -> Requirements {
             .vulkan_1_3()
             .feature(Feature::CooperativeMatrixWorkgroupScope)
             .feature(Feature::CooperativeMatrixFlexibleDimensions)
-            .cooperative_matrix_flexible(family),
-        None => needs.cooperative_matrix(shape).subgroup(vk::SubgroupFeatureFlags::BASIC),
+            .cooperative_matrix_flexible(family)
+            .limit(Limit::CooperativeMatrixDimension(shape.m.max(shape.n).max(shape.k)))
+            .limit(Limit::CooperativeMatrixWorkgroupInvocations(plan.invocations)),
+        // Subgroup-scope matrices in SPIR-V 1.5 need full subgroups (the pipeline requires them;
+        // the workgroup of 128 is a multiple of every maxSubgroupSize in use, 32 or 64).
+        None => needs
+            .cooperative_matrix(shape)
+            .subgroup(vk::SubgroupFeatureFlags::BASIC)
+            .feature(Feature::ComputeFullSubgroups),
     };
     for ty in [shape.a, shape.c] {
         needs = match ty {
             C::FLOAT16 => needs.feature(Feature::ShaderFloat16).feature(Feature::StorageBuffer16BitAccess),
+            // glslang declares Float16 in bfloat16 shaders too (a test checks every capability).
             BFLOAT16 => needs
+                .feature(Feature::ShaderFloat16)
                 .feature(Feature::ShaderBfloat16Type)
                 .feature(Feature::ShaderBfloat16CooperativeMatrix)
                 .feature(Feature::StorageBuffer16BitAccess),
@@ -403,6 +414,52 @@ mod tests {
         assert_eq!(reference(half, 8, 0), Value::U32(u32::from_ne_bytes(bytes)));
     }
 
+    /// The verify sum at (i, j) with A read at `a_at(i, x)` and B at `b_at(x, j)`.
+    fn product(
+        shape: &CoopMatShape,
+        a_at: impl Fn(u64, u64) -> u64,
+        b_at: impl Fn(u64, u64) -> u64,
+    ) -> Vec<f64> {
+        let (m, n, k) = (u64::from(shape.m), u64::from(shape.n), u64::from(shape.k));
+        (0..m * n)
+            .map(|e| {
+                let (i, j) = (e / n, e % n);
+                (0..k).map(|x| a_value(shape.a, a_at(i, x)) * b_value(shape.b, b_at(x, j))).sum()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_data_tells_wrong_layouts_from_the_right_one() {
+        // The sums a shader computes with a wrong stride, transposition, K order or tile must
+        // differ from the reference's somewhere, or --verify could not catch that bug.
+        let wide = Plan::flexible(family(C::FLOAT16, C::FLOAT32, 16, 256))[0].shape;
+        let deep = common()[2];
+        for shape in [common()[1], deep, wide] {
+            let (m, n, k) = (u64::from(shape.m), u64::from(shape.n), u64::from(shape.k));
+            let right = product(&shape, |i, x| i * k + x, |x, j| x * n + j);
+            let reference: Vec<f64> = (0..m * n).map(|e| expected(&shape, 1, e / n, e % n)).collect();
+            // expected() with one chain is 2 x the product.
+            assert!(right.iter().zip(&reference).all(|(r, e)| 2.0 * r == *e));
+            let wrongs = [
+                ("K reversed", product(&shape, |i, x| i * k + (k - 1 - x), |x, j| x * n + j)),
+                ("A transposed", product(&shape, |i, x| x * m + i, |x, j| x * n + j)),
+                ("B transposed", product(&shape, |i, x| i * k + x, |x, j| j * k + x)),
+                ("B stride K + 4", product(&shape, |i, x| i * k + x, |x, j| x * (n + 4) + j)),
+                ("the first 16 columns repeated", product(&shape, |i, x| i * k + x, |x, j| x * n + j % 16)),
+                ("the first 16 rows repeated", product(&shape, |i, x| (i % 16) * k + x, |x, j| x * n + j)),
+            ];
+            for (what, wrong) in wrongs {
+                let repeats = what.contains("repeated") && n == 16 && m == 16;
+                assert!(
+                    repeats || wrong != right,
+                    "{}: {what} gives the same sums",
+                    name(&Plan::subgroup(shape, 32)).unwrap()
+                );
+            }
+        }
+    }
+
     #[test]
     fn bfloat16_inputs_are_the_top_halves_of_their_fp32_bits() {
         let mut bytes = [0u8; 2];
@@ -427,34 +484,53 @@ mod tests {
                 assert!(v.abs() < 128.0 && (v * 16.0).fract() == 0.0, "{}: {v}", name(&plan).unwrap());
             }
             assert!(values.iter().any(|v| *v != values[0]), "not constant");
+            // Every partial sum on the way (products are multiples of 1/16) stays below 128 too:
+            // the chains' starts, two steps of the largest sum of |a * b|, summed over the chains.
+            let (k, shape) = (u64::from(plan.shape.k), plan.shape);
+            let largest = (0..m * n)
+                .map(|e| {
+                    (0..k)
+                        .map(|x| (a_value(shape.a, e / n * k + x) * b_value(shape.b, x * n + e % n)).abs())
+                        .sum::<f64>()
+                })
+                .fold(0.0, f64::max);
+            let chains = plan.chains as f64;
+            assert!(
+                chains * ((chains - 1.0) + 2.0 * largest) < 128.0,
+                "{}: partial sums",
+                name(&plan).unwrap()
+            );
         }
     }
 
     #[test]
-    fn the_shaders_declare_the_capabilities_the_cases_require() {
-        // OpCapability (17): CooperativeMatrixKHR (6022) in every shader; VulkanMemoryModel (5345)
-        // needs the vulkanMemoryModel feature; BFloat16TypeKHR (5116) and
-        // BFloat16CooperativeMatrixKHR (5118) need theirs.
+    fn the_shaders_declare_only_capabilities_the_cases_require() {
+        // Every OpCapability maps to a requirement (src/shader/capabilities.rs), including the
+        // bf16 and workgroup-scope shaders that only devices with the extensions list.
         let compiler = crate::shader::ShaderCompiler::new().unwrap();
         let bf16 = CoopMatShape { a: BFLOAT16, b: BFLOAT16, ..common()[1] };
         let mut plans: Vec<Plan> = common().into_iter().chain([bf16]).map(subgroup_plan).collect();
-        plans.extend(Plan::flexible(family(C::FLOAT16, C::FLOAT32, 16, 256)));
-        plans.extend(Plan::flexible(family(BFLOAT16, C::FLOAT32, 16, 256)));
+        for (a, c) in [
+            (C::FLOAT16, C::FLOAT16),
+            (C::FLOAT16, C::FLOAT32),
+            (BFLOAT16, C::FLOAT32),
+            (C::SINT8, C::SINT32),
+        ] {
+            plans.extend(Plan::flexible(family(a, c, 16, 256)));
+        }
         for plan in plans {
             let case = case(plan, 32).unwrap();
             let spirv = compiler.compile(&case).unwrap_or_else(|e| panic!("{}: {e}", case.name));
+            let uncovered = crate::shader::capabilities::uncovered(&spirv, &case.requirements());
+            assert!(uncovered.is_empty(), "{}: {uncovered:?}", case.name);
+            // The capabilities that make it a cooperative-matrix shader are there.
             let capabilities: Vec<u32> = crate::shader::spirv::instructions(&spirv)
                 .filter(|i| i.opcode == 17)
                 .filter_map(|i| i.operands.first().copied())
                 .collect();
-            let features = case.requirements().features;
             assert!(capabilities.contains(&6022), "{}: {capabilities:?}", case.name);
-            assert!(capabilities.contains(&5345), "{}: {capabilities:?}", case.name);
-            assert!(features.contains(&Feature::VulkanMemoryModel));
-            let bfloat16 = plan.shape.a == BFLOAT16;
-            assert_eq!(capabilities.contains(&5116), bfloat16, "{}: {capabilities:?}", case.name);
-            assert_eq!(capabilities.contains(&5118), bfloat16, "{}: {capabilities:?}", case.name);
-            assert_eq!(features.contains(&Feature::ShaderBfloat16CooperativeMatrix), bfloat16);
+            assert_eq!(capabilities.contains(&5118), plan.shape.a == BFLOAT16, "{}", case.name);
+            let features = case.requirements().features;
             assert_eq!(features.contains(&Feature::CooperativeMatrixWorkgroupScope), plan.workgroup());
         }
     }

@@ -42,7 +42,14 @@ pub fn header(info: &DeviceInfo, settings: &str, pipelines: &str, clock: &str) -
         text.push_str(&format!("coopmat:    {}\n", coopmat_line(&info.cooperative_matrix)));
     }
     if !info.cooperative_matrix_flexible.is_empty() {
-        text.push_str(&format!("coopmat2:   {}\n", flexible_line(&info.cooperative_matrix_flexible)));
+        let mut line = flexible_line(&info.cooperative_matrix_flexible);
+        if let Some((invocations, dimension, shared)) = info.cooperative_matrix2_limits {
+            line.push_str(&format!(
+                "; at most {dimension} rows or columns, {invocations} invocations at workgroup scope, \
+                 {shared} bytes of shared memory reserved"
+            ));
+        }
+        text.push_str(&format!("coopmat2:   {line}\n"));
     }
     if let Some(features) = &info.bfloat16 {
         let names: Vec<&str> = features.iter().map(|f| f.vk_name()).collect();
@@ -87,15 +94,12 @@ fn flexible_line(families: &[crate::caps::CoopMatFlexible]) -> String {
         .map(|f| {
             let g = &f.granularity;
             let sat = if g.saturating { " saturating" } else { "" };
-            format!(
-                "{} {:?}{sat} in multiples of {}x{}x{}, {} invocations",
-                types(g),
-                g.scope,
-                g.m,
-                g.n,
-                g.k,
-                f.invocations
-            )
+            let size = if g.scope == ash::vk::ScopeKHR::WORKGROUP {
+                format!(", {} invocations", f.invocations)
+            } else {
+                String::new()
+            };
+            format!("{} {:?}{sat} in multiples of {}x{}x{}{size}", types(g), g.scope, g.m, g.n, g.k)
         })
         .collect();
     format!("{} flexible shapes advertised (VK_NV_cooperative_matrix2): {}", families.len(), list.join("; "))

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use ash::vk;
 
+use crate::caps::Feature;
 use crate::error::{Error, Result};
 use crate::registry::{CaseSpec, Glsl};
 use crate::shader::{spirv, ShaderCompiler};
@@ -91,7 +92,14 @@ fn compile(compiler: &ShaderCompiler, case: &CaseSpec, capture_statistics: bool)
         });
     }
     let push_bytes = case.push.size() as u32;
-    Ok(PipelineDesc { spirv, bindings: descriptor_types(case), push_bytes, capture_statistics })
+    let full_subgroups = case.requirements().features.contains(&Feature::ComputeFullSubgroups);
+    Ok(PipelineDesc {
+        spirv,
+        bindings: descriptor_types(case),
+        push_bytes,
+        capture_statistics,
+        full_subgroups,
+    })
 }
 
 /// Builds one pipeline per distinct key of `cases` on up to `threads` threads.

@@ -1,5 +1,7 @@
 //! GLSL to Vulkan SPIR-V with shaderc: embedded includes, permutations by defines; a SPIR-V reader.
 
+#[cfg(test)]
+pub mod capabilities;
 pub mod spirv;
 
 use crate::error::{Error, Result};
@@ -119,6 +121,9 @@ mod tests {
             }
             let spirv = compiler.compile(&case).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(spirv[0], spirv::MAGIC, "{}: not SPIR-V", case.name);
+            // Every capability the shader declares is something the case asks the device for.
+            let uncovered = capabilities::uncovered(&spirv, &case.requirements());
+            assert!(uncovered.is_empty(), "{}: {uncovered:?}", case.name);
             // The GLSL block (common.glsl's header + FAMILY_PARAMS) and the Rust bytes agree.
             let glsl_bytes = spirv::push_constant_bytes(&spirv).unwrap_or(0) as usize;
             assert_eq!(glsl_bytes, case.push.size(), "{}: push-constant block size", case.name);

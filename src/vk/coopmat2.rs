@@ -1,5 +1,6 @@
 //! VK_NV_cooperative_matrix2's workgroup-scope shapes, read through a loaded function pointer
-//! (`vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV`): ash 0.38 predates it.
+//! (`vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV`), and its limits: ash
+//! 0.38 predates the extension.
 
 use std::ffi::c_void;
 
@@ -44,6 +45,47 @@ impl Default for FlexibleDimensions {
             workgroup_invocations: 0,
         }
     }
+}
+
+/// `VkPhysicalDeviceCooperativeMatrix2PropertiesNV`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    s_type: vk::StructureType,
+    p_next: *mut c_void,
+    /// `cooperativeMatrixWorkgroupScopeMaxWorkgroupSize`.
+    pub workgroup_invocations: u32,
+    /// `cooperativeMatrixFlexibleDimensionsMaxDimension`.
+    pub max_dimension: u32,
+    /// `cooperativeMatrixWorkgroupScopeReservedSharedMemory`, bytes.
+    pub reserved_shared_memory: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            // VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_PROPERTIES_NV
+            s_type: vk::StructureType::from_raw(1_000_593_002),
+            p_next: std::ptr::null_mut(),
+            workgroup_invocations: 0,
+            max_dimension: 0,
+            reserved_shared_memory: 0,
+        }
+    }
+}
+
+// SAFETY: a properties struct that starts with sType and pNext, as the specification lets
+// VkPhysicalDeviceProperties2 chain it.
+unsafe impl vk::ExtendsPhysicalDeviceProperties2 for Limits {}
+
+/// The limits of `physical`, which offers the extension (the caller checks).
+pub fn limits(instance: &Instance, physical: vk::PhysicalDevice) -> Limits {
+    let mut limits = Limits::default();
+    let mut props = vk::PhysicalDeviceProperties2::default().push_next(&mut limits);
+    // SAFETY: physical belongs to instance and offers the extension whose struct is chained.
+    unsafe { instance.raw.get_physical_device_properties2(physical, &mut props) };
+    limits.p_next = std::ptr::null_mut();
+    limits
 }
 
 type GetFlexibleDimensions =
@@ -97,9 +139,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_layout_matches_the_header() {
+    fn the_layouts_match_the_header() {
         // sType, padding, pNext, then ten 4-byte members.
         assert_eq!(std::mem::size_of::<FlexibleDimensions>(), 56);
         assert_eq!(std::mem::offset_of!(FlexibleDimensions, workgroup_invocations), 52);
+        // sType, padding, pNext, three 4-byte members, padding.
+        assert_eq!(std::mem::size_of::<Limits>(), 32);
+        assert_eq!(std::mem::offset_of!(Limits, reserved_shared_memory), 24);
     }
 }

@@ -41,6 +41,9 @@ pub struct DeviceInfo {
     pub cooperative_matrix: Vec<CoopMatShape>,
     /// The flexible-dimension shape families of VK_NV_cooperative_matrix2 (empty without it).
     pub cooperative_matrix_flexible: Vec<CoopMatFlexible>,
+    /// VK_NV_cooperative_matrix2's limits: the largest workgroup-scope workgroup, the largest
+    /// flexible dimension, and the shared memory reserved for workgroup scope (bytes).
+    pub cooperative_matrix2_limits: Option<(u32, u32, u32)>,
     /// The bfloat16 features it supports; `None` without VK_KHR_shader_bfloat16.
     pub bfloat16: Option<Vec<Feature>>,
     /// Whether packed 4x8-bit dot products are accelerated, signed and unsigned
@@ -200,6 +203,9 @@ fn supported_features(
     if offers(offered, ash::khr::shader_integer_dot_product::NAME) {
         features2 = features2.push_next(&mut s.integer_dot);
     }
+    if offers(offered, ash::ext::subgroup_size_control::NAME) {
+        features2 = features2.push_next(&mut s.subgroup_size_control);
+    }
     if offers(offered, newer::SHADER_BFLOAT16) {
         features2 = features2.push_next(&mut s.bfloat16);
     }
@@ -247,6 +253,8 @@ pub fn describe(
         (format, unsafe { instance.raw.get_physical_device_format_properties(physical, format) })
     });
     let limits = &p.limits;
+    let coopmat2 =
+        offers(&offered, newer::COOPERATIVE_MATRIX2).then(|| super::coopmat2::limits(instance, physical));
     let caps = DeviceCaps {
         features: supported_features(instance, physical, &offered),
         limits: Limits {
@@ -257,6 +265,8 @@ pub fn describe(
             uniform_buffer_range: u64::from(limits.max_uniform_buffer_range),
             texel_buffer_elements: u64::from(limits.max_texel_buffer_elements),
             allocation_bytes: v11.max_memory_allocation_size,
+            cooperative_matrix_dimension: coopmat2.map_or(0, |l| l.max_dimension),
+            cooperative_matrix_workgroup: coopmat2.map_or(0, |l| l.workgroup_invocations),
         },
         formats: formats.collect(),
         subgroup_size: subgroup.subgroup_size,
@@ -276,7 +286,7 @@ pub fn describe(
             })
             .collect(),
         cooperative_matrix: cooperative_matrix_shapes(instance, physical, &offered),
-        cooperative_matrix_flexible: if offers(&offered, newer::COOPERATIVE_MATRIX2) {
+        cooperative_matrix_flexible: if coopmat2.is_some() {
             super::coopmat2::flexible_shapes(instance, physical)
         } else {
             Vec::new()
@@ -317,6 +327,8 @@ pub fn describe(
         compute_units: compute_units(instance, physical, &offered),
         cooperative_matrix: caps.cooperative_matrix.clone(),
         cooperative_matrix_flexible: caps.cooperative_matrix_flexible.clone(),
+        cooperative_matrix2_limits: coopmat2
+            .map(|l| (l.workgroup_invocations, l.max_dimension, l.reserved_shared_memory)),
         bfloat16: offers(&offered, newer::SHADER_BFLOAT16).then(|| {
             let f = &caps.features;
             [
@@ -362,6 +374,9 @@ pub fn create(
     }
     if enabled.extensions().contains(&ash::khr::shader_integer_dot_product::NAME) {
         features2 = features2.push_next(&mut s.integer_dot);
+    }
+    if enabled.extensions().contains(&ash::ext::subgroup_size_control::NAME) {
+        features2 = features2.push_next(&mut s.subgroup_size_control);
     }
     if enabled.extensions().contains(&newer::SHADER_BFLOAT16) {
         features2 = features2.push_next(&mut s.bfloat16);

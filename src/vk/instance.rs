@@ -98,10 +98,12 @@ impl Instance {
         }
 
         let sink: Sink = Default::default();
+        // 1.3 where the loader offers it: the cases whose shaders are SPIR-V 1.6 need it.
+        let api_version = version.min(vk::API_VERSION_1_3);
         let app = vk::ApplicationInfo::default()
             .application_name(c"perftest")
             .application_version(vk::make_api_version(0, 0, 1, 0))
-            .api_version(version.min(vk::API_VERSION_1_3));
+            .api_version(api_version);
         let features = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
         let mut validation_features =
             vk::ValidationFeaturesEXT::default().enabled_validation_features(&features);
@@ -125,7 +127,6 @@ impl Instance {
             vk::Result::ERROR_LAYER_NOT_PRESENT => Error::NoValidationLayer,
             other => unusable("vkCreateInstance")(other),
         })?;
-        let api_version = version.min(vk::API_VERSION_1_3);
         let mut instance = Self { entry, raw, debug_utils, api_version, messenger: None, sink };
         if validation {
             instance.messenger = Some(Messenger::new(&instance.entry, &instance.raw, &instance.sink)?);

@@ -48,6 +48,9 @@ pub struct PipelineDesc {
     pub push_bytes: u32,
     /// Ask the driver to keep statistics (VK_KHR_pipeline_executable_properties enabled).
     pub capture_statistics: bool,
+    /// Require full subgroups (`computeFullSubgroups` enabled): cooperative matrices at subgroup
+    /// scope in SPIR-V before 1.6 need it.
+    pub full_subgroups: bool,
 }
 
 /// Pipeline handles made by [`build`], not yet owned by a context: [`Pipeline::adopt`] them, or
@@ -127,7 +130,13 @@ fn build_into(
     // SAFETY: spirv is shaderc output for the Vulkan environment.
     let module =
         unsafe { device.create_shader_module(&module_info, None) }.map_err(vk_err("vkCreateShaderModule"))?;
+    let stage_flags = if desc.full_subgroups {
+        vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS
+    } else {
+        vk::PipelineShaderStageCreateFlags::empty()
+    };
     let stage = vk::PipelineShaderStageCreateInfo::default()
+        .flags(stage_flags)
         .stage(vk::ShaderStageFlags::COMPUTE)
         .module(module)
         .name(c"main");
