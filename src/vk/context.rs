@@ -44,9 +44,10 @@ impl Adapter {
         Ok(Self { physical: physicals[row.device], row, instance })
     }
 
-    /// The row's header facts and capabilities, with the properties of `formats`.
+    /// The row's header facts and capabilities (without VK_NV_cooperative_matrix2's limits,
+    /// which no expansion needs), with the properties of `formats`.
     pub fn describe(&self, formats: &[vk::Format]) -> (DeviceInfo, DeviceCaps) {
-        device::describe(&self.instance, self.physical, &self.row, formats)
+        device::describe(&self.instance, self.physical, &self.row, formats, false)
     }
 
     /// The validation messages collected so far.
@@ -85,7 +86,8 @@ impl Context {
     /// whole (a group is what one case needs), and describes it with the properties of `formats`.
     pub fn new(adapter: Adapter, wanted: &[Vec<Feature>], formats: &[vk::Format]) -> Result<Self> {
         let Adapter { instance, physical, row } = adapter;
-        let (info, caps) = device::describe(&instance, physical, &row, formats);
+        let workgroup_scope = wanted.iter().flatten().any(|&f| f == Feature::CooperativeMatrixWorkgroupScope);
+        let (info, caps) = device::describe(&instance, physical, &row, formats, workgroup_scope);
         let whole = wanted.iter().filter(|group| group.iter().all(|&f| caps.features.get(f)));
         let enabled = caps.features.enabled_of(whole.flatten().copied());
         let (device, queue) = device::create(&instance, physical, row.family, &enabled)?;

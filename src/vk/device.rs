@@ -221,12 +221,15 @@ fn supported_features(
 }
 
 /// Reads the header facts of `physical` for `row`, and its capabilities, with the properties of
-/// `formats` (the formats the selected cases use).
+/// `formats` (the formats the selected cases use) and, with `coopmat2_limits`, the limits of
+/// VK_NV_cooperative_matrix2 (read only for runs with workgroup-scope cases: validation layers
+/// older than the extension report its properties struct as unknown).
 pub fn describe(
     instance: &Instance,
     physical: vk::PhysicalDevice,
     row: &Row,
     formats: &[vk::Format],
+    coopmat2_limits: bool,
 ) -> (DeviceInfo, DeviceCaps) {
     // The device extensions, enumerated once for every query below that depends on them.
     let offered = extensions(instance, physical);
@@ -253,8 +256,8 @@ pub fn describe(
         (format, unsafe { instance.raw.get_physical_device_format_properties(physical, format) })
     });
     let limits = &p.limits;
-    let coopmat2 =
-        offers(&offered, newer::COOPERATIVE_MATRIX2).then(|| super::coopmat2::limits(instance, physical));
+    let has_coopmat2 = offers(&offered, newer::COOPERATIVE_MATRIX2);
+    let coopmat2 = (has_coopmat2 && coopmat2_limits).then(|| super::coopmat2::limits(instance, physical));
     let caps = DeviceCaps {
         features: supported_features(instance, physical, &offered),
         limits: Limits {
@@ -286,7 +289,7 @@ pub fn describe(
             })
             .collect(),
         cooperative_matrix: cooperative_matrix_shapes(instance, physical, &offered),
-        cooperative_matrix_flexible: if coopmat2.is_some() {
+        cooperative_matrix_flexible: if has_coopmat2 {
             super::coopmat2::flexible_shapes(instance, physical)
         } else {
             Vec::new()
