@@ -94,8 +94,8 @@ float seed(uint i) { return seeds[i & 63u]; }
 #elif defined(ALU_BF16)
     // bfloat16 has no arithmetic but conversions and dot products: x * a + b is dot((x, 1), (a, b)).
     #define T bfloat16_t
-    // Seeds from -256 (src/cases/alu.rs BF16_SEED_OFFSET): verify chains climb through exact integers.
-    #define SEED(i) bfloat16_t(seed(i) - 256.0)
+    // Seeds from -BF16_SEED_OFFSET (src/cases/alu.rs): verify chains climb through exact integers.
+    #define SEED(i) bfloat16_t(seed(i) - BF16_SEED_OFFSET)
     #define MAD(x, a, b) dot(bf16vec2(x, bfloat16_t(1.0)), bf16vec2(a, b))
     #define LOAD_AB() T a = T(params.a); T b = T(params.b)
     #define TOTAL(x) (x)

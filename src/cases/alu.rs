@@ -156,15 +156,19 @@ fn constants(kind: Kind) -> Push {
         // An LCG step: wraps, never settles; both constants are exact in f32. Verify: x -> 3x + 1.
         Kind::Int32 => ([1_664_525.0f32, 12_345.0], [3.0f32, 1.0]),
         // Converges to b / (1 - a) = 10: finite, normal, never the NaN sentinel (bfloat16 rounds
-        // a to 1, and its chains stop moving near 4: finite too). Verify: x -> x + 1.
+        // a to 1 and x + 0.01 to x from its negative seeds: the chains stay put, finite).
+        // Verify: x -> x + 1.
         _ => ([0.999, 0.01], [1.0, 1.0]),
     };
     Push::per_mode(&time.map(f32::to_bits), &verify.map(f32::to_bits))
 }
 
-/// What bfloat16 chains subtract from their seeds (glsl/alu.glsl's ALU_BF16 SEED), so a verify
-/// chain climbs through 449 or more exact integers before it stops at 256.
+/// What bfloat16 chains subtract from their seeds (the BF16_SEED_OFFSET define of
+/// glsl/alu.glsl), so a verify chain climbs through 449 or more exact integers before it stops
+/// at 256.
 const BF16_SEED_OFFSET: f32 = 256.0;
+/// [`BF16_SEED_OFFSET`] as GLSL (a test checks they agree).
+const BF16_SEED_OFFSET_GLSL: &str = "256.0";
 
 /// `x` rounded to bfloat16, to nearest with ties to even.
 fn bf16_round(x: f32) -> f32 {
@@ -290,6 +294,7 @@ fn case(kind: Kind) -> CaseSpec {
         .defines((kind == Kind::Fp32Mediump).then_some(("MEDIUMP", "1")))
         .defines((kind == Kind::Fp16x2Mixed).then_some(("MIXED", "1")))
         .defines((kind == Kind::Fp16x2FloatControls).then_some(("FLOAT_CONTROLS", "1")))
+        .defines((kind == Kind::Bf16Dot).then_some(("BF16_SEED_OFFSET", BF16_SEED_OFFSET_GLSL)))
         .defines(match kind {
             Kind::Dot8 { signed } => Some(("SIGNED", if signed { "1" } else { "0" })),
             _ => None,
@@ -393,6 +398,7 @@ mod tests {
         assert_eq!(bf16_round(1.0 + 1.0 / 512.0), 1.0);
         // Each chain climbs by 1 from seed - 256 to 256 and stays: 16 chains.
         assert_eq!(reference(Kind::Bf16Dot, 3), Value::F32(16.0 * 256.0));
+        assert_eq!(BF16_SEED_OFFSET_GLSL.parse::<f32>(), Ok(BF16_SEED_OFFSET));
         // 448 steps from the largest seed fall short of 256.
         let short = (0..448).fold(63.0 - BF16_SEED_OFFSET, |x, _| bf16_round(x + 1.0));
         assert_eq!(short, 255.0);

@@ -216,7 +216,7 @@ fn requirements(plan: &Plan) -> Requirements {
             .limit(Limit::CooperativeMatrixDimension(shape.m.max(shape.n).max(shape.k)))
             .limit(Limit::CooperativeMatrixWorkgroupInvocations(plan.invocations)),
         // Subgroup-scope matrices in SPIR-V 1.5 need full subgroups (the pipeline requires them;
-        // the workgroup of 128 is a multiple of every maxSubgroupSize in use, 32 or 64).
+        // the workgroup must be a multiple of the subgroup size, which case() checks).
         None => needs
             .cooperative_matrix(shape)
             .subgroup(vk::SubgroupFeatureFlags::BASIC)
@@ -252,7 +252,9 @@ fn case(plan: Plan, subgroup: u64) -> Option<CaseSpec> {
     let (at, _, a_bytes) = component(shape.a)?;
     let (bt, _, b_bytes) = component(shape.b)?;
     let (ct, _, c_bytes) = component(shape.c)?;
-    if !plain || shape.a != shape.b {
+    // Full subgroups: the workgroup must be a multiple of the subgroup size.
+    let whole = plan.workgroup() || u64::from(plan.invocations) % subgroup == 0;
+    if !plain || !whole || shape.a != shape.b {
         return None;
     }
     let (m, n, k) = (u64::from(shape.m), u64::from(shape.n), u64::from(shape.k));
@@ -445,7 +447,7 @@ mod tests {
                 ("K reversed", product(&shape, |i, x| i * k + (k - 1 - x), |x, j| x * n + j)),
                 ("A transposed", product(&shape, |i, x| x * m + i, |x, j| x * n + j)),
                 ("B transposed", product(&shape, |i, x| i * k + x, |x, j| j * k + x)),
-                ("B stride K + 4", product(&shape, |i, x| i * k + x, |x, j| x * (n + 4) + j)),
+                ("B stride N + 4", product(&shape, |i, x| i * k + x, |x, j| x * (n + 4) + j)),
                 ("the first 16 columns repeated", product(&shape, |i, x| i * k + x, |x, j| x * n + j % 16)),
                 ("the first 16 rows repeated", product(&shape, |i, x| (i % 16) * k + x, |x, j| x * n + j)),
             ];
