@@ -2,8 +2,9 @@
 //!
 //! [`FeatureStructs`] holds every `VkPhysicalDevice*Features` struct a feature can live in; the
 //! same aggregate answers "what does the device have" (filled by `vkGetPhysicalDeviceFeatures2`)
-//! and "enable these" (chained into `VkDeviceCreateInfo`). Adding a feature is one row in the
-//! `features!` table below, plus its use in a case.
+//! and "enable these" (chained into `VkDeviceCreateInfo`), both through [`FeatureStructs::chain`].
+//! Adding a feature is one row in the `features!` table below, plus its use in a case; a feature
+//! in a new struct also adds the struct to the aggregate, `chain` and `unchained`.
 
 use std::ffi::CStr;
 
@@ -153,6 +154,41 @@ impl FeatureStructs {
         self.bfloat16.p_next = std::ptr::null_mut();
         self.cooperative_matrix2.p_next = std::ptr::null_mut();
         self
+    }
+
+    /// `features2` with the Vulkan 1.1 and 1.2 structs chained, and each extension's struct
+    /// whose extension `chain` accepts (offered, for a query; enabled, for device creation).
+    pub fn chain<'a>(
+        &'a mut self,
+        features2: vk::PhysicalDeviceFeatures2<'a>,
+        chain: impl Fn(&CStr) -> bool,
+    ) -> vk::PhysicalDeviceFeatures2<'a> {
+        let mut f = features2.push_next(&mut self.v11).push_next(&mut self.v12);
+        if chain(ash::khr::pipeline_executable_properties::NAME) {
+            f = f.push_next(&mut self.executable);
+        }
+        if chain(ash::khr::shader_clock::NAME) {
+            f = f.push_next(&mut self.clock);
+        }
+        if chain(ash::ext::shader_atomic_float::NAME) {
+            f = f.push_next(&mut self.atomic_float);
+        }
+        if chain(ash::khr::cooperative_matrix::NAME) {
+            f = f.push_next(&mut self.cooperative_matrix);
+        }
+        if chain(ash::khr::shader_integer_dot_product::NAME) {
+            f = f.push_next(&mut self.integer_dot);
+        }
+        if chain(ash::ext::subgroup_size_control::NAME) {
+            f = f.push_next(&mut self.subgroup_size_control);
+        }
+        if chain(newer::SHADER_BFLOAT16) {
+            f = f.push_next(&mut self.bfloat16);
+        }
+        if chain(newer::COOPERATIVE_MATRIX2) {
+            f = f.push_next(&mut self.cooperative_matrix2);
+        }
+        f
     }
 
     /// The features of `wanted` that are set here.

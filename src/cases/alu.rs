@@ -163,12 +163,10 @@ fn constants(kind: Kind) -> Push {
     Push::per_mode(&time.map(f32::to_bits), &verify.map(f32::to_bits))
 }
 
-/// What bfloat16 chains subtract from their seeds (the BF16_SEED_OFFSET define of
+/// What bfloat16 chains subtract from their seeds (passed as the BF16_SEED_OFFSET define of
 /// glsl/alu.glsl), so a verify chain climbs through 449 or more exact integers before it stops
 /// at 256.
 const BF16_SEED_OFFSET: f32 = 256.0;
-/// [`BF16_SEED_OFFSET`] as GLSL (a test checks they agree).
-const BF16_SEED_OFFSET_GLSL: &str = "256.0";
 
 /// `x` rounded to bfloat16, to nearest with ties to even.
 fn bf16_round(x: f32) -> f32 {
@@ -247,6 +245,8 @@ fn case(kind: Kind) -> CaseSpec {
     let (chains, iterations, unroll) =
         (format!("{}u", kind.chains()), format!("{ITERATIONS}u"), format!("{UNROLL}u"));
     let lanes = kind.lanes().to_string();
+    // `{:?}` keeps the decimal point: a GLSL float literal.
+    let bf16_offset = format!("{BF16_SEED_OFFSET:?}");
     // Every chain step is an FMA's two operations per lane (a mul+add counts the same).
     let ops = OPS * f64::from(kind.lanes()) * f64::from(kind.chains() / CHAINS);
     // A dot product with accumulate is 4 multiplies and 4 adds.
@@ -294,7 +294,7 @@ fn case(kind: Kind) -> CaseSpec {
         .defines((kind == Kind::Fp32Mediump).then_some(("MEDIUMP", "1")))
         .defines((kind == Kind::Fp16x2Mixed).then_some(("MIXED", "1")))
         .defines((kind == Kind::Fp16x2FloatControls).then_some(("FLOAT_CONTROLS", "1")))
-        .defines((kind == Kind::Bf16Dot).then_some(("BF16_SEED_OFFSET", BF16_SEED_OFFSET_GLSL)))
+        .defines((kind == Kind::Bf16Dot).then_some(("BF16_SEED_OFFSET", bf16_offset.as_str())))
         .defines(match kind {
             Kind::Dot8 { signed } => Some(("SIGNED", if signed { "1" } else { "0" })),
             _ => None,
@@ -398,7 +398,10 @@ mod tests {
         assert_eq!(bf16_round(1.0 + 1.0 / 512.0), 1.0);
         // Each chain climbs by 1 from seed - 256 to 256 and stays: 16 chains.
         assert_eq!(reference(Kind::Bf16Dot, 3), Value::F32(16.0 * 256.0));
-        assert_eq!(BF16_SEED_OFFSET_GLSL.parse::<f32>(), Ok(BF16_SEED_OFFSET));
+        // The shader subtracts the same offset.
+        let case = case(Kind::Bf16Dot);
+        let define = case.defines.iter().find(|(k, _)| k == "BF16_SEED_OFFSET").map(|(_, v)| v.as_str());
+        assert_eq!(define, Some("256.0"));
         // 448 steps from the largest seed fall short of 256.
         let short = (0..448).fold(63.0 - BF16_SEED_OFFSET, |x, _| bf16_round(x + 1.0));
         assert_eq!(short, 255.0);

@@ -309,9 +309,9 @@ fn case(plan: Plan, subgroup: u64) -> Option<CaseSpec> {
     Some(case)
 }
 
-/// Every plan for the device (or the common shapes, without one).
-fn plans(env: &Env) -> Vec<Plan> {
-    let subgroup = env.device.map_or(32, |d| u64::from(d.subgroup_size.max(1)));
+/// Every plan for the device (or the common shapes, without one), whose subgroups hold
+/// `subgroup` invocations.
+fn plans(env: &Env, subgroup: u64) -> Vec<Plan> {
     let mut shapes = common();
     for shape in env.device.map(|d| d.cooperative_matrix.clone()).unwrap_or_default() {
         if !shapes.contains(&shape) {
@@ -329,7 +329,7 @@ fn plans(env: &Env) -> Vec<Plan> {
 
 fn expand(env: &Env) -> Vec<CaseSpec> {
     let subgroup = env.device.map_or(32, |d| u64::from(d.subgroup_size.max(1)));
-    plans(env).into_iter().filter_map(|p| case(p, subgroup)).collect()
+    plans(env, subgroup).into_iter().filter_map(|p| case(p, subgroup)).collect()
 }
 
 inventory::submit! {

@@ -187,31 +187,7 @@ fn supported_features(
     offered: &[vk::ExtensionProperties],
 ) -> FeatureStructs {
     let mut s = FeatureStructs::default();
-    let mut features2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut s.v11).push_next(&mut s.v12);
-    if offers(offered, ash::khr::pipeline_executable_properties::NAME) {
-        features2 = features2.push_next(&mut s.executable);
-    }
-    if offers(offered, ash::khr::shader_clock::NAME) {
-        features2 = features2.push_next(&mut s.clock);
-    }
-    if offers(offered, ash::ext::shader_atomic_float::NAME) {
-        features2 = features2.push_next(&mut s.atomic_float);
-    }
-    if offers(offered, ash::khr::cooperative_matrix::NAME) {
-        features2 = features2.push_next(&mut s.cooperative_matrix);
-    }
-    if offers(offered, ash::khr::shader_integer_dot_product::NAME) {
-        features2 = features2.push_next(&mut s.integer_dot);
-    }
-    if offers(offered, ash::ext::subgroup_size_control::NAME) {
-        features2 = features2.push_next(&mut s.subgroup_size_control);
-    }
-    if offers(offered, newer::SHADER_BFLOAT16) {
-        features2 = features2.push_next(&mut s.bfloat16);
-    }
-    if offers(offered, newer::COOPERATIVE_MATRIX2) {
-        features2 = features2.push_next(&mut s.cooperative_matrix2);
-    }
+    let mut features2 = s.chain(vk::PhysicalDeviceFeatures2::default(), |name| offers(offered, name));
     // SAFETY: physical belongs to instance, which supports Vulkan 1.2; every chained struct lives
     // across the call.
     unsafe { instance.raw.get_physical_device_features2(physical, &mut features2) };
@@ -359,34 +335,11 @@ pub fn create(
     let priorities = [1.0];
     let queues =
         [vk::DeviceQueueCreateInfo::default().queue_family_index(family).queue_priorities(&priorities)];
-    let extensions: Vec<*const std::ffi::c_char> = enabled.extensions().iter().map(|e| e.as_ptr()).collect();
+    let wanted = enabled.extensions();
+    let extensions: Vec<*const std::ffi::c_char> = wanted.iter().map(|e| e.as_ptr()).collect();
     let mut s = *enabled;
     let mut features2 =
-        vk::PhysicalDeviceFeatures2::default().features(s.core).push_next(&mut s.v11).push_next(&mut s.v12);
-    if enabled.extensions().contains(&ash::khr::pipeline_executable_properties::NAME) {
-        features2 = features2.push_next(&mut s.executable);
-    }
-    if enabled.extensions().contains(&ash::khr::shader_clock::NAME) {
-        features2 = features2.push_next(&mut s.clock);
-    }
-    if enabled.extensions().contains(&ash::ext::shader_atomic_float::NAME) {
-        features2 = features2.push_next(&mut s.atomic_float);
-    }
-    if enabled.extensions().contains(&ash::khr::cooperative_matrix::NAME) {
-        features2 = features2.push_next(&mut s.cooperative_matrix);
-    }
-    if enabled.extensions().contains(&ash::khr::shader_integer_dot_product::NAME) {
-        features2 = features2.push_next(&mut s.integer_dot);
-    }
-    if enabled.extensions().contains(&ash::ext::subgroup_size_control::NAME) {
-        features2 = features2.push_next(&mut s.subgroup_size_control);
-    }
-    if enabled.extensions().contains(&newer::SHADER_BFLOAT16) {
-        features2 = features2.push_next(&mut s.bfloat16);
-    }
-    if enabled.extensions().contains(&newer::COOPERATIVE_MATRIX2) {
-        features2 = features2.push_next(&mut s.cooperative_matrix2);
-    }
+        s.chain(vk::PhysicalDeviceFeatures2::default().features(s.core), |name| wanted.contains(&name));
     let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queues)
         .enabled_extension_names(&extensions)
