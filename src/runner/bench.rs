@@ -109,7 +109,10 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
             ) {
                 return Err(spec_error(
                     case,
-                    format!("it checks resource {}, not a storage buffer or storage texel buffer", index + 1),
+                    format!(
+                        "it checks resource {}, not a storage buffer, storage texel buffer or storage image",
+                        index + 1
+                    ),
                 ));
             }
         }
