@@ -32,13 +32,15 @@ pub enum ExitCode {
     Slower = 11,
     /// `--strict` found a result above a known peak (the compiler may have removed work).
     Implausible = 12,
+    /// `--strict` found ratios against a baseline that stayed flagged after re-measuring.
+    FlaggedBaseline = 13,
     /// Ctrl-C stopped the run after the case in progress (the finished cases were written).
     Interrupted = 130,
 }
 
 impl ExitCode {
     /// Every code, in numeric order.
-    pub const ALL: [ExitCode; 14] = [
+    pub const ALL: [ExitCode; 15] = [
         ExitCode::Success,
         ExitCode::Failure,
         ExitCode::Usage,
@@ -52,6 +54,7 @@ impl ExitCode {
         ExitCode::BadResults,
         ExitCode::Slower,
         ExitCode::Implausible,
+        ExitCode::FlaggedBaseline,
         ExitCode::Interrupted,
     ];
 
@@ -81,6 +84,9 @@ impl ExitCode {
             }
             ExitCode::Implausible => {
                 "--strict found a result above a known peak of the hardware (flagged implausible; all results were written)"
+            }
+            ExitCode::FlaggedBaseline => {
+                "--strict found ratios against a baseline that stayed flagged (throttled, below the warm-up clock, noisy) after re-measuring; all results were written"
             }
             ExitCode::Interrupted => {
                 "Ctrl-C or SIGTERM stopped the run after the case in progress; the finished cases were written"
@@ -332,6 +338,20 @@ pub enum Error {
         detail: String,
     },
 
+    /// `--strict` found ratios against a baseline that stayed flagged.
+    #[error(
+        "the baseline \"{baseline}\" stayed flagged after re-measuring ({flags}), so {ratios} ratio(s) against \
+         it are doubtful; run again when the GPU is idle and cool, or leave out --strict to only flag them"
+    )]
+    FlaggedBaseline {
+        /// The baseline's name.
+        baseline: String,
+        /// Its flags.
+        flags: String,
+        /// How many ratios are against it.
+        ratios: usize,
+    },
+
     /// Ctrl-C stopped the run.
     #[error("interrupted (Ctrl-C or SIGTERM) after {finished} of {selected} cases; the finished ones were written")]
     Interrupted {
@@ -373,6 +393,7 @@ impl Error {
             Error::Interrupted { .. } => ExitCode::Interrupted,
             Error::Slower { .. } => ExitCode::Slower,
             Error::Implausible { .. } => ExitCode::Implausible,
+            Error::FlaggedBaseline { .. } => ExitCode::FlaggedBaseline,
             Error::Timing { .. }
             | Error::CaseSpec { .. }
             | Error::Vulkan { .. }
@@ -468,9 +489,9 @@ mod tests {
     #[test]
     fn exit_codes_are_distinct_and_in_order() {
         let numbers: Vec<u8> = ExitCode::ALL.iter().map(|&c| c as u8).collect();
-        assert_eq!(numbers[..13], (0..13).collect::<Vec<u8>>());
+        assert_eq!(numbers[..14], (0..14).collect::<Vec<u8>>());
         assert_eq!(ExitCode::Interrupted as u8, 130, "the shell's code for SIGINT");
-        assert_eq!(numbers.len(), 14);
+        assert_eq!(numbers.len(), 15);
     }
 
     /// The README's exit-code table: (code, meaning) with markdown backticks removed.

@@ -55,8 +55,8 @@ fn run_all(settings: RunSettings) -> Vec<(String, Outcome)> {
     let (ctx, cases) = validated(&SHORT_AXES, None);
     let sink = ctx.validation_sink();
     let prepared = prepare(&ctx, &cases, 2, !settings.verify).unwrap_or_else(|e| panic!("{e}"));
-    let results = run_cases(&ctx, &cases, &prepared, &settings, |_| {}, |_, _, _, _| {})
-        .unwrap_or_else(|e| panic!("{e}"));
+    let results =
+        run_cases(&ctx, &cases, &prepared, &settings, |_| {}, |_| {}).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(results.len(), cases.len());
     check_lacks(&ctx, &results);
     drop(prepared);
@@ -163,7 +163,7 @@ fn without_the_baseline_load_lines_say_why_there_is_no_ratio() {
         &prepared,
         &settings,
         |_| {},
-        |_, _, notes, _| notes_seen.extend_from_slice(notes),
+        |done| notes_seen.extend_from_slice(done.notes),
     )
     .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(results.len(), 3);

@@ -56,8 +56,8 @@ fn a_shader_that_drops_its_loads_is_flagged_implausible_where_the_peak_is_known(
     let prepared = prepare(&ctx, &cases, 1, true).unwrap_or_else(|e| panic!("{e}"));
     let has_clock = prepared.clock.probe.is_some();
     let settings = RunSettings { target_ms: 2.0, samples: 3, verify: false, shader_stats: false };
-    let results = run_cases(&ctx, &cases, &prepared, &settings, |_| {}, |_, _, _, _| {})
-        .unwrap_or_else(|e| panic!("{e}"));
+    let results =
+        run_cases(&ctx, &cases, &prepared, &settings, |_| {}, |_| {}).unwrap_or_else(|e| panic!("{e}"));
     let outcome: &Outcome = &results[0].1;
     // On every device (lavapipe's LLVM too) the dropped loads show as work done impossibly fast.
     let (dropped, kept) = (outcome.rate().unwrap(), results[1].1.rate().unwrap());
@@ -65,11 +65,11 @@ fn a_shader_that_drops_its_loads_is_flagged_implausible_where_the_peak_is_known(
         dropped > 3.0 * kept,
         "dropped {dropped:e} loads/s against {kept:e} kept: were the loads dropped?"
     );
-    let kept_record = CaseResult::new(&cases[1], &results[1].1, &trust);
+    let kept_record = CaseResult::new(&cases[1], &results[1].1, &trust, None);
     assert_eq!(kept_record.implausible(), None, "the honest twin is never flagged: {kept_record:?}");
-    let line = text::line(&cases[0].name, outcome, &trust);
+    let line = text::line(&cases[0].name, outcome, &trust, None);
     eprintln!("{line}");
-    let record = CaseResult::new(&cases[0], outcome, &trust);
+    let record = CaseResult::new(&cases[0], outcome, &trust, None);
     let known = has_clock && trust.compute_units.is_some() && trust.architecture.is_some();
     if known {
         // The H100: 4096 counted bytes per invocation that the GPU never loads.
@@ -137,6 +137,44 @@ fn cli_rates_per_clock_say_unknown_where_the_device_cannot_tell() {
     if clock.starts_with("unknown") {
         assert!(stdout.contains("FLOPS, per clock and peak unknown"), "{stdout}");
     }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn cli_a_timed_run_warms_the_device_up_first_and_says_how() {
+    let dir = temp_dir("warm-up");
+    let json = dir.join("warm.json");
+    let args =
+        ["--filter", "ALU int32", "--target-ms", "1", "--samples", "3", "--format", "json", "--output"];
+    let out = perftest(&[&args[..], &[json.to_str().unwrap()]].concat(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", utf8(&out.stderr));
+    let run = perftest::report::load(&json).unwrap_or_else(|e| panic!("{e}"));
+    let warm = run.warm_up.expect("a timed run records its warm-up");
+    let plan = perftest::runner::warmup::PLAN;
+    match run.device.clock.as_deref() {
+        // Lavapipe: no clock to watch, so a fixed time of load and no readings.
+        Some(clock) if clock.starts_with("unknown") => {
+            assert!(warm.load_ms >= plan.blind_ms && warm.load_ms < 2.0 * plan.blind_ms, "{warm:?}");
+            assert!(warm.readings.is_empty() && warm.settled_mhz.is_none() && warm.reference_mhz.is_none());
+            assert!(warm
+                .text
+                .ends_with("a fixed time: no clock to watch (the device has no usable shader clock)"));
+        }
+        // A GPU: readings every slice of load, until they settled or the budget ran out.
+        _ => {
+            assert!(!warm.readings.is_empty() && warm.load_ms <= plan.budget_ms + 200.0, "{warm:?}");
+            assert!(warm.readings.iter().all(|[_, mhz]| *mhz > 10.0), "{warm:?}");
+        }
+    }
+    // Text says it in the header, before the settings.
+    let out = perftest(&["--filter", "ALU int32", "--target-ms", "1", "--samples", "3"], &[]);
+    let stdout = utf8(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    let at = lines.iter().position(|l| l.starts_with("warm-up:    ")).unwrap_or_else(|| panic!("{stdout}"));
+    assert!(lines[at].contains(" s of load") && lines[at + 1].starts_with("settings:   "), "{stdout}");
+    // Verify runs time nothing: no warm-up.
+    let out = perftest(&["--filter", "ALU int32", "--verify"], &[]);
+    assert!(!utf8(&out.stdout).contains("warm-up:"), "{}", utf8(&out.stdout));
     std::fs::remove_dir_all(dir).unwrap();
 }
 

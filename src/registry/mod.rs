@@ -162,9 +162,17 @@ Flags on a result line
   [over the submission cap: ...]
                          one workgroup per dispatch already takes over 100 ms: lower the axis value
   [unsteady clock: ...]  the clock before and after the samples differs by 5% or more
+  [below the warm-up clock: ...]
+                         the case ran 5% or more below the level the warm-up settled at
+  [re-measured N times: ...]
+                         a case unsteady or below the warm-up clock is warmed up and measured again,
+                         twice at most; this says why, when the last try was no better
   [throttled: ...]       the case ran 5% or more off the run's median clock: not comparable
   [implausible: ...]     above 102% of a known peak: the shader may not do the work it counts
                          (check --shader-stats and --verify); --strict makes it exit code 12
+  [ratio against a flagged baseline (...)]
+                         the baseline this ratio divides by has the flags named (it was measured
+                         again first); --strict makes it exit code 13
   skipped (reason)       the device lacks what the case needs, one reason per missing item
   verified (N results match the CPU reference), with --verify; a mismatch is exit 7, named
 ";

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::format::{printable, ratio_text};
 use super::matching::match_runs;
-use super::model::Run;
+use super::model::{CaseResult, Run};
 use super::verdict::{verdict, Verdict};
 use super::write::rate_text;
 
@@ -59,7 +59,7 @@ pub fn compare(labels: &[String], runs: &[Run]) -> Comparison {
                     Some(c) if u.is_some() && units[0].is_some() && *u != units[0] => {
                         format!("{} (not the unit of run 1)", printable(&rate_text(c)))
                     }
-                    Some(c) => printable(&rate_text(c)).into_owned(),
+                    Some(c) => format!("{}{}", printable(&rate_text(c)), flag_names(c)),
                 })
                 .collect();
             let verdicts = m
@@ -84,6 +84,16 @@ pub fn compare(labels: &[String], runs: &[Run]) -> Comparison {
         .collect();
     let summaries = (1..runs.len()).map(|i| summary(&rows, i)).collect();
     Comparison { runs, summaries, rows }
+}
+
+/// ` [throttled, noisy]`: the names of a case's flags, which may explain a difference; empty
+/// without flags.
+fn flag_names(case: &CaseResult) -> String {
+    let names: Vec<&str> = case.flags.iter().map(|f| super::trust::flag_name(f)).collect();
+    match names.is_empty() {
+        true => String::new(),
+        false => printable(&format!(" [{}]", names.join(", "))).into_owned(),
+    }
 }
 
 /// `run 2 against run 1: 3 slower, 1 faster, 530 same, 2 noisy, 4 without a verdict`.
@@ -182,7 +192,7 @@ pub fn to_text(comparison: &Comparison) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::{Amount, CaseResult};
+    use crate::report::model::Amount;
 
     fn two_runs() -> Vec<Run> {
         let first = crate::report::model::tests::sample_run();
@@ -240,6 +250,18 @@ mod tests {
         assert_eq!(gate[0].0, "case 42");
         assert!((gate[0].1 + 0.05).abs() < 1e-9);
         assert!(slower_than(&c, 6.0).is_empty(), "5% is within a 6% gate");
+    }
+
+    #[test]
+    fn flagged_cases_show_their_flag_names() {
+        let mut runs = two_runs();
+        runs[1].cases[0].flags = vec![
+            "throttled: ran at 1395 MHz, run median 1980 MHz".into(),
+            "ratio against a flagged baseline (noisy)".into(),
+        ];
+        let c = compare(&["a".into(), "b".into()], &runs);
+        assert_eq!(c.rows[0].cells[1], "1.13 Tloads/s [throttled, ratio against a flagged baseline]");
+        assert_eq!(c.rows[0].cells[0], "5.63 Tloads/s");
     }
 
     #[test]

@@ -13,8 +13,9 @@ use crate::vk::device::DeviceInfo;
 
 /// The version of the JSON layout; files from a newer perftest are refused with a sentence.
 /// Version 2 added per-case `group`, `variant`, `axes` and `rates`, and the run's `axes`;
-/// version 3 the clock, rates per clock per compute unit, % of peak and flags. Older files load.
-pub const FORMAT_VERSION: u32 = 3;
+/// version 3 the clock, rates per clock per compute unit, % of peak and flags; version 4 the
+/// run's `warm_up`, and per case its `baseline`, `remeasured` and `notes`. Older files load.
+pub const FORMAT_VERSION: u32 = 4;
 
 /// One run: where, how, and what each case gave.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -37,11 +38,42 @@ pub struct Run {
     /// The median of the cases' clocks, MHz (null: unknown); the throttle flags are against it.
     #[serde(default)]
     pub clock_median_mhz: Option<f64>,
+    /// What warming the device up before the first case did (null: a verify run, or older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warm_up: Option<WarmUp>,
     /// The memory levels each variant swept over a bytes axis shows (see [`super::levels`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub levels: Vec<super::levels::Levels>,
     /// The cases, in run order.
     pub cases: Vec<CaseResult>,
+}
+
+/// What warming the device up before the first case did.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct WarmUp {
+    /// Milliseconds of load.
+    pub load_ms: f64,
+    /// Each clock reading, `[milliseconds of load before it, MHz]`; empty without a clock.
+    pub readings: Vec<[f64; 2]>,
+    /// The level the clock settled at, MHz (null: no clock, or it did not settle).
+    pub settled_mhz: Option<f64>,
+    /// The level later cases were held to (null: none; see `remeasured` in the cases).
+    pub reference_mhz: Option<f64>,
+    /// The header's line.
+    pub text: String,
+}
+
+impl WarmUp {
+    /// The record of `warm`, whose level the cases were held to if `reference` is known.
+    pub fn new(warm: &crate::runner::warmup::WarmUp, reference: Option<f64>) -> Self {
+        WarmUp {
+            load_ms: warm.load_ms,
+            readings: warm.readings.iter().map(|&(load, mhz)| [load, mhz]).collect(),
+            settled_mhz: warm.settled_mhz,
+            reference_mhz: reference,
+            text: warm.text(),
+        }
+    }
 }
 
 /// How a run ended.
@@ -257,6 +289,13 @@ pub struct CaseResult {
     pub rates: Vec<Amount>,
     /// Rate over the family's baseline (above 1 = faster).
     pub ratio: Option<f64>,
+    /// The case `ratio` is against (null: no ratio).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
+    /// Why each earlier try was measured again (a clock below the warm-up's level or changing
+    /// during the samples; for baselines, noise too); empty if the first try was kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub remeasured: Vec<String>,
     /// The clock the samples ran at, MHz (null for a timed case: unknown on this device).
     #[serde(default)]
     pub clock_mhz: Option<f64>,
@@ -270,15 +309,19 @@ pub struct CaseResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub peak: Option<String>,
     /// What to doubt about the result: noisy, unsettled, over the submission cap, unsteady clock,
-    /// throttled, implausible.
+    /// below the warm-up clock, throttled, implausible, re-measured, ratio against a flagged baseline.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<String>,
+    /// What the text output says under the case's line (memory placement, a re-warm, a retry).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl CaseResult {
-    /// The record of a finished case, judged with `trust` (throttle flags come later, from the
-    /// whole run's median clock: [`Run::flag_throttled`]).
-    pub fn new(case: &CaseSpec, outcome: &Outcome, trust: &Trust) -> Self {
+    /// The record of a finished case, judged with `trust`, whose ratio (if any) is against
+    /// `baseline` (throttle flags come later, from the whole run's median clock:
+    /// [`Run::flag_throttled`]; so does the final word on the baseline: [`Run::flag_baselines`]).
+    pub fn new(case: &CaseSpec, outcome: &Outcome, trust: &Trust, baseline: Option<&Outcome>) -> Self {
         let mut record = CaseResult {
             name: case.name.clone(),
             family: case.family.to_owned(),
@@ -298,11 +341,14 @@ impl CaseResult {
             rate: None,
             rates: Vec::new(),
             ratio: None,
+            baseline: None,
+            remeasured: Vec::new(),
             clock_mhz: None,
             per_clock: Vec::new(),
             peak_percent: None,
             peak: None,
             flags: Vec::new(),
+            notes: Vec::new(),
         };
         match outcome {
             Outcome::Skipped(reason) => {
@@ -327,6 +373,8 @@ impl CaseResult {
                     .collect();
                 record.rate = record.rates.first().cloned();
                 record.ratio = *ratio;
+                record.baseline = ratio.and(case.baseline.clone());
+                record.remeasured = measurement.retries.clone();
                 let judged = trust.judge(outcome);
                 record.clock_mhz = judged.clock_mhz;
                 record.per_clock = judged
@@ -336,7 +384,7 @@ impl CaseResult {
                     .collect();
                 record.peak_percent = judged.peak.as_ref().map(|p| p.percent);
                 record.peak = judged.peak.as_ref().map(|p| format!("{}: {}", p.ceiling.name(), p.peak));
-                record.flags = trust::flags(outcome, &judged, None);
+                record.flags = trust.flags(outcome, &judged, baseline);
             }
         }
         record
@@ -347,9 +395,14 @@ impl CaseResult {
         self.flags.iter().map(String::as_str).find(|f| f.starts_with("implausible"))
     }
 
+    /// Whether its ratio is against a baseline that has flags of its own.
+    pub fn baseline_flagged(&self) -> bool {
+        self.flags.iter().any(|f| f.starts_with(trust::BASELINE_FLAG))
+    }
+
     /// The record of a case that failed with `error`.
     pub fn failed(case: &CaseSpec, error: &Error) -> Self {
-        let mut record = CaseResult::new(case, &Outcome::Skipped(error.to_string()), &Trust::default());
+        let mut record = CaseResult::new(case, &Outcome::Skipped(error.to_string()), &Trust::default(), None);
         record.status = Status::Failed;
         record
     }
@@ -371,15 +424,66 @@ impl Run {
         }
     }
 
-    /// The `--strict` verdict: an error naming the implausible results, if there are any.
+    /// Flags each case whose ratio is against a baseline that has flags of its own (after
+    /// [`Run::flag_throttled`], so a baseline that ran off the run's median clock counts), and
+    /// clears the flag where the baseline has none.
+    pub fn flag_baselines(&mut self) {
+        let flags_of = |name: &str| -> Vec<String> {
+            let base = self.cases.iter().find(|c| c.name == name);
+            base.map(|c| c.flags.iter().filter(|f| !f.starts_with(trust::BASELINE_FLAG)).cloned().collect())
+                .unwrap_or_default()
+        };
+        let verdicts: Vec<Option<String>> = self
+            .cases
+            .iter()
+            .map(|c| {
+                // The baseline's own 1.000x needs no flag for being against itself.
+                let baseline = c.baseline.as_deref().filter(|b| c.ratio.is_some() && *b != c.name);
+                baseline.and_then(|b| trust::baseline_flag(&flags_of(b)))
+            })
+            .collect();
+        for (case, verdict) in self.cases.iter_mut().zip(verdicts) {
+            case.flags.retain(|f| !f.starts_with(trust::BASELINE_FLAG));
+            case.flags.extend(verdict);
+        }
+    }
+
+    /// Each flagged baseline, with its flags and how many ratios are against it, in run order.
+    pub fn flagged_baselines(&self) -> Vec<(&str, Vec<&str>, usize)> {
+        let mut flagged: Vec<(&str, Vec<&str>, usize)> = Vec::new();
+        for case in self.cases.iter().filter(|c| c.flags.iter().any(|f| f.starts_with(trust::BASELINE_FLAG)))
+        {
+            let Some(baseline) = case.baseline.as_deref() else { continue };
+            match flagged.iter_mut().find(|(name, _, _)| *name == baseline) {
+                Some((_, _, count)) => *count += 1,
+                None => {
+                    let base = self.cases.iter().find(|c| c.name == baseline);
+                    let flags =
+                        base.map(|c| c.flags.iter().map(String::as_str).collect()).unwrap_or_default();
+                    flagged.push((baseline, flags, 1));
+                }
+            }
+        }
+        flagged
+    }
+
+    /// The `--strict` verdict: an error naming the implausible results, or else the first
+    /// baseline that stayed flagged, if there are any.
     pub fn strict(&self) -> Result<()> {
         let flagged: Vec<&CaseResult> = self.cases.iter().filter(|c| c.implausible().is_some()).collect();
-        match flagged.first() {
-            None => Ok(()),
-            Some(first) => Err(Error::Implausible {
+        if let Some(first) = flagged.first() {
+            return Err(Error::Implausible {
                 count: flagged.len(),
                 first: first.name.clone(),
                 detail: first.implausible().unwrap_or_default().to_owned(),
+            });
+        }
+        match self.flagged_baselines().first() {
+            None => Ok(()),
+            Some((baseline, flags, ratios)) => Err(Error::FlaggedBaseline {
+                baseline: (*baseline).to_owned(),
+                flags: flags.join("; "),
+                ratios: *ratios,
             }),
         }
     }
@@ -479,6 +583,8 @@ pub(crate) mod tests {
             rate: rate.map(|r| Amount { value: r, unit: "loads/s".into() }),
             rates: rate.map(|r| Amount { value: r, unit: "loads/s".into() }).into_iter().collect(),
             ratio,
+            baseline: ratio.map(|_| "Buffer<RGBA8>.Load random".into()),
+            remeasured: Vec::new(),
             clock_mhz: rate.map(|_| 1980.0),
             per_clock: rate
                 .map(|_| Amount { value: 21.54, unit: "loads/clk/SM".into() })
@@ -487,6 +593,7 @@ pub(crate) mod tests {
             peak_percent: rate.map(|_| 67.3),
             peak: rate.map(|_| "L1: 128.0 B/clk/SM".into()),
             flags: Vec::new(),
+            notes: Vec::new(),
         };
         Run {
             format_version: FORMAT_VERSION,
@@ -519,6 +626,7 @@ pub(crate) mod tests {
             interrupted: false,
             ending: Ending::default(),
             clock_median_mhz: Some(1980.0),
+            warm_up: None,
             levels: Vec::new(),
             cases: vec![
                 case("ByteAddressBuffer.Load uniform", Some(5.63e12), Some(2.985), Status::Ok),
@@ -535,7 +643,7 @@ pub(crate) mod tests {
         run.cases[0].warmup_runs = Some(6);
         let text = to_json(&run);
         assert!(
-            text.contains("\"format_version\": 3") && text.contains("\"type\": \"DiscreteGpu\""),
+            text.contains("\"format_version\": 4") && text.contains("\"type\": \"DiscreteGpu\""),
             "{text}"
         );
         assert!(text.contains("\"status\": \"skipped\""), "{text}");
@@ -562,11 +670,11 @@ pub(crate) mod tests {
         let newer = dir.join("newer.json");
         std::fs::write(
             &newer,
-            to_json(&sample_run()).replace("\"format_version\": 3", "\"format_version\": 4"),
+            to_json(&sample_run()).replace("\"format_version\": 4", "\"format_version\": 5"),
         )
         .unwrap();
         let error = load(&newer).unwrap_err().to_string();
-        assert!(error.contains("has format version 4, newer than this perftest reads (3)"), "{error}");
+        assert!(error.contains("has format version 5, newer than this perftest reads (4)"), "{error}");
         std::fs::remove_dir_all(dir).unwrap();
     }
 
@@ -641,6 +749,63 @@ pub(crate) mod tests {
             .starts_with("1 result(s) are above a known peak of the hardware, the first \"case 2\""));
         run.cases.remove(2);
         assert!(run.strict().is_ok());
+    }
+
+    #[test]
+    fn ratios_against_a_baseline_that_ended_flagged_are_flagged_and_fail_strict() {
+        let mut run = sample_run();
+        let template = run.cases[0].clone();
+        let baseline = "Buffer<RGBA8>.Load random";
+        let case =
+            |name: &str, ratio: f64| CaseResult { name: name.into(), ratio: Some(ratio), ..template.clone() };
+        run.cases = vec![
+            case("Buffer<R8>.Load random", 0.9),
+            case(baseline, 1.0),
+            case("Buffer<RGBA8>.Load linear", 1.02),
+        ];
+        // The cold start of the issue: the baseline alone ran at 473 MHz.
+        run.cases[1].clock_mhz = Some(473.0);
+        run.flag_throttled();
+        run.flag_baselines();
+        assert_eq!(run.cases[1].flags, ["throttled: ran at 473 MHz, run median 1980 MHz"]);
+        for i in [0, 2] {
+            assert_eq!(
+                run.cases[i].flags,
+                ["ratio against a flagged baseline (throttled)"],
+                "{}",
+                run.cases[i].name
+            );
+        }
+        assert_eq!(
+            run.flagged_baselines(),
+            [(baseline, vec!["throttled: ran at 473 MHz, run median 1980 MHz"], 2)],
+            "the baseline's own 1.000x is not counted against itself"
+        );
+        let error = run.strict().unwrap_err();
+        assert_eq!(error.exit_code(), crate::ExitCode::FlaggedBaseline);
+        assert!(
+            error.to_string().starts_with(
+                "the baseline \"Buffer<RGBA8>.Load random\" stayed flagged after re-measuring (throttled: ran at 473 MHz, \
+                 run median 1980 MHz), so 2 ratio(s) against it are doubtful"
+            ),
+            "{error}"
+        );
+        assert!(crate::report::text::baselines_summary(&run).starts_with(
+            "\nbaseline \"Buffer<RGBA8>.Load random\" flagged (throttled: ran at 473 MHz, run median 1980 MHz): the 2 \
+             ratio(s) against it are doubtful"
+        ));
+        // Re-measured at the run's clock: the flags go, and strict passes.
+        run.cases[1].clock_mhz = Some(1980.0);
+        run.flag_throttled();
+        run.flag_baselines();
+        assert!(run.cases.iter().all(|c| c.flags.is_empty()), "{:?}", run.cases);
+        assert!(run.strict().is_ok() && run.flagged_baselines().is_empty());
+        // A case without a ratio (ALU) is never flagged for a baseline.
+        run.cases[1].flags = vec!["noisy: cv above 3%".into()];
+        run.cases[2].ratio = None;
+        run.flag_baselines();
+        assert!(run.cases[2].flags.is_empty());
+        assert_eq!(run.cases[0].flags, ["ratio against a flagged baseline (noisy)"]);
     }
 
     #[test]

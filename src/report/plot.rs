@@ -172,6 +172,7 @@ fn bars(root: &DrawingArea<SVGBackend<'_>, Shift>, panel: &Panel<'_>, mut y: i32
                     Some(rate) => amount_text(&Amount { value: v, unit: rate.unit.clone() }),
                     None => si(v, ""),
                 },
+                (Some(c), Some(v)) if c.baseline_flagged() => format!("{} (baseline flagged)", ratio_text(v)),
                 (_, Some(v)) => ratio_text(v),
                 (Some(c), None) => rate_text(c),
             };

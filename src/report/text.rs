@@ -6,8 +6,15 @@ use crate::runner::outcome::{Outcome, TIME_FOR};
 use crate::vk::device::DeviceInfo;
 
 /// The header printed before the cases; `pipelines` says what building them cost, `clock` how
-/// clocks are measured (or why they are unknown).
-pub fn header(info: &DeviceInfo, settings: &str, pipelines: &str, clock: &str) -> String {
+/// clocks are measured (or why they are unknown), `warm_up` what warming the device up took
+/// (timed runs).
+pub fn header(
+    info: &DeviceInfo,
+    settings: &str,
+    pipelines: &str,
+    clock: &str,
+    warm_up: Option<&str>,
+) -> String {
     let trust = Trust::of(info);
     let mut text = format!(
         "perftest {} (git {})\n\
@@ -20,8 +27,7 @@ pub fn header(info: &DeviceInfo, settings: &str, pipelines: &str, clock: &str) -
          clock:      {clock}\n\
          units:      {}\n\
          peaks:      {}\n\
-         pipelines:  {pipelines}\n\
-         settings:   {settings}\n",
+         pipelines:  {pipelines}\n",
         env!("CARGO_PKG_VERSION"),
         env!("PERFTEST_GIT_COMMIT"),
         crate::shader::compiler_version(),
@@ -38,6 +44,10 @@ pub fn header(info: &DeviceInfo, settings: &str, pipelines: &str, clock: &str) -
         trust.units_line(),
         trust.peaks_line(info.vendor_id, info.device_id),
     );
+    if let Some(warm_up) = warm_up {
+        text.push_str(&format!("warm-up:    {warm_up}\n"));
+    }
+    text.push_str(&format!("settings:   {settings}\n"));
     if !info.cooperative_matrix.is_empty() {
         text.push_str(&format!("coopmat:    {}\n", coopmat_line(&info.cooperative_matrix)));
     }
@@ -133,10 +143,32 @@ pub fn clock_summary(run: &Run) -> String {
     )
 }
 
+/// The lines after the clock's that name each baseline with flags of its own, and how many
+/// ratios are against it (empty when there is none): `\nbaseline "X" flagged (throttled: ...):
+/// its 137 ratio(s) are doubtful`.
+pub fn baselines_summary(run: &Run) -> String {
+    run.flagged_baselines()
+        .iter()
+        .map(|(name, flags, ratios)| {
+            format!(
+                "\nbaseline \"{name}\" flagged ({}): the {ratios} ratio(s) against it are doubtful",
+                flags.join("; ")
+            )
+        })
+        .collect()
+}
+
+/// The note of a case measured again whose kept try was fine: why the earlier tries were not.
+pub fn retry_note(outcome: &Outcome) -> Option<String> {
+    let Outcome::Timed { measurement: m, .. } = outcome else { return None };
+    (!m.retries.is_empty() && !m.gave_up).then(|| trust::remeasured(&m.retries))
+}
+
 /// One result line: `name: rates = per clock at MHz, % of peak  (median, min, spread, dispatch)
-/// [flags]`, or the verification or skip. Throttling needs the whole run's median clock, so lines
-/// never say it: [`clock_summary`] names the throttled cases after the last line.
-pub fn line(name: &str, outcome: &Outcome, trust: &Trust) -> String {
+/// [flags]`, or the verification or skip; a case with a ratio against `baseline` is flagged if
+/// the baseline is. Throttling needs the whole run's median clock, so lines never say it:
+/// [`clock_summary`] names the throttled cases after the last line.
+pub fn line(name: &str, outcome: &Outcome, trust: &Trust, baseline: Option<&Outcome>) -> String {
     match outcome {
         Outcome::Skipped(reason) => format!("{name}: skipped ({reason})"),
         Outcome::Verified { checked } => {
@@ -149,7 +181,7 @@ pub fn line(name: &str, outcome: &Outcome, trust: &Trust) -> String {
             let judged = trust.judge(outcome);
             let per_clock = judged.text(trust.compute_units.map(|u| u.name));
             let flags: String =
-                trust::flags(outcome, &judged, None).iter().map(|f| format!("  [{f}]")).collect();
+                trust.flags(outcome, &judged, baseline).iter().map(|f| format!("  [{f}]")).collect();
             let mut lead = String::new();
             if *with_time {
                 let per_second = outcome.rate().unwrap_or(f64::NAN);
@@ -189,6 +221,9 @@ mod tests {
             warmup_runs: 6,
             settled,
             clocks_mhz: vec![],
+            reference_mhz: None,
+            retries: Vec::new(),
+            gave_up: false,
         };
         let work = Work::new(16384.0, Unit::Flop);
         Outcome::Timed {
@@ -202,7 +237,7 @@ mod tests {
 
     #[test]
     fn a_timed_line_gives_rate_median_min_and_spread() {
-        let text = line("ALU fp32 FMA", &timed(&[20.0, 20.1, 19.9], true), &Trust::default());
+        let text = line("ALU fp32 FMA", &timed(&[20.0, 20.1, 19.9], true), &Trust::default(), None);
         assert_eq!(
             text,
             "ALU fp32 FMA: 65.0 TFLOPS, per clock and peak unknown  (median 20.000 ms, min 19.900 ms, cv 0.5%, 3 samples \
@@ -212,7 +247,7 @@ mod tests {
 
     #[test]
     fn noisy_and_unsettled_results_are_marked() {
-        let text = line("x", &timed(&[20.0, 25.0, 15.0], false), &Trust::default());
+        let text = line("x", &timed(&[20.0, 25.0, 15.0], false), &Trust::default(), None);
         assert!(text.contains("[noisy: cv above 3%]"), "{text}");
         assert!(text.contains("[unsettled"), "{text}");
     }
@@ -223,9 +258,9 @@ mod tests {
         if let Outcome::Timed { measurement, .. } = &mut outcome {
             measurement.groups = 1;
         }
-        let text = line("65535X Coherent branch baseline", &outcome, &Trust::default());
+        let text = line("65535X Coherent branch baseline", &outcome, &Trust::default(), None);
         assert!(text.contains("[over the submission cap: 501 ms per measurement at 1 workgroups"), "{text}");
-        assert!(!line("x", &timed(&[20.0, 20.0, 20.0], true), &Trust::default()).contains("cap"));
+        assert!(!line("x", &timed(&[20.0, 20.0, 20.0], true), &Trust::default(), None).contains("cap"));
     }
 
     #[test]
@@ -238,6 +273,9 @@ mod tests {
             warmup_runs: 3,
             settled: true,
             clocks_mhz: vec![],
+            reference_mhz: None,
+            retries: Vec::new(),
+            gave_up: false,
         };
         // 2^32 loads in 20 ms: the time for 2^32 loads is 20 ms.
         let loads = Work::new(256.0, Unit::Load);
@@ -249,7 +287,7 @@ mod tests {
             with_time: true,
             counted: Counted::Workgroups,
         };
-        let text = line("Buffer<R8>.Load uniform", &outcome, &Trust::default());
+        let text = line("Buffer<R8>.Load uniform", &outcome, &Trust::default(), None);
         assert!(
             text.starts_with(
                 "Buffer<R8>.Load uniform: 20.000ms 3.907x  215 Gloads/s, 859 GB/s, per clock and peak unknown  (median \
@@ -260,11 +298,40 @@ mod tests {
     }
 
     #[test]
+    fn a_ratio_against_a_noisy_baseline_says_so_and_a_good_retry_is_a_note() {
+        let baseline = timed(&[20.0, 25.0, 15.0], true);
+        let text = line(
+            "Buffer<R8>.Load random",
+            &timed(&[20.0, 20.0, 20.0], true),
+            &Trust::default(),
+            Some(&baseline),
+        );
+        assert!(text.ends_with("  [ratio against a flagged baseline (noisy)]"), "{text}");
+        let steady = timed(&[20.0, 20.0, 20.0], true);
+        let text = line("Buffer<R8>.Load random", &steady, &Trust::default(), Some(&steady));
+        assert!(!text.contains('['), "{text}");
+        let mut retried = timed(&[20.0, 20.0, 20.0], true);
+        if let Outcome::Timed { measurement, .. } = &mut retried {
+            measurement.retries = vec!["it ran at 345 MHz, the warm-up reached 1980 MHz".into()];
+        }
+        assert_eq!(
+            retry_note(&retried).unwrap(),
+            "re-measured once: it ran at 345 MHz, the warm-up reached 1980 MHz"
+        );
+        assert_eq!(retry_note(&steady), None);
+        if let Outcome::Timed { measurement, .. } = &mut retried {
+            measurement.gave_up = true;
+        }
+        assert_eq!(retry_note(&retried), None, "a retry that did not help is a flag, not a note");
+    }
+
+    #[test]
     fn skips_say_why() {
         let text = line(
             "ALU fp64 FMA",
             &Outcome::Skipped("the device lacks shaderFloat64".into()),
             &Trust::default(),
+            None,
         );
         assert_eq!(text, "ALU fp64 FMA: skipped (the device lacks shaderFloat64)");
     }

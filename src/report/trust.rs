@@ -16,7 +16,9 @@ use crate::vk::device::{ComputeUnits, DeviceInfo};
 /// hardware cannot do is flagged.
 pub const IMPLAUSIBLE_PERCENT: f64 = 102.0;
 /// A case whose clock is this fraction or more off the run's median clock ran throttled (or boosted).
-pub const THROTTLE_FRACTION: f64 = 0.05;
+pub const THROTTLE_FRACTION: f64 = crate::runner::measure::OFF_CLOCK;
+/// How the flag of a ratio against a flagged baseline starts.
+pub const BASELINE_FLAG: &str = "ratio against a flagged baseline";
 
 /// What the device lets perftest say about rates: its compute units and its architecture's peaks.
 #[derive(Clone, Copy, Debug, Default)]
@@ -87,6 +89,16 @@ impl Trust {
             compute_units: info.compute_units,
             architecture: peaks::architecture(info.vendor_id, info.device_id),
         }
+    }
+
+    /// Every flag of `outcome` known while the run goes on ([`flags`] without the run's median),
+    /// and, for a case whose ratio is against `baseline`, the flag that the baseline has flags.
+    pub fn flags(&self, outcome: &Outcome, judged: &Judgement, baseline: Option<&Outcome>) -> Vec<String> {
+        let mut all = flags(outcome, judged, None);
+        if let Some(baseline) = baseline {
+            all.extend(baseline_flag(&flags(baseline, &self.judge(baseline), None)));
+        }
+        all
     }
 
     /// The judgement of a timed case (others get an empty one).
@@ -201,8 +213,9 @@ impl Judgement {
 }
 
 /// Every flag of a timed case's result, in the order lines print them: noisy, unsettled, over the
-/// submission cap, a clock that changed during the samples, throttled (against the run's `median`
-/// clock), implausible. Empty otherwise.
+/// submission cap, a clock that changed during the samples, below the warm-up's clock, throttled
+/// (against the run's `median` clock), implausible, and re-measured (when the last try was in
+/// trouble too). Empty otherwise.
 pub fn flags(outcome: &Outcome, judged: &Judgement, median: Option<f64>) -> Vec<String> {
     let Outcome::Timed { measurement, .. } = outcome else { return Vec::new() };
     let mut flags = Vec::new();
@@ -213,14 +226,42 @@ pub fn flags(outcome: &Outcome, judged: &Judgement, median: Option<f64>) -> Vec<
         flags.push("unsettled: warm-up rates did not agree".to_owned());
     }
     flags.extend(outcome.over_submission_cap());
-    if let [before, after] = measurement.clocks_mhz[..] {
-        if (after / before - 1.0).abs() >= THROTTLE_FRACTION {
-            flags.push(format!("unsteady clock: {before:.0} MHz before the samples, {after:.0} MHz after"));
-        }
+    if let Some((before, after)) = measurement.unsteady() {
+        flags.push(format!("unsteady clock: {before:.0} MHz before the samples, {after:.0} MHz after"));
+    }
+    if let Some((mhz, reference)) = measurement.below_reference() {
+        flags.push(format!(
+            "below the warm-up clock: ran at {mhz:.0} MHz, the warm-up reached {reference:.0} MHz"
+        ));
     }
     flags.extend(judged.throttled(median));
     flags.extend(judged.implausible());
+    if measurement.gave_up {
+        flags.push(remeasured(&measurement.retries));
+    }
     flags
+}
+
+/// `re-measured once: why` or `re-measured 2 times: why; then why`: the tries before the one kept.
+pub fn remeasured(retries: &[String]) -> String {
+    match retries {
+        [one] => format!("re-measured once: {one}"),
+        _ => format!("re-measured {} times: {}", retries.len(), retries.join("; then ")),
+    }
+}
+
+/// A flag's name without its detail: `throttled` for `throttled: ran at ...`, and the baseline
+/// flag's first words.
+pub fn flag_name(flag: &str) -> &str {
+    let name = flag.split(':').next().unwrap_or(flag);
+    name.split(" (").next().unwrap_or(name).trim()
+}
+
+/// The flag of a ratio against a baseline with `flags` of its own, naming each (`noisy`,
+/// `throttled`); `None` if it has none.
+pub fn baseline_flag(flags: &[String]) -> Option<String> {
+    let names: Vec<&str> = flags.iter().map(|f| flag_name(f)).collect();
+    (!names.is_empty()).then(|| format!("{BASELINE_FLAG} ({})", names.join(", ")))
 }
 
 /// The flag of a case that ran at `mhz` when the run's median was `median`, if it is
@@ -260,6 +301,9 @@ mod tests {
             warmup_runs: 4,
             settled: true,
             clocks_mhz: clocks,
+            reference_mhz: None,
+            retries: Vec::new(),
+            gave_up: false,
         };
         Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: Counted::Workgroups }
     }
@@ -361,6 +405,38 @@ mod tests {
         assert_eq!(all, ["unsteady clock: 1980 MHz before the samples, 1755 MHz after"]);
         let steady = timed(vec![(1e11, flop)], vec![1980.0, 1975.0]);
         assert!(flags(&steady, &h100().judge(&steady), Some(1980.0)).is_empty());
+    }
+
+    #[test]
+    fn a_case_off_the_warm_up_clock_after_its_retries_says_so() {
+        let flop = Work::new(2048.0, Unit::Flop).bounded_by(Ceiling::Fp32Fma);
+        let mut outcome = timed(vec![(1e11, flop)], vec![1700.0, 1702.0]);
+        if let Outcome::Timed { measurement, .. } = &mut outcome {
+            measurement.reference_mhz = Some(1980.0);
+            measurement.retries = vec!["it ran at 1690 MHz, the warm-up reached 1980 MHz".into(); 2];
+            measurement.gave_up = true;
+        }
+        let all = flags(&outcome, &h100().judge(&outcome), None);
+        assert_eq!(
+            all,
+            [
+                "below the warm-up clock: ran at 1701 MHz, the warm-up reached 1980 MHz",
+                "re-measured 2 times: it ran at 1690 MHz, the warm-up reached 1980 MHz; then it ran at 1690 MHz, the \
+                 warm-up reached 1980 MHz"
+            ]
+        );
+        // Its ratio lines name the flags, not their detail.
+        let line_flags =
+            h100().flags(&timed(vec![(1e11, flop)], vec![]), &Judgement::default(), Some(&outcome));
+        assert_eq!(
+            line_flags,
+            ["ratio against a flagged baseline (below the warm-up clock, re-measured 2 times)"]
+        );
+        let clean = timed(vec![(1e11, flop)], vec![1980.0, 1980.0]);
+        assert!(h100().flags(&clean, &h100().judge(&clean), Some(&clean)).is_empty());
+        assert_eq!(flag_name("throttled: ran at 1395 MHz, run median 1980 MHz"), "throttled");
+        assert_eq!(flag_name("ratio against a flagged baseline (noisy)"), "ratio against a flagged baseline");
+        assert_eq!(remeasured(&["why".into()]), "re-measured once: why");
     }
 
     #[test]

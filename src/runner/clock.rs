@@ -6,18 +6,14 @@
 //! submission (launch, timestamps) is in both and cancels. The runner probes before and after
 //! each case's samples, so a clock that changes during a run shows on the case it changed in.
 
-use ash::vk;
-
-use super::pipelines::{self, Pipelines};
+use super::kernel::Kernel;
 use super::verify;
 use crate::caps::{Feature, Requirements};
-use crate::error::{Error, Result};
-use crate::registry::{CaseSpec, Glsl, Mode, Push};
-use crate::vk::buffer::BufferDesc;
+use crate::error::Result;
+use crate::registry::{CaseSpec, Glsl, Push};
 use crate::vk::commands::{submit, Stamp};
-use crate::vk::pipeline::{Binding, DescriptorSet};
 use crate::vk::timestamps::elapsed_ms;
-use crate::vk::{Buffer, Context, Pipeline, TimestampPool};
+use crate::vk::{Context, TimestampPool};
 
 const GLSL: Glsl = Glsl { file: "clock.glsl", source: include_str!("../../glsl/clock.glsl") };
 
@@ -59,34 +55,44 @@ pub struct Clock<'ctx> {
 /// need more than one.
 pub const CALIBRATION_ATTEMPTS: usize = 3;
 
-/// Opens the probe and checks that the clock is steady: [`CALIBRATION_READINGS`] readings must
-/// agree within [`STEADY`] (in one of [`CALIBRATION_ATTEMPTS`] tries), or the clock is unknown (a
-/// counter that is not a clock, or one the driver virtualises). The probe is optional: if it
-/// fails, the clock is unknown and the run goes on.
-pub fn open(ctx: &Context) -> Clock<'_> {
+/// The probe, not yet calibrated, or why the device can have none (`unknown: ...`). The probe is
+/// optional: if it cannot be created, the clock is unknown and the run goes on.
+pub fn probe(ctx: &Context) -> std::result::Result<ClockProbe<'_>, String> {
     if let Some(reason) = unavailable(ctx) {
-        return Clock { probe: None, unknown: Some(reason) };
+        return Err(reason);
     }
-    let unknown = |why: String| Clock {
-        probe: None,
-        unknown: Some(format!("unknown: {why}, so rates per clock are unknown")),
-    };
-    let probe = match ClockProbe::new(ctx) {
+    ClockProbe::new(ctx).map_err(|error| unknown(format!("the clock probe could not be created ({error})")))
+}
+
+fn unknown(why: String) -> String {
+    format!("unknown: {why}, so rates per clock are unknown")
+}
+
+/// Checks that the clock `probe` reads is steady: [`CALIBRATION_READINGS`] readings must agree
+/// within [`STEADY`] (in one of [`CALIBRATION_ATTEMPTS`] tries), or the clock is unknown (a
+/// counter that is not a clock, or one the driver virtualises).
+pub fn calibrate<'ctx>(probe: std::result::Result<ClockProbe<'ctx>, String>) -> Clock<'ctx> {
+    let probe = match probe {
         Ok(probe) => probe,
-        Err(error) => return unknown(format!("the clock probe could not be created ({error})")),
+        Err(reason) => return Clock { probe: None, unknown: Some(reason) },
     };
     let mut why = String::new();
     for _ in 0..CALIBRATION_ATTEMPTS {
         let readings = match (0..CALIBRATION_READINGS).map(|_| probe.mhz()).collect::<Result<Vec<_>>>() {
             Ok(readings) => readings,
-            Err(error) => return unknown(format!("the clock probe failed ({error})")),
+            Err(error) => {
+                return Clock {
+                    probe: None,
+                    unknown: Some(unknown(format!("the clock probe failed ({error})"))),
+                }
+            }
         };
         match steady(&readings) {
             Ok(_) => return Clock { probe: Some(probe), unknown: None },
             Err(reason) => why = reason,
         }
     }
-    unknown(why)
+    Clock { probe: None, unknown: Some(unknown(why)) }
 }
 
 /// The mean of calibration `readings` if they are all there and agree within [`STEADY`].
@@ -119,67 +125,44 @@ pub fn mhz_from(clocks: [u64; 2], ms: [f64; 2]) -> Option<f64> {
     (extra_us > 0.0 && mhz.is_finite() && PLAUSIBLE_MHZ.contains(&mhz)).then_some(mhz)
 }
 
-fn pipeline<'a, 'ctx>(pipelines: &'a Pipelines<'ctx>, case: &CaseSpec) -> Result<&'a Pipeline<'ctx>> {
-    pipelines.get(case).ok_or_else(|| Error::CaseSpec {
-        case: case.name.clone(),
-        problem: "its pipeline was not built".into(),
-    })
-}
-
-/// The probe's pipeline, results buffer and timestamps. Fields drop in order: the set first.
+/// The probe's kernel and timestamps. Fields drop in order: the timestamps, then the kernel.
 pub struct ClockProbe<'ctx> {
     ctx: &'ctx Context,
-    case: CaseSpec,
-    set: DescriptorSet<'ctx>,
     timestamps: TimestampPool<'ctx>,
-    clocks: Buffer<'ctx>,
-    pipelines: Pipelines<'ctx>,
+    kernel: Kernel<'ctx>,
 }
 
 impl<'ctx> ClockProbe<'ctx> {
-    /// The probe (the device must have been created with `shaderSubgroupClock`: see [`open`]).
+    /// The probe (the device must have been created with `shaderSubgroupClock`: see [`probe`]).
     fn new(ctx: &'ctx Context) -> Result<Self> {
-        let case = case();
-        let pipelines = pipelines::build_all(ctx, &[&case], 1)?;
-        let clocks = Buffer::new(
-            ctx,
-            "clock probe: readings",
-            BufferDesc::gpu_to_cpu(8 * 4, vk::BufferUsageFlags::STORAGE_BUFFER),
-        )?;
-        let set = DescriptorSet::new(
-            ctx,
-            pipeline(&pipelines, &case)?,
-            &[Binding::Storage(clocks.raw)],
-            "clock probe",
-        )?;
+        let kernel = Kernel::new(ctx, case(), 8 * 4)?;
         let timestamps = TimestampPool::new(ctx, "clock probe: timestamps")?;
-        Ok(Self { ctx, case, set, timestamps, clocks, pipelines })
+        Ok(Self { ctx, timestamps, kernel })
     }
 
     /// The clock rate now, in MHz; `None` if the readings are inconsistent (a clock that
     /// stopped or wrapped, timestamps out of order).
     pub fn mhz(&self) -> Result<Option<f64>> {
-        let pipeline = pipeline(&self.pipelines, &self.case)?;
         let info = &self.ctx.info;
         let mut clocks = [0u64; 2];
         let mut ms = [0f64; 2];
         for (slot, spin) in SPINS.into_iter().enumerate() {
-            let push = Push::words(&[spin, slot as u32]).bytes(Mode::Time);
+            let mut bound = Ok(());
             submit(self.ctx, |rec| {
                 rec.reset_timestamps(&self.timestamps);
-                rec.bind(pipeline, &self.set, &push);
-                rec.compute_barrier();
+                bound = self.kernel.bind(rec, &[spin, slot as u32]);
                 rec.timestamp(&self.timestamps, Stamp::Start);
                 rec.dispatch([1, 1, 1]);
                 rec.timestamp(&self.timestamps, Stamp::End);
                 rec.host_barrier();
             })?;
+            bound?;
             let [start, end] = self.timestamps.read()?;
             let Some(elapsed) = elapsed_ms(start, end, info.timestamp_valid_bits, info.timestamp_period)
             else {
                 return Ok(None);
             };
-            let words = verify::words(&self.clocks.bytes()[slot * 16..slot * 16 + 16]);
+            let words = verify::words(&self.kernel.results()[slot * 16..slot * 16 + 16]);
             let word = |i: usize| u64::from(words[i]);
             let (first, last) = (word(0) | word(1) << 32, word(2) | word(3) << 32);
             let Some(counted) = last.checked_sub(first) else { return Ok(None) };

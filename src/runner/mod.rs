@@ -1,15 +1,20 @@
-//! Running cases: pure measurement logic first (scaling, stats, measure, verify, outcome), then the
-//! GPU side, the only place where the registry and Vulkan meet (pipelines, bench, run, session).
+//! Running cases: pure measurement logic first (scaling, stats, measure, warmup, retry, verify,
+//! outcome), then the GPU side, the only place where the registry and Vulkan meet (kernel, clock,
+//! heater, pipelines, bench, copy, run, session).
 
 pub mod bench;
 pub mod clock;
 pub mod copy;
+pub mod heater;
+pub mod kernel;
 pub mod measure;
 pub mod outcome;
 pub mod pipelines;
 pub mod progress;
+pub mod retry;
 pub mod run;
 pub mod scaling;
 pub mod session;
 pub mod stats;
 pub mod verify;
+pub mod warmup;

@@ -1,5 +1,6 @@
 //! Running a selection of cases on a context: skip what the device lacks, build the pipelines,
-//! then time (baselines first, so every line has its ratio) or verify each case in order.
+//! warm the device up, then time (baselines first, so every line has its ratio) or verify each
+//! case in order.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -7,9 +8,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::bench::Bench;
 use super::clock::{self, Clock, ClockProbe};
 use super::copy::CopyBench;
-use super::measure::measure;
+use super::heater::Warmth;
+use super::measure::{measure, Measurement, Timer};
 use super::outcome::{Counted, Outcome};
 use super::pipelines::{self, Pipelines};
+use super::retry::measure_steady;
 use super::scaling::{Policy, MAX_SUBMIT_MS};
 use crate::caps::DeviceCaps;
 use crate::error::Result;
@@ -40,24 +43,28 @@ impl RunSettings {
     }
 }
 
-/// The selection made ready: why each case is skipped (if it is), the pipelines of the rest, and
-/// the clock probe. Fields drop in order: the probe before the pipelines.
+/// The selection made ready: why each case is skipped (if it is), the pipelines of the rest, the
+/// clock probe and the warm state. Fields drop in order: the probe and the warm-up load before the
+/// pipelines.
 pub struct Prepared<'ctx> {
     /// Per case, in order: the reasons it cannot run on this device, joined; `None` if it can.
     pub skipped: Vec<Option<String>>,
     /// The calibrated clock probe, or why the clock is unknown.
     pub clock: Clock<'ctx>,
+    /// The warm-up load and the level the first warm-up reached (timed runs only).
+    pub warmth: Option<Warmth<'ctx>>,
     /// The pipelines of the runnable cases.
     pub pipelines: Pipelines<'ctx>,
 }
 
 /// Checks each case's requirements against the device, builds the runnable cases' pipelines on
-/// `threads` threads, and with `read_clock` (timed runs) calibrates the clock probe.
+/// `threads` threads, and with `timed` (timed runs) warms the device up and calibrates the
+/// clock probe, in that order: a probe calibrated on a cold GPU would read a clock still climbing.
 pub fn prepare<'ctx>(
     ctx: &'ctx Context,
     cases: &[CaseSpec],
     threads: usize,
-    read_clock: bool,
+    timed: bool,
 ) -> Result<Prepared<'ctx>> {
     // The reasons name what the device lacks; a case whose features it offers but which were
     // not all enabled (none today: each case's group is enabled whole) is checked against what
@@ -76,25 +83,47 @@ pub fn prepare<'ctx>(
     let runnable: Vec<&CaseSpec> =
         cases.iter().zip(&skipped).filter(|(c, s)| s.is_none() && !c.transfer).map(|(c, _)| c).collect();
     let pipelines = pipelines::build_all(ctx, &runnable, threads)?;
-    let clock = match read_clock {
-        true => clock::open(ctx),
-        false => Clock { probe: None, unknown: Some("not read: --verify times nothing".into()) },
-    };
-    Ok(Prepared { skipped, clock, pipelines })
+    if !timed {
+        let clock = Clock { probe: None, unknown: Some("not read: --verify times nothing".into()) };
+        return Ok(Prepared { skipped, clock, warmth: None, pipelines });
+    }
+    let probe = clock::probe(ctx);
+    let warmth = Warmth::start(ctx, probe.as_ref().ok())?;
+    let clock = clock::calibrate(probe);
+    if clock.probe.is_none() {
+        // Readings of a probe that failed calibration are no clock to hold cases to.
+        warmth.forget_reference();
+    }
+    Ok(Prepared { skipped, clock, warmth: Some(warmth), pipelines })
 }
 
 /// A case's outcome, its notes, and the driver's statistics of its shader (where offered).
 type Done = (Outcome, Vec<String>, Option<Vec<String>>);
 
+/// A finished case, as [`run_cases`] hands it on.
+pub struct Finished<'a> {
+    /// The case.
+    pub case: &'a CaseSpec,
+    /// How it ended.
+    pub outcome: &'a Outcome,
+    /// The outcome of the baseline its ratio is against, where it has a ratio.
+    pub baseline: Option<&'a Outcome>,
+    /// Notes for the text output (memory placement, a re-warm, shader statistics on request).
+    pub notes: &'a [String],
+    /// The driver's statistics of its shader, where offered.
+    pub shader: Option<&'a [String]>,
+}
+
 /// Runs `cases` in order, calling `on_start` before and `on_done` after each (with notes, and the
-/// driver's shader statistics where it offers them; with `shader_stats` they are notes too). Skipped cases come out as [`Outcome::Skipped`] with their reasons.
+/// driver's shader statistics where it offers them; with `shader_stats` they are notes too).
+/// Skipped cases come out as [`Outcome::Skipped`] with their reasons.
 pub fn run_cases<'c>(
     ctx: &Context,
     cases: &'c [CaseSpec],
     prepared: &Prepared<'_>,
     settings: &RunSettings,
     mut on_start: impl FnMut(&'c CaseSpec),
-    mut on_done: impl FnMut(&'c CaseSpec, &Outcome, &[String], Option<&[String]>),
+    mut on_done: impl FnMut(Finished<'_>),
 ) -> Result<Vec<(String, Outcome)>> {
     let max = ctx.info.max_group_count;
     let policy = Policy {
@@ -104,10 +133,18 @@ pub fn run_cases<'c>(
     };
     // Verify runs time nothing, so they read no clock.
     let probe = prepared.clock.probe.as_ref().filter(|_| !settings.verify);
+    // A baseline is measured again for any flag, not only for its clock.
+    let baselines: Vec<&str> = cases.iter().filter_map(|c| c.baseline.as_deref()).collect();
     let run_one = |index: usize| -> Result<Done> {
+        let case = &cases[index];
+        let steady = Steady {
+            probe,
+            warmth: prepared.warmth.as_ref(),
+            baseline: baselines.contains(&case.name.as_str()),
+        };
         match &prepared.skipped[index] {
             Some(reason) => Ok((Outcome::Skipped(reason.clone()), Vec::new(), None)),
-            None => match run_case(ctx, &cases[index], prepared, settings, &policy, probe) {
+            None => match run_case(ctx, case, prepared, settings, &policy, &steady) {
                 // A memory type that had no room left: the case cannot run here, the rest can.
                 Err(error @ crate::error::Error::NoRoom { .. }) => {
                     Ok((Outcome::Skipped(error.to_string()), Vec::new(), None))
@@ -132,8 +169,8 @@ pub fn run_cases<'c>(
             }
         }
     }
-    let base_rates: HashMap<&str, f64> =
-        early.iter().filter_map(|(i, (o, _, _))| o.rate().map(|r| (cases[*i].name.as_str(), r))).collect();
+    let base_outcomes: HashMap<&str, Outcome> =
+        early.iter().map(|(i, (o, _, _))| (cases[*i].name.as_str(), o.clone())).collect();
     let mut results = Vec::with_capacity(cases.len());
     let mut missing_baselines: Vec<&str> = Vec::new();
     for (index, case) in cases.iter().enumerate() {
@@ -147,10 +184,16 @@ pub fn run_cases<'c>(
             }
         };
         let own_rate = outcome.rate();
+        let mut against = None;
         if let (Some(baseline), Outcome::Timed { ratio, with_time, .. }) = (&case.baseline, &mut outcome) {
             *with_time = true;
-            match base_rates.get(baseline.as_str()) {
-                Some(base) => *ratio = own_rate.map(|r| r / base),
+            let base = base_outcomes.get(baseline.as_str()).filter(|o| o.rate().is_some());
+            match base {
+                Some(base) => {
+                    *ratio = own_rate.zip(base.rate()).map(|(r, b)| r / b);
+                    // The baseline's own 1.000x needs no flag for being against itself.
+                    against = (*baseline != case.name).then_some(base);
+                }
                 // Said once per missing baseline, on the first line that lacks it.
                 None if !missing_baselines.contains(&baseline.as_str()) => {
                     notes.push(format!(
@@ -161,10 +204,49 @@ pub fn run_cases<'c>(
                 None => {}
             }
         }
-        on_done(case, &outcome, &notes, shader.as_deref());
+        on_done(Finished {
+            case,
+            outcome: &outcome,
+            baseline: against,
+            notes: &notes,
+            shader: shader.as_deref(),
+        });
         results.push((case.name.clone(), outcome));
     }
     Ok(results)
+}
+
+/// What holds a case's measurement to a steady clock: the probe, the warm state, and whether the
+/// case is a baseline.
+struct Steady<'a, 'ctx> {
+    probe: Option<&'a ClockProbe<'ctx>>,
+    warmth: Option<&'a Warmth<'ctx>>,
+    baseline: bool,
+}
+
+impl Steady<'_, '_> {
+    /// Measures `timer` after the warm-up check (its note, if it loaded the device, goes into
+    /// `notes`), and again while a try ran on the wrong clock ([`measure_steady`]).
+    fn measure(
+        &self,
+        timer: &mut dyn Timer,
+        policy: &Policy,
+        settings: &RunSettings,
+        notes: &mut Vec<String>,
+    ) -> Result<Measurement> {
+        let Some(warmth) = self.warmth else {
+            return measure(timer, policy, settings.samples as usize, settings.warmup_cap_ms());
+        };
+        notes.extend(warmth.before_case(self.probe)?);
+        let measured = measure_steady(
+            || measure(timer, policy, settings.samples as usize, settings.warmup_cap_ms()),
+            || warmth.rewarm(self.probe),
+            warmth.reference(),
+            self.baseline,
+        );
+        warmth.worked();
+        measured
+    }
 }
 
 fn run_case(
@@ -173,15 +255,15 @@ fn run_case(
     prepared: &Prepared<'_>,
     settings: &RunSettings,
     policy: &Policy,
-    probe: Option<&ClockProbe<'_>>,
+    steady: &Steady<'_, '_>,
 ) -> Result<Done> {
     if case.transfer {
-        let mut bench = CopyBench::new(ctx, case, probe)?;
-        let notes = bench.memory_notes();
+        let mut bench = CopyBench::new(ctx, case, steady.probe)?;
+        let mut notes = bench.memory_notes();
         if settings.verify {
             return Ok((Outcome::Verified { checked: bench.verify()? }, notes, None));
         }
-        let measurement = measure(&mut bench, policy, settings.samples as usize, settings.warmup_cap_ms())?;
+        let measurement = steady.measure(&mut bench, policy, settings, &mut notes)?;
         let work = bench.work(measurement.groups);
         let timed =
             Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: Counted::Copies };
@@ -191,7 +273,7 @@ fn run_case(
         case: case.name.clone(),
         problem: "its pipeline was not built (run it through runner::prepare)".into(),
     })?;
-    let mut bench = Bench::new(ctx, case, pipeline)?.with_probe(probe);
+    let mut bench = Bench::new(ctx, case, pipeline)?.with_probe(steady.probe);
     let statistics = bench.shader_statistics()?;
     let mut notes = match (settings.shader_stats, &statistics) {
         (false, _) => Vec::new(),
@@ -205,7 +287,7 @@ fn run_case(
     if settings.verify {
         return Ok((Outcome::Verified { checked: bench.verify()? }, notes, statistics));
     }
-    let measurement = measure(&mut bench, policy, settings.samples as usize, settings.warmup_cap_ms())?;
+    let measurement = steady.measure(&mut bench, policy, settings, &mut notes)?;
     let work = bench.work(measurement.groups);
     let counted = match case.scale {
         Scale::Groups => Counted::Workgroups,

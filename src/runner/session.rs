@@ -7,7 +7,7 @@ use std::time::SystemTime;
 
 use super::bench::DISPATCHES;
 use super::progress::{write_line, Progress};
-use super::run::{prepare, run_cases, RunSettings, STOP};
+use super::run::{prepare, run_cases, Finished, RunSettings, STOP};
 use crate::caps::{Feature, Requirements};
 use crate::cli::{Cli, Format};
 use crate::error::{Error, ExitCode, Result};
@@ -191,8 +191,15 @@ fn benchmark_row(cli: &Cli, index: Option<usize>, output: Option<&Path>) -> Resu
         built.threads
     );
     let clock = prepared.clock.unknown.clone().unwrap_or_else(|| text::CLOCK_MEASURED.to_owned());
+    let warm_up = prepared.warmth.as_ref().map(|w| model::WarmUp::new(&w.first, w.reference()));
     let trust = Trust::of(&ctx.info);
-    let header = text::header(&ctx.info, &settings_text(&settings, &selected), &pipelines, &clock);
+    let header = text::header(
+        &ctx.info,
+        &settings_text(&settings, &selected),
+        &pipelines,
+        &clock,
+        warm_up.as_ref().map(|w| w.text.as_str()),
+    );
     // Text goes to stdout line by line; every other destination gets one document at the end.
     let stream = cli.format == Format::Text && output.is_none();
     if stream {
@@ -212,15 +219,17 @@ fn benchmark_row(cli: &Cli, index: Option<usize>, output: Option<&Path>) -> Resu
             progress.start(&case.name);
             current = Some(case);
         },
-        |case, outcome, notes, shader| {
-            let mut record = model::CaseResult::new(case, outcome, &trust);
+        |done: Finished<'_>| {
+            let Finished { case, outcome, baseline, notes, shader } = done;
+            let mut record = model::CaseResult::new(case, outcome, &trust, baseline);
             record.shader_stats = shader.map(<[String]>::to_vec).unwrap_or_default();
             let twin = case.twin.as_ref().and_then(|twin| records.iter().find(|r| r.name == *twin));
             record.compiled =
                 twin.and_then(|t| twins::compiled(&t.name, &t.shader_stats, &record.shader_stats));
-            let mut line = text::line(&case.name, outcome, &trust);
+            let mut line = text::line(&case.name, outcome, &trust, baseline);
             let compiled = record.compiled.iter().map(|c| format!("compiled: {c}"));
-            for note in notes.iter().cloned().chain(compiled) {
+            record.notes = notes.iter().cloned().chain(text::retry_note(outcome)).chain(compiled).collect();
+            for note in &record.notes {
                 line.push_str(&format!("\n    {note}"));
             }
             document_text.push_str(&line);
@@ -261,10 +270,12 @@ fn benchmark_row(cli: &Cli, index: Option<usize>, output: Option<&Path>) -> Resu
         interrupted: false,
         ending: model::Ending::default(),
         clock_median_mhz: None,
+        warm_up,
         levels: Vec::new(),
         cases: records,
     };
     run.flag_throttled();
+    run.flag_baselines();
     run.levels = report::levels::of_run(&run);
     let stopped = STOP.load(Ordering::SeqCst);
     let interrupted = outcome.is_err() || stopped;
@@ -277,7 +288,12 @@ fn benchmark_row(cli: &Cli, index: Option<usize>, output: Option<&Path>) -> Resu
     };
     run.interrupted = interrupted;
     run.ending = model::Ending::of(&result);
-    let summary = format!("{}{}", report::levels::text(&run.levels), text::clock_summary(&run));
+    let summary = format!(
+        "{}{}{}",
+        report::levels::text(&run.levels),
+        text::clock_summary(&run),
+        text::baselines_summary(&run)
+    );
     let document = match cli.format {
         Format::Text => format!("{document_text}{summary}\n{}\n", run.ending.line()),
         Format::Json => report::to_json(&run),

@@ -1,0 +1,61 @@
+//! A kernel of the runner's own, outside any case (the clock probe's spin, the warm-up load): its
+//! pipeline, a host-visible results buffer at binding 0, and its descriptor set.
+
+use ash::vk;
+
+use super::pipelines::{self, Pipelines};
+use crate::error::{Error, Result};
+use crate::registry::{CaseSpec, Mode, Push};
+use crate::vk::buffer::BufferDesc;
+use crate::vk::commands::Recorder;
+use crate::vk::pipeline::{Binding, DescriptorSet};
+use crate::vk::{Buffer, Context, Pipeline};
+
+/// A built kernel. Fields drop in order: the set before the buffer it binds, the pipelines last.
+pub struct Kernel<'ctx> {
+    case: CaseSpec,
+    set: DescriptorSet<'ctx>,
+    results: Buffer<'ctx>,
+    pipelines: Pipelines<'ctx>,
+}
+
+impl<'ctx> Kernel<'ctx> {
+    /// Compiles and creates `case` (whose only binding is the results buffer) with a results
+    /// buffer of `result_bytes`.
+    pub fn new(ctx: &'ctx Context, case: CaseSpec, result_bytes: u64) -> Result<Self> {
+        let pipelines = pipelines::build_all(ctx, &[&case], 1)?;
+        let results = Buffer::new(
+            ctx,
+            &format!("{}: results", case.name),
+            BufferDesc::gpu_to_cpu(result_bytes, vk::BufferUsageFlags::STORAGE_BUFFER),
+        )?;
+        let set = DescriptorSet::new(
+            ctx,
+            pipeline(&pipelines, &case)?,
+            &[Binding::Storage(results.raw)],
+            &case.name,
+        )?;
+        Ok(Self { case, set, results, pipelines })
+    }
+
+    /// Binds the kernel with the family words `push` (timing mode), then records a barrier that
+    /// orders what is dispatched next after earlier compute work.
+    pub fn bind(&self, rec: &Recorder<'_>, push: &[u32]) -> Result<()> {
+        let pipeline = pipeline(&self.pipelines, &self.case)?;
+        rec.bind(pipeline, &self.set, &Push::words(push).bytes(Mode::Time));
+        rec.compute_barrier();
+        Ok(())
+    }
+
+    /// The results buffer's bytes, as the last finished submission left them.
+    pub fn results(&self) -> &[u8] {
+        self.results.bytes()
+    }
+}
+
+fn pipeline<'a, 'ctx>(pipelines: &'a Pipelines<'ctx>, case: &CaseSpec) -> Result<&'a Pipeline<'ctx>> {
+    pipelines.get(case).ok_or_else(|| Error::CaseSpec {
+        case: case.name.clone(),
+        problem: "its pipeline was not built".into(),
+    })
+}

@@ -1,0 +1,165 @@
+//! Measuring again what ran on the wrong clock, as nvbench discards samples taken while
+//! throttled: a case whose clock changed during its samples, or that ran
+//! [`OFF_CLOCK`](super::measure::OFF_CLOCK) or more below the level the warm-up reached, is
+//! warmed up again and measured again, at most [`RETRIES`] times. A baseline, whose rate every
+//! ratio of its family divides, is measured again for noise and an unsettled warm-up too. The
+//! last try is kept, with why each earlier one was not.
+
+use super::measure::Measurement;
+use crate::error::Result;
+
+/// Tries after the first.
+pub const RETRIES: usize = 2;
+
+/// Why `m` should be measured again, if it should; `baseline` counts noise and an unsettled
+/// warm-up too.
+pub fn trouble(m: &Measurement, baseline: bool) -> Option<String> {
+    if let Some((before, after)) = m.unsteady() {
+        return Some(format!("the clock went from {before:.0} to {after:.0} MHz during the samples"));
+    }
+    if let Some((mhz, reference)) = m.below_reference() {
+        return Some(format!("it ran at {mhz:.0} MHz, the warm-up reached {reference:.0} MHz"));
+    }
+    if baseline && m.summary.is_noisy() {
+        return Some(format!("its samples were noisy (cv {:.1}%)", m.summary.cv * 100.0));
+    }
+    (baseline && !m.settled).then(|| "its warm-up rates did not agree".to_owned())
+}
+
+/// Measures with `measure` (each try judged against the warm-up's `reference` clock), and while
+/// a try is in [`trouble`], warms up with `rewarm` (which returns the reference for the next try)
+/// and measures again, at most [`RETRIES`] times.
+pub fn measure_steady(
+    mut measure: impl FnMut() -> Result<Measurement>,
+    mut rewarm: impl FnMut() -> Result<Option<f64>>,
+    mut reference: Option<f64>,
+    baseline: bool,
+) -> Result<Measurement> {
+    let mut retries = Vec::new();
+    loop {
+        let mut m = measure()?;
+        m.reference_mhz = reference;
+        match trouble(&m, baseline) {
+            Some(why) if retries.len() < RETRIES => {
+                retries.push(why);
+                reference = rewarm()?;
+            }
+            left => {
+                (m.retries, m.gave_up) = (retries, left.is_some());
+                return Ok(m);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::measure::OFF_CLOCK;
+    use crate::runner::stats::summarize;
+
+    /// A try whose clock read `clocks` around samples `samples`.
+    fn try_at(clocks: &[f64], samples: &[f64]) -> Measurement {
+        Measurement {
+            groups: 100,
+            samples: samples.to_vec(),
+            summary: summarize(samples).unwrap(),
+            warmup_runs: 3,
+            settled: true,
+            clocks_mhz: clocks.to_vec(),
+            reference_mhz: None,
+            retries: Vec::new(),
+            gave_up: false,
+        }
+    }
+
+    const STEADY: [f64; 3] = [20.0, 20.0, 20.0];
+
+    /// Runs [`measure_steady`] over `tries` in order; returns the kept try and the re-warms.
+    fn run(tries: Vec<Measurement>, reference: Option<f64>, baseline: bool) -> (Measurement, usize) {
+        let mut tries = tries.into_iter();
+        let mut rewarms = 0;
+        let kept = measure_steady(
+            || Ok(tries.next().expect("no more tries than scripted")),
+            || {
+                rewarms += 1;
+                Ok(reference)
+            },
+            reference,
+            baseline,
+        )
+        .unwrap();
+        (kept, rewarms)
+    }
+
+    #[test]
+    fn a_cold_start_is_measured_again_after_a_rewarm() {
+        // The H100 baseline: 345 MHz before the samples, 600 after; then warm.
+        let tries = vec![try_at(&[345.0, 600.0], &STEADY), try_at(&[1980.0, 1979.0], &STEADY)];
+        let (kept, rewarms) = run(tries, Some(1980.0), true);
+        assert_eq!((kept.clocks_mhz[0], rewarms), (1980.0, 1));
+        assert_eq!(kept.retries, ["the clock went from 345 to 600 MHz during the samples"]);
+        assert_eq!(kept.reference_mhz, Some(1980.0));
+        assert!(!kept.gave_up);
+    }
+
+    #[test]
+    fn a_steady_rate_at_the_wrong_clock_is_measured_again() {
+        // The H200 baseline: a steady 345 MHz, cv 0.005%, which no noise test catches.
+        let tries = vec![try_at(&[345.0, 345.0], &STEADY), try_at(&[1980.0, 1980.0], &STEADY)];
+        let (kept, _) = run(tries, Some(1980.0), false);
+        assert_eq!(kept.retries, ["it ran at 345 MHz, the warm-up reached 1980 MHz"]);
+        assert_eq!(kept.below_reference(), None);
+    }
+
+    #[test]
+    fn retries_are_bounded_and_the_last_try_keeps_its_trouble() {
+        let dip = || try_at(&[1700.0, 1700.0], &STEADY);
+        let (kept, rewarms) = run(vec![dip(), dip(), dip()], Some(1980.0), false);
+        assert_eq!((kept.retries.len(), rewarms), (RETRIES, RETRIES));
+        assert_eq!(kept.below_reference(), Some((1700.0, 1980.0)));
+        assert!(kept.gave_up);
+    }
+
+    #[test]
+    fn a_try_after_a_rewarm_is_held_to_the_level_the_rewarm_settled_at() {
+        // The device now sustains 1700 MHz: the re-warm says so, and the next try is fine there.
+        let tries = vec![try_at(&[1700.0, 1700.0], &STEADY), try_at(&[1702.0, 1701.0], &STEADY)];
+        let mut tries = tries.into_iter();
+        let kept =
+            measure_steady(|| Ok(tries.next().unwrap()), || Ok(Some(1700.0)), Some(1980.0), false).unwrap();
+        assert_eq!((kept.retries.len(), kept.gave_up, kept.reference_mhz), (1, false, Some(1700.0)));
+    }
+
+    #[test]
+    fn a_good_first_try_and_a_device_without_a_clock_are_measured_once() {
+        let (kept, rewarms) = run(vec![try_at(&[1975.0, 1981.0], &STEADY)], Some(1980.0), true);
+        assert!(kept.retries.is_empty() && rewarms == 0);
+        // Lavapipe: no clock, no reference; a case that is not a baseline is not retried for noise.
+        let noisy = [20.0, 25.0, 15.0];
+        let (kept, rewarms) = run(vec![try_at(&[], &noisy)], None, false);
+        assert!(kept.retries.is_empty() && rewarms == 0);
+    }
+
+    #[test]
+    fn a_noisy_baseline_is_measured_again_even_without_a_clock() {
+        let tries = vec![try_at(&[], &[20.0, 25.0, 15.0]), try_at(&[], &STEADY)];
+        let (kept, rewarms) = run(tries, None, true);
+        assert_eq!(rewarms, 1);
+        assert_eq!(kept.retries, ["its samples were noisy (cv 25.0%)"]);
+    }
+
+    #[test]
+    fn a_clock_above_the_warm_up_level_is_the_case_s_own_and_kept() {
+        // The H100 under tensor work: 2099 MHz against the warm-up's 1980.
+        let (kept, rewarms) = run(vec![try_at(&[2098.0, 2099.0], &STEADY)], Some(1980.0), true);
+        assert!(kept.retries.is_empty() && rewarms == 0);
+    }
+
+    #[test]
+    fn a_clock_just_under_the_tolerance_is_kept() {
+        let near = 1980.0 * (1.0 - OFF_CLOCK) + 1.0;
+        let (kept, rewarms) = run(vec![try_at(&[near, near], &STEADY)], Some(1980.0), true);
+        assert!(kept.retries.is_empty() && rewarms == 0);
+    }
+}
