@@ -6,12 +6,7 @@
 #   bash tools/cold-start.sh warm   # right after: the ratio families again, then the clock trace
 # Results go to $OUT (JSON, nvidia-smi's clock every 250 ms beside the run, the trace as CSV).
 set -uo pipefail
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-ldconfig
-icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-[ -f "$icd" ] && export VK_DRIVER_FILES="$icd"
-out=${OUT:-/tmp/perftest-out}
-mkdir -p "$out"
+source tools/device-env.sh
 phase=${1:?cold or warm}
 smi() { nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu,pstate --format=csv,noheader; }
 echo "before: $(smi)" >> "$out/$phase-smi.txt"

@@ -4,13 +4,7 @@
 # Usage (on the device machine, from the repository root): [ROWS="1"] bash tools/h100-run.sh [perftest options]
 # ROWS lists the device rows to time (default: every row).
 set -uo pipefail
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-ldconfig
-# The NVIDIA ICD is installed outside the loader's search path there.
-icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-[ -f "$icd" ] && export VK_DRIVER_FILES="$icd"
-out=${OUT:-/tmp/perftest-out}
-mkdir -p "$out"
+source tools/device-env.sh
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv | tee "$out/nvidia-smi.txt"
 .bin/perftest --devices | tee "$out/devices.txt"
 .bin/perftest --verify | tee "$out/verify.txt"

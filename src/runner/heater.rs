@@ -65,11 +65,9 @@ impl<'ctx> Heater<'ctx> {
 }
 
 /// The device to warm: the heater's load, and the probe's readings where there is a clock.
-pub struct Warming<'a, 'ctx> {
-    /// The load.
-    pub heater: &'a Heater<'ctx>,
-    /// The clock probe, if the device has one.
-    pub probe: Option<&'a ClockProbe<'ctx>>,
+struct Warming<'a, 'ctx> {
+    heater: &'a Heater<'ctx>,
+    probe: Option<&'a ClockProbe<'ctx>>,
 }
 
 impl Heat for Warming<'_, '_> {

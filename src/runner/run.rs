@@ -2,7 +2,7 @@
 //! warm the device up, then time (baselines first, so every line has its ratio) or verify each
 //! case in order.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::bench::Bench;
@@ -134,7 +134,7 @@ pub fn run_cases<'c>(
     // Verify runs time nothing, so they read no clock.
     let probe = prepared.clock.probe.as_ref().filter(|_| !settings.verify);
     // A baseline is measured again for any flag, not only for its clock.
-    let baselines: Vec<&str> = cases.iter().filter_map(|c| c.baseline.as_deref()).collect();
+    let baselines: HashSet<&str> = cases.iter().filter_map(|c| c.baseline.as_deref()).collect();
     let run_one = |index: usize| -> Result<Done> {
         let case = &cases[index];
         let steady = Steady {
