@@ -86,7 +86,7 @@ impl ExitCode {
                 "--strict found a result above a known peak of the hardware (flagged implausible; all results were written)"
             }
             ExitCode::FlaggedBaseline => {
-                "--strict found ratios against a baseline that stayed flagged (throttled, below the warm-up clock, noisy) after re-measuring; all results were written"
+                "--strict found ratios against a flagged baseline (throttled, below the warm-up clock, noisy; measured again first where that could help); all results were written"
             }
             ExitCode::Interrupted => {
                 "Ctrl-C or SIGTERM stopped the run after the case in progress; the finished cases were written"
@@ -338,10 +338,10 @@ pub enum Error {
         detail: String,
     },
 
-    /// `--strict` found ratios against a baseline that stayed flagged.
+    /// `--strict` found ratios against a flagged baseline.
     #[error(
-        "the baseline \"{baseline}\" stayed flagged after re-measuring ({flags}), so {ratios} ratio(s) against \
-         it are doubtful; run again when the GPU is idle and cool, or leave out --strict to only flag them"
+        "the baseline \"{baseline}\" is flagged ({flags}), so {ratios} ratio(s) against it are doubtful; run \
+         again when the GPU is idle and cool, or leave out --strict to only flag them"
     )]
     FlaggedBaseline {
         /// The baseline's name.

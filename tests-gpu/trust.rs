@@ -154,6 +154,7 @@ fn cli_a_timed_run_warms_the_device_up_first_and_says_how() {
     match run.device.clock.as_deref() {
         // Lavapipe: no clock to watch, so a fixed time of load and no readings.
         Some(clock) if clock.starts_with("unknown") => {
+            assert!(!warm.watched, "{warm:?}");
             assert!(warm.load_ms >= plan.blind_ms && warm.load_ms < 2.0 * plan.blind_ms, "{warm:?}");
             assert!(warm.readings.is_empty() && warm.settled_mhz.is_none() && warm.reference_mhz.is_none());
             assert!(warm
@@ -174,7 +175,9 @@ fn cli_a_timed_run_warms_the_device_up_first_and_says_how() {
     assert!(lines[at].contains(" s of load") && lines[at + 1].starts_with("settings:   "), "{stdout}");
     // Verify runs time nothing: no warm-up.
     let out = perftest(&["--filter", "ALU int32", "--verify"], &[]);
-    assert!(!utf8(&out.stdout).contains("warm-up:"), "{}", utf8(&out.stdout));
+    let stdout = utf8(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", utf8(&out.stderr));
+    assert!(stdout.contains(": verified (") && !stdout.contains("warm-up:"), "{stdout}");
     std::fs::remove_dir_all(dir).unwrap();
 }
 

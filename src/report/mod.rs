@@ -8,6 +8,7 @@ pub mod matching;
 pub mod model;
 pub mod output;
 pub mod plot;
+pub mod run_flags;
 pub mod text;
 pub mod trust;
 pub mod twins;

@@ -53,11 +53,14 @@ pub struct Run {
 pub struct WarmUp {
     /// Milliseconds of load.
     pub load_ms: f64,
+    /// Whether there was a clock to watch (false: the load was a fixed time).
+    pub watched: bool,
     /// Each clock reading, `[milliseconds of load before it, MHz]`; empty without a clock.
     pub readings: Vec<[f64; 2]>,
     /// The level the clock settled at, MHz (null: no clock, or it did not settle).
     pub settled_mhz: Option<f64>,
-    /// The level later cases were held to (null: none; see `remeasured` in the cases).
+    /// The level the first cases were held to (null: none); a re-warm that settled 5% or more
+    /// below it lowers it, as that case's notes say.
     pub reference_mhz: Option<f64>,
     /// The header's line.
     pub text: String,
@@ -68,6 +71,7 @@ impl WarmUp {
     pub fn new(warm: &crate::runner::warmup::WarmUp, reference: Option<f64>) -> Self {
         WarmUp {
             load_ms: warm.load_ms,
+            watched: warm.watched,
             readings: warm.readings.iter().map(|&(load, mhz)| [load, mhz]).collect(),
             settled_mhz: warm.settled_mhz,
             reference_mhz: reference,
@@ -408,87 +412,6 @@ impl CaseResult {
     }
 }
 
-impl Run {
-    /// Sets the run's median clock and flags each case whose clock is 5% or more off it.
-    pub fn flag_throttled(&mut self) {
-        self.clock_median_mhz = trust::median_clock(self.cases.iter().filter_map(|c| c.clock_mhz));
-        let Some(median) = self.clock_median_mhz else { return };
-        for case in &mut self.cases {
-            let flag = case.clock_mhz.and_then(|mhz| trust::throttled(mhz, median));
-            case.flags.retain(|f| !f.starts_with("throttled"));
-            // Throttled goes before implausible, as in text lines.
-            let at = case.flags.iter().position(|f| f.starts_with("implausible")).unwrap_or(case.flags.len());
-            if let Some(flag) = flag {
-                case.flags.insert(at, flag);
-            }
-        }
-    }
-
-    /// Flags each case whose ratio is against a baseline that has flags of its own (after
-    /// [`Run::flag_throttled`], so a baseline that ran off the run's median clock counts), and
-    /// clears the flag where the baseline has none.
-    pub fn flag_baselines(&mut self) {
-        let flags_of = |name: &str| -> Vec<String> {
-            let base = self.cases.iter().find(|c| c.name == name);
-            base.map(|c| c.flags.iter().filter(|f| !f.starts_with(trust::BASELINE_FLAG)).cloned().collect())
-                .unwrap_or_default()
-        };
-        let verdicts: Vec<Option<String>> = self
-            .cases
-            .iter()
-            .map(|c| {
-                // The baseline's own 1.000x needs no flag for being against itself.
-                let baseline = c.baseline.as_deref().filter(|b| c.ratio.is_some() && *b != c.name);
-                baseline.and_then(|b| trust::baseline_flag(&flags_of(b)))
-            })
-            .collect();
-        for (case, verdict) in self.cases.iter_mut().zip(verdicts) {
-            case.flags.retain(|f| !f.starts_with(trust::BASELINE_FLAG));
-            case.flags.extend(verdict);
-        }
-    }
-
-    /// Each flagged baseline, with its flags and how many ratios are against it, in run order.
-    pub fn flagged_baselines(&self) -> Vec<(&str, Vec<&str>, usize)> {
-        let mut flagged: Vec<(&str, Vec<&str>, usize)> = Vec::new();
-        for case in self.cases.iter().filter(|c| c.flags.iter().any(|f| f.starts_with(trust::BASELINE_FLAG)))
-        {
-            let Some(baseline) = case.baseline.as_deref() else { continue };
-            match flagged.iter_mut().find(|(name, _, _)| *name == baseline) {
-                Some((_, _, count)) => *count += 1,
-                None => {
-                    let base = self.cases.iter().find(|c| c.name == baseline);
-                    let flags =
-                        base.map(|c| c.flags.iter().map(String::as_str).collect()).unwrap_or_default();
-                    flagged.push((baseline, flags, 1));
-                }
-            }
-        }
-        flagged
-    }
-
-    /// The `--strict` verdict: an error naming the implausible results, or else the first
-    /// baseline that stayed flagged, if there are any.
-    pub fn strict(&self) -> Result<()> {
-        let flagged: Vec<&CaseResult> = self.cases.iter().filter(|c| c.implausible().is_some()).collect();
-        if let Some(first) = flagged.first() {
-            return Err(Error::Implausible {
-                count: flagged.len(),
-                first: first.name.clone(),
-                detail: first.implausible().unwrap_or_default().to_owned(),
-            });
-        }
-        match self.flagged_baselines().first() {
-            None => Ok(()),
-            Some((baseline, flags, ratios)) => Err(Error::FlaggedBaseline {
-                baseline: (*baseline).to_owned(),
-                flags: flags.join("; "),
-                ratios: *ratios,
-            }),
-        }
-    }
-}
-
 /// Above this, a rate, amount or ratio in a results file cannot be real (10^18 per second is a
 /// thousand times any GPU's peak); such a file was edited or corrupted.
 pub const IMPLAUSIBLE: f64 = 1e18;
@@ -716,96 +639,6 @@ pub(crate) mod tests {
         assert_eq!((failed.state, failed.exit_code), (RunState::Failed, 9));
         assert_eq!(failed.mark(), " [failed: exit 9]");
         assert_eq!(Ending::default().mark(), "");
-    }
-
-    #[test]
-    fn cases_off_the_run_median_clock_are_flagged_throttled_and_strict_names_the_implausible() {
-        let mut run = sample_run();
-        let template = run.cases[0].clone();
-        run.cases = [1980.0, 1980.0, 1395.0, 1975.0]
-            .iter()
-            .enumerate()
-            .map(|(i, mhz)| CaseResult {
-                name: format!("case {i}"),
-                clock_mhz: Some(*mhz),
-                ..template.clone()
-            })
-            .collect();
-        run.cases[2].flags =
-            vec!["implausible: 150% of the L1 peak (128.0 B/clk/SM): the compiler may have \
-                                   removed work"
-                .into()];
-        run.flag_throttled();
-        assert_eq!(run.clock_median_mhz, Some(1977.5));
-        assert_eq!(run.cases[2].flags[0], "throttled: ran at 1395 MHz, run median 1978 MHz");
-        assert!(run.cases[2].flags[1].starts_with("implausible"), "throttled goes first, as in text lines");
-        assert!(run.cases.iter().filter(|c| c.name != "case 2").all(|c| c.flags.is_empty()));
-        run.flag_throttled();
-        assert_eq!(run.cases[2].flags.len(), 2, "flagging twice does not repeat the flag");
-        let error = run.strict().unwrap_err();
-        assert_eq!(error.exit_code(), crate::ExitCode::Implausible);
-        assert!(error
-            .to_string()
-            .starts_with("1 result(s) are above a known peak of the hardware, the first \"case 2\""));
-        run.cases.remove(2);
-        assert!(run.strict().is_ok());
-    }
-
-    #[test]
-    fn ratios_against_a_baseline_that_ended_flagged_are_flagged_and_fail_strict() {
-        let mut run = sample_run();
-        let template = run.cases[0].clone();
-        let baseline = "Buffer<RGBA8>.Load random";
-        let case =
-            |name: &str, ratio: f64| CaseResult { name: name.into(), ratio: Some(ratio), ..template.clone() };
-        run.cases = vec![
-            case("Buffer<R8>.Load random", 0.9),
-            case(baseline, 1.0),
-            case("Buffer<RGBA8>.Load linear", 1.02),
-        ];
-        // The cold start of the issue: the baseline alone ran at 473 MHz.
-        run.cases[1].clock_mhz = Some(473.0);
-        run.flag_throttled();
-        run.flag_baselines();
-        assert_eq!(run.cases[1].flags, ["throttled: ran at 473 MHz, run median 1980 MHz"]);
-        for i in [0, 2] {
-            assert_eq!(
-                run.cases[i].flags,
-                ["ratio against a flagged baseline (throttled)"],
-                "{}",
-                run.cases[i].name
-            );
-        }
-        assert_eq!(
-            run.flagged_baselines(),
-            [(baseline, vec!["throttled: ran at 473 MHz, run median 1980 MHz"], 2)],
-            "the baseline's own 1.000x is not counted against itself"
-        );
-        let error = run.strict().unwrap_err();
-        assert_eq!(error.exit_code(), crate::ExitCode::FlaggedBaseline);
-        assert!(
-            error.to_string().starts_with(
-                "the baseline \"Buffer<RGBA8>.Load random\" stayed flagged after re-measuring (throttled: ran at 473 MHz, \
-                 run median 1980 MHz), so 2 ratio(s) against it are doubtful"
-            ),
-            "{error}"
-        );
-        assert!(crate::report::text::baselines_summary(&run).starts_with(
-            "\nbaseline \"Buffer<RGBA8>.Load random\" flagged (throttled: ran at 473 MHz, run median 1980 MHz): the 2 \
-             ratio(s) against it are doubtful"
-        ));
-        // Re-measured at the run's clock: the flags go, and strict passes.
-        run.cases[1].clock_mhz = Some(1980.0);
-        run.flag_throttled();
-        run.flag_baselines();
-        assert!(run.cases.iter().all(|c| c.flags.is_empty()), "{:?}", run.cases);
-        assert!(run.strict().is_ok() && run.flagged_baselines().is_empty());
-        // A case without a ratio (ALU) is never flagged for a baseline.
-        run.cases[1].flags = vec!["noisy: cv above 3%".into()];
-        run.cases[2].ratio = None;
-        run.flag_baselines();
-        assert!(run.cases[2].flags.is_empty());
-        assert_eq!(run.cases[0].flags, ["ratio against a flagged baseline (noisy)"]);
     }
 
     #[test]

@@ -267,7 +267,7 @@ pub fn baseline_flag(flags: &[String]) -> Option<String> {
 /// The flag of a case that ran at `mhz` when the run's median was `median`, if it is
 /// [`THROTTLE_FRACTION`] or more off.
 pub fn throttled(mhz: f64, median: f64) -> Option<String> {
-    ((mhz / median - 1.0).abs() >= THROTTLE_FRACTION)
+    crate::runner::measure::off(mhz, median)
         .then(|| format!("throttled: ran at {mhz:.0} MHz, run median {median:.0} MHz"))
 }
 

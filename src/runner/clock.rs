@@ -70,29 +70,20 @@ fn unknown(why: String) -> String {
 
 /// Checks that the clock `probe` reads is steady: [`CALIBRATION_READINGS`] readings must agree
 /// within [`STEADY`] (in one of [`CALIBRATION_ATTEMPTS`] tries), or the clock is unknown (a
-/// counter that is not a clock, or one the driver virtualises).
-pub fn calibrate<'ctx>(probe: std::result::Result<ClockProbe<'ctx>, String>) -> Clock<'ctx> {
-    let probe = match probe {
-        Ok(probe) => probe,
-        Err(reason) => return Clock { probe: None, unknown: Some(reason) },
-    };
+/// counter that is not a clock, or one the driver virtualises): then why (`unknown: ...`).
+pub fn calibrate(probe: &ClockProbe<'_>) -> std::result::Result<(), String> {
     let mut why = String::new();
     for _ in 0..CALIBRATION_ATTEMPTS {
-        let readings = match (0..CALIBRATION_READINGS).map(|_| probe.mhz()).collect::<Result<Vec<_>>>() {
-            Ok(readings) => readings,
-            Err(error) => {
-                return Clock {
-                    probe: None,
-                    unknown: Some(unknown(format!("the clock probe failed ({error})"))),
-                }
-            }
-        };
+        let readings = (0..CALIBRATION_READINGS)
+            .map(|_| probe.mhz())
+            .collect::<Result<Vec<_>>>()
+            .map_err(|error| unknown(format!("the clock probe failed ({error})")))?;
         match steady(&readings) {
-            Ok(_) => return Clock { probe: Some(probe), unknown: None },
+            Ok(_) => return Ok(()),
             Err(reason) => why = reason,
         }
     }
-    Clock { probe: None, unknown: Some(unknown(why)) }
+    Err(unknown(why))
 }
 
 /// The mean of calibration `readings` if they are all there and agree within [`STEADY`].

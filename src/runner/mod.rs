@@ -1,6 +1,6 @@
 //! Running cases: pure measurement logic first (scaling, stats, measure, warmup, retry, verify,
 //! outcome), then the GPU side, the only place where the registry and Vulkan meet (kernel, clock,
-//! heater, pipelines, bench, copy, run, session).
+//! heater, warmth, pipelines, bench, copy, run, session).
 
 pub mod bench;
 pub mod clock;
@@ -17,4 +17,5 @@ pub mod scaling;
 pub mod session;
 pub mod stats;
 pub mod verify;
+pub mod warmth;
 pub mod warmup;

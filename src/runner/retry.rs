@@ -3,8 +3,11 @@
 //! [`OFF_CLOCK`](super::measure::OFF_CLOCK) or more below the level the warm-up reached, is
 //! warmed up again and measured again, at most [`RETRIES`] times. A baseline, whose rate every
 //! ratio of its family divides, is measured again for noise and an unsettled warm-up too. The
-//! last try is kept, with why each earlier one was not.
+//! last try is kept, with why each earlier one was not. A retry that runs below the level again,
+//! at the clock of the try before (within [`STEADY`]), ends the retries: the case's own load sets
+//! that clock (a power-limited card), and more tries would cost time and change nothing.
 
+use super::clock::STEADY;
 use super::measure::Measurement;
 use crate::error::Result;
 
@@ -36,12 +39,16 @@ pub fn measure_steady(
     baseline: bool,
 ) -> Result<Measurement> {
     let mut retries = Vec::new();
+    let mut low_before: Option<f64> = None;
     loop {
         let mut m = measure()?;
         m.reference_mhz = reference;
+        let low = m.below_reference().map(|(mhz, _)| mhz);
+        let repeated = low.zip(low_before).is_some_and(|(now, before)| (now / before - 1.0).abs() <= STEADY);
         match trouble(&m, baseline) {
-            Some(why) if retries.len() < RETRIES => {
+            Some(why) if retries.len() < RETRIES && !repeated => {
                 retries.push(why);
+                low_before = low;
                 reference = rewarm()?;
             }
             left => {
@@ -73,7 +80,7 @@ mod tests {
         }
     }
 
-    const STEADY: [f64; 3] = [20.0, 20.0, 20.0];
+    const STEADY_SAMPLES: [f64; 3] = [20.0, 20.0, 20.0];
 
     /// Runs [`measure_steady`] over `tries` in order; returns the kept try and the re-warms.
     fn run(tries: Vec<Measurement>, reference: Option<f64>, baseline: bool) -> (Measurement, usize) {
@@ -95,7 +102,8 @@ mod tests {
     #[test]
     fn a_cold_start_is_measured_again_after_a_rewarm() {
         // The H100 baseline: 345 MHz before the samples, 600 after; then warm.
-        let tries = vec![try_at(&[345.0, 600.0], &STEADY), try_at(&[1980.0, 1979.0], &STEADY)];
+        let tries =
+            vec![try_at(&[345.0, 600.0], &STEADY_SAMPLES), try_at(&[1980.0, 1979.0], &STEADY_SAMPLES)];
         let (kept, rewarms) = run(tries, Some(1980.0), true);
         assert_eq!((kept.clocks_mhz[0], rewarms), (1980.0, 1));
         assert_eq!(kept.retries, ["the clock went from 345 to 600 MHz during the samples"]);
@@ -106,7 +114,8 @@ mod tests {
     #[test]
     fn a_steady_rate_at_the_wrong_clock_is_measured_again() {
         // The H200 baseline: a steady 345 MHz, cv 0.005%, which no noise test catches.
-        let tries = vec![try_at(&[345.0, 345.0], &STEADY), try_at(&[1980.0, 1980.0], &STEADY)];
+        let tries =
+            vec![try_at(&[345.0, 345.0], &STEADY_SAMPLES), try_at(&[1980.0, 1980.0], &STEADY_SAMPLES)];
         let (kept, _) = run(tries, Some(1980.0), false);
         assert_eq!(kept.retries, ["it ran at 345 MHz, the warm-up reached 1980 MHz"]);
         assert_eq!(kept.below_reference(), None);
@@ -114,17 +123,27 @@ mod tests {
 
     #[test]
     fn retries_are_bounded_and_the_last_try_keeps_its_trouble() {
-        let dip = || try_at(&[1700.0, 1700.0], &STEADY);
-        let (kept, rewarms) = run(vec![dip(), dip(), dip()], Some(1980.0), false);
+        let (tries, clocks) = (vec![1600.0, 1700.0, 1800.0], [1600.0, 1700.0, 1800.0]);
+        let tries = tries.iter().map(|mhz| try_at(&[*mhz, *mhz], &STEADY_SAMPLES)).collect();
+        let (kept, rewarms) = run(tries, Some(1980.0), false);
         assert_eq!((kept.retries.len(), rewarms), (RETRIES, RETRIES));
-        assert_eq!(kept.below_reference(), Some((1700.0, 1980.0)));
+        assert_eq!(kept.below_reference(), Some((clocks[2], 1980.0)));
         assert!(kept.gave_up);
+    }
+
+    #[test]
+    fn a_retry_at_the_same_low_clock_ends_the_retries() {
+        // A power-limited card: the case's own load holds it at 1700 MHz, try after try.
+        let dip = || try_at(&[1700.0, 1700.0], &STEADY_SAMPLES);
+        let (kept, rewarms) = run(vec![dip(), dip()], Some(1980.0), false);
+        assert_eq!((kept.retries.len(), rewarms, kept.gave_up), (1, 1, true));
     }
 
     #[test]
     fn a_try_after_a_rewarm_is_held_to_the_level_the_rewarm_settled_at() {
         // The device now sustains 1700 MHz: the re-warm says so, and the next try is fine there.
-        let tries = vec![try_at(&[1700.0, 1700.0], &STEADY), try_at(&[1702.0, 1701.0], &STEADY)];
+        let tries =
+            vec![try_at(&[1700.0, 1700.0], &STEADY_SAMPLES), try_at(&[1702.0, 1701.0], &STEADY_SAMPLES)];
         let mut tries = tries.into_iter();
         let kept =
             measure_steady(|| Ok(tries.next().unwrap()), || Ok(Some(1700.0)), Some(1980.0), false).unwrap();
@@ -133,7 +152,7 @@ mod tests {
 
     #[test]
     fn a_good_first_try_and_a_device_without_a_clock_are_measured_once() {
-        let (kept, rewarms) = run(vec![try_at(&[1975.0, 1981.0], &STEADY)], Some(1980.0), true);
+        let (kept, rewarms) = run(vec![try_at(&[1975.0, 1981.0], &STEADY_SAMPLES)], Some(1980.0), true);
         assert!(kept.retries.is_empty() && rewarms == 0);
         // Lavapipe: no clock, no reference; a case that is not a baseline is not retried for noise.
         let noisy = [20.0, 25.0, 15.0];
@@ -143,7 +162,7 @@ mod tests {
 
     #[test]
     fn a_noisy_baseline_is_measured_again_even_without_a_clock() {
-        let tries = vec![try_at(&[], &[20.0, 25.0, 15.0]), try_at(&[], &STEADY)];
+        let tries = vec![try_at(&[], &[20.0, 25.0, 15.0]), try_at(&[], &STEADY_SAMPLES)];
         let (kept, rewarms) = run(tries, None, true);
         assert_eq!(rewarms, 1);
         assert_eq!(kept.retries, ["its samples were noisy (cv 25.0%)"]);
@@ -152,14 +171,14 @@ mod tests {
     #[test]
     fn a_clock_above_the_warm_up_level_is_the_case_s_own_and_kept() {
         // The H100 under tensor work: 2099 MHz against the warm-up's 1980.
-        let (kept, rewarms) = run(vec![try_at(&[2098.0, 2099.0], &STEADY)], Some(1980.0), true);
+        let (kept, rewarms) = run(vec![try_at(&[2098.0, 2099.0], &STEADY_SAMPLES)], Some(1980.0), true);
         assert!(kept.retries.is_empty() && rewarms == 0);
     }
 
     #[test]
     fn a_clock_just_under_the_tolerance_is_kept() {
         let near = 1980.0 * (1.0 - OFF_CLOCK) + 1.0;
-        let (kept, rewarms) = run(vec![try_at(&[near, near], &STEADY)], Some(1980.0), true);
+        let (kept, rewarms) = run(vec![try_at(&[near, near], &STEADY_SAMPLES)], Some(1980.0), true);
         assert!(kept.retries.is_empty() && rewarms == 0);
     }
 }

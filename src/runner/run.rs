@@ -8,12 +8,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::bench::Bench;
 use super::clock::{self, Clock, ClockProbe};
 use super::copy::CopyBench;
-use super::heater::Warmth;
+use super::heater::Heater;
 use super::measure::{measure, Measurement, Timer};
 use super::outcome::{Counted, Outcome};
 use super::pipelines::{self, Pipelines};
 use super::retry::measure_steady;
-use super::scaling::{Policy, MAX_SUBMIT_MS};
+use super::scaling::Policy;
+use super::warmth::Warmth;
+use super::warmup::PLAN;
 use crate::caps::DeviceCaps;
 use crate::error::Result;
 use crate::registry::{CaseSpec, Scale};
@@ -58,8 +60,8 @@ pub struct Prepared<'ctx> {
 }
 
 /// Checks each case's requirements against the device, builds the runnable cases' pipelines on
-/// `threads` threads, and with `timed` (timed runs) warms the device up and calibrates the
-/// clock probe, in that order: a probe calibrated on a cold GPU would read a clock still climbing.
+/// `threads` threads, and with `timed` (timed runs) calibrates the clock probe (after a fixed
+/// time of load if a clock still climbing from idle fails it) and warms the device up.
 pub fn prepare<'ctx>(
     ctx: &'ctx Context,
     cases: &[CaseSpec],
@@ -87,13 +89,23 @@ pub fn prepare<'ctx>(
         let clock = Clock { probe: None, unknown: Some("not read: --verify times nothing".into()) };
         return Ok(Prepared { skipped, clock, warmth: None, pipelines });
     }
-    let probe = clock::probe(ctx);
-    let warmth = Warmth::start(ctx, probe.as_ref().ok())?;
-    let clock = clock::calibrate(probe);
-    if clock.probe.is_none() {
-        // Readings of a probe that failed calibration are no clock to hold cases to.
-        warmth.forget_reference();
-    }
+    let heater = Heater::new(ctx)?;
+    let clock = match clock::probe(ctx) {
+        Err(reason) => Clock { probe: None, unknown: Some(reason) },
+        Ok(probe) => {
+            // A clock still climbing from idle reads unsteady: load the device, then try again.
+            let mut calibrated = clock::calibrate(&probe);
+            if calibrated.is_err() {
+                heater.heat(PLAN.blind_ms)?;
+                calibrated = clock::calibrate(&probe);
+            }
+            match calibrated {
+                Ok(()) => Clock { probe: Some(probe), unknown: None },
+                Err(reason) => Clock { probe: None, unknown: Some(reason) },
+            }
+        }
+    };
+    let warmth = Warmth::start(heater, clock.probe.as_ref())?;
     Ok(Prepared { skipped, clock, warmth: Some(warmth), pipelines })
 }
 
@@ -126,14 +138,10 @@ pub fn run_cases<'c>(
     mut on_done: impl FnMut(Finished<'_>),
 ) -> Result<Vec<(String, Outcome)>> {
     let max = ctx.info.max_group_count;
-    let policy = Policy {
-        target_ms: settings.target_ms,
-        max_submit_ms: MAX_SUBMIT_MS,
-        max_groups: u64::from(max[0]) * u64::from(max[1]),
-    };
+    let policy = Policy::for_device(settings.target_ms, max);
     // Verify runs time nothing, so they read no clock.
     let probe = prepared.clock.probe.as_ref().filter(|_| !settings.verify);
-    // A baseline is measured again for any flag, not only for its clock.
+    // A baseline is measured again for noise and an unsettled warm-up too, not only its clock.
     let baselines: HashSet<&str> = cases.iter().filter_map(|c| c.baseline.as_deref()).collect();
     let run_one = |index: usize| -> Result<Done> {
         let case = &cases[index];

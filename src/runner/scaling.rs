@@ -15,6 +15,12 @@ pub struct Policy {
 pub const MAX_SUBMIT_MS: f64 = 100.0;
 
 impl Policy {
+    /// The rules for `target_ms` on a device whose `maxComputeWorkGroupCount` is `max`, with the
+    /// [`MAX_SUBMIT_MS`] watchdog cap.
+    pub fn for_device(target_ms: f64, max: [u32; 3]) -> Self {
+        Policy { target_ms, max_submit_ms: MAX_SUBMIT_MS, max_groups: u64::from(max[0]) * u64::from(max[1]) }
+    }
+
     /// The next workgroup count after `groups` took `ms`: x10 while under a tenth of the
     /// target, then in proportion to the target; never a predicted `max_submit_ms` or more.
     pub fn next(&self, groups: u64, ms: f64) -> u64 {

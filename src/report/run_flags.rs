@@ -1,0 +1,186 @@
+//! Flags that need the whole run: throttled (against the run's median clock), ratios against a
+//! baseline that ended flagged, and `--strict`'s verdict on both.
+
+use super::model::{CaseResult, Run};
+use super::trust;
+use crate::error::{Error, Result};
+
+impl Run {
+    /// Sets the run's median clock and flags each case whose clock is 5% or more off it.
+    pub fn flag_throttled(&mut self) {
+        self.clock_median_mhz = trust::median_clock(self.cases.iter().filter_map(|c| c.clock_mhz));
+        let Some(median) = self.clock_median_mhz else { return };
+        for case in &mut self.cases {
+            let flag = case.clock_mhz.and_then(|mhz| trust::throttled(mhz, median));
+            case.flags.retain(|f| !f.starts_with("throttled"));
+            // Throttled goes before implausible and re-measured, as in text lines.
+            let later = |f: &String| f.starts_with("implausible") || f.starts_with("re-measured");
+            let at = case.flags.iter().position(later).unwrap_or(case.flags.len());
+            if let Some(flag) = flag {
+                case.flags.insert(at, flag);
+            }
+        }
+    }
+
+    /// Flags each case whose ratio is against a baseline that has flags of its own (after
+    /// [`Run::flag_throttled`], so a baseline that ran off the run's median clock counts), and
+    /// clears the flag where the baseline has none.
+    pub fn flag_baselines(&mut self) {
+        let flags_of = |name: &str| -> Vec<String> {
+            let base = self.cases.iter().find(|c| c.name == name);
+            base.map(|c| c.flags.iter().filter(|f| !f.starts_with(trust::BASELINE_FLAG)).cloned().collect())
+                .unwrap_or_default()
+        };
+        let verdicts: Vec<Option<String>> = self
+            .cases
+            .iter()
+            .map(|c| {
+                // The baseline's own 1.000x needs no flag for being against itself.
+                let baseline = c.baseline.as_deref().filter(|b| c.ratio.is_some() && *b != c.name);
+                baseline.and_then(|b| trust::baseline_flag(&flags_of(b)))
+            })
+            .collect();
+        for (case, verdict) in self.cases.iter_mut().zip(verdicts) {
+            case.flags.retain(|f| !f.starts_with(trust::BASELINE_FLAG));
+            case.flags.extend(verdict);
+        }
+    }
+
+    /// Each flagged baseline, with its flags and how many ratios are against it, in run order.
+    pub fn flagged_baselines(&self) -> Vec<(&str, Vec<&str>, usize)> {
+        let mut flagged: Vec<(&str, Vec<&str>, usize)> = Vec::new();
+        for case in self.cases.iter().filter(|c| c.flags.iter().any(|f| f.starts_with(trust::BASELINE_FLAG)))
+        {
+            let Some(baseline) = case.baseline.as_deref() else { continue };
+            match flagged.iter_mut().find(|(name, _, _)| *name == baseline) {
+                Some((_, _, count)) => *count += 1,
+                None => {
+                    let base = self.cases.iter().find(|c| c.name == baseline);
+                    let flags =
+                        base.map(|c| c.flags.iter().map(String::as_str).collect()).unwrap_or_default();
+                    flagged.push((baseline, flags, 1));
+                }
+            }
+        }
+        flagged
+    }
+
+    /// The `--strict` verdict: an error naming the implausible results, or else the first
+    /// baseline that stayed flagged, if there are any.
+    pub fn strict(&self) -> Result<()> {
+        let flagged: Vec<&CaseResult> = self.cases.iter().filter(|c| c.implausible().is_some()).collect();
+        if let Some(first) = flagged.first() {
+            return Err(Error::Implausible {
+                count: flagged.len(),
+                first: first.name.clone(),
+                detail: first.implausible().unwrap_or_default().to_owned(),
+            });
+        }
+        match self.flagged_baselines().first() {
+            None => Ok(()),
+            Some((baseline, flags, ratios)) => Err(Error::FlaggedBaseline {
+                baseline: (*baseline).to_owned(),
+                flags: flags.join("; "),
+                ratios: *ratios,
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::tests::sample_run;
+
+    #[test]
+    fn cases_off_the_run_median_clock_are_flagged_throttled_and_strict_names_the_implausible() {
+        let mut run = sample_run();
+        let template = run.cases[0].clone();
+        run.cases = [1980.0, 1980.0, 1395.0, 1975.0]
+            .iter()
+            .enumerate()
+            .map(|(i, mhz)| CaseResult {
+                name: format!("case {i}"),
+                clock_mhz: Some(*mhz),
+                ..template.clone()
+            })
+            .collect();
+        run.cases[2].flags =
+            vec!["implausible: 150% of the L1 peak (128.0 B/clk/SM): the compiler may have \
+                                   removed work"
+                .into()];
+        run.cases[2].flags.push("re-measured once: it ran at 1390 MHz, the warm-up reached 1980 MHz".into());
+        run.flag_throttled();
+        assert_eq!(run.clock_median_mhz, Some(1977.5));
+        assert_eq!(run.cases[2].flags[0], "throttled: ran at 1395 MHz, run median 1978 MHz");
+        assert!(run.cases[2].flags[1].starts_with("implausible"), "throttled goes first, as in text lines");
+        assert!(run.cases[2].flags[2].starts_with("re-measured"), "{:?}", run.cases[2].flags);
+        assert!(run.cases.iter().filter(|c| c.name != "case 2").all(|c| c.flags.is_empty()));
+        run.flag_throttled();
+        assert_eq!(run.cases[2].flags.len(), 3, "flagging twice does not repeat the flag");
+        let error = run.strict().unwrap_err();
+        assert_eq!(error.exit_code(), crate::ExitCode::Implausible);
+        assert!(error
+            .to_string()
+            .starts_with("1 result(s) are above a known peak of the hardware, the first \"case 2\""));
+        run.cases.remove(2);
+        assert!(run.strict().is_ok());
+    }
+
+    #[test]
+    fn ratios_against_a_baseline_that_ended_flagged_are_flagged_and_fail_strict() {
+        let mut run = sample_run();
+        let template = run.cases[0].clone();
+        let baseline = "Buffer<RGBA8>.Load random";
+        let case =
+            |name: &str, ratio: f64| CaseResult { name: name.into(), ratio: Some(ratio), ..template.clone() };
+        run.cases = vec![
+            case("Buffer<R8>.Load random", 0.9),
+            case(baseline, 1.0),
+            case("Buffer<RGBA8>.Load linear", 1.02),
+        ];
+        // The cold start of the issue: the baseline alone ran at 473 MHz.
+        run.cases[1].clock_mhz = Some(473.0);
+        run.flag_throttled();
+        run.flag_baselines();
+        assert_eq!(run.cases[1].flags, ["throttled: ran at 473 MHz, run median 1980 MHz"]);
+        for i in [0, 2] {
+            assert_eq!(
+                run.cases[i].flags,
+                ["ratio against a flagged baseline (throttled)"],
+                "{}",
+                run.cases[i].name
+            );
+        }
+        assert_eq!(
+            run.flagged_baselines(),
+            [(baseline, vec!["throttled: ran at 473 MHz, run median 1980 MHz"], 2)],
+            "the baseline's own 1.000x is not counted against itself"
+        );
+        let error = run.strict().unwrap_err();
+        assert_eq!(error.exit_code(), crate::ExitCode::FlaggedBaseline);
+        assert!(
+            error.to_string().starts_with(
+                "the baseline \"Buffer<RGBA8>.Load random\" is flagged (throttled: ran at 473 MHz, run median 1980 MHz), \
+                 so 2 ratio(s) against it are doubtful"
+            ),
+            "{error}"
+        );
+        assert!(crate::report::text::baselines_summary(&run).starts_with(
+            "\nbaseline \"Buffer<RGBA8>.Load random\" flagged (throttled: ran at 473 MHz, run median 1980 MHz): the 2 \
+             ratio(s) against it are doubtful"
+        ));
+        // Re-measured at the run's clock: the flags go, and strict passes.
+        run.cases[1].clock_mhz = Some(1980.0);
+        run.flag_throttled();
+        run.flag_baselines();
+        assert!(run.cases.iter().all(|c| c.flags.is_empty()), "{:?}", run.cases);
+        assert!(run.strict().is_ok() && run.flagged_baselines().is_empty());
+        // A case without a ratio (ALU) is never flagged for a baseline.
+        run.cases[1].flags = vec!["noisy: cv above 3%".into()];
+        run.cases[2].ratio = None;
+        run.flag_baselines();
+        assert!(run.cases[2].flags.is_empty());
+        assert_eq!(run.cases[0].flags, ["ratio against a flagged baseline (noisy)"]);
+    }
+}

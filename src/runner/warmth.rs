@@ -1,0 +1,97 @@
+//! The runner's warm state: the first warm-up's level, the check before each case, the re-warm
+//! before a retry (the policy is in [`super::warmup`], the load in [`super::heater`]).
+
+use std::cell::Cell;
+use std::time::Instant;
+
+use super::clock::ClockProbe;
+use super::heater::{Heater, Warming};
+use super::measure::below;
+use super::warmup::{warm_up, WarmUp, PLAN};
+use crate::error::Result;
+
+/// The runner's warm state: the load, the first warm-up, the level later cases are held to, and
+/// when the device last worked.
+pub struct Warmth<'ctx> {
+    heater: Heater<'ctx>,
+    /// The first warm-up, before any case.
+    pub first: WarmUp,
+    /// The level cases are held to, MHz: where the clock settled in the first warm-up, or lower,
+    /// where a re-warm settled 5% or more below it (the level the device sustains fell). `None`
+    /// without a calibrated clock, or if the first warm-up did not settle.
+    reference: Cell<Option<f64>>,
+    last_work: Cell<Instant>,
+}
+
+impl<'ctx> Warmth<'ctx> {
+    /// Warms the device up with `heater` before the first timed case, reading the clock with the
+    /// calibrated `probe`, where there is one.
+    pub fn start(heater: Heater<'ctx>, probe: Option<&ClockProbe<'ctx>>) -> Result<Self> {
+        let first = warm_up(&mut Warming { heater: &heater, probe }, &PLAN, None)?;
+        let reference = Cell::new(first.settled_mhz);
+        Ok(Self { heater, first, reference, last_work: Cell::new(Instant::now()) })
+    }
+
+    /// The level cases are held to now, MHz.
+    pub fn reference(&self) -> Option<f64> {
+        self.reference.get()
+    }
+
+    /// Before a case's measurement: back to the reference level if the clock fell below it (one
+    /// clock reading when it did not), or, without a reference, a refresh after an idle gap. Returns a
+    /// note when it loaded the device.
+    pub fn before_case(&self, probe: Option<&ClockProbe<'ctx>>) -> Result<Option<String>> {
+        let idle_ms = self.last_work.get().elapsed().as_secs_f64() * 1e3;
+        let note = match (self.reference.get(), probe) {
+            (Some(level), Some(_)) => self.back_to(level, probe)?,
+            _ if idle_ms >= PLAN.idle_ms => {
+                let load_ms = self.heater.heat(PLAN.refresh_ms)?;
+                Some(format!(
+                    "warmed up again first after {:.1} s idle: {:.2} s of load, a fixed time (no clock level to return to)",
+                    idle_ms / 1e3,
+                    load_ms / 1e3
+                ))
+            }
+            _ => None,
+        };
+        self.worked();
+        Ok(note)
+    }
+
+    /// Before a retry: back to the reference level, or a refresh without one. Returns the level
+    /// to hold the next try to.
+    pub fn rewarm(&self, probe: Option<&ClockProbe<'ctx>>) -> Result<Option<f64>> {
+        match (self.reference.get(), probe) {
+            (Some(level), Some(_)) => {
+                self.back_to(level, probe)?;
+            }
+            _ => {
+                self.heater.heat(PLAN.refresh_ms)?;
+            }
+        }
+        Ok(self.reference.get())
+    }
+
+    /// Loads the device until its clock is back at `level`; a clock that settles 5% or more below
+    /// it becomes the new reference (the device sustains less now; cases are never held to more
+    /// than the first warm-up's level). Returns a note when it loaded the device.
+    fn back_to(&self, level: f64, probe: Option<&ClockProbe<'ctx>>) -> Result<Option<String>> {
+        let warm = warm_up(&mut Warming { heater: &self.heater, probe }, &PLAN, Some(level))?;
+        if warm.load_ms == 0.0 {
+            return Ok(None);
+        }
+        let mut note = format!("warmed up again first: {}", warm.text());
+        if let Some(moved) = warm.settled_mhz.filter(|mhz| below(*mhz, level)) {
+            self.reference.set(Some(moved));
+            note.push_str(&format!(
+                "; the clock settled there instead of at {level:.0} MHz, so later cases are held to {moved:.0} MHz"
+            ));
+        }
+        Ok(Some(note))
+    }
+
+    /// Notes that the device just worked (a measurement ended).
+    pub fn worked(&self) {
+        self.last_work.set(Instant::now());
+    }
+}
