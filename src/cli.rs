@@ -83,6 +83,20 @@ pub struct Cli {
     #[arg(long)]
     pub validation: bool,
 
+    /// Run the cases in this process instead of a worker process (for debugging: a crash in the
+    /// driver then ends the run, as it does not otherwise).
+    #[arg(long)]
+    pub in_process: bool,
+
+    /// Give each case this many seconds to answer before its worker process is stopped and the
+    /// case recorded as hung [default: 3000 times --target-ms, at least 60].
+    #[arg(long, value_name = "SECONDS", value_parser = parse_watchdog)]
+    pub watchdog: Option<f64>,
+
+    /// Run as a worker process of a parent perftest (perftest's own use: it reads its job on stdin).
+    #[arg(long, hide = true)]
+    pub worker: bool,
+
     /// Aim each measurement (one timestamp pair) at this many milliseconds of GPU time; env
     /// PERFTEST_TARGET_MS.
     #[arg(long, value_name = "MS", default_value_t = 20.0, allow_negative_numbers = true,
@@ -118,6 +132,13 @@ fn parse_percent(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(value) if (0.0..=100.0).contains(&value) => Ok(value),
         _ => Err(format!("`{text}` is not a percentage from 0 to 100")),
+    }
+}
+
+fn parse_watchdog(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(value) if (1.0..=86_400.0).contains(&value) => Ok(value),
+        _ => Err(format!("`{text}` is not a number of seconds from 1 to 86400")),
     }
 }
 

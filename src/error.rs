@@ -34,13 +34,15 @@ pub enum ExitCode {
     Implausible = 12,
     /// `--strict` found ratios against a baseline that stayed flagged after re-measuring.
     FlaggedBaseline = 13,
+    /// A case crashed or hung the driver (its worker process died or stopped answering).
+    Crashed = 14,
     /// Ctrl-C stopped the run after the case in progress (the finished cases were written).
     Interrupted = 130,
 }
 
 impl ExitCode {
     /// Every code, in numeric order.
-    pub const ALL: [ExitCode; 15] = [
+    pub const ALL: [ExitCode; 16] = [
         ExitCode::Success,
         ExitCode::Failure,
         ExitCode::Usage,
@@ -55,6 +57,7 @@ impl ExitCode {
         ExitCode::Slower,
         ExitCode::Implausible,
         ExitCode::FlaggedBaseline,
+        ExitCode::Crashed,
         ExitCode::Interrupted,
     ];
 
@@ -64,7 +67,7 @@ impl ExitCode {
         match self {
             ExitCode::Success => "every selected case ran, or was skipped with a reason",
             ExitCode::Failure => {
-                "a Vulkan call failed unexpectedly, a GPU time was implausible, or stdout could not be written"
+                "a case failed with an error (a Vulkan call, an implausible GPU time: the case is named and the run went on), or a Vulkan call outside the cases failed, or stdout could not be written"
             }
             ExitCode::Usage => "the command line could not be parsed (a bad option, value or --axis)",
             ExitCode::NoVulkan => {
@@ -73,8 +76,12 @@ impl ExitCode {
             ExitCode::NoSuchDevice => "the device row number or name matched nothing (the rows are printed)",
             ExitCode::NothingMatched => "--filter/--skip matched no case",
             ExitCode::Compile => "a shader failed to compile (the compiler's log is printed)",
-            ExitCode::Verify => "--verify found a result that differs from the CPU reference",
-            ExitCode::DeviceLost => "the GPU was lost while a case ran (the case is named)",
+            ExitCode::Verify => {
+                "--verify found cases whose results differ from the CPU reference (every case was checked; they are named)"
+            }
+            ExitCode::DeviceLost => {
+                "the GPU was lost while a case ran (the case is named; the run went on with the device opened again, and ends here if it is lost again)"
+            }
             ExitCode::Validation => "--validation is on and the validation layer reported a message",
             ExitCode::BadResults => {
                 "a results file given to compare or plot is missing, not perftest JSON, or from a newer perftest"
@@ -88,8 +95,11 @@ impl ExitCode {
             ExitCode::FlaggedBaseline => {
                 "--strict found ratios against a flagged baseline (throttled, below the warm-up clock, noisy; measured again first where that could help); all results were written"
             }
+            ExitCode::Crashed => {
+                "a case crashed or hung the driver: its worker process died or stopped answering; the case is recorded as crashed or hung, the run went on in a fresh worker, and all results were written"
+            }
             ExitCode::Interrupted => {
-                "Ctrl-C or SIGTERM stopped the run after the case in progress; the finished cases were written"
+                "Ctrl-C or SIGTERM stopped the run after the case in progress (a second one stops that case too); the finished cases were written"
             }
         }
     }
@@ -352,6 +362,35 @@ pub enum Error {
         ratios: usize,
     },
 
+    /// A worker process failed outside a case (it could not start, died while opening the device
+    /// or building the pipelines, or gave no answer then).
+    #[error(
+        "the worker process {detail}; run again with --in-process to see it fail in perftest's own process"
+    )]
+    Worker {
+        /// What happened.
+        detail: String,
+    },
+
+    /// A worker's own error (it could not open the device, a shader failed to compile), relayed.
+    #[error("{message}")]
+    Remote {
+        /// The worker's sentence.
+        message: String,
+        /// The worker's exit code.
+        code: ExitCode,
+    },
+
+    /// Cases failed (crashed, hung, lost the device, differ, or failed with an error); the run
+    /// went on and every result was written.
+    #[error("{summary}")]
+    Cases {
+        /// What failed, in one sentence.
+        summary: String,
+        /// The code of the worst failure.
+        code: ExitCode,
+    },
+
     /// Ctrl-C stopped the run.
     #[error("interrupted (Ctrl-C or SIGTERM) after {finished} of {selected} cases; the finished ones were written")]
     Interrupted {
@@ -391,6 +430,8 @@ impl Error {
             Error::Validation { .. } => ExitCode::Validation,
             Error::ResultsFile { .. } => ExitCode::BadResults,
             Error::Interrupted { .. } => ExitCode::Interrupted,
+            Error::Worker { .. } => ExitCode::Crashed,
+            Error::Remote { code, .. } | Error::Cases { code, .. } => *code,
             Error::Slower { .. } => ExitCode::Slower,
             Error::Implausible { .. } => ExitCode::Implausible,
             Error::FlaggedBaseline { .. } => ExitCode::FlaggedBaseline,
@@ -489,9 +530,9 @@ mod tests {
     #[test]
     fn exit_codes_are_distinct_and_in_order() {
         let numbers: Vec<u8> = ExitCode::ALL.iter().map(|&c| c as u8).collect();
-        assert_eq!(numbers[..14], (0..14).collect::<Vec<u8>>());
+        assert_eq!(numbers[..15], (0..15).collect::<Vec<u8>>());
         assert_eq!(ExitCode::Interrupted as u8, 130, "the shell's code for SIGINT");
-        assert_eq!(numbers.len(), 15);
+        assert_eq!(numbers.len(), 16);
     }
 
     /// The README's exit-code table: (code, meaning) with markdown backticks removed.

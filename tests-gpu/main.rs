@@ -12,6 +12,7 @@ use perftest::runner::session::{check_validation, open};
 use perftest::vk::context::ContextOptions;
 use perftest::vk::Context;
 
+mod isolation;
 mod plumbing;
 mod trust;
 
@@ -55,8 +56,7 @@ fn run_all(settings: RunSettings) -> Vec<(String, Outcome)> {
     let (ctx, cases) = validated(&SHORT_AXES, None);
     let sink = ctx.validation_sink();
     let prepared = prepare(&ctx, &cases, 2, !settings.verify).unwrap_or_else(|e| panic!("{e}"));
-    let results =
-        run_cases(&ctx, &cases, &prepared, &settings, |_| {}, |_| {}).unwrap_or_else(|e| panic!("{e}"));
+    let results = run_cases(&ctx, &cases, &prepared, &settings, |_| {}).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(results.len(), cases.len());
     check_lacks(&ctx, &results);
     drop(prepared);
@@ -106,6 +106,7 @@ fn every_case_verifies_against_its_cpu_reference() {
             Outcome::Verified { checked } => assert!(*checked >= 256, "{name}: only {checked} results"),
             Outcome::Skipped(_) => {}
             Outcome::Timed { .. } => panic!("{name}: timed in a verify run"),
+            Outcome::Failed { detail, .. } => panic!("{name}: {detail}"),
         }
     }
     check_skips(&results);
@@ -157,15 +158,11 @@ fn without_the_baseline_load_lines_say_why_there_is_no_ratio() {
     let settings = RunSettings { target_ms: 1.0, samples: 3, verify: false, shader_stats: false };
     let prepared = prepare(&ctx, &cases, 2, true).unwrap_or_else(|e| panic!("{e}"));
     let mut notes_seen = Vec::new();
-    let results = run_cases(
-        &ctx,
-        &cases,
-        &prepared,
-        &settings,
-        |_| {},
-        |done| notes_seen.extend_from_slice(done.notes),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let results =
+        run_cases(&ctx, &cases, &prepared, &settings, |done: perftest::runner::assemble::Finished<'_>| {
+            notes_seen.extend_from_slice(done.notes)
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(results.len(), 3);
     for (name, outcome) in &results {
         assert!(
@@ -175,7 +172,7 @@ fn without_the_baseline_load_lines_say_why_there_is_no_ratio() {
     }
     assert_eq!(
         notes_seen,
-        ["no ratios: the baseline \"Buffer<RGBA8>.Load random\" was not timed (filtered out or skipped)"]
+        ["no ratios: the baseline \"Buffer<RGBA8>.Load random\" was not timed (filtered out, skipped or failed)"]
     );
 }
 

@@ -56,8 +56,7 @@ fn a_shader_that_drops_its_loads_is_flagged_implausible_where_the_peak_is_known(
     let prepared = prepare(&ctx, &cases, 1, true).unwrap_or_else(|e| panic!("{e}"));
     let has_clock = prepared.clock.probe.is_some();
     let settings = RunSettings { target_ms: 2.0, samples: 3, verify: false, shader_stats: false };
-    let results =
-        run_cases(&ctx, &cases, &prepared, &settings, |_| {}, |_| {}).unwrap_or_else(|e| panic!("{e}"));
+    let results = run_cases(&ctx, &cases, &prepared, &settings, |_| {}).unwrap_or_else(|e| panic!("{e}"));
     let outcome: &Outcome = &results[0].1;
     // On every device (lavapipe's LLVM too) the dropped loads show as work done impossibly fast.
     let (dropped, kept) = (outcome.rate().unwrap(), results[1].1.rate().unwrap());

@@ -6,7 +6,7 @@
 //! Every row states its source; add an architecture only with one.
 
 /// What bounds a work unit's rate: one figure per clock per compute unit on a known architecture.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Ceiling {
     /// fp32 fused multiply-adds, counted as 2 FLOP each.
     Fp32Fma,

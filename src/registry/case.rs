@@ -20,7 +20,7 @@ pub struct Glsl {
 }
 
 /// A quantity of work, so a time becomes a rate.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Work {
     /// How much one shader invocation does.
     pub per_invocation: f64,
@@ -43,7 +43,7 @@ impl Work {
 }
 
 /// What a [`Work`] counts; each unit has the name its rate is printed with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Unit {
     /// Floating-point operations (an FMA is two).
     Flop,

@@ -8,14 +8,16 @@ use serde::{Deserialize, Serialize};
 use super::trust::{self, Trust};
 use crate::error::{Error, Result};
 use crate::registry::CaseSpec;
-use crate::runner::outcome::Outcome;
+use crate::runner::outcome::{Failure, Outcome};
 use crate::vk::device::DeviceInfo;
 
 /// The version of the JSON layout; files from a newer perftest are refused with a sentence.
 /// Version 2 added per-case `group`, `variant`, `axes` and `rates`, and the run's `axes`;
 /// version 3 the clock, rates per clock per compute unit, % of peak and flags; version 4 the
-/// run's `warm_up`, and per case its `baseline`, `remeasured` and `notes`. Older files load.
-pub const FORMAT_VERSION: u32 = 4;
+/// run's `warm_up`, and per case its `baseline`, `remeasured` and `notes`; version 5 the statuses
+/// `differs`, `crashed`, `hung`, `device_lost` and `interrupted`, and the run's `isolation`.
+/// Older files load.
+pub const FORMAT_VERSION: u32 = 5;
 
 /// One run: where, how, and what each case gave.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -44,6 +46,10 @@ pub struct Run {
     /// The memory levels each variant swept over a bytes axis shows (see [`super::levels`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub levels: Vec<super::levels::Levels>,
+    /// How many worker processes ran the cases (more than one: a fresh one went on after a case
+    /// crashed, hung or lost the device); null: run in perftest's own process (`--in-process`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workers: Option<u32>,
     /// The cases, in run order.
     pub cases: Vec<CaseResult>,
 }
@@ -221,16 +227,59 @@ impl From<&DeviceInfo> for Device {
     }
 }
 
-/// How a case ended.
+/// How a case ended; every status but `ok` and `skipped` has its sentence in `reason`.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Timed, or verified.
     Ok,
     /// Not run; `reason` says why.
     Skipped,
-    /// Failed; `reason` holds the error.
+    /// Failed with an error (an implausible time, a Vulkan call).
     Failed,
+    /// `--verify` found results that differ from the CPU reference.
+    Differs,
+    /// The worker process died while it ran.
+    Crashed,
+    /// No answer within the watchdog's time.
+    Hung,
+    /// The driver lost the device while it ran.
+    DeviceLost,
+    /// A second stop signal ended it before it finished.
+    Interrupted,
+}
+
+impl Status {
+    /// The status of a case that failed as `failure` says.
+    pub fn of(failure: Failure) -> Self {
+        match failure {
+            Failure::Differs => Status::Differs,
+            Failure::Crashed => Status::Crashed,
+            Failure::Hung => Status::Hung,
+            Failure::DeviceLost => Status::DeviceLost,
+            Failure::Interrupted => Status::Interrupted,
+            Failure::Error => Status::Failed,
+        }
+    }
+
+    /// The word text, CSV and tables print: `ok`, `skipped`, `device lost`, ...
+    pub fn word(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Skipped => "skipped",
+            Status::Failed => Failure::Error.word(),
+            Status::Differs => Failure::Differs.word(),
+            Status::Crashed => Failure::Crashed.word(),
+            Status::Hung => Failure::Hung.word(),
+            Status::DeviceLost => Failure::DeviceLost.word(),
+            Status::Interrupted => Failure::Interrupted.word(),
+        }
+    }
+
+    /// Whether the case crashed, hung or lost the device: a driver fault, not a result.
+    pub fn is_fault(self) -> bool {
+        matches!(self, Status::Crashed | Status::Hung | Status::DeviceLost)
+    }
 }
 
 /// A number with its unit.
@@ -258,9 +307,10 @@ pub struct CaseResult {
     /// The family's axis values that made this case.
     #[serde(default)]
     pub axes: BTreeMap<String, u64>,
-    /// ok, skipped or failed.
+    /// ok, skipped, failed, differs, crashed, hung, device_lost or interrupted.
     pub status: Status,
-    /// Why it was skipped or failed; for verified cases, what was checked; for timed cases
+    /// Why it was skipped or failed (the error, the signal, the watchdog's time); for verified
+    /// cases, what was checked; for timed cases
     /// nothing (format 2 put the submission-cap warning here; format 3 has it in `flags`).
     pub reason: Option<String>,
     /// Median milliseconds per measurement.
@@ -362,6 +412,10 @@ impl CaseResult {
             Outcome::Verified { checked } => {
                 record.reason = Some(format!("verified: {checked} results match the CPU reference"));
             }
+            Outcome::Failed { failure, detail } => {
+                record.status = Status::of(*failure);
+                record.reason = Some(detail.clone());
+            }
             Outcome::Timed { measurement, work, ratio, .. } => {
                 let s = &measurement.summary;
                 (record.median_ms, record.min_ms, record.cv) = (Some(s.median), Some(s.min), Some(s.cv));
@@ -402,13 +456,6 @@ impl CaseResult {
     /// Whether its ratio is against a baseline that has flags of its own.
     pub fn baseline_flagged(&self) -> bool {
         self.flags.iter().any(|f| f.starts_with(trust::BASELINE_FLAG))
-    }
-
-    /// The record of a case that failed with `error`.
-    pub fn failed(case: &CaseSpec, error: &Error) -> Self {
-        let mut record = CaseResult::new(case, &Outcome::Skipped(error.to_string()), &Trust::default(), None);
-        record.status = Status::Failed;
-        record
     }
 }
 
@@ -551,6 +598,7 @@ pub(crate) mod tests {
             clock_median_mhz: Some(1980.0),
             warm_up: None,
             levels: Vec::new(),
+            workers: None,
             cases: vec![
                 case("ByteAddressBuffer.Load uniform", Some(5.63e12), Some(2.985), Status::Ok),
                 case("ALU fp64 FMA", None, None, Status::Skipped),
@@ -566,7 +614,7 @@ pub(crate) mod tests {
         run.cases[0].warmup_runs = Some(6);
         let text = to_json(&run);
         assert!(
-            text.contains("\"format_version\": 4") && text.contains("\"type\": \"DiscreteGpu\""),
+            text.contains("\"format_version\": 5") && text.contains("\"type\": \"DiscreteGpu\""),
             "{text}"
         );
         assert!(text.contains("\"status\": \"skipped\""), "{text}");
@@ -593,11 +641,11 @@ pub(crate) mod tests {
         let newer = dir.join("newer.json");
         std::fs::write(
             &newer,
-            to_json(&sample_run()).replace("\"format_version\": 4", "\"format_version\": 5"),
+            to_json(&sample_run()).replace("\"format_version\": 5", "\"format_version\": 6"),
         )
         .unwrap();
         let error = load(&newer).unwrap_err().to_string();
-        assert!(error.contains("has format version 5, newer than this perftest reads (4)"), "{error}");
+        assert!(error.contains("has format version 6, newer than this perftest reads (5)"), "{error}");
         std::fs::remove_dir_all(dir).unwrap();
     }
 

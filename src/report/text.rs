@@ -171,6 +171,7 @@ pub fn retry_note(outcome: &Outcome) -> Option<String> {
 pub fn line(name: &str, outcome: &Outcome, trust: &Trust, baseline: Option<&Outcome>) -> String {
     match outcome {
         Outcome::Skipped(reason) => format!("{name}: skipped ({reason})"),
+        Outcome::Failed { failure, detail } => format!("{name}: {} ({detail})", failure.word()),
         Outcome::Verified { checked } => {
             format!("{name}: verified ({checked} results match the CPU reference)")
         }

@@ -52,11 +52,7 @@ pub fn to_csv(run: &Run) -> Result<String> {
     let run_state = serde_json::to_value(run.ending.state).ok().and_then(|v| v.as_str().map(str::to_owned));
     let run_state = run_state.unwrap_or_default();
     for c in &run.cases {
-        let status = match c.status {
-            Status::Ok => "ok",
-            Status::Skipped => "skipped",
-            Status::Failed => "failed",
-        };
+        let status = c.status.word();
         let (work, work_unit) =
             c.work.as_ref().map_or((String::new(), ""), |a| (a.value.to_string(), &a.unit));
         let (rate, rate_unit) =
@@ -129,8 +125,7 @@ pub fn rate_text(c: &CaseResult) -> String {
     match (&c.rate, c.status) {
         (Some(rate), _) => amount_text(rate),
         (None, Status::Ok) => "verified".into(),
-        (None, Status::Skipped) => format!("skipped ({})", c.reason.as_deref().unwrap_or("")),
-        (None, Status::Failed) => "failed".into(),
+        (None, status) => format!("{} ({})", status.word(), c.reason.as_deref().unwrap_or("")),
     }
 }
 

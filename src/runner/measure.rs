@@ -28,7 +28,7 @@ pub const OFF_CLOCK: f64 = 0.05;
 const MAX_SCALING_STEPS: usize = 30;
 
 /// What a measurement found.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Measurement {
     /// Workgroups per measurement in the samples.
     pub groups: u64,

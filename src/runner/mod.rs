@@ -2,12 +2,15 @@
 //! outcome), then the GPU side, the only place where the registry and Vulkan meet (kernel, clock,
 //! heater, warmth, pipelines, bench, copy, run, session).
 
+pub mod assemble;
 pub mod bench;
 pub mod clock;
+pub mod collect;
 pub mod copy;
 pub mod heater;
 pub mod kernel;
 pub mod measure;
+pub mod message;
 pub mod outcome;
 pub mod pipelines;
 pub mod progress;
@@ -16,6 +19,8 @@ pub mod run;
 pub mod scaling;
 pub mod session;
 pub mod stats;
+pub mod supervise;
 pub mod verify;
 pub mod warmth;
 pub mod warmup;
+pub mod work;

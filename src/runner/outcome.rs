@@ -1,10 +1,11 @@
-//! How one case ended: timed (with its measurement and work), verified, or skipped with a reason.
+//! How one case ended: timed (with its measurement and work), verified, skipped with a reason, or
+//! failed in one of the ways a case can fail without ending the run.
 
 use super::measure::Measurement;
 use crate::registry::Work;
 
-/// How one case ended.
-#[derive(Clone, Debug)]
+/// How one case ended (serializable: a worker process streams it to the parent).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Outcome {
     /// Timed: the measurement and the work one measurement does.
     Timed {
@@ -26,10 +27,48 @@ pub enum Outcome {
     },
     /// Not run, and why.
     Skipped(String),
+    /// Failed: how, and the sentence that says what happened.
+    Failed {
+        /// How it failed.
+        failure: Failure,
+        /// What happened, in one sentence (the error, the signal, the time waited).
+        detail: String,
+    },
+}
+
+/// The ways a case fails that cost that case, never the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Failure {
+    /// `--verify` found results that differ from the CPU reference.
+    Differs,
+    /// The worker process died while the case ran (a signal, an abort, a non-zero exit).
+    Crashed,
+    /// The case gave no answer within the watchdog's time; its worker was stopped.
+    Hung,
+    /// The driver returned `VK_ERROR_DEVICE_LOST`; the device was opened again for the next case.
+    DeviceLost,
+    /// A second Ctrl-C or SIGTERM stopped it before it finished.
+    Interrupted,
+    /// Any other error (an implausible GPU time, a Vulkan call that failed).
+    Error,
+}
+
+impl Failure {
+    /// The status word: `differs`, `crashed`, `hung`, `device lost`, `interrupted`, `failed`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Failure::Differs => "differs",
+            Failure::Crashed => "crashed",
+            Failure::Hung => "hung",
+            Failure::DeviceLost => "device lost",
+            Failure::Interrupted => "interrupted",
+            Failure::Error => "failed",
+        }
+    }
 }
 
 /// What a timed case's count (the runner scales it to the target time) counts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Counted {
     /// Workgroups per dispatch.
     Workgroups,

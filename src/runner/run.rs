@@ -2,28 +2,35 @@
 //! warm the device up, then time (baselines first, so every line has its ratio) or verify each
 //! case in order.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use super::assemble::{order, Assembler, Finished};
 use super::bench::Bench;
 use super::clock::{self, Clock, ClockProbe};
 use super::copy::CopyBench;
 use super::heater::Heater;
 use super::measure::{measure, Measurement, Timer};
-use super::outcome::{Counted, Outcome};
+use super::message::Record;
+use super::outcome::{Counted, Failure, Outcome};
 use super::pipelines::{self, Pipelines};
 use super::retry::measure_steady;
 use super::scaling::Policy;
 use super::warmth::Warmth;
 use super::warmup::PLAN;
 use crate::caps::DeviceCaps;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::registry::{CaseSpec, Scale};
+use crate::vk::debug::{drain, Sink};
 use crate::vk::Context;
 
 /// Set by Ctrl-C or SIGTERM (or SIGHUP): the run stops after the case in progress and writes
 /// what finished.
 pub static STOP: AtomicBool = AtomicBool::new(false);
+
+/// Set by a second stop signal: a worker still in its case is stopped now and the case recorded
+/// as interrupted; what finished is still written.
+pub static HURRY: AtomicBool = AtomicBool::new(false);
 
 /// How to run the selected cases.
 #[derive(Clone, Copy, Debug)]
@@ -112,115 +119,102 @@ pub fn prepare<'ctx>(
 /// A case's outcome, its notes, and the driver's statistics of its shader (where offered).
 type Done = (Outcome, Vec<String>, Option<Vec<String>>);
 
-/// A finished case, as [`run_cases`] hands it on.
-pub struct Finished<'a> {
-    /// The case.
-    pub case: &'a CaseSpec,
-    /// How it ended.
-    pub outcome: &'a Outcome,
-    /// The outcome of the baseline its ratio is against, where it has a ratio.
-    pub baseline: Option<&'a Outcome>,
-    /// Notes for the text output (memory placement, a re-warm, shader statistics on request).
-    pub notes: &'a [String],
-    /// The driver's statistics of its shader, where offered.
-    pub shader: Option<&'a [String]>,
-}
-
-/// Runs `cases` in order, calling `on_start` before and `on_done` after each (with notes, and the
-/// driver's shader statistics where it offers them; with `shader_stats` they are notes too).
-/// Skipped cases come out as [`Outcome::Skipped`] with their reasons.
-pub fn run_cases<'c>(
+/// Runs the cases at the positions `order` gives in `cases` (the list `prepared` was made for; see
+/// [`order`]), calling `on_start` before each and `on_done` with its record after it; skipped cases come out as [`Outcome::Skipped`] with their reasons.
+/// A case that fails costs that case: its record says how ([`Outcome::Failed`]). Stops before
+/// the next case after a stop request, and after a case that lost the device (nothing more can
+/// run on it). `baselines` names the cases that others' ratios are against (measured again for
+/// noise too); `sink` is where the validation layer's messages go, read after each case.
+#[allow(clippy::too_many_arguments)]
+pub fn execute(
     ctx: &Context,
-    cases: &'c [CaseSpec],
+    cases: &[CaseSpec],
+    order: &[usize],
     prepared: &Prepared<'_>,
     settings: &RunSettings,
-    mut on_start: impl FnMut(&'c CaseSpec),
-    mut on_done: impl FnMut(Finished<'_>),
-) -> Result<Vec<(String, Outcome)>> {
+    baselines: &HashSet<&str>,
+    sink: &Sink,
+    on_start: &mut dyn FnMut(&CaseSpec) -> Result<()>,
+    on_done: &mut dyn FnMut(Record) -> Result<()>,
+) -> Result<()> {
     let max = ctx.info.max_group_count;
     let policy = Policy::for_device(settings.target_ms, max);
     // Verify runs time nothing, so they read no clock.
     let probe = prepared.clock.probe.as_ref().filter(|_| !settings.verify);
-    // A baseline is measured again for noise and an unsettled warm-up too, not only its clock.
-    let baselines: HashSet<&str> = cases.iter().filter_map(|c| c.baseline.as_deref()).collect();
-    let run_one = |index: usize| -> Result<Done> {
+    for &index in order {
         let case = &cases[index];
+        if STOP.load(Ordering::SeqCst) {
+            break;
+        }
+        on_start(case)?;
         let steady = Steady {
             probe,
             warmth: prepared.warmth.as_ref(),
-            baseline: baselines.contains(&case.name.as_str()),
+            baseline: baselines.contains(case.name.as_str()),
         };
-        match &prepared.skipped[index] {
-            Some(reason) => Ok((Outcome::Skipped(reason.clone()), Vec::new(), None)),
+        let (outcome, notes, shader) = match &prepared.skipped[index] {
+            Some(reason) => (Outcome::Skipped(reason.clone()), Vec::new(), None),
             None => match run_case(ctx, case, prepared, settings, &policy, &steady) {
-                // A memory type that had no room left: the case cannot run here, the rest can.
-                Err(error @ crate::error::Error::NoRoom { .. }) => {
-                    Ok((Outcome::Skipped(error.to_string()), Vec::new(), None))
-                }
-                other => other.map_err(|e| e.in_case(&cases[index].name)),
+                Ok(done) => done,
+                Err(error) => (case_failure(error.in_case(&case.name)), Vec::new(), None),
             },
-        }
-    };
-    // A case with a baseline prints a ratio: measure each baseline first, so that the lines still
-    // come in order, each with its ratio.
-    let index_of: HashMap<&str, usize> =
-        cases.iter().enumerate().map(|(i, c)| (c.name.as_str(), i)).collect();
-    let mut early: HashMap<usize, Done> = HashMap::new();
-    if !settings.verify {
-        for baseline in cases.iter().filter_map(|c| c.baseline.as_deref()) {
-            if STOP.load(Ordering::SeqCst) {
-                break;
-            }
-            if let Some(&index) = index_of.get(baseline).filter(|i| !early.contains_key(i)) {
-                on_start(&cases[index]);
-                early.insert(index, run_one(index)?);
-            }
-        }
-    }
-    let base_outcomes: HashMap<&str, Outcome> =
-        early.iter().map(|(i, (o, _, _))| (cases[*i].name.as_str(), o.clone())).collect();
-    let mut results = Vec::with_capacity(cases.len());
-    let mut missing_baselines: Vec<&str> = Vec::new();
-    for (index, case) in cases.iter().enumerate() {
-        // After a stop, start nothing new, but still report the baselines already measured.
-        let (mut outcome, mut notes, shader) = match early.remove(&index) {
-            Some(done) => done,
-            None if STOP.load(Ordering::SeqCst) => continue,
-            None => {
-                on_start(case);
-                run_one(index)?
-            }
         };
-        let own_rate = outcome.rate();
-        let mut against = None;
-        if let (Some(baseline), Outcome::Timed { ratio, with_time, .. }) = (&case.baseline, &mut outcome) {
-            *with_time = true;
-            let base = base_outcomes.get(baseline.as_str()).filter(|o| o.rate().is_some());
-            match base {
-                Some(base) => {
-                    *ratio = own_rate.zip(base.rate()).map(|(r, b)| r / b);
-                    // The baseline's own 1.000x needs no flag for being against itself.
-                    against = (*baseline != case.name).then_some(base);
-                }
-                // Said once per missing baseline, on the first line that lacks it.
-                None if !missing_baselines.contains(&baseline.as_str()) => {
-                    notes.push(format!(
-                        "no ratios: the baseline \"{baseline}\" was not timed (filtered out or skipped)"
-                    ));
-                    missing_baselines.push(baseline);
-                }
-                None => {}
-            }
+        let lost = matches!(outcome, Outcome::Failed { failure: Failure::DeviceLost, .. });
+        on_done(Record { case: case.name.clone(), outcome, notes, shader, validation: drain(sink) })?;
+        if lost {
+            break;
         }
-        on_done(Finished {
-            case,
-            outcome: &outcome,
-            baseline: against,
-            notes: &notes,
-            shader: shader.as_deref(),
-        });
-        results.push((case.name.clone(), outcome));
     }
+    Ok(())
+}
+
+/// What an error in a case makes of the case: a memory type without room or memory that ran out
+/// skips it (the case cannot run here, the rest can); a difference from the CPU reference, a lost
+/// device and any other error fail it.
+fn case_failure(error: Error) -> Outcome {
+    let failure = match &error {
+        Error::NoRoom { .. } => return Outcome::Skipped(error.to_string()),
+        Error::Vulkan { result, .. } if out_of_memory(*result) => {
+            return Outcome::Skipped(format!("out of memory: {error}"))
+        }
+        Error::Allocation { source: gpu_allocator::AllocationError::OutOfMemory, .. } => {
+            return Outcome::Skipped(format!("out of memory: {error}"))
+        }
+        Error::Verify { .. } => Failure::Differs,
+        Error::DeviceLost { .. } => Failure::DeviceLost,
+        _ => Failure::Error,
+    };
+    Outcome::Failed { failure, detail: error.to_string() }
+}
+
+/// Whether `result` says device or host memory ran out.
+fn out_of_memory(result: ash::vk::Result) -> bool {
+    matches!(result, ash::vk::Result::ERROR_OUT_OF_DEVICE_MEMORY | ash::vk::Result::ERROR_OUT_OF_HOST_MEMORY)
+}
+
+/// Runs `cases` in this process, baselines first, and hands each on in list order with its ratio
+/// ([`Assembler`]); the results in list order. The plain way to run cases in tests and tools.
+pub fn run_cases(
+    ctx: &Context,
+    cases: &[CaseSpec],
+    prepared: &Prepared<'_>,
+    settings: &RunSettings,
+    mut on_done: impl FnMut(Finished<'_>),
+) -> Result<Vec<(String, Outcome)>> {
+    let ordered: Vec<usize> = order(cases, settings.verify);
+    let baselines: HashSet<&str> = cases.iter().filter_map(|c| c.baseline.as_deref()).collect();
+    let mut assembler = Assembler::new(cases);
+    let mut results = Vec::with_capacity(cases.len());
+    let mut collect = |f: Finished<'_>| {
+        results.push((f.case.name.clone(), f.outcome.clone()));
+        on_done(f);
+    };
+    let sink = ctx.validation_sink();
+    execute(ctx, cases, &ordered, prepared, settings, &baselines, &sink, &mut |_| Ok(()), &mut |record| {
+        assembler.take(record, &mut collect);
+        Ok(())
+    })?;
+    assembler.finish(&mut collect);
     Ok(results)
 }
 
@@ -302,4 +296,39 @@ fn run_case(
         Scale::PushWord(_) => Counted::Repeats,
     };
     Ok((Outcome::Timed { measurement, work, ratio: None, with_time: false, counted }, notes, statistics))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_in_a_case_fails_or_skips_that_case_as_its_kind_says() {
+        let vulkan = |result| Error::Vulkan { call: "vkAllocateMemory", case: Some("A".into()), result };
+        let skipped = |outcome: Outcome| matches!(outcome, Outcome::Skipped(reason) if reason.starts_with("out of memory: "));
+        assert!(skipped(case_failure(vulkan(ash::vk::Result::ERROR_OUT_OF_DEVICE_MEMORY))));
+        assert!(skipped(case_failure(vulkan(ash::vk::Result::ERROR_OUT_OF_HOST_MEMORY))));
+        let allocation =
+            Error::Allocation { case: None, source: gpu_allocator::AllocationError::OutOfMemory };
+        assert!(skipped(case_failure(allocation)));
+        let failure = |error: Error| match case_failure(error) {
+            Outcome::Failed { failure, .. } => failure,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(failure(vulkan(ash::vk::Result::ERROR_DEVICE_LOST).in_case("A")), Failure::DeviceLost);
+        let differs = Error::Verify {
+            case: "A".into(),
+            checked: 64,
+            mismatches: 1,
+            first: "word 0".into(),
+            expected: "64".into(),
+            got: "128".into(),
+        };
+        assert_eq!(failure(differs), Failure::Differs);
+        assert_eq!(failure(vulkan(ash::vk::Result::ERROR_INITIALIZATION_FAILED)), Failure::Error);
+        let timing = Error::Timing { case: "A".into(), detail: "the timestamps are equal".into() };
+        assert!(
+            matches!(case_failure(timing), Outcome::Failed { failure: Failure::Error, detail } if detail.contains("implausible"))
+        );
+    }
 }

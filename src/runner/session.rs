@@ -1,21 +1,27 @@
-//! A whole run: open the device row, expand the families with its facts, create the device with
-//! what the selection needs, build the pipelines, run, and write the results document.
+//! A whole run: read the device row's facts, expand the families with them, run the selection in
+//! worker processes (or this one), and write the results document with every case that finished.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
-use super::bench::DISPATCHES;
-use super::progress::{write_line, Progress};
-use super::run::{prepare, run_cases, Finished, RunSettings, STOP};
+use super::assemble::order;
+use super::collect::Collector;
+use super::message::Job;
+use super::progress::write_line;
+use super::run::{RunSettings, HURRY, STOP};
+use super::supervise::supervise;
+use super::work::{work, Request};
 use crate::caps::{Feature, Requirements};
 use crate::cli::{Cli, Format};
-use crate::error::{Error, ExitCode, Result};
+use crate::error::{Error, Result};
 use crate::registry::{self, CaseSpec};
 use crate::report::trust::Trust;
-use crate::report::{self, model, text, twins};
+use crate::report::{self, model, text};
 use crate::vk::context::{Adapter, ContextOptions};
 use crate::vk::debug::{drain, Sink};
+use crate::vk::device::DeviceInfo;
 use crate::vk::Context;
 
 /// Fails if the validation layer said anything (read after every Vulkan object is destroyed,
@@ -72,36 +78,6 @@ pub fn open(
     Ok((context_for(adapter, &cases)?, cases))
 }
 
-/// The header's `settings:` text: how cases are timed (or verified) and what ratios are against.
-fn settings_text(settings: &RunSettings, cases: &[CaseSpec]) -> String {
-    if settings.verify {
-        return "verify: each case writes its results and they are compared with a CPU reference".into();
-    }
-    let mut notes: Vec<(String, &str)> = Vec::new();
-    for family in registry::families() {
-        let (Some(note), true) = (family.ratio_note, cases.iter().any(|c| c.family == family.name)) else {
-            continue;
-        };
-        match notes.iter_mut().find(|(_, n)| *n == note) {
-            Some((names, _)) => names.push_str(&format!(", {}", family.name)),
-            None => notes.push((family.name.to_owned(), note)),
-        }
-    }
-    let notes: Vec<String> = notes.iter().map(|(names, note)| format!("{names}: {note}")).collect();
-    let mut text = format!(
-        "target {} ms per measurement ({DISPATCHES} dispatches between two timestamps), {} samples after warm-up",
-        settings.target_ms, settings.samples
-    );
-    if !notes.is_empty() {
-        text.push_str(&format!(
-            "\nratio lines: ms for 2^32 of the first unit (loads, invocations), then the rate over the case's \
-             baseline, above 1 = faster ({})",
-            notes.join("; ")
-        ));
-    }
-    text
-}
-
 /// Where row `n`'s document goes under `--all-devices --output path`: `results.json` becomes
 /// `results-row2.json`.
 pub fn row_path(path: &Path, n: usize) -> PathBuf {
@@ -151,108 +127,89 @@ pub fn benchmark(cli: &Cli) -> Result<()> {
     first_error.map_or(Ok(()), Err)
 }
 
+/// The device row's facts and the cases the selection keeps on it, read without creating a device
+/// (the parent of a worker never does: a driver that crashes takes the worker, not the run).
+pub fn plan(
+    options: &ContextOptions,
+    axes: &[registry::AxisSetting],
+    filter: Option<&str>,
+    skip: &[String],
+) -> Result<(DeviceInfo, Vec<CaseSpec>)> {
+    let adapter = Adapter::open(options)?;
+    let sink = adapter.validation_sink();
+    let (info, facts) = adapter.describe(&[]);
+    let cases = registry::filter(registry::expand(axes, Some(&facts)), filter, skip);
+    drop(adapter);
+    check_validation(&sink)?;
+    Ok((info, cases?))
+}
+
+/// The watchdog's time for a case: `--watchdog`, or 3000 times the target time and at least 60 s.
+pub fn watchdog(cli: &Cli) -> Duration {
+    let seconds = cli.watchdog.unwrap_or_else(|| (3.0 * cli.target_ms).max(60.0));
+    Duration::from_secs_f64(seconds)
+}
+
+/// What a run of `cli` asks for, whichever process runs it.
+pub fn request(cli: &Cli) -> Request {
+    Request {
+        options: ContextOptions {
+            device_name: cli.device_name.clone(),
+            device_index: cli.device_index.map(|n| n as usize),
+            validation: cli.validation,
+        },
+        axes: cli.axis_settings(),
+        filter: cli.filter.clone(),
+        skip: cli.skip.clone(),
+        settings: RunSettings {
+            target_ms: cli.target_ms,
+            samples: cli.samples,
+            verify: cli.verify,
+            shader_stats: cli.shader_stats,
+        },
+    }
+}
+
 /// Times or verifies the selection on row `index` (among those DEVICE matches; the best with
-/// none) and writes the results to `output` (or stdout).
+/// none) in worker processes (in this one with `--in-process`), and writes the results to
+/// `output` (or stdout): every case that finished, whatever happened to the others.
 fn benchmark_row(cli: &Cli, index: Option<usize>, output: Option<&Path>) -> Result<()> {
-    let options = ContextOptions {
-        device_name: cli.device_name.clone(),
-        device_index: index,
-        validation: cli.validation,
-    };
-    let settings = RunSettings {
-        target_ms: cli.target_ms,
-        samples: cli.samples,
-        verify: cli.verify,
-        shader_stats: cli.shader_stats,
-    };
-    let axes = cli.axis_settings();
+    let request = request(cli);
+    let options = ContextOptions { device_index: index, ..request.options.clone() };
     // A destination that cannot be written fails now, not after the run.
     if let Some(path) = output {
         report::output::check_writable(path)?;
     }
     let date = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
     // The first Ctrl-C, SIGTERM or SIGHUP asks the run to stop after the current case; a second
-    // one ends it now.
+    // one stops a worker's case now (recorded as interrupted). Either way the results are written.
     let _ = ctrlc::set_handler(|| {
         if STOP.swap(true, Ordering::SeqCst) {
-            std::process::exit(ExitCode::Interrupted as i32);
+            HURRY.store(true, Ordering::SeqCst);
         }
     });
-    let (ctx, selected) = open(&options, &axes, cli.filter.as_deref(), &cli.skip)?;
-    let sink = ctx.validation_sink();
-    let device = model::Device::from(&ctx.info);
-    let prepared = prepare(&ctx, &selected, super::pipelines::default_threads(), !settings.verify)?;
-    let built = &prepared.pipelines;
-    let pipelines = format!(
-        "{} for {} cases compiled and created in {:.2} s on {} threads",
-        built.len(),
-        selected.len(),
-        built.elapsed.as_secs_f64(),
-        built.threads
-    );
-    let clock = prepared.clock.unknown.clone().unwrap_or_else(|| text::CLOCK_MEASURED.to_owned());
-    let warm_up = prepared.warmth.as_ref().map(|w| model::WarmUp::new(&w.first, w.reference()));
-    let trust = Trust::of(&ctx.info);
-    let header = text::header(
-        &ctx.info,
-        &settings_text(&settings, &selected),
-        &pipelines,
-        &clock,
-        warm_up.as_ref().map(|w| w.text.as_str()),
-    );
+    let (info, selected) = plan(&options, &request.axes, request.filter.as_deref(), &request.skip)?;
+    let job = Job {
+        row: index,
+        cases: order(&selected, cli.verify).into_iter().map(|i| selected[i].name.clone()).collect(),
+    };
     // Text goes to stdout line by line; every other destination gets one document at the end.
     let stream = cli.format == Format::Text && output.is_none();
-    if stream {
-        write_line(&header)?;
-    }
-    let mut document_text = format!("{header}\n");
-    let mut records: Vec<model::CaseResult> = Vec::new();
-    let mut write_error = None;
-    let mut current: Option<&CaseSpec> = None;
-    let progress = Progress::new(selected.len());
-    let outcome = run_cases(
-        &ctx,
-        &selected,
-        &prepared,
-        &settings,
-        |case| {
-            progress.start(&case.name);
-            current = Some(case);
-        },
-        |done: Finished<'_>| {
-            let Finished { case, outcome, baseline, notes, shader } = done;
-            let mut record = model::CaseResult::new(case, outcome, &trust, baseline);
-            record.shader_stats = shader.map(<[String]>::to_vec).unwrap_or_default();
-            let twin = case.twin.as_ref().and_then(|twin| records.iter().find(|r| r.name == *twin));
-            record.compiled =
-                twin.and_then(|t| twins::compiled(&t.name, &t.shader_stats, &record.shader_stats));
-            let mut line = text::line(&case.name, outcome, &trust, baseline);
-            let compiled = record.compiled.iter().map(|c| format!("compiled: {c}"));
-            record.notes = notes.iter().cloned().chain(text::retry_note(outcome)).chain(compiled).collect();
-            for note in &record.notes {
-                line.push_str(&format!("\n    {note}"));
-            }
-            document_text.push_str(&line);
-            document_text.push('\n');
-            records.push(record);
-            if !stream {
-                progress.advance();
-            } else if let Err(e) = progress.finish_case(&line) {
-                write_error.get_or_insert(e);
-            }
-        },
-    );
-    progress.finish();
-    drop(prepared);
-    drop(ctx);
-    if let (Err(error), Some(case)) = (&outcome, current) {
-        if !records.iter().any(|r| r.name == case.name) {
-            records.push(model::CaseResult::failed(case, error));
-        }
-    }
+    let mut collector = Collector::new(&selected, Trust::of(&info), stream);
+    let ran = if cli.in_process {
+        work(&request, &job, &mut |message| collector.take(message)).map(|()| None)
+    } else {
+        let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+        supervise(&args, &job, watchdog(cli), &mut |message| collector.take(message)).map(Some)
+    };
+    collector.finish();
+    // Nothing ran: the error is all there is to say (no device, a shader that does not compile).
+    let Some(ready) = collector.ready.take() else {
+        return Err(ran.err().unwrap_or(Error::Worker { detail: "ended before opening the device".into() }));
+    };
     // How the run ended, decided before anything is written, so every format can say it.
-    let mut device = device;
-    device.clock = Some(clock);
+    let mut device = ready.device;
+    device.clock = Some(ready.clock);
     let mut run = model::Run {
         format_version: model::FORMAT_VERSION,
         perftest_version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -263,30 +220,33 @@ fn benchmark_row(cli: &Cli, index: Option<usize>, output: Option<&Path>) -> Resu
             verify: cli.verify,
             filter: cli.filter.clone(),
             skip: cli.skip.clone(),
-            axes: axes.iter().map(|a| format!("{}.{}={}", a.family, a.axis, a.text)).collect(),
+            axes: request.axes.iter().map(|a| format!("{}.{}={}", a.family, a.axis, a.text)).collect(),
             branch_iterations: None,
         },
         device,
         interrupted: false,
         ending: model::Ending::default(),
         clock_median_mhz: None,
-        warm_up,
+        warm_up: ready.warm_up,
         levels: Vec::new(),
-        cases: records,
+        workers: ran.as_ref().ok().copied().flatten(),
+        cases: std::mem::take(&mut collector.records),
     };
     run.flag_throttled();
     run.flag_baselines();
     run.levels = report::levels::of_run(&run);
     let stopped = STOP.load(Ordering::SeqCst);
-    let interrupted = outcome.is_err() || stopped;
     let finished = run.cases.len();
-    let result = outcome.map(drop).and_then(|()| check_validation(&sink));
+    run.interrupted = ran.is_err() || stopped || finished < selected.len();
+    let validation = std::mem::take(&mut collector.validation);
+    let validated =
+        if validation.is_empty() { Ok(()) } else { Err(Error::Validation { messages: validation }) };
+    let result = ran.map(drop).and_then(|()| run.failures()).and(validated);
     let result = match (result, stopped) {
         (Ok(()), true) => Err(Error::Interrupted { finished, selected: selected.len() }),
         (Ok(()), false) if cli.strict => run.strict(),
         (other, _) => other,
     };
-    run.interrupted = interrupted;
     run.ending = model::Ending::of(&result);
     let summary = format!(
         "{}{}{}",
@@ -295,11 +255,12 @@ fn benchmark_row(cli: &Cli, index: Option<usize>, output: Option<&Path>) -> Resu
         text::baselines_summary(&run)
     );
     let document = match cli.format {
-        Format::Text => format!("{document_text}{summary}\n{}\n", run.ending.line()),
+        Format::Text => format!("{}{summary}\n{}\n", collector.text, run.ending.line()),
         Format::Json => report::to_json(&run),
         Format::Csv => report::to_csv(&run)?,
         Format::Markdown => report::to_markdown(&run),
     };
+    let mut write_error = collector.write_error.take();
     match output {
         Some(path) => report::output::write_or_rescue(path, &document)?,
         None if !stream => write_line(document.trim_end())?,

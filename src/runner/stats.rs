@@ -1,7 +1,7 @@
 //! Sample statistics: median, min, max and coefficient of variation.
 
 /// A summary of timed samples (milliseconds).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Summary {
     /// Median sample.
     pub median: f64,

@@ -63,7 +63,7 @@ pub const PLAN: Plan = Plan {
 };
 
 /// What a warm-up did.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct WarmUp {
     /// Milliseconds of load applied.
     pub load_ms: f64,

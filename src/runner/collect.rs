@@ -1,0 +1,108 @@
+//! The parent's side of a run: messages in (from a worker process or from this one), records,
+//! lines and the progress bar out. Each case becomes its results record and its text line here,
+//! in list order with its ratio ([`Assembler`]), whichever process measured it.
+
+use super::assemble::{Assembler, Finished};
+use super::message::{Message, Ready};
+use super::progress::Progress;
+use crate::error::{Error, ExitCode, Result};
+use crate::registry::CaseSpec;
+use crate::report::model::CaseResult;
+use crate::report::trust::Trust;
+use crate::report::{text, twins};
+
+/// What the messages of a run have given so far.
+pub struct Collector<'c> {
+    assembler: Assembler<'c>,
+    trust: Trust,
+    /// Whether lines are printed as they come (text to stdout).
+    stream: bool,
+    progress: Progress,
+    /// The first worker's header facts (a fresh worker after a crash says the same).
+    pub ready: Option<Ready>,
+    /// The records, in list order.
+    pub records: Vec<CaseResult>,
+    /// The text document: the header and every line with its notes.
+    pub text: String,
+    /// What the validation layer said, each with the case it came in.
+    pub validation: Vec<String>,
+    /// The first error writing a line to stdout.
+    pub write_error: Option<std::io::Error>,
+}
+
+impl<'c> Collector<'c> {
+    /// A collector for `cases` (in list order), judging rates with `trust`; with `stream`, lines
+    /// are printed as they come.
+    pub fn new(cases: &'c [CaseSpec], trust: Trust, stream: bool) -> Self {
+        Collector {
+            assembler: Assembler::new(cases),
+            trust,
+            stream,
+            progress: Progress::new(cases.len()),
+            ready: None,
+            records: Vec::new(),
+            text: String::new(),
+            validation: Vec::new(),
+            write_error: None,
+        }
+    }
+
+    /// Takes one message; a worker's fatal error comes back as the error it was.
+    pub fn take(&mut self, message: Message) -> Result<()> {
+        match message {
+            Message::Ready(ready) if self.ready.is_none() => {
+                if self.stream {
+                    super::progress::write_line(&ready.header)?;
+                }
+                self.text = format!("{}\n", ready.header);
+                self.ready = Some(*ready);
+            }
+            Message::Ready(_) => {}
+            Message::Start { case } => self.progress.start(&case),
+            Message::Done(record) => {
+                let case = record.case.clone();
+                self.validation.extend(record.validation.iter().map(|m| format!("in case \"{case}\": {m}")));
+                let mut assembler = std::mem::replace(&mut self.assembler, Assembler::new(&[]));
+                assembler.take(*record, &mut |finished| self.add(finished));
+                self.assembler = assembler;
+            }
+            Message::End { validation } => self.validation.extend(validation),
+            Message::Fatal { message, exit_code } => {
+                let code =
+                    ExitCode::ALL.into_iter().find(|c| *c as u8 == exit_code).unwrap_or(ExitCode::Failure);
+                return Err(Error::Remote { message, code });
+            }
+        }
+        Ok(())
+    }
+
+    /// Hands on the cases still held (measured early, their turn never came) and removes the bar.
+    pub fn finish(&mut self) {
+        let mut assembler = std::mem::replace(&mut self.assembler, Assembler::new(&[]));
+        assembler.finish(&mut |finished| self.add(finished));
+        self.progress.finish();
+    }
+
+    /// Makes the record and the line of a case now in place.
+    fn add(&mut self, done: Finished<'_>) {
+        let Finished { case, outcome, baseline, notes, shader } = done;
+        let mut record = CaseResult::new(case, outcome, &self.trust, baseline);
+        record.shader_stats = shader.map(<[String]>::to_vec).unwrap_or_default();
+        let twin = case.twin.as_ref().and_then(|twin| self.records.iter().find(|r| r.name == *twin));
+        record.compiled = twin.and_then(|t| twins::compiled(&t.name, &t.shader_stats, &record.shader_stats));
+        let mut line = text::line(&case.name, outcome, &self.trust, baseline);
+        let compiled = record.compiled.iter().map(|c| format!("compiled: {c}"));
+        record.notes = notes.iter().cloned().chain(text::retry_note(outcome)).chain(compiled).collect();
+        for note in &record.notes {
+            line.push_str(&format!("\n    {note}"));
+        }
+        self.text.push_str(&line);
+        self.text.push('\n');
+        self.records.push(record);
+        if !self.stream {
+            self.progress.advance();
+        } else if let Err(e) = self.progress.finish_case(&line) {
+            self.write_error.get_or_insert(e);
+        }
+    }
+}
