@@ -54,12 +54,9 @@ uint counter_of(uint index) {
 #if SPREAD == 0
     return index;
 #elif SPREAD == 1
-#if SCOPE == 0
-    uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-    return group * gl_NumSubgroups + gl_SubgroupID;
-#else
-    return gl_SubgroupID;
-#endif
+    // Invocations g*size .. (g+1)*size - 1: a subgroup on every GPU we know. Not gl_SubgroupID,
+    // which lavapipe 22.3 counts as if subgroups were 8 wide at every size (src/cases/atomic.rs).
+    return index / gl_SubgroupSize;
 #else
     return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
 #endif

@@ -218,9 +218,10 @@ fn case(op: Op, spread: Spread, shared: bool, subgroup: u64) -> CaseSpec {
 }
 
 fn expand(env: &Env) -> Vec<CaseSpec> {
-    // The reference of a per-subgroup spread needs the subgroup size; names do not. It assumes
-    // subgroup s of a workgroup is its invocations s * size .. (s + 1) * size, of the size the
-    // device reports (so on every driver we know); a device that differs fails --verify.
+    // The reference of a per-subgroup spread needs the subgroup size; names do not. The shader
+    // takes invocation g's counter as g / gl_SubgroupSize, which SPIR-V 1.5 fixes to the size the
+    // device reports, rather than gl_SubgroupID: lavapipe 22.3 numbers its subgroups as if they
+    // were 8 wide whatever its vector width (at sizes 4 and 16 a counter got 8 invocations' adds).
     let subgroup = env.device.map_or(32, |d| u64::from(d.subgroup_size.max(1)));
     let addresses = env.axis_rounded("addresses", |n| (n.is_power_of_two() && n <= TABLE).then_some(n));
     let mut cases = Vec::new();
