@@ -32,3 +32,5 @@ echo "== cargo doc (warnings are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
 echo "== cargo test (unit tests, then tests-gpu on lavapipe with the validation layer)"
 cargo test
+echo "== the README's main job on lavapipe (ci/main-job.sh)"
+bash ci/main-job.sh

@@ -3,6 +3,7 @@
 use crate::cli::{Cli, Command, CompareFormat};
 use crate::error::Result;
 use crate::registry;
+use crate::report::model::Status;
 use crate::report::{self, compare, plot};
 use crate::runner::progress::write_line;
 use crate::runner::session::{self, check_validation};
@@ -32,6 +33,28 @@ pub fn run(cli: &Cli) -> Result<()> {
                 _ => Ok(()),
             }
         }
+        Some(Command::Check { file, expect }) => {
+            let run = report::load(file)?;
+            let expected = report::expect::Expectations::load(expect)?;
+            let listed: Vec<String> = listed_by(&run, file)?.into_iter().map(|c| c.name).collect();
+            let shown = expect.display().to_string();
+            let problems = report::expect::check(&run, &listed, &expected, &shown);
+            if !problems.is_empty() {
+                return Err(crate::Error::Unexpected {
+                    run: file.display().to_string(),
+                    expect: shown,
+                    problems,
+                });
+            }
+            let failed =
+                run.cases.iter().filter(|c| !matches!(c.status, Status::Ok | Status::Skipped)).count();
+            Ok(write_line(&format!(
+                "{}: all {} listed cases present; {failed} failed as {} expects",
+                file.display(),
+                listed.len(),
+                shown
+            ))?)
+        }
         Some(Command::Plot { files, metric, output }) => {
             let (labels, runs) = load_all(files)?;
             plot::plot(&labels, &runs, *metric, output)
@@ -60,6 +83,21 @@ pub fn run(cli: &Cli) -> Result<()> {
 /// `--describe`: no Vulkan).
 fn selected_without_device(cli: &Cli) -> Result<Vec<registry::CaseSpec>> {
     registry::filter(registry::expand(&cli.axis_settings(), None), cli.filter.as_deref(), &cli.skip)
+}
+
+/// The cases a saved run's selection lists (its filter, skip and axes, expanded as `--list` does).
+fn listed_by(run: &report::Run, file: &std::path::Path) -> Result<Vec<registry::CaseSpec>> {
+    let axes = run
+        .settings
+        .axes
+        .iter()
+        .map(|text| registry::parse_setting(text))
+        .collect::<std::result::Result<Vec<_>, String>>()
+        .map_err(|e| crate::Error::ResultsFile {
+            path: file.display().to_string(),
+            problem: format!("has an axis perftest cannot read ({e})"),
+        })?;
+    registry::filter(registry::expand(&axes, None), run.settings.filter.as_deref(), &run.settings.skip)
 }
 
 /// Loads every results file (a bad one fails before anything is written), labelled by its path.

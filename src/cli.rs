@@ -170,6 +170,17 @@ pub enum Command {
         #[arg(long, value_name = "PCT", value_parser = parse_percent)]
         fail_on_slower: Option<f64>,
     },
+    /// Check a run written with --format json against a driver's known faults: every case its
+    /// selection lists is there with a status, every failure is a known one, and every known one
+    /// still happens (exit 15 otherwise, each problem named).
+    Check {
+        /// The JSON results file.
+        #[arg(value_name = "RUN")]
+        file: std::path::PathBuf,
+        /// The driver's expectations file (ci/expectations/ has lavapipe's).
+        #[arg(long, value_name = "FILE")]
+        expect: std::path::PathBuf,
+    },
     /// Draw results files written with --format json as an SVG bar chart, a panel per family.
     Plot {
         /// One or more JSON results files; each gets its own bar colour.

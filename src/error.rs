@@ -36,13 +36,15 @@ pub enum ExitCode {
     FlaggedBaseline = 13,
     /// A case crashed or hung the driver (its worker process died or stopped answering).
     Crashed = 14,
+    /// `check` found a run that its expectations file does not describe.
+    Unexpected = 15,
     /// Ctrl-C stopped the run after the case in progress (the finished cases were written).
     Interrupted = 130,
 }
 
 impl ExitCode {
     /// Every code, in numeric order.
-    pub const ALL: [ExitCode; 16] = [
+    pub const ALL: [ExitCode; 17] = [
         ExitCode::Success,
         ExitCode::Failure,
         ExitCode::Usage,
@@ -58,6 +60,7 @@ impl ExitCode {
         ExitCode::Implausible,
         ExitCode::FlaggedBaseline,
         ExitCode::Crashed,
+        ExitCode::Unexpected,
         ExitCode::Interrupted,
     ];
 
@@ -97,6 +100,9 @@ impl ExitCode {
             }
             ExitCode::Crashed => {
                 "a case crashed or hung the driver: its worker process died or stopped answering; the case is recorded as crashed or hung, the run went on in a fresh worker, and all results were written"
+            }
+            ExitCode::Unexpected => {
+                "check found a case missing from the run, a failure its expectations file does not list, or a listed one that no longer happens"
             }
             ExitCode::Interrupted => {
                 "Ctrl-C or SIGTERM stopped the run after the case in progress (a second one stops that case too); the finished cases were written"
@@ -391,6 +397,17 @@ pub enum Error {
         code: ExitCode,
     },
 
+    /// `check` found problems.
+    #[error("{} problem(s) with {run} against {expect}:\n{}", problems.len(), problems.join("\n"))]
+    Unexpected {
+        /// The results file.
+        run: String,
+        /// The expectations file.
+        expect: String,
+        /// Each problem, one sentence.
+        problems: Vec<String>,
+    },
+
     /// Ctrl-C stopped the run.
     #[error("interrupted (Ctrl-C or SIGTERM) after {finished} of {selected} cases; the finished ones were written")]
     Interrupted {
@@ -431,6 +448,7 @@ impl Error {
             Error::ResultsFile { .. } => ExitCode::BadResults,
             Error::Interrupted { .. } => ExitCode::Interrupted,
             Error::Worker { .. } => ExitCode::Crashed,
+            Error::Unexpected { .. } => ExitCode::Unexpected,
             Error::Remote { code, .. } | Error::Cases { code, .. } => *code,
             Error::Slower { .. } => ExitCode::Slower,
             Error::Implausible { .. } => ExitCode::Implausible,
@@ -530,9 +548,9 @@ mod tests {
     #[test]
     fn exit_codes_are_distinct_and_in_order() {
         let numbers: Vec<u8> = ExitCode::ALL.iter().map(|&c| c as u8).collect();
-        assert_eq!(numbers[..15], (0..15).collect::<Vec<u8>>());
+        assert_eq!(numbers[..16], (0..16).collect::<Vec<u8>>());
         assert_eq!(ExitCode::Interrupted as u8, 130, "the shell's code for SIGINT");
-        assert_eq!(numbers.len(), 16);
+        assert_eq!(numbers.len(), 17);
     }
 
     /// The README's exit-code table: (code, meaning) with markdown backticks removed.

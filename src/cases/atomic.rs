@@ -323,7 +323,8 @@ mod tests {
     #[test]
     fn the_axis_sweeps_six_kinds_and_names_say_the_spread() {
         let family = registry::families().into_iter().find(|f| f.name == "atomic").unwrap();
-        let settings = [registry::parse_setting("atomic.addresses=1,32,48,1M").unwrap()];
+        assert!(registry::parse_setting("atomic.addresses=48").is_err(), "not a power of two: no case");
+        let settings = [registry::parse_setting("atomic.addresses=1,32,1M").unwrap()];
         let cases = expand(&Env { family, settings: &settings, device: None });
         let names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(cases.len(), 6 * 3 + 4 + 2 + 8, "{names:?}");

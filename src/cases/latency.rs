@@ -143,9 +143,10 @@ mod tests {
     #[test]
     fn names_give_the_size_and_sizes_round_to_lines() {
         let family = registry::families().into_iter().find(|f| f.name == "latency").unwrap();
-        let settings = [registry::parse_setting("latency.bytes=16K,1000,100").unwrap()];
+        assert!(registry::parse_setting("latency.bytes=100").is_err(), "100 bytes is under two lines");
+        let settings = [registry::parse_setting("latency.bytes=16K,1000").unwrap()];
         let env = Env { family, settings: &settings, device: None };
         let names: Vec<String> = expand(&env).into_iter().map(|c| c.name).collect();
-        assert_eq!(names, ["Latency 16 KiB", "Latency 896 B"], "100 bytes is under two lines");
+        assert_eq!(names, ["Latency 16 KiB", "Latency 896 B"]);
     }
 }

@@ -147,8 +147,31 @@ pub fn parse_setting(text: &str) -> Result<AxisSetting, String> {
         format!("the family `{}` has no axis `{axis_name}`; the axes: {}", family.name, known())
     })?;
     let parsed = parse_values(values, axis.max)?;
-    Ok(AxisSetting { family: family.name, axis: axis.name, text: values.to_owned(), values: parsed })
+    let setting =
+        AxisSetting { family: family.name, axis: axis.name, text: values.to_owned(), values: parsed };
+    // A value the family rounds to nothing would drop its cases without a word: say so now. A
+    // value counts if it adds cases to those the family has with no value on this axis.
+    let cases = |values: Vec<u64>| {
+        let alone = [AxisSetting { values, ..setting.clone() }];
+        (family.expand)(&Env { family, settings: &alone, device: None }).len()
+    };
+    let without = cases(Vec::new());
+    let yields = |values: Vec<u64>| cases(values) > without;
+    let unusable = match setting.values.len() {
+        0..=CHECKED_ONE_BY_ONE => setting.values.iter().find(|&&v| !yields(vec![v])).map(u64::to_string),
+        _ => (!yields(setting.values.clone())).then(|| values.to_owned()),
+    };
+    match unusable {
+        Some(value) => Err(format!(
+            "{value} is not a value {}.{} can use (it would run no case); it takes {}",
+            family.name, axis.name, axis.about
+        )),
+        None => Ok(setting),
+    }
 }
+
+/// Settings with at most this many values have each value checked on its own.
+const CHECKED_ONE_BY_ONE: usize = 256;
 
 /// Sizes in names: the largest binary unit that divides the value (`64 MiB`, `1536 KiB`, `100 B`).
 pub fn format_bytes(bytes: u64) -> String {
@@ -210,6 +233,22 @@ mod tests {
         assert_eq!(parse_values("1G..4GiB*4", u64::MAX).unwrap(), [1 << 30, 4 << 30]);
         assert_eq!(parse_values("8,1,8,3", 100).unwrap(), [8, 1, 3], "repeats dropped, order kept");
         assert_eq!(parse_values("7", 100).unwrap(), [7]);
+    }
+
+    #[test]
+    fn a_value_that_rounds_to_nothing_is_a_usage_error_naming_the_axis() {
+        for (text, value) in [
+            ("sweep.bytes=0", "0"),
+            ("latency.bytes=3", "3"),
+            ("conv.m=0", "0"),
+            ("sweep.bytes=16K,1K", "1024"),
+        ] {
+            let error = parse_setting(text).unwrap_err();
+            let axis = text.split('=').next().unwrap();
+            assert!(error.starts_with(&format!("{value} is not a value {axis} can use")), "{error}");
+        }
+        assert!(parse_setting("sweep.bytes=16K,2G").is_ok());
+        assert!(parse_setting("branch.n=0:65535:1").is_ok(), "many values are checked as a whole");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! the text lines of a run; `compare` and `plot`. One run matcher and one number formatter serve all.
 
 pub mod compare;
+pub mod expect;
 pub mod failures;
 pub mod format;
 pub mod levels;

@@ -463,10 +463,36 @@ impl CaseResult {
 /// thousand times any GPU's peak); such a file was edited or corrupted.
 pub const IMPLAUSIBLE: f64 = 1e18;
 
+/// The most a results file may hold: a full run with every sample is about 3 MB.
+pub const MAX_FILE_BYTES: u64 = 256 << 20;
+
+/// How many bytes are read before deciding that a file is not JSON.
+const HEAD_BYTES: u64 = 4096;
+
+/// Reads a JSON file of at most [`MAX_FILE_BYTES`], refusing one that does not begin as a JSON
+/// object within its first bytes (so `/dev/zero` or a binary is refused at once, not read whole);
+/// the problem, as the end of a sentence that starts with the file's name.
+pub fn read_bounded(path: &Path) -> std::result::Result<String, String> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path).map_err(|e| format!("cannot be read ({e})"))?;
+    let mut bytes = Vec::new();
+    (&mut file).take(HEAD_BYTES).read_to_end(&mut bytes).map_err(|e| format!("cannot be read ({e})"))?;
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return Err("is not JSON (it does not begin with `{`); pass files written with --format json".into());
+    }
+    file.take(MAX_FILE_BYTES + 1 - bytes.len() as u64)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot be read ({e})"))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!("is larger than {} MiB, more than any results file", MAX_FILE_BYTES >> 20));
+    }
+    String::from_utf8(bytes).map_err(|_| "is not JSON (it is not UTF-8 text)".into())
+}
+
 /// Reads a perftest JSON results file, refusing missing files, other JSON and newer formats.
 pub fn load(path: &Path) -> Result<Run> {
     let bad = |problem: String| Error::ResultsFile { path: path.display().to_string(), problem };
-    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("cannot be read ({e})")))?;
+    let text = read_bounded(path).map_err(bad)?;
     let value: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| bad(format!("is not JSON ({e}); pass files written with --format json")))?;
     let version = value.get("format_version").and_then(serde_json::Value::as_u64);
@@ -638,6 +664,15 @@ pub(crate) mod tests {
         let text = dir.join("text.json");
         std::fs::write(&text, "ALU fp32 FMA: 65.2 TFLOPS").unwrap();
         assert!(load(&text).unwrap_err().to_string().contains("is not JSON"));
+        for endless in ["/dev/zero", "/dev/urandom"] {
+            let error = load(Path::new(endless)).unwrap_err().to_string();
+            assert!(error.contains("is not JSON (it does not begin with `{`)"), "{error}");
+        }
+        // A sparse file: "{" and then zeros, one byte more than a results file may hold.
+        let huge = dir.join("huge.json");
+        std::fs::write(&huge, b"{").unwrap();
+        std::fs::OpenOptions::new().write(true).open(&huge).unwrap().set_len(MAX_FILE_BYTES + 1).unwrap();
+        assert!(load(&huge).unwrap_err().to_string().contains("is larger than 256 MiB"));
         let newer = dir.join("newer.json");
         std::fs::write(
             &newer,

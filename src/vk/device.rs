@@ -336,7 +336,11 @@ pub fn create(
     let queues =
         [vk::DeviceQueueCreateInfo::default().queue_family_index(family).queue_priorities(&priorities)];
     let wanted = enabled.extensions();
-    let extensions: Vec<*const std::ffi::c_char> = wanted.iter().map(|e| e.as_ptr()).collect();
+    let mut extensions: Vec<*const std::ffi::c_char> = wanted.iter().map(|e| e.as_ptr()).collect();
+    // A portability implementation (MoltenVK) must be created with the extension that says so.
+    if super::select::offers_portability_subset(instance, physical) {
+        extensions.push(ash::khr::portability_subset::NAME.as_ptr());
+    }
     let mut s = *enabled;
     let mut features2 =
         s.chain(vk::PhysicalDeviceFeatures2::default().features(s.core), |name| wanted.contains(&name));

@@ -91,6 +91,11 @@ impl Instance {
         if debug_utils {
             enabled.push(ash::ext::debug_utils::NAME.as_ptr());
         }
+        // Portability implementations (MoltenVK on Apple) are enumerated only when asked for.
+        let portability = has_extension(&extensions, ash::khr::portability_enumeration::NAME);
+        if portability {
+            enabled.push(ash::khr::portability_enumeration::NAME.as_ptr());
+        }
         let sync_validation =
             validation && has_extension(&layer_extensions, ash::ext::validation_features::NAME);
         if sync_validation {
@@ -109,7 +114,13 @@ impl Instance {
             vk::ValidationFeaturesEXT::default().enabled_validation_features(&features);
         // Chained into the create-info, it also reports problems of vkCreate/DestroyInstance.
         let mut messenger_info = debug::messenger_info(&sink);
+        let flags = if portability {
+            vk::InstanceCreateFlags::ENUMERATE_PORTABILITY_KHR
+        } else {
+            vk::InstanceCreateFlags::empty()
+        };
         let mut info = vk::InstanceCreateInfo::default()
+            .flags(flags)
             .application_info(&app)
             .enabled_layer_names(&layers)
             .enabled_extension_names(&enabled);

@@ -18,6 +18,10 @@ pub struct Row {
     pub family: u32,
     /// Discrete, integrated, virtual, CPU or other.
     pub kind: vk::PhysicalDeviceType,
+    /// Whether the device is a portability implementation (it lists `VK_KHR_portability_subset`,
+    /// as MoltenVK does): the loader shows it only to perftest's portability-enumerating instance,
+    /// and the device is created with the extension enabled, as the specification requires.
+    pub portability: bool,
 }
 
 /// A short name for a device type, as rows print it.
@@ -33,7 +37,8 @@ pub fn kind_name(kind: vk::PhysicalDeviceType) -> &'static str {
 
 impl fmt::Display for Row {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (compute queue: {}, type: {})", self.name, self.family, kind_name(self.kind))
+        let subset = if self.portability { ", portability subset" } else { "" };
+        write!(f, "{} (compute queue: {}, type: {}{subset})", self.name, self.family, kind_name(self.kind))
     }
 }
 
@@ -57,7 +62,7 @@ pub fn device_rows(
         .iter()
         .enumerate()
         .filter(|(_, f)| f.flags.contains(vk::QueueFlags::COMPUTE) && f.timestamp_valid_bits > 0)
-        .map(|(i, _)| Row { device, name: name.to_owned(), family: i as u32, kind })
+        .map(|(i, _)| Row { device, name: name.to_owned(), family: i as u32, kind, portability: false })
         .collect()
 }
 
@@ -80,7 +85,10 @@ pub fn enumerate(instance: &Instance) -> Result<(Vec<vk::PhysicalDevice>, Vec<Ro
             .iter()
             .map(|f| FamilyInfo { flags: f.queue_flags, timestamp_valid_bits: f.timestamp_valid_bits })
             .collect();
-        rows.extend(device_rows(index, &name.unwrap_or_default(), props.device_type, &infos));
+        let portability = offers_portability_subset(instance, device);
+        let mut found = device_rows(index, &name.unwrap_or_default(), props.device_type, &infos);
+        found.iter_mut().for_each(|row| row.portability = portability);
+        rows.extend(found);
     }
     if rows.is_empty() {
         let detail = if devices.is_empty() {
@@ -91,6 +99,13 @@ pub fn enumerate(instance: &Instance) -> Result<(Vec<vk::PhysicalDevice>, Vec<Ro
         return Err(Error::NoDevice { detail });
     }
     Ok((devices, rows))
+}
+
+/// Whether `device` lists `VK_KHR_portability_subset`.
+pub fn offers_portability_subset(instance: &Instance, device: vk::PhysicalDevice) -> bool {
+    // SAFETY: device comes from this instance.
+    let offered = unsafe { instance.raw.enumerate_device_extension_properties(device) }.unwrap_or_default();
+    offered.iter().any(|e| e.extension_name_as_c_str() == Ok(ash::khr::portability_subset::NAME))
 }
 
 /// The rows as `perftest --devices` prints them: `N: name (compute queue: F, type: T)`.
@@ -144,7 +159,7 @@ mod tests {
     use vk::PhysicalDeviceType as T;
 
     fn row(device: usize, name: &str, family: u32, kind: T) -> Row {
-        Row { device, name: name.into(), family, kind }
+        Row { device, name: name.into(), family, kind, portability: false }
     }
 
     /// The tutorial's machine: an Intel iGPU, a Quadro with two compute families, llvmpipe.
