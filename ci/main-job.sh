@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # ci/main-job.sh: the README's main job, as a new user runs it, on lavapipe: `perftest` with no filter
 # and default settings, and `perftest --verify --validation` of every case at subgroup sizes 8, 4 and 16
-# (LP_NATIVE_VECTOR_WIDTH=256, 128, 512). Each run writes JSON; `perftest check` then holds it to
-# ci/expectations/lavapipe-22.3.json: every listed case present with a status, every failure a
-# known driver fault, every known fault still happening. Called by ci/test.sh.
+# (LP_NATIVE_VECTOR_WIDTH=256, 128, 512); then `--verify --validation` of every case on SwiftShader
+# (tools/swiftshader-env.sh), a driver of another shape. Each run writes JSON; `perftest check` then
+# holds it to its driver's file in ci/expectations/: every listed case present with a status, every
+# failure a known driver fault, every known fault still happening. Called by ci/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/lavapipe-env.sh
-expect=ci/expectations/lavapipe-22.3.json
+lavapipe=ci/expectations/lavapipe-22.3.json
 dir=target/main-job
 mkdir -p "$dir"
 
@@ -17,8 +18,8 @@ bin=target/release/perftest
 
 # A run's own exit code says what failed (14: a case crashed); check decides whether that was expected.
 run() {
-    local name=$1
-    shift
+    local name=$1 expect=$2
+    shift 2
     local start=$SECONDS code=0
     "$@" --format json --output "$dir/$name.json" || code=$?
     echo "== $name: exit $code in $((SECONDS - start)) s"
@@ -26,8 +27,11 @@ run() {
 }
 
 echo "== perftest (every case, timed)"
-run timed "$bin"
+run timed "$lavapipe" "$bin"
 for width in 256 128 512; do
     echo "== perftest --verify --validation (LP_NATIVE_VECTOR_WIDTH=$width)"
-    run "verify-$width" env LP_NATIVE_VECTOR_WIDTH="$width" "$bin" --verify --validation
+    run "verify-$width" "$lavapipe" env LP_NATIVE_VECTOR_WIDTH="$width" "$bin" --verify --validation
 done
+echo "== perftest --verify --validation on SwiftShader"
+source tools/swiftshader-env.sh
+run verify-swiftshader ci/expectations/swiftshader.json "$bin" --verify --validation

@@ -4,8 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Vulkan loader, lavapipe, the validation layer, and shaderc's build needs (cmake, python3, a C++ compiler).
-packages=(libvulkan1 mesa-vulkan-drivers vulkan-validationlayers cmake python3 g++ ninja-build)
+# Vulkan loader, lavapipe, the validation layer, shaderc's build needs (cmake, python3, a C++ compiler),
+# and what fetches and unpacks SwiftShader for ci/main-job.sh (curl, brotli).
+packages=(libvulkan1 mesa-vulkan-drivers vulkan-validationlayers cmake python3 g++ ninja-build curl brotli)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -37,13 +37,13 @@
 #if PATH == 2
 #if TYPE == 2
 // Doubles as RG32UI texels: what a texel buffer of 64-bit floats has to be on most devices.
-layout(set = 0, binding = 1) uniform usamplerBuffer signal;
-layout(set = 0, binding = 2) uniform usamplerBuffer mask;
+layout(set = 0, binding = 1) uniform utextureBuffer signal;
+layout(set = 0, binding = 2) uniform utextureBuffer mask;
 ACC signal_at(uint e) { return packDouble2x32(texelFetch(signal, int(e)).xy); }
 ACC mask_at(uint k) { return packDouble2x32(texelFetch(mask, int(k)).xy); }
 #else
-layout(set = 0, binding = 1) uniform samplerBuffer signal;
-layout(set = 0, binding = 2) uniform samplerBuffer mask;
+layout(set = 0, binding = 1) uniform textureBuffer signal;
+layout(set = 0, binding = 2) uniform textureBuffer mask;
 ACC signal_at(uint e) { return texelFetch(signal, int(e)).x; }
 ACC mask_at(uint k) { return texelFetch(mask, int(k)).x; }
 #endif

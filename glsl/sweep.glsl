@@ -19,7 +19,7 @@ layout(set = 0, binding = 1, std430) readonly buffer Data { vec4 data[]; };
 #define FETCH(e) data[e]
 #define TOTAL(v) ((v).x + (v).y + (v).z + (v).w)
 #else
-layout(set = 0, binding = 1) uniform samplerBuffer data;
+layout(set = 0, binding = 1) uniform textureBuffer data;
 #define VALUE vec4
 #define FETCH(e) texelFetch(data, int(e))
 #define TOTAL(v) ((v).x + (v).y + (v).z + (v).w)

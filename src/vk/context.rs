@@ -174,7 +174,19 @@ impl Context {
     ) -> Result<Allocation> {
         let scheme = AllocationScheme::GpuAllocatorManaged;
         let desc = AllocationCreateDesc { name, requirements, location, linear, allocation_scheme: scheme };
-        self.allocator.borrow_mut().allocate(&desc).map_err(|source| Error::Allocation { case: None, source })
+        self.allocator.borrow_mut().allocate(&desc).map_err(|source| match source {
+            // A full heap costs the case, not the run: say how much, and where it could have gone.
+            gpu_allocator::AllocationError::OutOfMemory => Error::NoRoom {
+                memory: (0..32u32)
+                    .filter(|i| requirements.memory_type_bits & (1 << i) != 0)
+                    .filter_map(|i| self.caps.memory_types.get(i as usize).map(|t| t.describe(i)))
+                    .collect::<Vec<_>>()
+                    .join(" or "),
+                bytes: requirements.size,
+                result: vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+            },
+            source => Error::Allocation { case: None, source },
+        })
     }
 
     /// Returns memory to the allocator (after the resource using it was destroyed).
