@@ -83,6 +83,11 @@ pub struct Cli {
     #[arg(long)]
     pub validation: bool,
 
+    /// Time with the CPU's clock around each submission and its fence instead of GPU timestamps
+    /// (what a queue without timestamps gets; every result is flagged `timed by CPU fences`).
+    #[arg(long, conflicts_with = "verify")]
+    pub fence_timing: bool,
+
     /// Run the cases in this process instead of a worker process (for debugging: a crash in the
     /// driver then ends the run, as it does not otherwise).
     #[arg(long)]

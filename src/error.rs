@@ -74,7 +74,7 @@ impl ExitCode {
             }
             ExitCode::Usage => "the command line could not be parsed (a bad option, value or --axis)",
             ExitCode::NoVulkan => {
-                "no usable Vulkan: no loader, a broken driver manifest, no device with a compute queue and timestamps, or no validation layer"
+                "no usable Vulkan: no loader, a broken driver manifest, no device with a compute queue, or no validation layer"
             }
             ExitCode::NoSuchDevice => "the device row number or name matched nothing (the rows are printed)",
             ExitCode::NothingMatched => "--filter/--skip matched no case",
@@ -145,7 +145,7 @@ pub enum Error {
 
     /// No physical device offers a compute queue with timestamps.
     #[error(
-        "no Vulkan device with a compute queue and GPU timestamps was found ({detail}); install \
+        "no Vulkan device with a compute queue was found ({detail}); install \
          your GPU's Vulkan driver, or Mesa's CPU driver lavapipe (`apt-get install mesa-vulkan-drivers`)"
     )]
     NoDevice {

@@ -98,7 +98,13 @@ fn check_skips(results: &[(String, Outcome)]) {
 
 #[test]
 fn every_case_verifies_against_its_cpu_reference() {
-    let results = run_all(RunSettings { target_ms: 2.0, samples: 3, verify: true, shader_stats: true });
+    let results = run_all(RunSettings {
+        target_ms: 2.0,
+        samples: 3,
+        verify: true,
+        shader_stats: true,
+        fence_timing: false,
+    });
     for (name, outcome) in &results {
         match outcome {
             // A latency case is one chain per workgroup: each result is the end of 1024 loads.
@@ -119,7 +125,13 @@ fn every_case_verifies_against_its_cpu_reference() {
 
 #[test]
 fn a_short_timed_run_gives_finite_positive_rates() {
-    let results = run_all(RunSettings { target_ms: 2.0, samples: 3, verify: false, shader_stats: false });
+    let results = run_all(RunSettings {
+        target_ms: 2.0,
+        samples: 3,
+        verify: false,
+        shader_stats: false,
+        fence_timing: false,
+    });
     check_skips(&results);
     for (name, outcome) in &results {
         let Outcome::Timed { measurement, work, ratio, .. } = outcome else {
@@ -155,7 +167,8 @@ fn without_the_baseline_load_lines_say_why_there_is_no_ratio() {
     let (ctx, cases) = validated(&[], Some("Buffer<R8>.Load"));
     // The read-only cases only (the RWBuffer and broadcast twins have the same baseline).
     let cases: Vec<CaseSpec> = cases.into_iter().filter(|c| c.family == "load").collect();
-    let settings = RunSettings { target_ms: 1.0, samples: 3, verify: false, shader_stats: false };
+    let settings =
+        RunSettings { target_ms: 1.0, samples: 3, verify: false, shader_stats: false, fence_timing: false };
     let prepared = prepare(&ctx, &cases, 2, true).unwrap_or_else(|e| panic!("{e}"));
     let mut notes_seen = Vec::new();
     let results =

@@ -55,7 +55,8 @@ fn a_shader_that_drops_its_loads_is_flagged_implausible_where_the_peak_is_known(
     let trust = Trust::of(&ctx.info);
     let prepared = prepare(&ctx, &cases, 1, true).unwrap_or_else(|e| panic!("{e}"));
     let has_clock = prepared.clock.probe.is_some();
-    let settings = RunSettings { target_ms: 2.0, samples: 3, verify: false, shader_stats: false };
+    let settings =
+        RunSettings { target_ms: 2.0, samples: 3, verify: false, shader_stats: false, fence_timing: false };
     let results = run_cases(&ctx, &cases, &prepared, &settings, |_| {}).unwrap_or_else(|e| panic!("{e}"));
     let outcome: &Outcome = &results[0].1;
     // On every device (lavapipe's LLVM too) the dropped loads show as work done impossibly fast.
@@ -197,4 +198,30 @@ fn cli_all_devices_writes_one_document_per_row() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("give --output FILE"), "{stderr}");
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn cli_fence_timing_times_by_the_cpu_and_says_so_on_every_line() {
+    let args = [
+        "--fence-timing",
+        "--filter",
+        "ALU fp32 FMA",
+        "--target-ms",
+        "2",
+        "--samples",
+        "3",
+        "--format",
+        "json",
+    ];
+    let out = perftest(&args, &[]);
+    let stdout = utf8(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", utf8(&out.stderr));
+    let run: Run = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    assert_eq!(run.cases.len(), 2);
+    for case in &run.cases {
+        assert!(case.rate.as_ref().is_some_and(|r| r.value > 0.0), "{case:?}");
+        assert_eq!(case.flags.first().map(String::as_str), Some("timed by CPU fences"), "{:?}", case.flags);
+    }
+    let clock = run.device.clock.unwrap_or_default();
+    assert!(clock.contains("timed by CPU fences"), "no timestamps to read a clock against: {clock}");
 }

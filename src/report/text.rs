@@ -225,6 +225,7 @@ mod tests {
             reference_mhz: None,
             retries: Vec::new(),
             gave_up: false,
+            fenced: false,
         };
         let work = Work::new(16384.0, Unit::Flop);
         Outcome::Timed {
@@ -277,6 +278,7 @@ mod tests {
             reference_mhz: None,
             retries: Vec::new(),
             gave_up: false,
+            fenced: false,
         };
         // 2^32 loads in 20 ms: the time for 2^32 loads is 20 ms.
         let loads = Work::new(256.0, Unit::Load);

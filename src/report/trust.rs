@@ -219,6 +219,9 @@ impl Judgement {
 pub fn flags(outcome: &Outcome, judged: &Judgement, median: Option<f64>) -> Vec<String> {
     let Outcome::Timed { measurement, .. } = outcome else { return Vec::new() };
     let mut flags = Vec::new();
+    if measurement.fenced {
+        flags.push(FENCED.to_owned());
+    }
     if measurement.summary.is_noisy() {
         flags.push("noisy: cv above 3%".to_owned());
     }
@@ -241,6 +244,9 @@ pub fn flags(outcome: &Outcome, judged: &Judgement, median: Option<f64>) -> Vec<
     }
     flags
 }
+
+/// The flag of a case timed by the CPU around each submission and its fence, not GPU timestamps.
+pub const FENCED: &str = "timed by CPU fences";
 
 /// `re-measured once: why` or `re-measured 2 times: why; then why`: the tries before the one kept.
 pub fn remeasured(retries: &[String]) -> String {
@@ -304,6 +310,7 @@ mod tests {
             reference_mhz: None,
             retries: Vec::new(),
             gave_up: false,
+            fenced: false,
         };
         Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: Counted::Workgroups }
     }

@@ -373,19 +373,26 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
         if !self.resets.is_empty() {
             submit(self.ctx, |rec| self.record_resets(rec))?;
         }
+        let stamped = !self.ctx.fenced;
         let wall = submit(self.ctx, |rec| {
-            rec.reset_timestamps(&self.timestamps);
+            if stamped {
+                rec.reset_timestamps(&self.timestamps);
+            }
             rec.bind(self.pipeline, &self.set, &self.push[0]);
             // Orders these dispatches after the previous submission's writes and transfers.
             rec.compute_barrier();
-            rec.timestamp(&self.timestamps, Stamp::Start);
+            if stamped {
+                rec.timestamp(&self.timestamps, Stamp::Start);
+            }
             for i in 0..DISPATCHES {
                 if i > 0 {
                     rec.compute_barrier();
                 }
                 rec.dispatch(shape);
             }
-            rec.timestamp(&self.timestamps, Stamp::End);
+            if stamped {
+                rec.timestamp(&self.timestamps, Stamp::End);
+            }
         })?;
         gpu_ms(self.ctx, &self.timestamps, wall, &self.case.name)
     }
@@ -394,12 +401,23 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
 /// The GPU milliseconds between the two queries of `timestamps`, which a submission that took
 /// `wall` on the CPU wrote; an error naming `case` if they are equal, or longer than the wall time
 /// (the GPU cannot take longer than the CPU waited for it; clock granularity is allowed for).
+/// Timed by CPU fences ([`Context::fenced`]), the wall time itself: from just before the submission
+/// to the fence's wait returning.
 pub(super) fn gpu_ms(
     ctx: &Context,
     timestamps: &TimestampPool<'_>,
     wall: Duration,
     case: &str,
 ) -> Result<f64> {
+    if ctx.fenced {
+        let ms = wall.as_secs_f64() * 1e3;
+        return match ms > 0.0 {
+            true => Ok(ms),
+            false => {
+                Err(Error::Timing { case: case.to_owned(), detail: "the CPU's clock did not advance".into() })
+            }
+        };
+    }
     let [start, end] = timestamps.read()?;
     let info = &ctx.info;
     let ms = elapsed_ms(start, end, info.timestamp_valid_bits, info.timestamp_period).ok_or_else(|| {

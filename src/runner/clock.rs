@@ -31,6 +31,13 @@ pub const CALIBRATION_READINGS: usize = 3;
 
 /// Why a device can have no clock readings, before trying; `None` when the probe can run.
 pub fn unavailable(ctx: &Context) -> Option<String> {
+    if ctx.fenced {
+        return Some(
+            "unknown: timed by CPU fences, there are no GPU timestamps to measure the shader clock against, so \
+             rates per clock are unknown"
+                .into(),
+        );
+    }
     if !ctx.enabled.get(Feature::ShaderSubgroupClock) {
         return Some(
             "unknown: the device lacks shaderSubgroupClock (VK_KHR_shader_clock), so rates per clock are unknown"

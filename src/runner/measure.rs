@@ -49,6 +49,10 @@ pub struct Measurement {
     pub retries: Vec<String>,
     /// Whether this try would have been measured again too, had a retry remained.
     pub gave_up: bool,
+    /// Whether the samples are the CPU's wall time around each submission and its fence (no GPU
+    /// timestamps on the queue, or `--fence-timing`) rather than GPU timestamps.
+    #[serde(default)]
+    pub fenced: bool,
 }
 
 impl Measurement {
@@ -135,6 +139,7 @@ pub fn measure(
         reference_mhz: None,
         retries: Vec::new(),
         gave_up: false,
+        fenced: false,
     })
 }
 

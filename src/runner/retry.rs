@@ -77,6 +77,7 @@ mod tests {
             reference_mhz: None,
             retries: Vec::new(),
             gave_up: false,
+            fenced: false,
         }
     }
 

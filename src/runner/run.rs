@@ -43,6 +43,9 @@ pub struct RunSettings {
     pub verify: bool,
     /// Report the driver's shader statistics of each case.
     pub shader_stats: bool,
+    /// Time with the CPU's clock around each submission and its fence, even where the queue has
+    /// GPU timestamps (`--fence-timing`).
+    pub fence_timing: bool,
 }
 
 impl RunSettings {
@@ -265,7 +268,8 @@ fn run_case(
         if settings.verify {
             return Ok((Outcome::Verified { checked: bench.verify()? }, notes, None));
         }
-        let measurement = steady.measure(&mut bench, policy, settings, &mut notes)?;
+        let mut measurement = steady.measure(&mut bench, policy, settings, &mut notes)?;
+        measurement.fenced = ctx.fenced;
         let work = bench.work(measurement.groups);
         let timed =
             Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: Counted::Copies };
@@ -289,7 +293,8 @@ fn run_case(
     if settings.verify {
         return Ok((Outcome::Verified { checked: bench.verify()? }, notes, statistics));
     }
-    let measurement = steady.measure(&mut bench, policy, settings, &mut notes)?;
+    let mut measurement = steady.measure(&mut bench, policy, settings, &mut notes)?;
+    measurement.fenced = ctx.fenced;
     let work = bench.work(measurement.groups);
     let counted = match case.scale {
         Scale::Groups => Counted::Workgroups,

@@ -166,6 +166,7 @@ pub fn request(cli: &Cli) -> Request {
             samples: cli.samples,
             verify: cli.verify,
             shader_stats: cli.shader_stats,
+            fence_timing: cli.fence_timing,
         },
     }
 }

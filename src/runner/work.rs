@@ -36,7 +36,8 @@ pub struct Request {
 /// building the pipelines is returned (no case has run then).
 pub fn work(request: &Request, job: &Job, emit: &mut dyn FnMut(Message) -> Result<()>) -> Result<()> {
     let options = ContextOptions { device_index: job.row, ..request.options.clone() };
-    let (ctx, selected) = open(&options, &request.axes, request.filter.as_deref(), &request.skip)?;
+    let (mut ctx, selected) = open(&options, &request.axes, request.filter.as_deref(), &request.skip)?;
+    ctx.fenced |= request.settings.fence_timing;
     let sink = ctx.validation_sink();
     let by_name: HashMap<&str, &CaseSpec> = selected.iter().map(|c| (c.name.as_str(), c)).collect();
     let cases = job
@@ -64,7 +65,7 @@ pub fn work(request: &Request, job: &Job, emit: &mut dyn FnMut(Message) -> Resul
     let warm_up = prepared.warmth.as_ref().map(|w| model::WarmUp::new(&w.first, w.reference()));
     let header = text::header(
         &ctx.info,
-        &settings_text(settings, &selected),
+        &settings_text(settings, &selected, ctx.fenced),
         &pipelines,
         &clock,
         warm_up.as_ref().map(|w| w.text.as_str()),
@@ -126,10 +127,15 @@ pub fn serve(request: &Request) -> u8 {
 }
 
 /// The header's `settings:` text: how cases are timed (or verified) and what ratios are against.
-fn settings_text(settings: &RunSettings, cases: &[CaseSpec]) -> String {
+fn settings_text(settings: &RunSettings, cases: &[CaseSpec], fenced: bool) -> String {
     if settings.verify {
         return "verify: each case writes its results and they are compared with a CPU reference".into();
     }
+    let timer = match (fenced, settings.fence_timing) {
+        (false, _) => "",
+        (true, true) => "\ntimer: CPU fences (--fence-timing): each time is the CPU's, from just before a submission to its fence's wait returning",
+        (true, false) => "\ntimer: CPU fences: this queue has no GPU timestamps, so each time is the CPU's, from just before a submission to its fence's wait returning",
+    };
     let mut notes: Vec<(String, &str)> = Vec::new();
     for family in registry::families() {
         let (Some(note), true) = (family.ratio_note, cases.iter().any(|c| c.family == family.name)) else {
@@ -152,5 +158,6 @@ fn settings_text(settings: &RunSettings, cases: &[CaseSpec]) -> String {
             notes.join("; ")
         ));
     }
+    text.push_str(timer);
     text
 }

@@ -76,6 +76,9 @@ pub struct Context {
     pub(crate) command_pool: vk::CommandPool,
     pub(crate) command_buffer: vk::CommandBuffer,
     pub(crate) fence: vk::Fence,
+    /// Whether times are the CPU's wall time around each submission and its fence rather than GPU
+    /// timestamps: the queue has none (`timestampValidBits = 0`), or `--fence-timing` asked.
+    pub fenced: bool,
     debug_utils: Option<ash::ext::debug_utils::Device>,
     // Dropped last, after the device is destroyed in Drop::drop.
     instance: Instance,
@@ -133,6 +136,7 @@ impl Context {
         std::mem::forget(partial);
         let debug_utils =
             instance.debug_utils.then(|| ash::ext::debug_utils::Device::new(&instance.raw, &device));
+        let fenced = info.timestamp_valid_bits == 0;
         Ok(Self {
             device,
             physical,
@@ -145,6 +149,7 @@ impl Context {
             command_pool,
             command_buffer,
             fence,
+            fenced,
             debug_utils,
             instance,
         })

@@ -18,6 +18,9 @@ pub struct Row {
     pub family: u32,
     /// Discrete, integrated, virtual, CPU or other.
     pub kind: vk::PhysicalDeviceType,
+    /// Whether the queue family has timestamps (`timestampValidBits > 0`); without them every
+    /// time is the CPU's, around each submission and its fence.
+    pub timestamps: bool,
     /// Whether the device is a portability implementation (it lists `VK_KHR_portability_subset`,
     /// as MoltenVK does): the loader shows it only to perftest's portability-enumerating instance,
     /// and the device is created with the extension enabled, as the specification requires.
@@ -38,7 +41,14 @@ pub fn kind_name(kind: vk::PhysicalDeviceType) -> &'static str {
 impl fmt::Display for Row {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let subset = if self.portability { ", portability subset" } else { "" };
-        write!(f, "{} (compute queue: {}, type: {}{subset})", self.name, self.family, kind_name(self.kind))
+        let fences = if self.timestamps { "" } else { ", no timestamps: timed by CPU fences" };
+        write!(
+            f,
+            "{} (compute queue: {}, type: {}{subset}{fences})",
+            self.name,
+            self.family,
+            kind_name(self.kind)
+        )
     }
 }
 
@@ -51,7 +61,7 @@ pub struct FamilyInfo {
     pub timestamp_valid_bits: u32,
 }
 
-/// Builds the rows of one device: one per family with compute and timestamps.
+/// Builds the rows of one device: one per family with compute (with or without timestamps).
 pub fn device_rows(
     device: usize,
     name: &str,
@@ -61,8 +71,15 @@ pub fn device_rows(
     families
         .iter()
         .enumerate()
-        .filter(|(_, f)| f.flags.contains(vk::QueueFlags::COMPUTE) && f.timestamp_valid_bits > 0)
-        .map(|(i, _)| Row { device, name: name.to_owned(), family: i as u32, kind, portability: false })
+        .filter(|(_, f)| f.flags.contains(vk::QueueFlags::COMPUTE))
+        .map(|(i, f)| Row {
+            device,
+            name: name.to_owned(),
+            family: i as u32,
+            kind,
+            timestamps: f.timestamp_valid_bits > 0,
+            portability: false,
+        })
         .collect()
 }
 
@@ -94,7 +111,7 @@ pub fn enumerate(instance: &Instance) -> Result<(Vec<vk::PhysicalDevice>, Vec<Ro
         let detail = if devices.is_empty() {
             "the loader found no physical device".to_owned()
         } else {
-            format!("{} device(s), none with Vulkan 1.2, a compute queue and timestamps", devices.len())
+            format!("{} device(s), none with Vulkan 1.2 and a compute queue", devices.len())
         };
         return Err(Error::NoDevice { detail });
     }
@@ -149,7 +166,12 @@ pub fn select(rows: &[Row], name: Option<&str>, index: Option<usize>) -> Result<
             count: candidates.len(),
             rows: listing(&candidates).trim_end().to_owned(),
         }),
-        None => Ok(candidates.iter().min_by_key(|(i, r)| (rank(r.kind), *i)).map(|(i, _)| *i).unwrap_or(0)),
+        // By type, then a queue with timestamps before one without, then the first.
+        None => Ok(candidates
+            .iter()
+            .min_by_key(|(i, r)| (rank(r.kind), !r.timestamps, *i))
+            .map(|(i, _)| *i)
+            .unwrap_or(0)),
     }
 }
 
@@ -159,7 +181,7 @@ mod tests {
     use vk::PhysicalDeviceType as T;
 
     fn row(device: usize, name: &str, family: u32, kind: T) -> Row {
-        Row { device, name: name.into(), family, kind, portability: false }
+        Row { device, name: name.into(), family, kind, timestamps: true, portability: false }
     }
 
     /// The tutorial's machine: an Intel iGPU, a Quadro with two compute families, llvmpipe.
@@ -173,7 +195,7 @@ mod tests {
     }
 
     #[test]
-    fn rows_need_compute_and_timestamps() {
+    fn rows_need_compute_and_a_queue_without_timestamps_is_listed_last_to_pick() {
         let families = [
             FamilyInfo {
                 flags: vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE,
@@ -184,8 +206,18 @@ mod tests {
             FamilyInfo { flags: vk::QueueFlags::COMPUTE, timestamp_valid_bits: 0 },
         ];
         let rows = device_rows(0, "NVIDIA H100 80GB HBM3", T::DISCRETE_GPU, &families);
-        assert_eq!(rows.iter().map(|r| r.family).collect::<Vec<_>>(), [0, 2]);
+        assert_eq!(rows.iter().map(|r| r.family).collect::<Vec<_>>(), [0, 2, 3]);
         assert_eq!(rows[1].to_string(), "NVIDIA H100 80GB HBM3 (compute queue: 2, type: DiscreteGpu)");
+        assert_eq!(
+            rows[2].to_string(),
+            "NVIDIA H100 80GB HBM3 (compute queue: 3, type: DiscreteGpu, no timestamps: timed by CPU fences)"
+        );
+        // A PowerVR GE8300 has only a queue without timestamps: it is listed and picked.
+        let fenced = device_rows(1, "PowerVR Rogue GE8300", T::INTEGRATED_GPU, &families[3..]);
+        assert_eq!(select(&fenced, None, None).unwrap(), 0);
+        // With both, the best row has timestamps, even listed after one without.
+        let both = [rows[2].clone(), rows[0].clone()];
+        assert_eq!(select(&both, None, None).unwrap(), 1);
     }
 
     #[test]
