@@ -83,6 +83,12 @@ pub struct Cli {
     #[arg(long)]
     pub validation: bool,
 
+    /// Plan and run as on the device of PROFILE (a Khronos Vulkan Profiles JSON file, such as
+    /// tests/profiles/mali-g78.json): its limits, features, format uses and timestamp bits, each at
+    /// most what this device has. The subgroup size stays this device's.
+    #[arg(long, value_name = "PROFILE.json", value_parser = parse_profile)]
+    pub simulate: Option<crate::caps::profile::Profile>,
+
     /// Time with the CPU's clock around each submission and its fence instead of GPU timestamps
     /// (what a queue without timestamps gets; every result is flagged `timed by CPU fences`).
     #[arg(long, conflicts_with = "verify")]
@@ -138,6 +144,10 @@ fn parse_percent(text: &str) -> Result<f64, String> {
         Ok(value) if (0.0..=100.0).contains(&value) => Ok(value),
         _ => Err(format!("`{text}` is not a percentage from 0 to 100")),
     }
+}
+
+fn parse_profile(text: &str) -> Result<crate::caps::profile::Profile, String> {
+    crate::caps::profile::Profile::load(std::path::Path::new(text))
 }
 
 fn parse_watchdog(text: &str) -> Result<f64, String> {

@@ -14,6 +14,7 @@ use perftest::vk::Context;
 
 mod isolation;
 mod plumbing;
+mod simulate;
 mod trust;
 
 /// Cases lavapipe (Mesa 22.3) is expected to skip, by name prefix; any other skip fails the tests.

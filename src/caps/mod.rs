@@ -8,6 +8,7 @@ mod features;
 pub mod memory;
 pub mod newer;
 pub mod peaks;
+pub mod profile;
 
 use std::collections::BTreeSet;
 

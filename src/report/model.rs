@@ -204,6 +204,9 @@ pub struct Device {
     /// How clocks were measured, or why they are unknown.
     #[serde(default)]
     pub clock: Option<String>,
+    /// The device profile the run was clamped to (`--simulate`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simulating: Option<String>,
 }
 
 impl From<&DeviceInfo> for Device {
@@ -223,6 +226,7 @@ impl From<&DeviceInfo> for Device {
             architecture: crate::caps::peaks::architecture(info.vendor_id, info.device_id)
                 .map(|a| a.name.to_owned()),
             clock: None,
+            simulating: info.simulating.clone(),
         }
     }
 }
@@ -618,6 +622,7 @@ pub(crate) mod tests {
                 compute_unit: Some("SM".into()),
                 architecture: Some("NVIDIA Hopper (GH100)".into()),
                 clock: Some("measured".into()),
+                simulating: None,
             },
             interrupted: false,
             ending: Ending::default(),

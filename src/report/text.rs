@@ -44,6 +44,12 @@ pub fn header(
         trust.units_line(),
         trust.peaks_line(info.vendor_id, info.device_id),
     );
+    if let Some(profile) = &info.simulating {
+        text.push_str(&format!(
+            "simulating: {profile} (limits, features, format uses and timestamp bits clamped to it; the \
+             subgroup size is this device's)\n"
+        ));
+    }
     if let Some(warm_up) = warm_up {
         text.push_str(&format!("warm-up:    {warm_up}\n"));
     }

@@ -157,6 +157,7 @@ pub fn request(cli: &Cli) -> Request {
             device_name: cli.device_name.clone(),
             device_index: cli.device_index.map(|n| n as usize),
             validation: cli.validation,
+            simulate: cli.simulate.clone(),
         },
         axes: cli.axis_settings(),
         filter: cli.filter.clone(),

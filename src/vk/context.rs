@@ -25,6 +25,8 @@ pub struct ContextOptions {
     pub device_index: Option<usize>,
     /// Enable the validation layer.
     pub validation: bool,
+    /// Clamp what the device reports to this profile (`--simulate`).
+    pub simulate: Option<crate::caps::profile::Profile>,
 }
 
 /// The chosen device row before a device is created: what it offers decides what to enable.
@@ -32,6 +34,7 @@ pub struct Adapter {
     instance: Instance,
     physical: vk::PhysicalDevice,
     row: Row,
+    simulate: Option<crate::caps::profile::Profile>,
 }
 
 impl Adapter {
@@ -41,13 +44,17 @@ impl Adapter {
         let (physicals, rows) = select::enumerate(&instance)?;
         let chosen = select::select(&rows, options.device_name.as_deref(), options.device_index)?;
         let row = rows[chosen].clone();
-        Ok(Self { physical: physicals[row.device], row, instance })
+        Ok(Self { physical: physicals[row.device], row, instance, simulate: options.simulate.clone() })
     }
 
     /// The row's header facts and capabilities (without VK_NV_cooperative_matrix2's limits,
     /// which no expansion needs), with the properties of `formats`.
     pub fn describe(&self, formats: &[vk::Format]) -> (DeviceInfo, DeviceCaps) {
-        device::describe(&self.instance, self.physical, &self.row, formats, false)
+        let (mut info, mut caps) = device::describe(&self.instance, self.physical, &self.row, formats, false);
+        if let Some(profile) = &self.simulate {
+            device::simulate(profile, &mut info, &mut caps);
+        }
+        (info, caps)
     }
 
     /// The validation messages collected so far.
@@ -88,9 +95,12 @@ impl Context {
     /// Creates the device of `adapter` with each group of `wanted` features that it supports
     /// whole (a group is what one case needs), and describes it with the properties of `formats`.
     pub fn new(adapter: Adapter, wanted: &[Vec<Feature>], formats: &[vk::Format]) -> Result<Self> {
-        let Adapter { instance, physical, row } = adapter;
+        let Adapter { instance, physical, row, simulate } = adapter;
         let workgroup_scope = wanted.iter().flatten().any(|&f| f == Feature::CooperativeMatrixWorkgroupScope);
-        let (info, caps) = device::describe(&instance, physical, &row, formats, workgroup_scope);
+        let (mut info, mut caps) = device::describe(&instance, physical, &row, formats, workgroup_scope);
+        if let Some(profile) = &simulate {
+            device::simulate(profile, &mut info, &mut caps);
+        }
         let whole = wanted.iter().filter(|group| group.iter().all(|&f| caps.features.get(f)));
         let enabled = caps.features.enabled_of(whole.flatten().copied());
         let (device, queue) = device::create(&instance, physical, row.family, &enabled)?;

@@ -35,6 +35,8 @@ pub struct DeviceInfo {
     pub timestamp_valid_bits: u32,
     /// `maxComputeWorkGroupCount`.
     pub max_group_count: [u32; 3],
+    /// The device profile `--simulate` clamps this device to, by name.
+    pub simulating: Option<String>,
     /// The number of compute units, where the driver tells it.
     pub compute_units: Option<ComputeUnits>,
     /// The cooperative-matrix shapes it advertises (the `coopmat` family runs the ones GLSL can name).
@@ -303,6 +305,7 @@ pub fn describe(
         timestamp_period: p.limits.timestamp_period,
         timestamp_valid_bits: families[row.family as usize].timestamp_valid_bits,
         max_group_count: p.limits.max_compute_work_group_count,
+        simulating: None,
         compute_units: compute_units(instance, physical, &offered),
         cooperative_matrix: caps.cooperative_matrix.clone(),
         cooperative_matrix_flexible: caps.cooperative_matrix_flexible.clone(),
@@ -322,6 +325,15 @@ pub fn describe(
         integer_dot_accelerated: integer_dot_accelerated(instance, physical, &offered),
     };
     (info, caps)
+}
+
+/// Lowers what the device reports (`info`, `caps`) to `profile` (`--simulate`): its limits,
+/// features, format uses, and the queue's timestamp bits (0: timed by CPU fences).
+pub fn simulate(profile: &crate::caps::profile::Profile, info: &mut DeviceInfo, caps: &mut DeviceCaps) {
+    profile.clamp(caps);
+    info.timestamp_valid_bits = profile.clamp_timestamp_bits(info.timestamp_valid_bits);
+    info.max_group_count = profile.clamp_group_count(info.max_group_count);
+    info.simulating = Some(profile.name.clone());
 }
 
 /// Creates the device with one queue of `family`, the features in `enabled` and the extensions
