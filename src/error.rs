@@ -443,7 +443,10 @@ impl Error {
             Error::NothingMatched { .. } => ExitCode::NothingMatched,
             Error::Compile { .. } => ExitCode::Compile,
             Error::Verify { .. } => ExitCode::Verify,
-            Error::DeviceLost { .. } => ExitCode::DeviceLost,
+            // Lost outside a case too: opening the device again after a case lost it.
+            Error::DeviceLost { .. } | Error::Vulkan { result: vk::Result::ERROR_DEVICE_LOST, .. } => {
+                ExitCode::DeviceLost
+            }
             Error::Validation { .. } => ExitCode::Validation,
             Error::ResultsFile { .. } => ExitCode::BadResults,
             Error::Interrupted { .. } => ExitCode::Interrupted,
@@ -495,6 +498,8 @@ mod tests {
 
     #[test]
     fn device_lost_names_the_case_and_has_its_own_code() {
+        let outside = vk_err("vkCreateDevice")(vk::Result::ERROR_DEVICE_LOST);
+        assert_eq!(outside.exit_code(), ExitCode::DeviceLost, "lost again while the device is opened");
         let error = vk_err("vkQueueSubmit")(vk::Result::ERROR_DEVICE_LOST).in_case("ALU fp32 FMA");
         assert_eq!(error.exit_code(), ExitCode::DeviceLost);
         let text = error.to_string();
