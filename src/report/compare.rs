@@ -192,7 +192,7 @@ pub fn to_text(comparison: &Comparison) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::Amount;
+    use crate::report::model::{Amount, Status};
 
     fn two_runs() -> Vec<Run> {
         let first = crate::report::model::tests::sample_run();
@@ -314,5 +314,14 @@ mod tests {
         let md = to_markdown(&c);
         assert!(md.contains("| case | run 1 | run 2 |"), "{md}");
         assert!(md.contains("| ALU fp64 FMA | skipped (the device lacks shaderFloat64) | missing |"), "{md}");
+    }
+
+    #[test]
+    fn a_crashed_case_shows_its_status_and_why() {
+        let mut runs = two_runs();
+        let case = &mut runs[1].cases[0];
+        (case.status, case.reason, case.rate) = (Status::Crashed, Some("SIGSEGV".into()), None);
+        let md = to_markdown(&compare(&["a.json".into(), "b.json".into()], &runs));
+        assert!(md.contains("| 5.63 Tloads/s | crashed (SIGSEGV) |"), "{md}");
     }
 }
