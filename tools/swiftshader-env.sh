@@ -5,15 +5,15 @@
 # one inside the npm package @sparticuz/chromium 153.0.0 (bin/swiftshader.tar.br); it is fetched and
 # unpacked once into ${PERFTEST_CACHE:-~/.cache/perftest}/swiftshader-153.0.0. Needs curl, and
 # brotli or node to unpack.
-version=153.0.0
-cache=${PERFTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/perftest}
-dir="$cache/swiftshader-$version"
-if [ ! -f "$dir/swiftshader_icd.json" ]; then
+# Sourced: every name it sets but the two exported ones starts with perftest_ss_ and is unset at the end.
+perftest_ss_version=153.0.0
+perftest_ss_dir="${PERFTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/perftest}/swiftshader-$perftest_ss_version"
+if [ ! -f "$perftest_ss_dir/swiftshader_icd.json" ]; then
     (
         set -euo pipefail
-        mkdir -p "$dir"
-        cd "$dir"
-        url="https://registry.npmjs.org/@sparticuz/chromium/-/chromium-$version.tgz"
+        mkdir -p "$perftest_ss_dir"
+        cd "$perftest_ss_dir"
+        url="https://registry.npmjs.org/@sparticuz/chromium/-/chromium-$perftest_ss_version.tgz"
         echo "tools/swiftshader-env.sh: fetching $url" >&2
         curl -sSfLo chromium.tgz "$url"
         tar xzf chromium.tgz package/bin/swiftshader.tar.br
@@ -28,8 +28,9 @@ if [ ! -f "$dir/swiftshader_icd.json" ]; then
         tar xf swiftshader.tar libvk_swiftshader.so
         rm -rf chromium.tgz package swiftshader.tar
         printf '{"file_format_version": "1.0.0", "ICD": {"library_path": "%s/libvk_swiftshader.so", "api_version": "1.3.0"}}\n' \
-            "$dir" > swiftshader_icd.json
-    ) || { rm -rf "$dir"; return 1 2>/dev/null || exit 1; }
+            "$perftest_ss_dir" > swiftshader_icd.json
+    ) || { rm -rf "$perftest_ss_dir"; unset perftest_ss_dir perftest_ss_version; return 1 2>/dev/null || exit 1; }
 fi
-export VK_DRIVER_FILES="$dir/swiftshader_icd.json"
-export VK_ICD_FILENAMES="$dir/swiftshader_icd.json"
+export VK_DRIVER_FILES="$perftest_ss_dir/swiftshader_icd.json"
+export VK_ICD_FILENAMES="$perftest_ss_dir/swiftshader_icd.json"
+unset perftest_ss_dir perftest_ss_version
