@@ -268,8 +268,8 @@ fn died(status: ExitStatus, last_words: &[String]) -> String {
 /// The detail of a case whose worker died in it.
 fn crash_detail(status: ExitStatus, last_words: &[String]) -> String {
     format!(
-        "the worker process {} while this case ran, most likely inside the driver (perftest's own code is \
-         memory-safe Rust); a fresh worker went on with the next case",
+        "the worker process {} while this case ran, most likely inside the driver; a fresh worker went on \
+         with the next case",
         died(status, last_words)
     )
 }
