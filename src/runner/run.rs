@@ -178,16 +178,14 @@ pub fn execute(
     Ok(())
 }
 
-/// What an error in a case makes of the case: a memory type without room or memory that ran out
-/// skips it (the case cannot run here, the rest can); a difference from the CPU reference, a lost
-/// device and any other error fail it.
+/// What an error in a case makes of the case: a memory type without room (the allocator's
+/// out-of-memory comes as [`Error::NoRoom`] too) or memory that ran out skips it (the case cannot
+/// run here, the rest can); a difference from the CPU reference, a lost device and any other error
+/// fail it.
 fn case_failure(error: Error) -> Outcome {
     let failure = match &error {
         Error::NoRoom { .. } => return Outcome::Skipped(error.to_string()),
         Error::Vulkan { result, .. } if out_of_memory(*result) => {
-            return Outcome::Skipped(format!("out of memory: {error}"))
-        }
-        Error::Allocation { source: gpu_allocator::AllocationError::OutOfMemory, .. } => {
             return Outcome::Skipped(format!("out of memory: {error}"))
         }
         Error::Verify { .. } => Failure::Differs,
@@ -320,9 +318,13 @@ mod tests {
         let skipped = |outcome: Outcome| matches!(outcome, Outcome::Skipped(reason) if reason.starts_with("out of memory: "));
         assert!(skipped(case_failure(vulkan(ash::vk::Result::ERROR_OUT_OF_DEVICE_MEMORY))));
         assert!(skipped(case_failure(vulkan(ash::vk::Result::ERROR_OUT_OF_HOST_MEMORY))));
-        let allocation =
-            Error::Allocation { case: None, source: gpu_allocator::AllocationError::OutOfMemory };
-        assert!(skipped(case_failure(allocation)));
+        let full = Error::NoRoom {
+            memory: "type 0 (heap 0, 2.0 GiB)".into(),
+            bytes: 1 << 30,
+            result: ash::vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+        };
+        let named = |o: Outcome| matches!(o, Outcome::Skipped(r) if r.contains("1073741824 bytes in type 0"));
+        assert!(named(case_failure(full)), "a full heap is named with the size");
         let failure = |error: Error| match case_failure(error) {
             Outcome::Failed { failure, .. } => failure,
             other => panic!("{other:?}"),
