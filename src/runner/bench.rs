@@ -373,26 +373,19 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
         if !self.resets.is_empty() {
             submit(self.ctx, |rec| self.record_resets(rec))?;
         }
-        let stamped = !self.ctx.fenced;
         let wall = submit(self.ctx, |rec| {
-            if stamped {
-                rec.reset_timestamps(&self.timestamps);
-            }
+            rec.reset_timestamps(&self.timestamps);
             rec.bind(self.pipeline, &self.set, &self.push[0]);
             // Orders these dispatches after the previous submission's writes and transfers.
             rec.compute_barrier();
-            if stamped {
-                rec.timestamp(&self.timestamps, Stamp::Start);
-            }
+            rec.timestamp(&self.timestamps, Stamp::Start);
             for i in 0..DISPATCHES {
                 if i > 0 {
                     rec.compute_barrier();
                 }
                 rec.dispatch(shape);
             }
-            if stamped {
-                rec.timestamp(&self.timestamps, Stamp::End);
-            }
+            rec.timestamp(&self.timestamps, Stamp::End);
         })?;
         gpu_ms(self.ctx, &self.timestamps, wall, &self.case.name)
     }

@@ -109,25 +109,18 @@ impl<'ctx, 'p> CopyBench<'ctx, 'p> {
 impl Timer for CopyBench<'_, '_> {
     fn time_ms(&mut self, count: u64) -> Result<f64> {
         let copies = count.clamp(1, MAX_COPIES);
-        let stamped = !self.ctx.fenced;
         let wall = submit(self.ctx, |rec| {
-            if stamped {
-                rec.reset_timestamps(&self.timestamps);
-            }
+            rec.reset_timestamps(&self.timestamps);
             // Orders these copies after the previous submission's.
             rec.transfer_barrier();
-            if stamped {
-                rec.timestamp(&self.timestamps, Stamp::Start);
-            }
+            rec.timestamp(&self.timestamps, Stamp::Start);
             for i in 0..copies {
                 if i > 0 {
                     rec.transfer_barrier();
                 }
                 rec.copy_buffer(&self.source, &self.target);
             }
-            if stamped {
-                rec.timestamp(&self.timestamps, Stamp::End);
-            }
+            rec.timestamp(&self.timestamps, Stamp::End);
         })?;
         gpu_ms(self.ctx, &self.timestamps, wall, &self.case.name)
     }

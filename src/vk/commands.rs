@@ -93,14 +93,20 @@ impl Recorder<'_> {
         unsafe { self.device.cmd_dispatch(self.cmd, x, y, z) };
     }
 
-    /// Resets both queries of `pool`.
+    /// Resets both queries of `pool`; nothing for a pool timed by fences.
     pub fn reset_timestamps(&self, pool: &TimestampPool<'_>) {
+        if pool.fenced {
+            return;
+        }
         // SAFETY: the pool has two queries and no pending use.
         unsafe { self.device.cmd_reset_query_pool(self.cmd, pool.raw, 0, 2) };
     }
 
-    /// Writes query `index` of `pool` (0: start, 1: end).
+    /// Writes query `index` of `pool` (0: start, 1: end); nothing for a pool timed by fences.
     pub fn timestamp(&self, pool: &TimestampPool<'_>, stamp: Stamp) {
+        if pool.fenced {
+            return;
+        }
         let (stage, index) = match stamp {
             Stamp::Start => (vk::PipelineStageFlags::TOP_OF_PIPE, 0),
             Stamp::End => (vk::PipelineStageFlags::BOTTOM_OF_PIPE, 1),

@@ -20,6 +20,9 @@ pub struct TimestampPool<'ctx> {
     ctx: &'ctx Context,
     /// The pool handle.
     pub raw: vk::QueryPool,
+    /// Whether the context is timed by CPU fences ([`Context::fenced`]): then recording resets
+    /// and writes nothing (a queue without timestamps may not write them).
+    pub fenced: bool,
 }
 
 impl<'ctx> TimestampPool<'ctx> {
@@ -30,7 +33,7 @@ impl<'ctx> TimestampPool<'ctx> {
         let raw =
             unsafe { ctx.device.create_query_pool(&info, None) }.map_err(vk_err("vkCreateQueryPool"))?;
         ctx.set_name(raw, name);
-        Ok(Self { ctx, raw })
+        Ok(Self { ctx, raw, fenced: ctx.fenced })
     }
 
     /// The two raw values, after the submission that wrote them has completed.
