@@ -73,9 +73,20 @@ pub fn open(
     skip: &[String],
 ) -> Result<(Context, Vec<CaseSpec>)> {
     let adapter = Adapter::open(options)?;
-    let (_, facts) = adapter.describe(&[]);
-    let cases = registry::filter(registry::expand(axes, Some(&facts)), filter, skip)?;
+    let (_, cases) = select(&adapter, axes, filter, skip)?;
     Ok((context_for(adapter, &cases)?, cases))
+}
+
+/// The row's header facts and the cases `filter` and `skip` keep of the families expanded with its
+/// facts: one selection for the parent ([`plan`]) and its worker ([`open`]), which must agree.
+fn select(
+    adapter: &Adapter,
+    axes: &[registry::AxisSetting],
+    filter: Option<&str>,
+    skip: &[String],
+) -> Result<(DeviceInfo, Vec<CaseSpec>)> {
+    let (info, facts) = adapter.describe(&[]);
+    Ok((info, registry::filter(registry::expand(axes, Some(&facts)), filter, skip)?))
 }
 
 /// Where row `n`'s document goes under `--all-devices --output path`: `results.json` becomes
@@ -137,11 +148,10 @@ pub fn plan(
 ) -> Result<(DeviceInfo, Vec<CaseSpec>)> {
     let adapter = Adapter::open(options)?;
     let sink = adapter.validation_sink();
-    let (info, facts) = adapter.describe(&[]);
-    let cases = registry::filter(registry::expand(axes, Some(&facts)), filter, skip);
+    let selected = select(&adapter, axes, filter, skip);
     drop(adapter);
     check_validation(&sink)?;
-    Ok((info, cases?))
+    selected
 }
 
 /// The watchdog's time for a case: `--watchdog`, or 3000 times the target time and at least 60 s.
