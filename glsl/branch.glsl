@@ -31,9 +31,11 @@ ivec2 other(uvec2 texel) {
 }
 
 void main() {
-    // Workgroups of 32x32 tile the 1024x1024 texture, 32 x 32 tiles, then wrap.
+    // Workgroups of 32 x LOCAL_SIZE_Y (32 rows where the device allows) tile the 1024x1024
+    // texture, 32 tiles to a row, then wrap (texel() in src/cases/branch.rs).
     uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-    uvec2 texel = uvec2(group % 32u, (group / 32u) % 32u) * 32u + gl_LocalInvocationID.xy;
+    uvec2 tile = uvec2(group % 32u, (group / 32u) % (1024u / uint(LOCAL_SIZE_Y)));
+    uvec2 texel = tile * uvec2(32u, LOCAL_SIZE_Y) + gl_LocalInvocationID.xy;
     vec4 s1 = texelFetch(first, ivec2(texel), 0);
     bool c = dot(s1, s1) != 0.0;
     float result;

@@ -6,9 +6,9 @@
 #extension GL_EXT_shader_16bit_storage : require
 #endif
 // set_mask: the set's elements - 1 (a power of two); last_first: the last workgroup start whose
-// reads stay in the set (elements - 256 - (taps - 1)); taps: M; phase: elements - 256, so that
-// workgroup 0 starts at the set's last window (moved back) and workgroup 1 wraps to its start:
-// a verify run of two workgroups checks both.
+// reads stay in the set (elements - LOCAL_SIZE_X - (taps - 1)); taps: M; phase: elements -
+// LOCAL_SIZE_X, so that workgroup 0 starts at the set's last window (moved back) and workgroup 1
+// wraps to its start: a verify run of two workgroups checks both.
 #define FAMILY_PARAMS uint set_mask; uint last_first; uint taps; uint phase;
 #include "common.glsl"
 

@@ -116,7 +116,7 @@ void main() {
     // Every invocation reads elements 0..LOADS-1 (PATTERN 0). Lane L loads element base + L once;
     // iteration base + j takes it from lane j. The sum's order, so its value, is the plain loop's.
     // LOADS is a multiple of any subgroup size (a power of two, at most 128). The trick assumes
-    // full subgroups, which a 256-invocation workgroup gets on every device we know; a partial
+    // full subgroups, which a workgroup of 128 or more gets on every device we know; a partial
     // one would read an inactive lane and fail --verify, not pass with a wrong rate.
     for (uint base = 0u; base < LOADS; base += gl_SubgroupSize) {
         VEC mine = load((start + base + gl_SubgroupInvocationID) | params.address_mask);

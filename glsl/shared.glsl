@@ -63,7 +63,7 @@ float value(uint k) {
 
 void main() {
     uint t = gl_LocalInvocationIndex;
-    for (uint e = t; e < ELEMENTS; e += 256u) {
+    for (uint e = t; e < ELEMENTS; e += uint(LOCAL_SIZE_X)) {
         VALUE v;
 #if KIND == 0
         v = value(e);

@@ -15,7 +15,7 @@
 //           (imageStore, FORMAT, CHANNELS); 2 storage image (imageStore, FORMAT, CHANNELS)
 //   LINE    elements per 128-byte line (PATTERN 1)
 const uint STORES = 16u;
-const uint ROW = 256u;
+const uint ROW = uint(LOCAL_SIZE_X);  // one element per invocation of the workgroup
 
 #if KIND == 0
 #if WIDTH == 1

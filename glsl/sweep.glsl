@@ -1,7 +1,7 @@
-// sweep.glsl: bandwidth over a working set (src/cases/sweep.rs). The set is `rows` rows of 256
-// elements; workgroup g reads LOADS consecutive rows from row g*LOADS (wrapping), invocation t
-// element t of each, so a subgroup's loads are coalesced and small sets stay in the L1 while
-// large ones stream through the L2 from DRAM. PATTERN 1 moves each 128-byte line to a fixed
+// sweep.glsl: bandwidth over a working set (src/cases/sweep.rs). The set is `rows` rows of ROW
+// elements (one per invocation of the workgroup); workgroup g reads LOADS consecutive rows from
+// row g*LOADS (wrapping), invocation t element t of each, so a subgroup's loads are coalesced
+// and small sets stay in the L1 while large ones stream through the L2 from DRAM. PATTERN 1 moves each 128-byte line to a fixed
 // pseudo-random place (`lines` is a power of two): the same bytes, scattered.
 #version 450
 #extension GL_GOOGLE_include_directive : require
@@ -27,7 +27,7 @@ layout(set = 0, binding = 1) uniform textureBuffer data;
 
 // LINE (elements per 128-byte line) comes from the case.
 const uint LOADS = 64u;
-const uint ROW = 256u;
+const uint ROW = uint(LOCAL_SIZE_X);  // one element per invocation of the workgroup
 
 uint element(uint row, uint t) {
     uint e = row * ROW + t;

@@ -8,7 +8,7 @@ import json, re, sys
 
 LIMITS = ["maxComputeWorkGroupInvocations", "maxComputeSharedMemorySize", "maxPushConstantsSize",
           "maxStorageBufferRange", "maxUniformBufferRange", "maxTexelBufferElements",
-          "maxMemoryAllocationSize", "maxComputeWorkGroupCount"]
+          "maxMemoryAllocationSize", "maxComputeWorkGroupCount", "maxComputeWorkGroupSize"]
 FORMAT_BITS = ["VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT", "VK_FORMAT_FEATURE_STORAGE_TEXEL_BUFFER_BIT",
                "VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT", "VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT",
                "VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT"]

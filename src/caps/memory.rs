@@ -105,6 +105,69 @@ impl MemoryKind {
     }
 }
 
+/// What a case holds in device-local memory at its peak: its resources, and the largest staging
+/// copy that fills one of them (each is freed once its copy is done).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Footprint {
+    /// Bytes of device-local resources.
+    pub device_local: u64,
+    /// Bytes of the largest host-visible staging copy.
+    pub staging: u64,
+}
+
+impl Footprint {
+    /// Both footprints' resources, and the larger staging copy.
+    pub fn add(&mut self, other: Footprint) {
+        self.device_local += other.device_local;
+        self.staging = self.staging.max(other.staging);
+    }
+
+    /// Why `types` cannot hold this footprint, if no arrangement of its memory fits: the
+    /// resources in the largest device-local heap (any heap where none is device-local), the
+    /// staging copy in the largest host-visible one, and both in one heap where every
+    /// host-visible type shares the device-local heap (lavapipe, SwiftShader, phones). Memory
+    /// other processes use is not known: an allocation can still fail, and skips the case then.
+    pub fn unmet(self, types: &[MemoryType]) -> Option<String> {
+        if self.device_local == 0 || types.is_empty() {
+            return None;
+        }
+        let local = vk::MemoryPropertyFlags::DEVICE_LOCAL;
+        let host = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
+        let largest = |flags| types.iter().filter(|t| t.flags.contains(flags)).max_by_key(|t| t.heap_bytes);
+        let device = largest(local).or_else(|| largest(vk::MemoryPropertyFlags::empty()))?;
+        let staging = largest(host);
+        let shared = types.iter().filter(|t| t.flags.contains(host)).all(|t| t.heap == device.heap);
+        let needs = if shared { self.device_local + self.staging } else { self.device_local };
+        let what = if shared && self.staging > 0 {
+            format!(
+                "{} of resources and a {} staging copy",
+                format_bytes(self.device_local),
+                format_bytes(self.staging)
+            )
+        } else {
+            format!("{} of resources", format_bytes(self.device_local))
+        };
+        // Some drivers allocate past their heap's size (lavapipe's 2 GiB heap held a 1 GiB copy
+        // and its 1 GiB staging copy): only a footprint larger than the heap is refused here.
+        if needs > device.heap_bytes {
+            return Some(format!(
+                "the case needs {what} in device-local heap {}, which holds {} in all",
+                device.heap,
+                format_bytes(device.heap_bytes)
+            ));
+        }
+        match staging {
+            Some(t) if !shared && self.staging > t.heap_bytes => Some(format!(
+                "the case needs a {} staging copy in host-visible heap {}, which holds {} in all",
+                format_bytes(self.staging),
+                t.heap,
+                format_bytes(t.heap_bytes)
+            )),
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,5 +217,41 @@ mod tests {
             "the device has no host-cached memory type"
         );
         assert_eq!(MemoryKind::HostVisibleDeviceLocal.unmet(&lavapipe, 1 << 20), None);
+    }
+
+    #[test]
+    fn a_footprint_counts_its_staging_copy_where_one_heap_holds_both() {
+        // SwiftShader and lavapipe: one 2 GiB heap, device-local and host-visible.
+        let one = [MemoryType {
+            flags: F::DEVICE_LOCAL | F::HOST_VISIBLE | F::HOST_COHERENT,
+            heap: 0,
+            heap_bytes: 2 << 30,
+        }];
+        let two = Footprint { device_local: 2 << 30, staging: 2 << 30 };
+        assert_eq!(
+            two.unmet(&one).unwrap(),
+            "the case needs 2 GiB of resources and a 2 GiB staging copy in device-local heap 0, which \
+             holds 2 GiB in all"
+        );
+        let gib = Footprint { device_local: 1 << 30, staging: 1 << 30 };
+        assert_eq!(gib.unmet(&one), None, "the whole heap: tried (an allocation may still fail)");
+        let half = Footprint { device_local: 512 << 20, staging: 512 << 20 };
+        // A discrete GPU: the staging copy goes to system memory, not the 80 GiB of VRAM.
+        let types = nvidia_heaps();
+        assert_eq!(Footprint { device_local: 60 << 30, staging: 60 << 30 }.unmet(&types), None);
+        assert!(Footprint { device_local: 81 << 30, staging: 0 }.unmet(&types).is_some());
+        let mut sum = Footprint::default();
+        sum.add(gib);
+        sum.add(half);
+        assert_eq!(sum, Footprint { device_local: (1 << 30) + (512 << 20), staging: 1 << 30 });
+    }
+
+    /// [`nvidia`] with its heaps numbered: VRAM 0, system memory 1, the BAR 2.
+    fn nvidia_heaps() -> Vec<MemoryType> {
+        let mut types = nvidia();
+        for (t, heap) in types.iter_mut().zip([0, 1, 1, 2]) {
+            t.heap = heap;
+        }
+        types
     }
 }

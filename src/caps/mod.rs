@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 use ash::vk;
 
 pub use features::{Feature, FeatureStructs};
-pub use memory::{MemoryKind, MemoryType};
+pub use memory::{Footprint, MemoryKind, MemoryType};
 pub use peaks::{Architecture, Ceiling};
 
 /// A way a case uses a format, checked against `vkGetPhysicalDeviceFormatProperties`.
@@ -72,6 +72,10 @@ impl FormatUse {
 pub enum Limit {
     /// `maxComputeWorkGroupInvocations`.
     WorkgroupInvocations(u32),
+    /// `maxComputeWorkGroupSize[0]`.
+    WorkgroupWidth(u32),
+    /// `maxComputeWorkGroupSize[1]`.
+    WorkgroupHeight(u32),
     /// `maxComputeSharedMemorySize`, bytes.
     SharedMemoryBytes(u32),
     /// `maxPushConstantsSize`, bytes.
@@ -95,6 +99,8 @@ pub enum Limit {
 pub struct Limits {
     /// `maxComputeWorkGroupInvocations`.
     pub workgroup_invocations: u32,
+    /// `maxComputeWorkGroupSize`: the most invocations along x, y and z.
+    pub workgroup_size: [u32; 3],
     /// `maxComputeSharedMemorySize`.
     pub shared_memory_bytes: u32,
     /// `maxPushConstantsSize`.
@@ -113,11 +119,42 @@ pub struct Limits {
     pub cooperative_matrix_workgroup: u32,
 }
 
+impl Limits {
+    /// The invocations along x of a one-dimensional workgroup that wants `want` (a power of two):
+    /// `want`, or the largest power of two the device allows where it allows fewer. A limit of 0
+    /// (not known) allows anything.
+    pub fn workgroup_width(&self, want: u32) -> u32 {
+        fit(want, &[self.workgroup_invocations, self.workgroup_size[0]])
+    }
+
+    /// The rows of a two-dimensional workgroup `width` invocations wide that wants `want` rows (a
+    /// power of two): `want`, or the largest power of two the device allows where it allows fewer.
+    pub fn workgroup_rows(&self, width: u32, want: u32) -> u32 {
+        fit(want, &[self.workgroup_invocations / width.max(1), self.workgroup_size[1]])
+    }
+}
+
+/// `want`, or the largest power of two within every non-zero limit in `limits` (at least 1).
+fn fit(want: u32, limits: &[u32]) -> u32 {
+    let room = limits.iter().copied().filter(|&l| l > 0).min().unwrap_or(u32::MAX);
+    if want <= room {
+        want
+    } else {
+        1 << room.max(1).ilog2()
+    }
+}
+
 impl Limit {
     fn unmet(self, limits: &Limits) -> Option<String> {
         let (name, has, needs) = match self {
             Limit::WorkgroupInvocations(n) => {
                 ("invocations per workgroup", u64::from(limits.workgroup_invocations), u64::from(n))
+            }
+            Limit::WorkgroupWidth(n) => {
+                ("invocations along a workgroup's x", u64::from(limits.workgroup_size[0]), u64::from(n))
+            }
+            Limit::WorkgroupHeight(n) => {
+                ("invocations along a workgroup's y", u64::from(limits.workgroup_size[1]), u64::from(n))
             }
             Limit::SharedMemoryBytes(n) => {
                 ("bytes of shared memory", u64::from(limits.shared_memory_bytes), u64::from(n))
@@ -248,6 +285,8 @@ pub struct Requirements {
     pub formats: BTreeSet<(vk::Format, FormatUse)>,
     /// Memory of a kind, at least this many bytes in one heap.
     pub memory: BTreeSet<(MemoryKind, u64)>,
+    /// Device-local memory, with the staging copy that fills it.
+    pub footprint: Footprint,
     /// Subgroup operations in compute shaders (`subgroupBroadcast` is `BALLOT`, ...).
     pub subgroup: vk::SubgroupFeatureFlags,
     /// Cooperative-matrix shapes the device must advertise.
@@ -281,6 +320,12 @@ impl Requirements {
     /// Adds a format use.
     pub fn format(mut self, format: vk::Format, usage: FormatUse) -> Self {
         self.formats.insert((format, usage));
+        self
+    }
+
+    /// Adds `bytes` of device-local memory, filled through a staging copy of `staging` bytes.
+    pub fn device_local(mut self, bytes: u64, staging: u64) -> Self {
+        self.footprint.add(Footprint { device_local: bytes, staging });
         self
     }
 
@@ -331,6 +376,7 @@ impl Requirements {
         self.limits.extend(other.limits.iter().copied());
         self.formats.extend(other.formats.iter().copied());
         self.memory.extend(other.memory.iter().copied());
+        self.footprint.add(other.footprint);
     }
 
     /// One reason per missing item; empty when `caps` meets every requirement.
@@ -346,7 +392,11 @@ impl Requirements {
             .iter()
             .filter(|&&(format, usage)| !caps.format_allows(format, usage))
             .map(|&(format, usage)| usage.reason(format));
-        let memory = self.memory.iter().filter_map(|&(kind, bytes)| kind.unmet(&caps.memory_types, bytes));
+        let memory = self
+            .memory
+            .iter()
+            .filter_map(|&(kind, bytes)| kind.unmet(&caps.memory_types, bytes))
+            .chain(self.footprint.unmet(&caps.memory_types));
         let missing = self.subgroup & !caps.subgroup_operations;
         let subgroup = (!missing.is_empty())
             .then(|| format!("the device's compute shaders lack subgroup operations {missing:?}"));

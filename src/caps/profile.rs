@@ -113,6 +113,13 @@ impl Profile {
                     *kept = (*kept).min(value);
                 }
             }
+            // The one per-dimension limit perftest reads, kept as `maxComputeWorkGroupSize[i]`.
+            if let Some(Value::Array(sizes)) = limits.get("maxComputeWorkGroupSize") {
+                for (i, size) in sizes.iter().enumerate().filter_map(|(i, v)| Some((i, v.as_u64()?))) {
+                    let kept = self.limits.entry(format!("maxComputeWorkGroupSize[{i}]")).or_insert(size);
+                    *kept = (*kept).min(size);
+                }
+            }
             if let Some(Value::Array(names)) = structure.get("supportedOperations") {
                 let flags = flag_set(names, &SUBGROUP_OPERATIONS);
                 self.subgroup_operations = Some(self.subgroup_operations.map_or(flags, |f| f & flags));
@@ -161,6 +168,9 @@ impl Profile {
             }
         };
         lower32(&mut caps.limits.workgroup_invocations, "maxComputeWorkGroupInvocations");
+        for (i, size) in caps.limits.workgroup_size.iter_mut().enumerate() {
+            lower32(size, &format!("maxComputeWorkGroupSize[{i}]"));
+        }
         lower32(&mut caps.limits.shared_memory_bytes, "maxComputeSharedMemorySize");
         lower32(&mut caps.limits.push_constant_bytes, "maxPushConstantsSize");
         let lower64 = |has: &mut u64, name: &str| {

@@ -8,8 +8,9 @@
 use super::load::{self, Pattern};
 use crate::registry::{self, CaseSpec, Env, Family};
 
-fn expand(_env: &Env) -> Vec<CaseSpec> {
-    [1, 2, 4].into_iter().flat_map(|width| Pattern::ALL.map(|p| load::address(width, p))).collect()
+fn expand(env: &Env) -> Vec<CaseSpec> {
+    let n = env.workgroup_width(load::GROUP);
+    [1, 2, 4].into_iter().flat_map(|width| Pattern::ALL.map(|p| load::address(width, p, n))).collect()
 }
 
 inventory::submit! {

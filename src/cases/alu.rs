@@ -18,6 +18,8 @@ const ITERATIONS: u32 = 1024;
 const UNROLL: u32 = 64;
 /// Seeds in the seeds buffer (glsl/alu.glsl masks the index with 63).
 const SEEDS: usize = 64;
+/// Invocations per workgroup, where the device allows them (fewer elsewhere).
+const GROUP: u32 = 256;
 
 const GLSL: Glsl = Glsl { file: "alu.glsl", source: include_str!("../../glsl/alu.glsl") };
 
@@ -241,7 +243,9 @@ fn reference(kind: Kind, gid: u32) -> Value {
     }
 }
 
-fn case(kind: Kind) -> CaseSpec {
+/// The case of `kind` in workgroups of `invocations` (its reference depends on the invocation's
+/// global index only).
+fn case(kind: Kind, invocations: u32) -> CaseSpec {
     let (chains, iterations, unroll) =
         (format!("{}u", kind.chains()), format!("{ITERATIONS}u"), format!("{UNROLL}u"));
     let lanes = kind.lanes().to_string();
@@ -283,7 +287,8 @@ fn case(kind: Kind) -> CaseSpec {
         ),
     };
     let work = Work::new(ops, unit);
-    CaseSpec::new(kind.name(), GLSL, [256, 1, 1])
+    CaseSpec::new(kind.name(), GLSL, [invocations, 1, 1])
+        .narrowed_from(GROUP.into())
         .defines([
             (kind.define(), "1"),
             ("CHAINS", &*chains),
@@ -306,8 +311,9 @@ fn case(kind: Kind) -> CaseSpec {
         .reference(move |gid| reference(kind, gid))
 }
 
-fn expand(_env: &Env) -> Vec<CaseSpec> {
-    Kind::ALL.map(case).to_vec()
+fn expand(env: &Env) -> Vec<CaseSpec> {
+    let n = env.workgroup_width(GROUP);
+    Kind::ALL.map(|kind| case(kind, n)).to_vec()
 }
 
 inventory::submit! {
@@ -341,7 +347,7 @@ mod tests {
         // of them (OpExtInst Fma for floats; OpIMul then OpIAdd for int32).
         let compiler = crate::shader::ShaderCompiler::new().unwrap();
         for kind in Kind::ALL {
-            let spirv = compiler.compile(&case(kind)).unwrap();
+            let spirv = compiler.compile(&case(kind, GROUP)).unwrap();
             let count = spirv::instructions(&spirv)
                 .filter(|i| match kind {
                     Kind::Int32 | Kind::Int16 | Kind::Int64 => i.opcode == spirv::OP_IMUL,
@@ -399,7 +405,7 @@ mod tests {
         // Each chain climbs by 1 from seed - 256 to 256 and stays: 16 chains.
         assert_eq!(reference(Kind::Bf16Dot, 3), Value::F32(16.0 * 256.0));
         // The shader subtracts the same offset.
-        let case = case(Kind::Bf16Dot);
+        let case = case(Kind::Bf16Dot, GROUP);
         let define = case.defines.iter().find(|(k, _)| k == "BF16_SEED_OFFSET").map(|(_, v)| v.as_str());
         assert_eq!(define, Some("256.0"));
         // 448 steps from the largest seed fall short of 256.

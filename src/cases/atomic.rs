@@ -24,12 +24,25 @@ const GLSL: Glsl = Glsl { file: "atomic.glsl", source: include_str!("../../glsl/
 
 /// Atomic operations per invocation (OPS in the GLSL).
 const OPS: u64 = 16;
-/// Invocations per workgroup; a shared-memory table has one counter per invocation.
+/// Invocations per workgroup where the device allows them (fewer elsewhere); a shared-memory
+/// table has one counter per invocation.
 const GROUP: u64 = 256;
 /// Global counters: the most addresses the axis takes.
 const TABLE: u64 = 1 << 20;
-/// Invocations in a verify run (two workgroups).
-const VERIFIED: u64 = 2 * GROUP;
+
+/// Invocations per subgroup and per workgroup, as the device runs the case.
+#[derive(Clone, Copy, Debug)]
+struct Shape {
+    subgroup: u64,
+    group: u64,
+}
+
+impl Shape {
+    /// Invocations in a verify run (two workgroups).
+    fn verified(self) -> u64 {
+        2 * self.group
+    }
+}
 
 /// The operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -138,21 +151,21 @@ impl Spread {
         }
     }
 
-    /// The counter of verify invocation `g` (0..512) in a table of `table` counters.
-    fn counter(self, g: u64, subgroup: u64, table: u64) -> u64 {
-        let local = g % GROUP;
+    /// The counter of verify invocation `g` (of two workgroups) in a table of `table` counters.
+    fn counter(self, g: u64, shape: Shape, table: u64) -> u64 {
+        let local = g % shape.group;
         match self {
             Spread::Addresses(n) => g % n,
-            Spread::Subgroup if table == GROUP => local / subgroup,
-            Spread::Subgroup => g / subgroup,
-            Spread::Workgroup => g / GROUP,
+            Spread::Subgroup if table == shape.group => local / shape.subgroup,
+            Spread::Subgroup => g / shape.subgroup,
+            Spread::Workgroup => g / shape.group,
         }
     }
 }
 
 /// The final value of counter `c` after the verify run's invocations `gids` did their OPS each.
-fn final_value(op: Op, spread: Spread, subgroup: u64, table: u64, gids: std::ops::Range<u64>, c: u64) -> u64 {
-    let mine = gids.filter(|&g| spread.counter(g, subgroup, table) == c);
+fn final_value(op: Op, spread: Spread, shape: Shape, table: u64, gids: std::ops::Range<u64>, c: u64) -> u64 {
+    let mine = gids.filter(|&g| spread.counter(g, shape, table) == c);
     match op {
         Op::MaxU32 => mine.map(|g| g * OPS + OPS - 1).max().unwrap_or(0),
         _ => mine.count() as u64 * OPS,
@@ -169,16 +182,17 @@ fn group(op: Op, spread: Spread, shared: bool) -> String {
 }
 
 /// `AtomicAdd u32 1024 addresses` (global) or `Shared AtomicAdd u32 32 addresses`.
-fn case(op: Op, spread: Spread, shared: bool, subgroup: u64) -> CaseSpec {
+fn case(op: Op, spread: Spread, shared: bool, shape: Shape) -> CaseSpec {
     let prefix = if shared { "Shared " } else { "" };
     let name = format!("{prefix}{} {}", op.label(), spread.label());
-    let table = if shared { GROUP } else { TABLE };
+    let table = if shared { shape.group } else { TABLE };
     let mask = match spread {
         Spread::Addresses(n) => n - 1,
         Spread::Subgroup | Spread::Workgroup => table - 1,
     };
     let scope = if shared { "1" } else { "0" };
-    let mut case = CaseSpec::new(name.clone(), GLSL, [GROUP as u32, 1, 1])
+    let mut case = CaseSpec::new(name.clone(), GLSL, [shape.group as u32, 1, 1])
+        .narrowed_from(GROUP)
         .group(group(op, spread, shared))
         .defines([
             ("OP", op.define()),
@@ -195,20 +209,21 @@ fn case(op: Op, spread: Spread, shared: bool, subgroup: u64) -> CaseSpec {
     if shared {
         // Invocation t of each workgroup returns counter t's final value.
         return case.reference(move |gid| {
-            let c = u64::from(gid) % GROUP;
-            Value::U32(final_value(op, spread, subgroup, GROUP, 0..GROUP, c) as u32)
+            let c = u64::from(gid) % shape.group;
+            Value::U32(final_value(op, spread, shape, shape.group, 0..shape.group, c) as u32)
         });
     }
     let bytes = TABLE * op.counter_bytes();
     let counters = Resource::storage_buffer(bytes, |b| b.fill(0)).read_write().reset(Reset::Fill(0));
     // Counters past the last one a verify invocation uses stay 0 (checked without a search).
-    let used = (0..VERIFIED).map(|g| spread.counter(g, subgroup, TABLE)).max().unwrap_or(0) + 1;
+    let verified = shape.verified();
+    let used = (0..verified).map(|g| spread.counter(g, shape, TABLE)).max().unwrap_or(0) + 1;
     case.resource(counters).checks(0).reference(move |word| {
         let (c, high) = match op {
             Op::AddU64 => (u64::from(word) / 2, word % 2 == 1),
             _ => (u64::from(word), false),
         };
-        let value = if c < used { final_value(op, spread, subgroup, TABLE, 0..VERIFIED, c) } else { 0 };
+        let value = if c < used { final_value(op, spread, shape, TABLE, 0..verified, c) } else { 0 };
         match (op, high) {
             (Op::AddF32 | Op::SubgroupAddF32, _) => Value::F32(value as f32),
             (_, true) => Value::U32((value >> 32) as u32),
@@ -223,24 +238,26 @@ fn expand(env: &Env) -> Vec<CaseSpec> {
     // device reports, rather than gl_SubgroupID: lavapipe 22.3 numbers its subgroups as if they
     // were 8 wide whatever its vector width (at sizes 4 and 16 a counter got 8 invocations' adds).
     let subgroup = env.device.map_or(32, |d| u64::from(d.subgroup_size.max(1)));
+    let shape = Shape { subgroup, group: env.workgroup_width(GROUP as u32).into() };
     let addresses = env.axis_rounded("addresses", |n| (n.is_power_of_two() && n <= TABLE).then_some(n));
     let mut cases = Vec::new();
     for op in Op::SWEPT {
-        cases.extend(addresses.iter().map(|&n| case(op, Spread::Addresses(n), false, subgroup)));
+        cases.extend(addresses.iter().map(|&n| case(op, Spread::Addresses(n), false, shape)));
     }
     for op in [Op::AddU32 { used: false }, Op::AddU32 { used: true }] {
         for spread in [Spread::Subgroup, Spread::Workgroup] {
-            cases.push(case(op, spread, false, subgroup));
+            cases.push(case(op, spread, false, shape));
         }
     }
     for op in [Op::SubgroupAdd, Op::SubgroupAddF32] {
-        cases.push(case(op, Spread::Addresses(1), false, subgroup));
+        cases.push(case(op, Spread::Addresses(1), false, shape));
     }
     for op in [Op::AddU32 { used: false }, Op::AddU32 { used: true }] {
+        // The last is one counter per invocation: as many addresses as the workgroup has.
         for spread in
-            [Spread::Addresses(1), Spread::Addresses(32), Spread::Subgroup, Spread::Addresses(GROUP)]
+            [Spread::Addresses(1), Spread::Addresses(32), Spread::Subgroup, Spread::Addresses(shape.group)]
         {
-            cases.push(case(op, spread, true, subgroup));
+            cases.push(case(op, spread, true, shape));
         }
     }
     cases
@@ -281,43 +298,75 @@ inventory::submit! {
 mod tests {
     use super::*;
 
+    const VERIFIED: u64 = 2 * GROUP;
+
+    fn shape(subgroup: u64) -> Shape {
+        Shape { subgroup, group: GROUP }
+    }
+
     #[test]
     fn counters_hold_the_number_of_adds_the_verify_run_made() {
         let total: u64 = (0..TABLE)
-            .map(|c| final_value(Op::AddF32, Spread::Addresses(32), 32, TABLE, 0..VERIFIED, c))
+            .map(|c| final_value(Op::AddF32, Spread::Addresses(32), shape(32), TABLE, 0..VERIFIED, c))
             .sum();
         assert_eq!(total, VERIFIED * OPS, "every add lands on one counter");
-        assert_eq!(final_value(Op::AddU64, Spread::Addresses(1), 32, TABLE, 0..VERIFIED, 0), 512 * 16);
-        assert_eq!(final_value(Op::CasLoop, Spread::Addresses(32), 32, TABLE, 0..VERIFIED, 31), 16 * 16);
+        assert_eq!(final_value(Op::AddU64, Spread::Addresses(1), shape(32), TABLE, 0..VERIFIED, 0), 512 * 16);
         assert_eq!(
-            final_value(Op::AddU32 { used: true }, Spread::Addresses(1024), 32, TABLE, 0..512, 600),
+            final_value(Op::CasLoop, Spread::Addresses(32), shape(32), TABLE, 0..VERIFIED, 31),
+            16 * 16
+        );
+        assert_eq!(
+            final_value(Op::AddU32 { used: true }, Spread::Addresses(1024), shape(32), TABLE, 0..512, 600),
             0
         );
-        assert_eq!(final_value(Op::AddU32 { used: false }, Spread::Subgroup, 8, TABLE, 0..512, 63), 8 * 16);
         assert_eq!(
-            final_value(Op::AddU32 { used: false }, Spread::Workgroup, 32, TABLE, 0..512, 1),
+            final_value(Op::AddU32 { used: false }, Spread::Subgroup, shape(8), TABLE, 0..512, 63),
+            8 * 16
+        );
+        assert_eq!(
+            final_value(Op::AddU32 { used: false }, Spread::Workgroup, shape(32), TABLE, 0..512, 1),
             256 * 16
         );
     }
 
     #[test]
     fn the_largest_value_wins_at_each_counter() {
-        assert_eq!(final_value(Op::MaxU32, Spread::Addresses(1), 32, TABLE, 0..VERIFIED, 0), 511 * 16 + 15);
         assert_eq!(
-            final_value(Op::MaxU32, Spread::Addresses(1 << 20), 32, TABLE, 0..VERIFIED, 7),
+            final_value(Op::MaxU32, Spread::Addresses(1), shape(32), TABLE, 0..VERIFIED, 0),
+            511 * 16 + 15
+        );
+        assert_eq!(
+            final_value(Op::MaxU32, Spread::Addresses(1 << 20), shape(32), TABLE, 0..VERIFIED, 7),
             7 * 16 + 15
         );
-        assert_eq!(final_value(Op::MaxU32, Spread::Addresses(1 << 20), 32, TABLE, 0..VERIFIED, 512), 0);
+        assert_eq!(
+            final_value(Op::MaxU32, Spread::Addresses(1 << 20), shape(32), TABLE, 0..VERIFIED, 512),
+            0
+        );
     }
 
     #[test]
     fn shared_counters_count_within_a_workgroup() {
         // Per subgroup of 32 in shared memory: counters 0..7 of each workgroup.
         assert_eq!(
-            final_value(Op::AddU32 { used: false }, Spread::Subgroup, 32, GROUP, 0..GROUP, 7),
+            final_value(Op::AddU32 { used: false }, Spread::Subgroup, shape(32), GROUP, 0..GROUP, 7),
             32 * 16
         );
-        assert_eq!(final_value(Op::AddU32 { used: false }, Spread::Subgroup, 32, GROUP, 0..GROUP, 8), 0);
+        assert_eq!(
+            final_value(Op::AddU32 { used: false }, Spread::Subgroup, shape(32), GROUP, 0..GROUP, 8),
+            0
+        );
+        // A device that allows 128 invocations: two workgroups of 128, one counter each.
+        let narrow = Shape { subgroup: 32, group: 128 };
+        assert_eq!(
+            final_value(Op::AddU32 { used: false }, Spread::Workgroup, narrow, TABLE, 0..256, 1),
+            128 * 16
+        );
+        assert_eq!(
+            final_value(Op::AddU32 { used: false }, Spread::Subgroup, narrow, 128, 0..128, 3),
+            32 * 16
+        );
+        assert_eq!(final_value(Op::AddU32 { used: false }, Spread::Subgroup, narrow, 128, 0..128, 4), 0);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Branch divergence: a data-dependent branch around a second load and an N-step ALU payload.
 //!
 //! From sebbbi/perftest's "Branch with 2 samples + independent ALU workload": each
-//! invocation of a 32x32 workgroup loads s1 from its own texel of a 1024x1024 RGBA32F
+//! invocation of a 32x32 workgroup (32 x fewer rows where the device allows fewer) loads s1 from its own texel of a 1024x1024 RGBA32F
 //! texture; `dot(s1, s1) != 0` decides whether it also loads s2 from a hashed texel of
 //! a second texture; then N iterations of `x = y*0.555 + x*y + x*0.9 + x*x`. The
 //! inputs differ only in the first texture: coherent (true in two diagonal quadrants,
@@ -20,7 +20,7 @@ use crate::registry::{self, Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, R
 
 /// Width and height of both textures.
 const SIZE: usize = 1024;
-/// Workgroups are SIDE x SIDE invocations.
+/// Workgroups are SIDE invocations wide and, where the device allows, SIDE rows tall.
 const SIDE: usize = 32;
 
 const GLSL: Glsl = Glsl { file: "branch.glsl", source: include_str!("../../glsl/branch.glsl") };
@@ -123,11 +123,18 @@ fn payload(mut x: f32, y: f32, n: u32) -> f32 {
     x
 }
 
-/// What invocation `gid` of a verify run (workgroups side by side in x) writes.
-fn reference(input: Input, variant: Variant, n: u32, gid: u32) -> Value {
-    let (group, local) = (gid as usize / (SIDE * SIDE), gid as usize % (SIDE * SIDE));
+/// The texel invocation `gid` of a verify run (workgroups of SIDE x `rows`, side by side in x)
+/// reads: the workgroups tile the texture, SIDE tiles to a row, then wrap (`texel` in the GLSL).
+fn texel(rows: usize, gid: u32) -> (usize, usize) {
+    let (group, local) = (gid as usize / (SIDE * rows), gid as usize % (SIDE * rows));
     let x = (group % SIDE) * SIDE + local % SIDE;
-    let y = ((group / SIDE) % SIDE) * SIDE + local / SIDE;
+    let y = ((group / SIDE) % (SIZE / rows)) * rows + local / SIDE;
+    (x, y)
+}
+
+/// What invocation `gid` of a verify run in workgroups of SIDE x `rows` writes.
+fn reference(input: Input, variant: Variant, n: u32, rows: usize, gid: u32) -> Value {
+    let (x, y) = texel(rows, gid);
     let s1 = first(input, x, y);
     let c = s1.iter().map(|v| v * v).sum::<f32>() != 0.0;
     let (ox, oy) = other(x, y);
@@ -142,7 +149,8 @@ fn reference(input: Input, variant: Variant, n: u32, gid: u32) -> Value {
     Value::F32Near(result)
 }
 
-fn case(n: u32, input: Input, variant: Variant) -> CaseSpec {
+/// `NX Input branch variant` in workgroups of SIDE x `rows`.
+fn case(n: u32, input: Input, variant: Variant, rows: u32) -> CaseSpec {
     let variant_name = format!("{} branch {}", input.label(), variant.label());
     // The 16-MB textures are filled when the case runs, not when it is listed.
     let first_texture = Resource::sampled_image(FORMAT, [SIZE as u32; 2], vk::Filter::NEAREST, move |b| {
@@ -150,7 +158,8 @@ fn case(n: u32, input: Input, variant: Variant) -> CaseSpec {
     });
     let second_texture =
         Resource::sampled_image(FORMAT, [SIZE as u32; 2], vk::Filter::NEAREST, |b| fill(b, second));
-    CaseSpec::new(format!("{n}X {variant_name}"), GLSL, [SIDE as u32, SIDE as u32, 1])
+    CaseSpec::new(format!("{n}X {variant_name}"), GLSL, [SIDE as u32, rows, 1])
+        .narrowed_from((SIDE * SIDE) as u64)
         .axis("n", u64::from(n), variant_name)
         .group(format!("branch {}", input.label()))
         .defines([("VARIANT", variant.define())])
@@ -159,16 +168,17 @@ fn case(n: u32, input: Input, variant: Variant) -> CaseSpec {
         .push(Push::words(&[n]))
         .work([Work::new(1.0, Unit::Invocation)])
         .baseline(format!("{n}X Coherent branch baseline"))
-        .reference(move |gid| reference(input, variant, n, gid))
+        .reference(move |gid| reference(input, variant, n, rows as usize, gid))
 }
 
 /// For each N, each input, each variant: the original's order.
 fn expand(env: &Env) -> Vec<CaseSpec> {
+    let rows = env.workgroup_rows(SIDE as u32, SIDE as u32);
     let mut cases = Vec::new();
     for n in env.axis("n") {
         for input in Input::ALL {
             for variant in Variant::ALL {
-                cases.push(case(n as u32, input, variant));
+                cases.push(case(n as u32, input, variant, rows));
             }
         }
     }
@@ -223,6 +233,21 @@ mod tests {
     }
 
     #[test]
+    fn workgroups_of_any_height_tile_the_texture_once() {
+        for rows in [32, 16, 4] {
+            let mut seen = vec![false; SIZE * SIZE];
+            for gid in 0..(SIZE * SIZE) as u32 {
+                let (x, y) = texel(rows, gid);
+                assert!(!seen[y * SIZE + x], "rows {rows}: texel ({x}, {y}) twice");
+                seen[y * SIZE + x] = true;
+            }
+            // Each workgroup row is 32 texels of one texture row: a subgroup of up to 32 agrees.
+            assert_eq!(texel(rows, 31), (31, 0));
+            assert_eq!(texel(rows, 32), (0, 1));
+        }
+    }
+
+    #[test]
     fn the_payload_stays_bounded_for_every_input() {
         let x0 = (0..50).map(|k| k as f32 / 1000.0).fold(0.0, f32::max);
         let y = (0..40).map(|k| k as f32 / 10000.0).fold(0.0, f32::max);
@@ -256,7 +281,7 @@ mod tests {
         let compiler = crate::shader::ShaderCompiler::new().unwrap();
         for input in Input::ALL {
             for variant in Variant::ALL {
-                let case = case(8, input, variant);
+                let case = case(8, input, variant, SIDE as u32);
                 let spirv = compiler.compile(&case).unwrap();
                 let dont_flatten = crate::shader::spirv::instructions(&spirv)
                     .filter(|i| {

@@ -34,22 +34,23 @@ fn broadcast(plain: CaseSpec, channels: usize, group: &str) -> CaseSpec {
     case
 }
 
-fn expand(_env: &Env) -> Vec<CaseSpec> {
+fn expand(env: &Env) -> Vec<CaseSpec> {
+    let (n, rows) = (env.workgroup_width(load::GROUP), texture::rows(env));
     let mut cases = Vec::new();
     for (label, _, format) in FORMATS {
-        let plain = load::typed(label, format, Pattern::Uniform, View::Srv);
+        let plain = load::typed(label, format, Pattern::Uniform, View::Srv, n);
         cases.push(broadcast(plain, typed_layout(format).0, "typed"));
     }
     for (base, width, offset) in RAW {
-        let plain = load::raw(base, width, offset, Pattern::Uniform, View::Srv);
+        let plain = load::raw(base, width, offset, Pattern::Uniform, View::Srv, n);
         cases.push(broadcast(plain, width, "raw"));
     }
     for (base, width) in STRUCTURED {
-        let plain = load::structured(base, width, Pattern::Uniform, View::Srv);
+        let plain = load::structured(base, width, Pattern::Uniform, View::Srv, n);
         cases.push(broadcast(plain, width, "structured"));
     }
     for (_, label, format) in FORMATS {
-        let plain = texture::case(label, format, Op::Load, Pattern::Uniform);
+        let plain = texture::case(label, format, Op::Load, Pattern::Uniform, rows);
         cases.push(broadcast(plain, typed_layout(format).0, "texture"));
     }
     cases
@@ -81,7 +82,7 @@ mod tests {
 
     #[test]
     fn each_broadcast_case_is_its_plain_twin_with_the_trick_on() {
-        let plain = load::typed("RG8", vk::Format::R8G8_UNORM, Pattern::Uniform, View::Srv);
+        let plain = load::typed("RG8", vk::Format::R8G8_UNORM, Pattern::Uniform, View::Srv, load::GROUP);
         let (defines, work) = (plain.defines.clone(), plain.work.clone());
         let reference = plain.reference.clone().unwrap();
         let trick = broadcast(plain, 2, "typed");

@@ -23,7 +23,7 @@ use ash::vk;
 
 const GLSL: Glsl = Glsl { file: "conv.glsl", source: include_str!("../../glsl/conv.glsl") };
 
-/// Outputs per workgroup: one per invocation.
+/// Outputs per workgroup, one per invocation, where the device allows 256 invocations (fewer elsewhere).
 const GROUP: u64 = 256;
 /// The smallest working set: every set holds at least a workgroup's window for the largest mask.
 const MIN_BYTES: u64 = 64 << 10;
@@ -140,27 +140,30 @@ fn fill(ty: Type, value: fn(u64) -> f64) -> impl Fn(&mut [u8]) + Send + Sync + '
     }
 }
 
-/// The workgroup start the last window moves back to: its reads end at the set's last element.
-fn last_first(elements: u64, taps: u64) -> u64 {
-    elements - GROUP - (taps - 1)
+/// The start the last window (of `group` outputs) moves back to: its reads end at the set's last
+/// element.
+fn last_first(elements: u64, taps: u64, group: u64) -> u64 {
+    elements - group - (taps - 1)
 }
 
 /// Where workgroup 0 starts before the move back: the set's last window (`phase` in the GLSL).
-fn phase(elements: u64) -> u64 {
-    elements - GROUP
+fn phase(elements: u64, group: u64) -> u64 {
+    elements - group
 }
 
-/// What invocation `gid` writes: its sum, as a float (every sum is an integer below 2^24).
-fn reference(elements: u64, taps: u64, gid: u32) -> Value {
+/// What invocation `gid` (in workgroups of `group`) writes: its sum, as a float (every sum is an
+/// integer below 2^24).
+fn reference(elements: u64, taps: u64, group: u64, gid: u32) -> Value {
     let gid = u64::from(gid);
-    let first = ((gid - gid % GROUP + phase(elements)) & (elements - 1)).min(last_first(elements, taps));
-    let i = first + gid % GROUP;
+    let first = ((gid - gid % group + phase(elements, group)) & (elements - 1))
+        .min(last_first(elements, taps, group));
+    let i = first + gid % group;
     let sum: f64 = (0..taps).map(|k| signal(i + k) * weight(k)).sum();
     Value::F32(sum as f32)
 }
 
-/// `Conv1D<TYPE> M=taps PATH SIZE`.
-fn case(ty: Type, path: Path, taps: u64, bytes: u64) -> CaseSpec {
+/// `Conv1D<TYPE> M=taps PATH SIZE`, in workgroups of `group` invocations.
+fn case(ty: Type, path: Path, taps: u64, bytes: u64, group: u64) -> CaseSpec {
     let elements = bytes / ty.bytes();
     let name =
         |path: Path| format!("Conv1D<{}> M={taps} {} {}", ty.label(), path.label(), format_bytes(bytes));
@@ -180,12 +183,13 @@ fn case(ty: Type, path: Path, taps: u64, bytes: u64) -> CaseSpec {
     let output = Resource::storage_buffer(bytes, |b| b.fill(0)).read_write();
     let mut needs = ty.needs();
     if path == Path::Reuse {
-        let shared = (GROUP + taps - 1 + taps) * ty.sum_bytes();
+        let shared = (group + taps - 1 + taps) * ty.sum_bytes();
         needs = needs.limit(Limit::SharedMemoryBytes(shared as u32));
     }
     let (type_define, path_define, max_taps) =
         ((ty as u8).to_string(), (path as u8).to_string(), taps.to_string());
-    let case = CaseSpec::new(name(path), GLSL, [GROUP as u32, 1, 1])
+    let case = CaseSpec::new(name(path), GLSL, [group as u32, 1, 1])
+        .narrowed_from(GROUP)
         .group(format!("conv {} {}", ty.label(), format_bytes(bytes)))
         .axis("bytes", bytes, variant.clone())
         .axis("m", taps, variant)
@@ -196,14 +200,14 @@ fn case(ty: Type, path: Path, taps: u64, bytes: u64) -> CaseSpec {
         .resource(output)
         .push(Push::words(&[
             (elements - 1) as u32,
-            last_first(elements, taps) as u32,
+            last_first(elements, taps, group) as u32,
             taps as u32,
-            phase(elements) as u32,
+            phase(elements, group) as u32,
         ]))
         .requires(needs)
         .work([Work::new(2.0 * taps as f64, Unit::Flop).bounded_by(ty.ceiling())])
         .baseline(name(Path::Plain))
-        .reference(move |gid| reference(elements, taps, gid));
+        .reference(move |gid| reference(elements, taps, group, gid));
     // readonly restrict against plain: the access qualifiers are the only difference in the source.
     match path {
         Path::Readonly => case.twin(name(Path::Plain)),
@@ -215,11 +219,12 @@ fn expand(env: &Env) -> Vec<CaseSpec> {
     let taps = env.axis_rounded("m", |m| (m >= 1).then_some(m));
     // Sizes rounded down to a power of two, at least 64 KiB, each once.
     let sizes = env.axis_rounded("bytes", |b| Some(floor_power_of_two(b.max(MIN_BYTES))));
+    let group = u64::from(env.workgroup_width(GROUP as u32));
     let mut cases = Vec::new();
     for ty in Type::ALL {
         for &bytes in &sizes {
             for &m in &taps {
-                cases.extend(Path::ALL.map(|path| case(ty, path, m, bytes)));
+                cases.extend(Path::ALL.map(|path| case(ty, path, m, bytes, group)));
             }
         }
     }
@@ -299,13 +304,14 @@ mod tests {
 
     /// The output invocation `gid` computes, as the reference places it.
     fn output_index(elements: u64, taps: u64, gid: u64) -> u64 {
-        ((gid - gid % GROUP + phase(elements)) & (elements - 1)).min(last_first(elements, taps)) + gid % GROUP
+        ((gid - gid % GROUP + phase(elements, GROUP)) & (elements - 1)).min(last_first(elements, taps, GROUP))
+            + gid % GROUP
     }
 
     #[test]
     fn a_verify_run_of_two_workgroups_checks_the_moved_window_and_the_wrap() {
         for (elements, taps) in [(32768, 1024), (32768, 3), (1 << 20, 255)] {
-            let last = last_first(elements, taps);
+            let last = last_first(elements, taps, GROUP);
             assert_eq!(last + GROUP - 1 + taps - 1, elements - 1, "the last window ends at the set's end");
             // Workgroup 0 is the last window, moved back; workgroup 1 wraps to the set's start.
             assert_eq!(output_index(elements, taps, 0), last);
@@ -319,7 +325,7 @@ mod tests {
     fn the_reference_is_the_convolution() {
         // Invocation 257 (workgroup 1, output 1) of M = 3: in[1..4] times w = 1, 2, 3.
         let expected = signal(1) + 2.0 * signal(2) + 3.0 * signal(3);
-        assert_eq!(reference(1 << 16, 3, 257), Value::F32(expected as f32));
+        assert_eq!(reference(1 << 16, 3, GROUP, 257), Value::F32(expected as f32));
         // Sums reach 1024 x 7 x 3 at most: exact in fp32.
         let largest = (0..1024).map(|k| 7.0 * weight(k)).sum::<f64>();
         assert!(largest < f64::from(1u32 << 24));
@@ -333,10 +339,10 @@ mod tests {
             let sums = |first: u64| -> Vec<f64> {
                 (0..GROUP).map(|t| (0..taps).map(|k| signal(first + t + k) * weight(k)).sum()).collect()
             };
-            let (moved_back, wrapped) = (sums(last_first(elements, taps)), sums(0));
-            for shift in [1, GROUP, last_first(elements, taps) - GROUP] {
+            let (moved_back, wrapped) = (sums(last_first(elements, taps, GROUP)), sums(0));
+            for shift in [1, GROUP, last_first(elements, taps, GROUP) - GROUP] {
                 assert_ne!(sums(shift), wrapped, "M = {taps}: a window {shift} along sums alike");
-                assert_ne!(sums(last_first(elements, taps) - shift), moved_back, "M = {taps}");
+                assert_ne!(sums(last_first(elements, taps, GROUP) - shift), moved_back, "M = {taps}");
             }
         }
     }

@@ -10,11 +10,11 @@ use crate::caps::MemoryKind;
 use crate::registry::{self, format_bytes, Axis, AxisUnit, CaseSpec, Env, Family};
 
 /// `{label} vec4 linear {size}` in memory of `kind` (`None`: device-local).
-fn case(kind: Option<MemoryKind>, bytes: u64) -> CaseSpec {
+fn case(kind: Option<MemoryKind>, bytes: u64, width: u32) -> CaseSpec {
     let label = kind.map_or("Device-local", MemoryKind::label);
     let variant = format!("{label} vec4 linear");
     // The sweep's case (with its bytes axis), renamed into this family's group and variant.
-    let mut case = sweep::case(Kind::Vec4, false, bytes).group("host");
+    let mut case = sweep::case(Kind::Vec4, false, bytes, width).group("host");
     case.name = format!("{variant} {}", format_bytes(bytes));
     case.variant = variant;
     if let (Some(kind), Some(data)) = (kind, case.resources.first_mut()) {
@@ -28,7 +28,8 @@ fn expand(env: &Env) -> Vec<CaseSpec> {
     let sizes = env.axis("bytes");
     // Sizes round down to the sweep's 4 KiB rows; a size under one row is no set.
     let sizes: Vec<u64> = sizes.into_iter().map(|b| b / 4096 * 4096).filter(|&b| b > 0).collect();
-    kinds.flat_map(|kind| sizes.iter().map(move |&bytes| case(kind, bytes))).collect()
+    let width = env.workgroup_width(sweep::ROW as u32);
+    kinds.flat_map(|kind| sizes.iter().map(move |&bytes| case(kind, bytes, width))).collect()
 }
 
 /// The set sizes.

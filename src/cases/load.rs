@@ -14,6 +14,9 @@ use crate::registry::{self, CaseSpec, Env, Family, Glsl, Push, Resource, Resourc
 pub(super) const LOADS: usize = 256;
 /// Elements in each buffer: the largest index is 255 + 255.
 const ELEMENTS: usize = 512;
+/// Invocations per workgroup, where the device allows them (fewer elsewhere: see
+/// [`Env::workgroup_width`]).
+pub(super) const GROUP: u32 = 256;
 /// The case every load and sample ratio is relative to (1.0x), as in the original.
 pub(super) const BASELINE: &str = "Buffer<RGBA8>.Load random";
 
@@ -51,7 +54,7 @@ impl Pattern {
     }
 }
 
-/// The element invocation `tid` (0..255) starts at.
+/// The element the workgroup's invocation `tid` (0..255 at most) starts at.
 fn start(pattern: Pattern, tid: usize) -> usize {
     match pattern {
         Pattern::Uniform => 0,
@@ -97,9 +100,10 @@ pub(super) fn sum_loads(first: usize, load: impl Fn(usize) -> [f32; 4]) -> f32 {
     sum[0] + sum[1] + sum[2] + sum[3]
 }
 
-/// The invocation whose sum invocation `gid` writes (glsl/load.glsl: `stash[tid ^ 1]`).
-pub(super) fn partner(gid: u32) -> usize {
-    (gid as usize % 256) ^ 1
+/// The invocation whose sum invocation `gid` writes (glsl/load.glsl: `stash[tid ^ 1]`), in
+/// workgroups of `invocations`.
+pub(super) fn partner(gid: u32, invocations: u32) -> usize {
+    (gid % invocations) as usize ^ 1
 }
 
 /// Loads and bytes per invocation; the bytes pass through the L1 (or texture cache), so its
@@ -211,7 +215,14 @@ impl View {
     }
 }
 
-pub(super) fn typed(label: &str, format: vk::Format, pattern: Pattern, view: View) -> CaseSpec {
+/// `Buffer<label>.Load pattern` in workgroups of `invocations` (and so for each builder below).
+pub(super) fn typed(
+    label: &str,
+    format: vk::Format,
+    pattern: Pattern,
+    view: View,
+    invocations: u32,
+) -> CaseSpec {
     let bytes = texel_bytes(format);
     let (prefix, group) = view.names();
     let size = u64::from(ELEMENTS as u32 * bytes);
@@ -225,7 +236,8 @@ pub(super) fn typed(label: &str, format: vk::Format, pattern: Pattern, view: Vie
             storage_format_needs(format),
         ),
     };
-    CaseSpec::new(format!("{prefix}Buffer<{label}>.Load {}", pattern.name()), GLSL, [256, 1, 1])
+    CaseSpec::new(format!("{prefix}Buffer<{label}>.Load {}", pattern.name()), GLSL, [invocations, 1, 1])
+        .narrowed_from(GROUP.into())
         .group(format!("{group} typed {label}"))
         .defines([("KIND", kind), ("WIDTH", "4"), ("PATTERN", pattern.define())])
         // Only a storage view declares its format: read-only cases share one shader across formats.
@@ -235,7 +247,7 @@ pub(super) fn typed(label: &str, format: vk::Format, pattern: Pattern, view: Vie
         .work(work(bytes))
         .baseline(BASELINE)
         .reference(move |gid| {
-            let sum = sum_loads(start(pattern, partner(gid)), |e| typed_texel(format, e));
+            let sum = sum_loads(start(pattern, partner(gid, invocations)), |e| typed_texel(format, e));
             // UNORM to float conversion may round differently on the GPU; the float formats are exact.
             if typed_layout(format).1 == 1 {
                 Value::F32Near(sum)
@@ -268,10 +280,18 @@ fn raw_sum(first: usize, width: usize, offset: usize) -> u32 {
 }
 
 /// `ByteAddressBuffer.LoadN [unaligned]`: `width` consecutive words, from word `offset` on.
-pub(super) fn raw(base: &str, width: usize, offset: usize, pattern: Pattern, view: View) -> CaseSpec {
+pub(super) fn raw(
+    base: &str,
+    width: usize,
+    offset: usize,
+    pattern: Pattern,
+    view: View,
+    invocations: u32,
+) -> CaseSpec {
     let (w, o) = (width.to_string(), offset.to_string());
     let (prefix, group) = view.names();
-    let case = CaseSpec::new(format!("{prefix}{base} {}", pattern.name()), GLSL, [256, 1, 1])
+    let case = CaseSpec::new(format!("{prefix}{base} {}", pattern.name()), GLSL, [invocations, 1, 1])
+        .narrowed_from(GROUP.into())
         .group(format!("{group} raw"))
         .defines([
             ("KIND", "2"),
@@ -283,7 +303,7 @@ pub(super) fn raw(base: &str, width: usize, offset: usize, pattern: Pattern, vie
         .resource(Resource::storage_buffer(RAW_WORDS as u64 * 4, fill_raw))
         .work(work(4 * width as u32))
         .baseline(BASELINE)
-        .reference(move |gid| Value::U32(raw_sum(start(pattern, partner(gid)), width, offset)));
+        .reference(move |gid| Value::U32(raw_sum(start(pattern, partner(gid, invocations)), width, offset)));
     readonly_twin(case, view, format!("{base} {}", pattern.name()))
 }
 
@@ -310,16 +330,27 @@ fn float_element(width: usize, e: usize) -> [f32; 4] {
     v
 }
 
-fn float_reference(width: usize, pattern: Pattern) -> impl Fn(u32) -> Value + Send + Sync + 'static {
-    move |gid| Value::F32(sum_loads(start(pattern, partner(gid)), |e| float_element(width, e)))
+fn float_reference(
+    width: usize,
+    pattern: Pattern,
+    invocations: u32,
+) -> impl Fn(u32) -> Value + Send + Sync + 'static {
+    move |gid| Value::F32(sum_loads(start(pattern, partner(gid, invocations)), |e| float_element(width, e)))
 }
 
 /// `StructuredBuffer<floatN>.Load`: a storage buffer of float, vec2 or vec4.
-pub(super) fn structured(base: &str, width: usize, pattern: Pattern, view: View) -> CaseSpec {
+pub(super) fn structured(
+    base: &str,
+    width: usize,
+    pattern: Pattern,
+    view: View,
+    invocations: u32,
+) -> CaseSpec {
     let w = width.to_string();
     let (prefix, group) = view.names();
     let writable = if view == View::Uav { "1" } else { "0" };
-    let case = CaseSpec::new(format!("{prefix}{base} {}", pattern.name()), GLSL, [256, 1, 1])
+    let case = CaseSpec::new(format!("{prefix}{base} {}", pattern.name()), GLSL, [invocations, 1, 1])
+        .narrowed_from(GROUP.into())
         .group(format!("{group} structured"))
         .defines([
             ("KIND", "3"),
@@ -331,13 +362,13 @@ pub(super) fn structured(base: &str, width: usize, pattern: Pattern, view: View)
         .resource(Resource::storage_buffer((ELEMENTS * 16) as u64, fill_floats))
         .work(work(4 * width as u32))
         .baseline(BASELINE)
-        .reference(float_reference(width, pattern));
+        .reference(float_reference(width, pattern, invocations));
     readonly_twin(case, view, format!("{base} {}", pattern.name()))
 }
 
 /// `BufferAddress<floatN>.Load`: the structured loads through a `buffer_reference` pointer in
 /// push constants instead of a descriptor.
-pub(super) fn address(width: usize, pattern: Pattern) -> CaseSpec {
+pub(super) fn address(width: usize, pattern: Pattern, invocations: u32) -> CaseSpec {
     let w = width.to_string();
     let label = match width {
         1 => "float",
@@ -345,19 +376,21 @@ pub(super) fn address(width: usize, pattern: Pattern) -> CaseSpec {
         _ => "float4",
     };
     let bytes = (ELEMENTS * 16) as u64;
-    CaseSpec::new(format!("BufferAddress<{label}>.Load {}", pattern.name()), GLSL, [256, 1, 1])
+    CaseSpec::new(format!("BufferAddress<{label}>.Load {}", pattern.name()), GLSL, [invocations, 1, 1])
+        .narrowed_from(GROUP.into())
         .group("address")
         .defines([("KIND", "6"), ("WIDTH", w.as_str()), ("PATTERN", pattern.define()), ("OFFSET", "0")])
         .resource(Resource::new(ResourceKind::BufferAddress { bytes, push_offset: 0 }, fill_floats))
         .push(Push::words(&[0, 0]))
         .work(work(4 * width as u32))
         .baseline(BASELINE)
-        .reference(float_reference(width, pattern))
+        .reference(float_reference(width, pattern, invocations))
 }
 
 /// `cbuffer{float4} load`: 1024 vec4, the 16384-byte range every device guarantees for uniform buffers.
-fn constant(pattern: Pattern) -> CaseSpec {
-    CaseSpec::new(format!("cbuffer{{float4}} load {}", pattern.name()), GLSL, [256, 1, 1])
+fn constant(pattern: Pattern, invocations: u32) -> CaseSpec {
+    CaseSpec::new(format!("cbuffer{{float4}} load {}", pattern.name()), GLSL, [invocations, 1, 1])
+        .narrowed_from(GROUP.into())
         .group("load constant")
         .defines([("KIND", "4"), ("WIDTH", "4"), ("PATTERN", pattern.define()), ("OFFSET", "0")])
         .resource(Resource::uniform_buffer(16384, fill_floats))
@@ -365,7 +398,7 @@ fn constant(pattern: Pattern) -> CaseSpec {
         // so the L1's bandwidth is not a sourced bound for them.
         .work([Work::new(LOADS as f64, Unit::Load), Work::new(LOADS as f64 * 16.0, Unit::Byte)])
         .baseline(BASELINE)
-        .reference(float_reference(4, pattern))
+        .reference(float_reference(4, pattern, invocations))
 }
 
 pub(super) const RAW: [(&str, usize, usize); 6] = [
@@ -383,18 +416,19 @@ pub(super) const STRUCTURED: [(&str, usize); 3] = [
     ("StructuredBuffer<float4>.Load", 4),
 ];
 
-fn expand(_env: &Env) -> Vec<CaseSpec> {
+fn expand(env: &Env) -> Vec<CaseSpec> {
+    let n = env.workgroup_width(GROUP);
     let mut cases = Vec::new();
     for (label, _, format) in FORMATS {
-        cases.extend(Pattern::ALL.map(|p| typed(label, format, p, View::Srv)));
+        cases.extend(Pattern::ALL.map(|p| typed(label, format, p, View::Srv, n)));
     }
     for (base, width, offset) in RAW {
-        cases.extend(Pattern::ALL.map(|p| raw(base, width, offset, p, View::Srv)));
+        cases.extend(Pattern::ALL.map(|p| raw(base, width, offset, p, View::Srv, n)));
     }
     for (base, width) in STRUCTURED {
-        cases.extend(Pattern::ALL.map(|p| structured(base, width, p, View::Srv)));
+        cases.extend(Pattern::ALL.map(|p| structured(base, width, p, View::Srv, n)));
     }
-    cases.extend(Pattern::ALL.map(constant));
+    cases.extend(Pattern::ALL.map(|p| constant(p, n)));
     cases
 }
 
@@ -449,7 +483,7 @@ mod tests {
         for (_, width, offset) in RAW {
             for pattern in Pattern::ALL {
                 for gid in 0..256 {
-                    assert_ne!(raw_sum(start(pattern, partner(gid)), width, offset), u32::MAX);
+                    assert_ne!(raw_sum(start(pattern, partner(gid, GROUP)), width, offset), u32::MAX);
                 }
             }
         }

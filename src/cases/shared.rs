@@ -20,16 +20,16 @@ const LOADS: u32 = 512;
 const CHAIN: u32 = 256;
 /// Repeats of the chase in a verify run.
 const VERIFY_REPEATS: u32 = 4;
-/// Invocations per workgroup.
+/// Invocations per workgroup, where the device allows them (fewer elsewhere).
 const GROUP: u32 = 256;
 
 fn value(k: u32) -> f32 {
     (k % 61) as f32
 }
 
-/// What invocation `gid` of a verify run writes: the sum of its loads.
-fn reference(components: u32, stride: u32, gid: u32) -> Value {
-    let t = gid % GROUP;
+/// What invocation `gid` of a verify run in workgroups of `invocations` writes: the sum of its loads.
+fn reference(components: u32, stride: u32, invocations: u32, gid: u32) -> Value {
+    let t = gid % invocations;
     let mask = WORDS / components - 1;
     let total: f32 = (0..LOADS)
         .map(|i| {
@@ -45,7 +45,7 @@ fn needs() -> Requirements {
 }
 
 /// `Shared float|vec2|vec4` (stride 1) and `Shared float stride N`.
-fn loads(components: u32, stride: u32, name: String, group: &str) -> CaseSpec {
+fn loads(components: u32, stride: u32, name: String, group: &str, invocations: u32) -> CaseSpec {
     let kind = match components {
         1 => "0",
         2 => "1",
@@ -53,7 +53,8 @@ fn loads(components: u32, stride: u32, name: String, group: &str) -> CaseSpec {
     };
     let mask = WORDS / components - 1;
     let per_invocation = f64::from(LOADS);
-    let case = CaseSpec::new(name, GLSL, [GROUP, 1, 1])
+    let case = CaseSpec::new(name, GLSL, [invocations, 1, 1])
+        .narrowed_from(GROUP.into())
         .group(group)
         .defines([("KIND", kind)])
         .push(Push::words(&[stride, mask, 0, 0]))
@@ -62,17 +63,18 @@ fn loads(components: u32, stride: u32, name: String, group: &str) -> CaseSpec {
             Work::new(per_invocation * f64::from(4 * components), Unit::Byte).bounded_by(Ceiling::L1Bytes),
         ])
         .requires(needs())
-        .reference(move |gid| reference(components, stride, gid));
+        .reference(move |gid| reference(components, stride, invocations, gid));
     match group {
         "shared stride" => case.axis("stride", u64::from(stride), "Shared float stride"),
         _ => case,
     }
 }
 
-fn latency() -> CaseSpec {
+fn latency(invocations: u32) -> CaseSpec {
     let chain = super::latency::cycle(WORDS);
     let end = super::latency::chase(&chain, u64::from(VERIFY_REPEATS * CHAIN));
-    CaseSpec::new("Shared latency", GLSL, [GROUP, 1, 1])
+    CaseSpec::new("Shared latency", GLSL, [invocations, 1, 1])
+        .narrowed_from(GROUP.into())
         .group("shared latency")
         .defines([("KIND", "3")])
         .resource(Resource::storage_buffer(u64::from(WORDS) * 4, move |bytes| {
@@ -83,22 +85,23 @@ fn latency() -> CaseSpec {
         .push(Push::per_mode(&[0, 0, 1, 0], &[0, 0, VERIFY_REPEATS, 0]))
         .scale_by_push_word(2)
         // One invocation of the workgroup chases: CHAIN loads per repeat, spread over the group.
-        .work([Work::new(f64::from(CHAIN) / f64::from(GROUP), Unit::DependentLoad)])
+        .work([Work::new(f64::from(CHAIN) / f64::from(invocations), Unit::DependentLoad)])
         .requires(needs())
         .reference(move |_| Value::U32(end))
 }
 
 fn expand(env: &Env) -> Vec<CaseSpec> {
+    let n = env.workgroup_width(GROUP);
     let mut cases = vec![
-        loads(1, 1, "Shared float".into(), "shared"),
-        loads(2, 1, "Shared vec2".into(), "shared"),
-        loads(4, 1, "Shared vec4".into(), "shared"),
+        loads(1, 1, "Shared float".into(), "shared", n),
+        loads(2, 1, "Shared vec2".into(), "shared", n),
+        loads(4, 1, "Shared vec4".into(), "shared", n),
     ];
     for stride in env.axis("stride") {
         let stride = stride as u32;
-        cases.push(loads(1, stride, format!("Shared float stride {stride}"), "shared stride"));
+        cases.push(loads(1, stride, format!("Shared float stride {stride}"), "shared stride", n));
     }
-    cases.push(latency());
+    cases.push(latency(n));
     cases
 }
 
@@ -137,10 +140,10 @@ mod tests {
 
     #[test]
     fn stride_one_sums_every_lane_of_its_window() {
-        let Value::F32(total) = reference(1, 1, 0) else { panic!() };
+        let Value::F32(total) = reference(1, 1, GROUP, 0) else { panic!() };
         let expected: f32 = (0..LOADS).map(value).sum();
         assert_eq!(total, expected);
-        let Value::F32(wide) = reference(4, 1, 3) else { panic!() };
+        let Value::F32(wide) = reference(4, 1, GROUP, 3) else { panic!() };
         let expected: f32 =
             (0..LOADS).map(|i| (0..4).map(|c| value(((3 + i) & 1023) * 4 + c)).sum::<f32>()).sum();
         assert_eq!(wide, expected);

@@ -24,7 +24,8 @@ const GLSL: Glsl = Glsl { file: "store.glsl", source: include_str!("../../glsl/s
 
 /// Stores per invocation (STORES in the GLSL).
 const STORES: u64 = 16;
-/// Elements per row: one per invocation of a workgroup.
+/// Elements per row: one per invocation of a workgroup, where the device allows 256 invocations
+/// (a narrower workgroup writes narrower rows).
 const ROW: u64 = 256;
 /// The lines the random pattern moves, in bytes.
 const LINE_BYTES: u64 = 128;
@@ -73,15 +74,15 @@ fn inverse(a: u32) -> u32 {
     x
 }
 
-/// The row whose stores wrote the set's element `e` (`line` elements per line, `lines` lines);
-/// a uniform store targets its row's first element only.
-fn source_row(pattern: Pattern, e: u64, line: u64, lines: u64) -> u64 {
+/// The row (of `row` elements) whose stores wrote the set's element `e` (`line` elements per line,
+/// `lines` lines); a uniform store targets its row's first element only.
+fn source_row(pattern: Pattern, e: u64, row: u64, line: u64, lines: u64) -> u64 {
     match pattern {
-        Pattern::Linear | Pattern::Uniform => e / ROW,
+        Pattern::Linear | Pattern::Uniform => e / row,
         Pattern::Random => {
             let moved = (e / line) as u32;
             let source = moved.wrapping_sub(INCREMENT).wrapping_mul(inverse(MULTIPLIER)) as u64 & (lines - 1);
-            (source * line + e % line) / ROW
+            (source * line + e % line) / row
         }
     }
 }
@@ -91,8 +92,8 @@ fn word_value(w: u64) -> u32 {
     (w as u32) ^ 0x5BD1_E995
 }
 
-/// `Store uint4 random 64 MiB`: `width` words per store.
-fn buffer_case(width: u64, pattern: Pattern, bytes: u64) -> CaseSpec {
+/// `Store uint4 random 64 MiB`: `width` words per store, in workgroups (rows) of `row` invocations.
+fn buffer_case(width: u64, pattern: Pattern, bytes: u64, row: u64) -> CaseSpec {
     let label = match width {
         1 => "uint",
         2 => "uint2",
@@ -100,12 +101,13 @@ fn buffer_case(width: u64, pattern: Pattern, bytes: u64) -> CaseSpec {
     };
     let variant = format!("Store {label} {}", pattern.label());
     let elements = bytes / (4 * width);
-    let rows = elements / ROW;
+    let rows = elements / row;
     let line = LINE_BYTES / (4 * width);
     let lines = elements / line;
     let (w, l) = (width.to_string(), line.to_string());
     let data = Resource::storage_buffer(bytes, |b| b.fill(0)).read_write().reset(Reset::Fill(0));
-    CaseSpec::new(format!("{variant} {}", format_bytes(bytes)), GLSL, [ROW as u32, 1, 1])
+    CaseSpec::new(format!("{variant} {}", format_bytes(bytes)), GLSL, [row as u32, 1, 1])
+        .narrowed_from(ROW)
         .group("store")
         .axis("bytes", bytes, variant)
         .defines([("KIND", "0"), ("WIDTH", w.as_str()), ("PATTERN", pattern.define()), ("LINE", l.as_str())])
@@ -117,8 +119,8 @@ fn buffer_case(width: u64, pattern: Pattern, bytes: u64) -> CaseSpec {
             let e = u64::from(word) / width;
             // A verify run writes rows 0..32 (all of a smaller set); uniform stores only their
             // row's first element.
-            let target = pattern != Pattern::Uniform || e % ROW == 0;
-            let reached = rows <= VERIFIED_ROWS || source_row(pattern, e, line, lines) < VERIFIED_ROWS;
+            let target = pattern != Pattern::Uniform || e % row == 0;
+            let reached = rows <= VERIFIED_ROWS || source_row(pattern, e, row, line, lines) < VERIFIED_ROWS;
             Value::U32(if target && reached { word_value(u64::from(word)) } else { 0 })
         })
 }
@@ -143,12 +145,13 @@ fn texel_bytes_of(format: vk::Format, e: u64) -> Vec<u8> {
     out
 }
 
-/// `RWBuffer<FORMAT>.Store linear` or `RWTexture2D<FORMAT>.Store linear`: 1 Mi texels.
-fn typed_case(label: &str, format: vk::Format, image: bool) -> CaseSpec {
+/// `RWBuffer<FORMAT>.Store linear` or `RWTexture2D<FORMAT>.Store linear`: 1 Mi texels, in
+/// workgroups (rows) of `row` invocations.
+fn typed_case(label: &str, format: vk::Format, image: bool, row: u64) -> CaseSpec {
     let (channels, size) = load::typed_layout(format);
     let texel = (channels * size) as u64;
     let bytes = TEXELS * texel;
-    let rows = TEXELS / ROW;
+    let rows = TEXELS / row;
     let (kind, name, resource) = if image {
         let size = [IMAGE_WIDTH as u32, (TEXELS / IMAGE_WIDTH) as u32];
         let kind = ResourceKind::StorageImage { format, size };
@@ -160,7 +163,8 @@ fn typed_case(label: &str, format: vk::Format, image: bool) -> CaseSpec {
         ("1", format!("RWBuffer<{label}>.Store linear"), resource)
     };
     let (channels_define, unorm) = (channels.to_string(), if size == 1 { "1" } else { "0" });
-    let case = CaseSpec::new(name, GLSL, [ROW as u32, 1, 1])
+    let case = CaseSpec::new(name, GLSL, [row as u32, 1, 1])
+        .narrowed_from(ROW)
         .group(if image { "store image" } else { "store texel buffer" })
         .defines([("KIND", kind), ("PATTERN", "0"), ("LINE", "1"), ("CHANNELS", channels_define.as_str())])
         .defines([("UNORM", unorm), ("FORMAT", load::storage_qualifier(format))])
@@ -176,7 +180,7 @@ fn typed_case(label: &str, format: vk::Format, image: bool) -> CaseSpec {
         for (i, byte) in out.iter_mut().enumerate() {
             let at = u64::from(word) * 4 + i as u64;
             let e = at / texel;
-            if e / ROW < VERIFIED_ROWS {
+            if e / row < VERIFIED_ROWS {
                 *byte = texel_bytes_of(format, e)[(at % texel) as usize];
             }
         }
@@ -185,16 +189,17 @@ fn typed_case(label: &str, format: vk::Format, image: bool) -> CaseSpec {
 }
 
 fn expand(env: &Env) -> Vec<CaseSpec> {
+    let row = u64::from(env.workgroup_width(ROW as u32));
     let mut cases = Vec::new();
     // Sizes rounded down to a power of two, at least 16 KiB, each once.
     for bytes in env.axis_rounded("bytes", |b| Some(floor_power_of_two(b.max(16 << 10)))) {
         for width in [1, 2, 4] {
-            cases.extend(Pattern::ALL.map(|p| buffer_case(width, p, bytes)));
+            cases.extend(Pattern::ALL.map(|p| buffer_case(width, p, bytes, row)));
         }
     }
     for image in [false, true] {
         for (label, _, format) in FORMATS {
-            cases.push(typed_case(label, format, image));
+            cases.push(typed_case(label, format, image, row));
         }
     }
     cases
@@ -240,17 +245,17 @@ mod tests {
         for source in 0..lines {
             let moved = (source as u32).wrapping_mul(MULTIPLIER).wrapping_add(INCREMENT) as u64 & (lines - 1);
             let e = moved * line + 5;
-            assert_eq!(source_row(Pattern::Random, e, line, lines), (source * line + 5) / ROW);
+            assert_eq!(source_row(Pattern::Random, e, ROW, line, lines), (source * line + 5) / ROW);
         }
     }
 
     #[test]
     fn a_verify_run_writes_the_first_rows_only() {
-        let case = buffer_case(1, Pattern::Linear, 1 << 20);
+        let case = buffer_case(1, Pattern::Linear, 1 << 20, ROW);
         let reference = case.reference.unwrap();
         assert_eq!(reference(5), Value::U32(word_value(5)));
         assert_eq!(reference((VERIFIED_ROWS * ROW) as u32), Value::U32(0), "row 32 is not written");
-        let uniform = buffer_case(4, Pattern::Uniform, 1 << 20).reference.unwrap();
+        let uniform = buffer_case(4, Pattern::Uniform, 1 << 20, ROW).reference.unwrap();
         let first_of_row_31 = (31 * ROW * 4 + 3) as u32;
         assert_eq!(
             uniform(first_of_row_31),
@@ -259,6 +264,10 @@ mod tests {
         );
         assert_eq!(uniform(first_of_row_31 + 4), Value::U32(0), "the next element is nobody's target");
         assert_eq!(uniform((32 * ROW * 4) as u32), Value::U32(0), "row 32 is not reached");
+        // Rows of 128 (a device that allows 128 invocations): the first 32 rows end at 4096.
+        let narrow = buffer_case(1, Pattern::Linear, 1 << 20, 128).reference.unwrap();
+        assert_eq!(narrow(4095), Value::U32(word_value(4095)));
+        assert_eq!(narrow(4096), Value::U32(0), "row 32 of 128 is not written");
     }
 
     #[test]

@@ -17,8 +17,9 @@ const GLSL: Glsl = Glsl { file: "sweep.glsl", source: include_str!("../../glsl/s
 
 /// Loads per invocation (LOADS in the GLSL).
 const LOADS: u32 = 64;
-/// Elements per row: one per invocation of a workgroup (ROW in the GLSL).
-const ROW: u64 = 256;
+/// Elements per row: one per invocation of a workgroup (ROW in the GLSL), where the device
+/// allows 256 invocations (a narrower workgroup reads narrower rows).
+pub(super) const ROW: u64 = 256;
 /// Bytes per cache line that the random pattern moves as a whole.
 const LINE_BYTES: u64 = 128;
 /// Sizes are multiples of this (a row of vec4), rounded down.
@@ -80,9 +81,9 @@ fn fill(bytes: &mut [u8]) {
     }
 }
 
-/// The element row `row`, invocation `t` reads (`element` in the GLSL).
-fn element(row: u64, t: u64, line: u64, lines: Option<u64>) -> u64 {
-    let e = row * ROW + t;
+/// The element row `row` (of `width` elements), invocation `t` reads (`element` in the GLSL).
+fn element(row: u64, width: u64, t: u64, line: u64, lines: Option<u64>) -> u64 {
+    let e = row * width + t;
     match lines {
         None => e,
         Some(lines) => {
@@ -93,26 +94,27 @@ fn element(row: u64, t: u64, line: u64, lines: Option<u64>) -> u64 {
     }
 }
 
-/// What invocation `gid` of a verify run writes.
-fn reference(kind: Kind, rows: u64, lines: Option<u64>, gid: u32) -> Value {
-    let (group, t) = (u64::from(gid) / ROW, u64::from(gid) % ROW);
+/// What invocation `gid` of a verify run in workgroups of `width` writes.
+fn reference(kind: Kind, width: u64, rows: u64, lines: Option<u64>, gid: u32) -> Value {
+    let (group, t) = (u64::from(gid) / width, u64::from(gid) % width);
     let line = LINE_BYTES / kind.element_bytes();
     let components = kind.element_bytes() / 4;
     let mut row = (group * u64::from(LOADS)) % rows;
     let mut total = 0f32;
     for _ in 0..LOADS {
-        let e = element(row, t, line, lines);
+        let e = element(row, width, t, line, lines);
         total += (0..components).map(|c| value(e * components + c)).sum::<f32>();
         row = if row + 1 == rows { 0 } else { row + 1 };
     }
     Value::F32(total)
 }
 
-/// The case that loads `bytes` as `kind`, coalesced or with its lines scattered (`random`).
-pub(super) fn case(kind: Kind, random: bool, bytes: u64) -> CaseSpec {
+/// The case that loads `bytes` as `kind`, coalesced or with its lines scattered (`random`), in
+/// workgroups of `width` invocations.
+pub(super) fn case(kind: Kind, random: bool, bytes: u64, width: u32) -> CaseSpec {
     let pattern = if random { "random" } else { "linear" };
     let variant = format!("Sweep {} {pattern}", kind.label());
-    let rows = bytes / kind.element_bytes() / ROW;
+    let rows = bytes / kind.element_bytes() / u64::from(width);
     let lines = random.then_some(bytes / LINE_BYTES);
     let line = (LINE_BYTES / kind.element_bytes()).to_string();
     let resource = match kind {
@@ -120,7 +122,8 @@ pub(super) fn case(kind: Kind, random: bool, bytes: u64) -> CaseSpec {
         Kind::Float | Kind::Vec4 => Resource::storage_buffer(bytes, fill),
     };
     let per_invocation = f64::from(LOADS);
-    CaseSpec::new(format!("{variant} {}", format_bytes(bytes)), GLSL, [ROW as u32, 1, 1])
+    CaseSpec::new(format!("{variant} {}", format_bytes(bytes)), GLSL, [width, 1, 1])
+        .narrowed_from(ROW)
         .group("sweep")
         .axis("bytes", bytes, variant)
         .defines([("KIND", kind.define()), ("PATTERN", if random { "1" } else { "0" }), ("LINE", &line)])
@@ -130,7 +133,7 @@ pub(super) fn case(kind: Kind, random: bool, bytes: u64) -> CaseSpec {
             Work::new(per_invocation, Unit::Load),
             Work::new(per_invocation * kind.element_bytes() as f64, Unit::Byte).bounded_by(Ceiling::L1Bytes),
         ])
-        .reference(move |gid| reference(kind, rows, lines, gid))
+        .reference(move |gid| reference(kind, width.into(), rows, lines, gid))
 }
 
 /// Each size (rounded down to a multiple of 4 KiB), each kind; random only where the set holds a
@@ -138,11 +141,12 @@ pub(super) fn case(kind: Kind, random: bool, bytes: u64) -> CaseSpec {
 fn expand(env: &Env) -> Vec<CaseSpec> {
     // Two values that round to one size run it once, where it first appears.
     let sizes = env.axis_rounded("bytes", |b| Some(b / GRAIN * GRAIN).filter(|&b| b > 0));
+    let width = env.workgroup_width(ROW as u32);
     let mut cases = Vec::new();
     for bytes in sizes {
         for (kind, random) in VARIANTS {
             if !random || (bytes / LINE_BYTES).is_power_of_two() {
-                cases.push(case(kind, random, bytes));
+                cases.push(case(kind, random, bytes, width));
             }
         }
     }
@@ -189,14 +193,14 @@ mod tests {
         let mut seen = vec![false; (lines * line) as usize];
         for row in 0..rows {
             for t in 0..ROW {
-                let e = element(row, t, line, Some(lines));
+                let e = element(row, ROW, t, line, Some(lines));
                 assert!(!seen[e as usize], "element {e} read twice");
                 seen[e as usize] = true;
                 assert_eq!(e % line, (row * ROW + t) % line, "a line moves as a whole");
             }
         }
         assert!(seen.iter().all(|&s| s));
-        assert_ne!(element(0, 8, line, Some(lines)), 8, "the lines do move");
+        assert_ne!(element(0, ROW, 8, line, Some(lines)), 8, "the lines do move");
     }
 
     #[test]
@@ -218,8 +222,13 @@ mod tests {
     fn the_reference_wraps_within_small_sets() {
         // 16 KiB of vec4: 4 rows, so 64 loads visit each row 16 times.
         let rows = 16384 / 16 / ROW;
-        let Value::F32(total) = reference(Kind::Vec4, rows, None, 0) else { panic!() };
+        let Value::F32(total) = reference(Kind::Vec4, ROW, rows, None, 0) else { panic!() };
         let per_pass: f32 = (0..rows).map(|r| (0..4).map(|c| value((r * ROW) * 4 + c)).sum::<f32>()).sum();
         assert_eq!(total, per_pass * 16.0);
+        // Half-width workgroups read 8 rows of 128: invocation 0 visits each of them 8 times.
+        let Value::F32(narrow) = reference(Kind::Vec4, 128, 2 * rows, None, 0) else { panic!() };
+        let per_pass: f32 =
+            (0..2 * rows).map(|r| (0..4).map(|c| value((r * 128) * 4 + c)).sum::<f32>()).sum();
+        assert_eq!(narrow, per_pass * 8.0);
     }
 }

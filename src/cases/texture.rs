@@ -16,10 +16,12 @@ use crate::registry::{self, CaseSpec, Env, Family, Glsl, Resource, ResourceKind,
 
 /// Width and height of every texture.
 const SIZE: usize = 32;
+/// Workgroups are 16 invocations wide and, where the device allows, 16 rows tall.
+const SIDE: u32 = 16;
 
 const GLSL: Glsl = Glsl { file: "texture.glsl", source: include_str!("../../glsl/texture.glsl") };
 
-/// The texel invocation `tid` (0..255 in a 16x16 group) starts at.
+/// The texel invocation `tid` (0..255 in a 16x16 group, fewer rows where the device allows fewer) starts at.
 fn start(pattern: Pattern, tid: usize) -> (usize, usize) {
     match pattern {
         Pattern::Uniform => (0, 0),
@@ -53,7 +55,8 @@ impl Op {
     }
 }
 
-pub(super) fn case(label: &str, format: vk::Format, op: Op, pattern: Pattern) -> CaseSpec {
+/// `Texture2D<label>op pattern` in workgroups of 16 x `rows` invocations.
+pub(super) fn case(label: &str, format: vk::Format, op: Op, pattern: Pattern, rows: u32) -> CaseSpec {
     let (op_define, filter) = match op {
         Op::Load => ("0", vk::Filter::NEAREST),
         Op::SampleNearest => ("1", vk::Filter::NEAREST),
@@ -73,31 +76,42 @@ pub(super) fn case(label: &str, format: vk::Format, op: Op, pattern: Pattern) ->
         ),
         _ => ("", "texture", Resource::sampled_image(format, size, filter, fill), Requirements::new()),
     };
-    CaseSpec::new(format!("{prefix}Texture2D<{label}>{} {}", op.label(), pattern.name()), GLSL, [16, 16, 1])
-        .group(format!("{group} {label}{}", op.label()))
-        .defines([("OP", op_define), ("PATTERN", pattern.define())])
-        // Only a storage image declares its format: the sampled cases share one shader across formats.
-        .defines(matches!(op, Op::StorageLoad).then(|| ("FORMAT", load::storage_qualifier(format))))
-        .resource(resource)
-        .requires(requires)
-        .work(work(texel_bytes(format)))
-        .baseline(BASELINE)
-        .reference(move |gid| {
-            let (x0, y0) = start(pattern, partner(gid));
-            let total = sum_loads(0, |i| typed_texel(format, (y0 + i / 16) * SIZE + x0 + i % 16));
-            if exact {
-                Value::F32(total)
-            } else {
-                Value::F32Near(total)
-            }
-        })
+    CaseSpec::new(
+        format!("{prefix}Texture2D<{label}>{} {}", op.label(), pattern.name()),
+        GLSL,
+        [SIDE, rows, 1],
+    )
+    .narrowed_from(u64::from(SIDE * SIDE))
+    .group(format!("{group} {label}{}", op.label()))
+    .defines([("OP", op_define), ("PATTERN", pattern.define())])
+    // Only a storage image declares its format: the sampled cases share one shader across formats.
+    .defines(matches!(op, Op::StorageLoad).then(|| ("FORMAT", load::storage_qualifier(format))))
+    .resource(resource)
+    .requires(requires)
+    .work(work(texel_bytes(format)))
+    .baseline(BASELINE)
+    .reference(move |gid| {
+        let (x0, y0) = start(pattern, partner(gid, SIDE * rows));
+        let total = sum_loads(0, |i| typed_texel(format, (y0 + i / 16) * SIZE + x0 + i % 16));
+        if exact {
+            Value::F32(total)
+        } else {
+            Value::F32Near(total)
+        }
+    })
 }
 
-fn expand(_env: &Env) -> Vec<CaseSpec> {
+/// The rows of the family's workgroups on the device of `env`.
+pub(super) fn rows(env: &Env) -> u32 {
+    env.workgroup_rows(SIDE, SIDE)
+}
+
+fn expand(env: &Env) -> Vec<CaseSpec> {
+    let rows = rows(env);
     let mut cases = Vec::new();
     for op in [Op::Load, Op::SampleNearest, Op::SampleBilinear] {
         for (_, label, format) in FORMATS {
-            cases.extend(Pattern::ALL.map(|p| case(label, format, op, p)));
+            cases.extend(Pattern::ALL.map(|p| case(label, format, op, p, rows)));
         }
     }
     cases

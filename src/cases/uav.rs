@@ -12,19 +12,20 @@ use super::load::{self, Pattern, View, FORMATS, RAW, STRUCTURED};
 use super::texture::{self, Op};
 use crate::registry::{self, CaseSpec, Env, Family};
 
-fn expand(_env: &Env) -> Vec<CaseSpec> {
+fn expand(env: &Env) -> Vec<CaseSpec> {
+    let (n, rows) = (env.workgroup_width(load::GROUP), texture::rows(env));
     let mut cases = Vec::new();
     for (label, _, format) in FORMATS {
-        cases.extend(Pattern::ALL.map(|p| load::typed(label, format, p, View::Uav)));
+        cases.extend(Pattern::ALL.map(|p| load::typed(label, format, p, View::Uav, n)));
     }
     for (base, width, offset) in RAW {
-        cases.extend(Pattern::ALL.map(|p| load::raw(base, width, offset, p, View::Uav)));
+        cases.extend(Pattern::ALL.map(|p| load::raw(base, width, offset, p, View::Uav, n)));
     }
     for (base, width) in STRUCTURED {
-        cases.extend(Pattern::ALL.map(|p| load::structured(base, width, p, View::Uav)));
+        cases.extend(Pattern::ALL.map(|p| load::structured(base, width, p, View::Uav, n)));
     }
     for (_, label, format) in FORMATS {
-        cases.extend(Pattern::ALL.map(|p| texture::case(label, format, Op::StorageLoad, p)));
+        cases.extend(Pattern::ALL.map(|p| texture::case(label, format, Op::StorageLoad, p, rows)));
     }
     cases
 }

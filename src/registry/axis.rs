@@ -195,6 +195,18 @@ pub struct Env<'a> {
 }
 
 impl Env<'_> {
+    /// The invocations along x of a one-dimensional workgroup that wants `want` (a power of two):
+    /// `want`, or the largest power of two the device allows (all of `want` without a device).
+    pub fn workgroup_width(&self, want: u32) -> u32 {
+        self.device.map_or(want, |d| d.limits.workgroup_width(want))
+    }
+
+    /// The rows of a workgroup `width` invocations wide that wants `want` rows (a power of two):
+    /// `want`, or the largest power of two the device allows (all of `want` without a device).
+    pub fn workgroup_rows(&self, width: u32, want: u32) -> u32 {
+        self.device.map_or(want, |d| d.limits.workgroup_rows(width, want))
+    }
+
     /// The values of the family's axis `name`: the last `--axis` setting, else its default.
     /// An axis the family did not declare has no values.
     pub fn axis(&self, name: &str) -> Vec<u64> {

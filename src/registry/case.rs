@@ -195,6 +195,8 @@ pub struct CaseSpec {
     /// storage image, texels row by row) and compare its words with the reference instead of the
     /// results buffer: stores and atomics, whose work is the memory they leave behind.
     pub checks: Option<usize>,
+    /// Notes every record of the case carries (a workgroup narrowed to fit the device).
+    pub notes: Vec<String>,
 }
 
 /// The shader of a case that runs none (a transfer): never compiled.
@@ -247,7 +249,20 @@ impl CaseSpec {
             transfer: false,
             twin: None,
             checks: None,
+            notes: Vec::new(),
         }
+    }
+
+    /// Notes that the case runs fewer invocations per workgroup than the `wanted` it runs where
+    /// the device allows them (see [`Env::workgroup_width`](super::Env::workgroup_width)); a case
+    /// at its full size gets no note.
+    pub fn narrowed_from(mut self, wanted: u64) -> Self {
+        let has = self.invocations_per_group();
+        if has < wanted {
+            self.notes
+                .push(format!("workgroups of {has} invocations, not {wanted}: the device allows no more"));
+        }
+        self
     }
 
     /// A transfer case: `vkCmdCopyBuffer` from `source` (resource 0) into `target` (resource 1),
@@ -342,6 +357,8 @@ impl CaseSpec {
         }
         all.limit(Limit::PushConstantBytes(self.push.size() as u32))
             .limit(Limit::WorkgroupInvocations(self.invocations_per_group() as u32))
+            .limit(Limit::WorkgroupWidth(self.local_size[0]))
+            .limit(Limit::WorkgroupHeight(self.local_size[1]))
     }
 
     /// Invocations in one workgroup.

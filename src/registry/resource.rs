@@ -261,12 +261,23 @@ impl Resource {
         self
     }
 
-    /// What the resource needs: its kind's requirements, and memory of its kind if it names one.
+    /// What the resource needs: its kind's requirements, and memory of its kind if it names one;
+    /// a device-local one, its bytes there and the staging copy that fills it (images always
+    /// take one; buffers without contents are cleared on the device instead).
     pub fn requirements(&self) -> Requirements {
         let needs = self.kind.requirements();
         match self.placement {
             Placement::Memory(kind) => needs.memory(kind, self.kind.bytes()),
-            Placement::DeviceLocal | Placement::HostVisible => needs,
+            Placement::HostVisible => needs,
+            Placement::DeviceLocal => {
+                let (bytes, staged) = match self.kind {
+                    ResourceKind::SampledImage { format, .. } | ResourceKind::StorageImage { format, .. } => {
+                        (self.kind.bytes() * texel_bytes(format).unwrap_or(16), true)
+                    }
+                    _ => (self.kind.bytes(), self.fill.is_some()),
+                };
+                needs.device_local(bytes, if staged { bytes } else { 0 })
+            }
         }
     }
 

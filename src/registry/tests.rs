@@ -190,3 +190,37 @@ fn describe_says_what_each_selected_family_measures_and_how_to_read_flags() {
     );
     assert!(text.lines().all(|l| l.chars().count() <= 100), "wrapped at 100 columns:\n{text}");
 }
+
+#[test]
+fn workgroups_narrow_to_what_a_device_allows_and_say_so() {
+    // The Vulkan minimum: 128 invocations, at most 128 along x and y.
+    let mut caps = crate::caps::DeviceCaps { subgroup_size: 32, ..Default::default() };
+    caps.limits.workgroup_invocations = 128;
+    caps.limits.workgroup_size = [128, 128, 64];
+    let cases = expand(&[], Some(&caps));
+    let full = all();
+    assert_eq!(cases.len(), full.len(), "narrowing drops no case");
+    let mut narrowed = 0;
+    for case in cases.iter().filter(|c| c.family != "coopmat") {
+        let unmet = case.requirements().unmet(&caps);
+        assert!(!unmet.iter().any(|u| u.contains("workgroup")), "{}: {unmet:?}", case.name);
+        // `Shared ... 256 addresses` (one per invocation) becomes `... 128 addresses`.
+        let Some(was) = full.iter().find(|c| c.name == case.name) else { continue };
+        let (has, had) = (case.invocations_per_group(), was.invocations_per_group());
+        if has < had {
+            narrowed += 1;
+            let note = format!("workgroups of {has} invocations, not {had}");
+            assert!(case.notes.iter().any(|n| n.starts_with(&note)), "{}: {:?}", case.name, case.notes);
+        } else {
+            assert!(case.notes.is_empty(), "{}: {:?}", case.name, case.notes);
+        }
+    }
+    assert!(narrowed > 1000, "{narrowed} narrowed");
+    // Branch tiles keep their 32-wide rows (a subgroup of up to 32 is one row) and lose rows.
+    let branch = cases.iter().find(|c| c.name == "64X Divergent branch long").unwrap();
+    assert_eq!(branch.local_size, [32, 4, 1]);
+    // A device that allows 256 along x but only 128 invocations in all.
+    caps.limits.workgroup_size = [1024, 1024, 64];
+    let load = expand(&[], Some(&caps)).into_iter().find(|c| c.name == "Buffer<R8>.Load linear").unwrap();
+    assert_eq!(load.local_size, [128, 1, 1]);
+}

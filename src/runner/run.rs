@@ -165,7 +165,7 @@ pub fn execute(
         let (outcome, notes, shader) = match &prepared.skipped[index] {
             Some(reason) => (Outcome::Skipped(reason.clone()), Vec::new(), None),
             None => match run_case(ctx, case, prepared, settings, &policy, &steady) {
-                Ok(done) => done,
+                Ok((outcome, notes, shader)) => (outcome, [&case.notes[..], &notes].concat(), shader),
                 Err(error) => (case_failure(error.in_case(&case.name)), Vec::new(), None),
             },
         };

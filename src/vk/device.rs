@@ -240,6 +240,7 @@ pub fn describe(
         features: supported_features(instance, physical, &offered),
         limits: Limits {
             workgroup_invocations: limits.max_compute_work_group_invocations,
+            workgroup_size: limits.max_compute_work_group_size,
             shared_memory_bytes: limits.max_compute_shared_memory_size,
             push_constant_bytes: limits.max_push_constants_size,
             storage_buffer_range: u64::from(limits.max_storage_buffer_range),
