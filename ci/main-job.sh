@@ -2,7 +2,8 @@
 # ci/main-job.sh: the README's main job, as a new user runs it, on lavapipe: `perftest` with no filter
 # and default settings, and `perftest --verify --validation` of every case at subgroup sizes 8, 4 and 16
 # (LP_NATIVE_VECTOR_WIDTH=256, 128, 512); then `--verify --validation` of every case on SwiftShader
-# (tools/swiftshader-env.sh), a driver of another shape. Each run writes JSON; `perftest check` then
+# (tools/swiftshader-env.sh), a driver of another shape, and on Mesa 25's lavapipe (tools/mesa25-env.sh,
+# Vulkan 1.4, a newer compiler). Each run writes JSON; `perftest check` then
 # holds it to its driver's file in ci/expectations/: every listed case present with a status, every
 # failure a known driver fault, every known fault still happening. Called by ci/test.sh.
 set -euo pipefail
@@ -35,3 +36,8 @@ done
 echo "== perftest --verify --validation on SwiftShader"
 source tools/swiftshader-env.sh
 run verify-swiftshader ci/expectations/swiftshader.json "$bin" --verify --validation
+echo "== perftest --verify --validation on Mesa 25's lavapipe"
+(
+    source tools/mesa25-env.sh
+    run verify-mesa25 ci/expectations/lavapipe-25.0.json "$bin" --verify --validation
+)
