@@ -3,7 +3,9 @@
 # and default settings, and `perftest --verify --validation` of every case at subgroup sizes 8, 4 and 16
 # (LP_NATIVE_VECTOR_WIDTH=256, 128, 512); then `--verify --validation` of every case on SwiftShader
 # (tools/swiftshader-env.sh), a driver of another shape, and on Mesa 25's lavapipe (tools/mesa25-env.sh,
-# Vulkan 1.4, a newer compiler). Each run writes JSON; `perftest check` then
+# Vulkan 1.4, a newer compiler); then `--compile-only --shader-stats` of every case with AMD's compiler
+# (RADV on Mesa's no-op DRM shim, tools/radv-noop-env.sh) for RDNA3 as wave32 and GCN (wave64).
+# Each run writes JSON; `perftest check` then
 # holds it to its driver's file in ci/expectations/: every listed case present with a status, every
 # failure a known driver fault, every known fault still happening. Called by ci/test.sh.
 set -euo pipefail
@@ -41,3 +43,13 @@ echo "== perftest --verify --validation on Mesa 25's lavapipe"
     source tools/mesa25-env.sh
     run verify-mesa25 ci/expectations/lavapipe-25.0.json "$bin" --verify --validation
 )
+for chip in navi31 polaris10; do
+    echo "== perftest --compile-only --shader-stats on RADV ($chip, no-op DRM shim)"
+    (
+        export AMDGPU_GPU_ID=$chip
+        # RDNA can run compute as wave32 or wave64; RADV's option picks wave32. GCN is wave64 only.
+        if [ "$chip" = navi31 ]; then export RADV_PERFTEST=cswave32; fi
+        source tools/radv-noop-env.sh
+        run "compile-$chip" ci/expectations/radv-noop.json "$bin" --compile-only --shader-stats
+    )
+done

@@ -50,6 +50,12 @@ pub struct Cli {
     #[arg(long)]
     pub verify: bool,
 
+    /// Build every selected case's pipeline and print the driver's statistics of each compiled
+    /// shader, running nothing: proves the shaders compile on this device's compiler (a real GPU's,
+    /// or AMD's through RADV on Mesa's no-op DRM shim: tools/radv-noop-env.sh).
+    #[arg(long, conflicts_with_all = ["verify", "fence_timing"])]
+    pub compile_only: bool,
+
     /// Sweep a family's axis over VALUES: `V`, `FROM:TO:STEP`, `FROM..TO*FACTOR` (16K..1G*2), or a
     /// comma-separated list of those; K, M, G, T are binary suffixes. Repeatable. An unknown
     /// FAMILY.AXIS is an error that lists every axis with its default.

@@ -103,6 +103,7 @@ fn every_case_verifies_against_its_cpu_reference() {
         target_ms: 2.0,
         samples: 3,
         verify: true,
+        compile_only: false,
         shader_stats: true,
         fence_timing: false,
     });
@@ -112,7 +113,7 @@ fn every_case_verifies_against_its_cpu_reference() {
             Outcome::Verified { checked } if name.starts_with("Latency") => assert_eq!(*checked, 2, "{name}"),
             Outcome::Verified { checked } => assert!(*checked >= 256, "{name}: only {checked} results"),
             Outcome::Skipped(_) => {}
-            Outcome::Timed { .. } => panic!("{name}: timed in a verify run"),
+            Outcome::Timed { .. } | Outcome::Compiled { .. } => panic!("{name}: not verified: {outcome:?}"),
             Outcome::Failed { detail, .. } => panic!("{name}: {detail}"),
         }
     }
@@ -130,6 +131,7 @@ fn a_short_timed_run_gives_finite_positive_rates() {
         target_ms: 2.0,
         samples: 3,
         verify: false,
+        compile_only: false,
         shader_stats: false,
         fence_timing: false,
     });
@@ -168,8 +170,14 @@ fn without_the_baseline_load_lines_say_why_there_is_no_ratio() {
     let (ctx, cases) = validated(&[], Some("Buffer<R8>.Load"));
     // The read-only cases only (the RWBuffer and broadcast twins have the same baseline).
     let cases: Vec<CaseSpec> = cases.into_iter().filter(|c| c.family == "load").collect();
-    let settings =
-        RunSettings { target_ms: 1.0, samples: 3, verify: false, shader_stats: false, fence_timing: false };
+    let settings = RunSettings {
+        target_ms: 1.0,
+        samples: 3,
+        verify: false,
+        compile_only: false,
+        shader_stats: false,
+        fence_timing: false,
+    };
     let prepared = prepare(&ctx, &cases, 2, true).unwrap_or_else(|e| panic!("{e}"));
     let mut notes_seen = Vec::new();
     let results =
@@ -257,6 +265,23 @@ fn cli_shader_stats_print_a_line_per_case() {
     let (_, after) = stdout.split_once("ALU int32 multiply-add: verified").expect("the case line");
     let note = after.lines().nth(1).unwrap_or_default();
     assert!(note.starts_with("    shader "), "statistics or the reason there are none: {stdout}");
+}
+
+#[test]
+fn cli_compile_only_builds_every_pipeline_and_runs_nothing() {
+    let out = perftest(&["--compile-only", "--filter", "Store uint4 linear 16 KiB", "--format", "json"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let run: perftest::report::model::Run = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(run.settings.compile_only && !run.settings.verify);
+    assert_eq!(run.cases.len(), 1);
+    let case = &run.cases[0];
+    assert_eq!(case.status, perftest::report::model::Status::Ok);
+    // lavapipe 22.3 reports no statistics, and says so; nothing was timed or checked.
+    assert!(case.reason.as_deref().is_some_and(|r| r.starts_with("compiled (")), "{case:?}");
+    assert!(case.median_ms.is_none() && case.rate.is_none());
+    assert_eq!(run.device.clock.as_deref(), Some("not read: --verify and --compile-only time nothing"));
+    let both = perftest(&["--compile-only", "--verify"], &[]);
+    assert_eq!(both.status.code(), Some(2), "a usage error: {}", text(&both.stderr));
 }
 
 #[test]

@@ -158,6 +158,9 @@ pub struct Settings {
     pub samples: u32,
     /// `--verify`.
     pub verify: bool,
+    /// `--compile-only`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub compile_only: bool,
     /// `--filter`.
     pub filter: Option<String>,
     /// `--skip`.
@@ -416,6 +419,7 @@ impl CaseResult {
             Outcome::Verified { checked } => {
                 record.reason = Some(format!("verified: {checked} results match the CPU reference"));
             }
+            Outcome::Compiled { .. } => record.reason = Some(super::text::compiled(outcome)),
             Outcome::Failed { failure, detail } => {
                 record.status = Status::of(*failure);
                 record.reason = Some(detail.clone());
@@ -603,6 +607,7 @@ pub(crate) mod tests {
                 target_ms: 20.0,
                 samples: 10,
                 verify: false,
+                compile_only: false,
                 filter: None,
                 skip: vec![],
                 axes: vec!["branch.n=0:256:64".into()],

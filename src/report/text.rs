@@ -170,6 +170,17 @@ pub fn retry_note(outcome: &Outcome) -> Option<String> {
     (!m.retries.is_empty() && !m.gave_up).then(|| trust::remeasured(&m.retries))
 }
 
+/// What a `--compile-only` line says after the name: `compiled (2 pipeline executables; their
+/// statistics below)`, or that the driver reports none.
+pub fn compiled(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Compiled { executables: Some(n) } => {
+            format!("compiled ({n} pipeline executable(s); the driver's statistics of each below)")
+        }
+        _ => "compiled (the driver reports no statistics: VK_KHR_pipeline_executable_properties)".into(),
+    }
+}
+
 /// One result line: `name: rates = per clock at MHz, % of peak  (median, min, spread, dispatch)
 /// [flags]`, or the verification or skip; a case with a ratio against `baseline` is flagged if
 /// the baseline is. Throttling needs the whole run's median clock, so lines never say it:
@@ -181,6 +192,7 @@ pub fn line(name: &str, outcome: &Outcome, trust: &Trust, baseline: Option<&Outc
         Outcome::Verified { checked } => {
             format!("{name}: verified ({checked} results match the CPU reference)")
         }
+        Outcome::Compiled { .. } => format!("{name}: {}", compiled(outcome)),
         Outcome::Timed { measurement: m, ratio, with_time, counted, .. } => {
             let s = &m.summary;
             let rates: Vec<String> =

@@ -25,6 +25,11 @@ pub enum Outcome {
         /// Results compared.
         checked: usize,
     },
+    /// Compiled and its pipeline created, nothing run (`--compile-only`).
+    Compiled {
+        /// The pipeline executables the driver reports statistics of (`None`: it reports none).
+        executables: Option<usize>,
+    },
     /// Not run, and why.
     Skipped(String),
     /// Failed: how, and the sentence that says what happened.

@@ -46,6 +46,8 @@ pub struct RunSettings {
     pub samples: u32,
     /// Verify instead of timing.
     pub verify: bool,
+    /// Build the pipelines and report their statistics, running nothing (`--compile-only`).
+    pub compile_only: bool,
     /// Report the driver's shader statistics of each case.
     pub shader_stats: bool,
     /// Time with the CPU's clock around each submission and its fence, even where the queue has
@@ -54,6 +56,11 @@ pub struct RunSettings {
 }
 
 impl RunSettings {
+    /// Whether cases are timed (neither verified nor only compiled).
+    pub fn timed(&self) -> bool {
+        !self.verify && !self.compile_only
+    }
+
     /// GPU time that warm-up may spend per case before it gives up on settled clocks.
     pub fn warmup_cap_ms(&self) -> f64 {
         50.0 * self.target_ms
@@ -101,7 +108,8 @@ pub fn prepare<'ctx>(
         cases.iter().zip(&skipped).filter(|(c, s)| s.is_none() && !c.transfer).map(|(c, _)| c).collect();
     let pipelines = pipelines::build_all(ctx, &runnable, threads)?;
     if !timed {
-        let clock = Clock { probe: None, unknown: Some("not read: --verify times nothing".into()) };
+        let clock =
+            Clock { probe: None, unknown: Some("not read: --verify and --compile-only time nothing".into()) };
         return Ok(Prepared { skipped, clock, warmth: None, pipelines });
     }
     let heater = Heater::new(ctx)?;
@@ -149,8 +157,8 @@ pub fn execute(
     // A fence's cost is in every CPU-timed measurement: longer ones keep it under 1%.
     let target_ms = if ctx.fenced { settings.target_ms.max(FENCED_TARGET_MS) } else { settings.target_ms };
     let policy = Policy::for_device(target_ms, max);
-    // Verify runs time nothing, so they read no clock.
-    let probe = prepared.clock.probe.as_ref().filter(|_| !settings.verify);
+    // Verify and compile-only runs time nothing, so they read no clock.
+    let probe = prepared.clock.probe.as_ref().filter(|_| settings.timed());
     for &index in order {
         let case = &cases[index];
         if STOP.load(Ordering::SeqCst) {
@@ -209,7 +217,7 @@ pub fn run_cases(
     settings: &RunSettings,
     mut on_done: impl FnMut(Finished<'_>),
 ) -> Result<Vec<(String, Outcome)>> {
-    let ordered: Vec<usize> = order(cases, settings.verify);
+    let ordered: Vec<usize> = order(cases, !settings.timed());
     let baselines: HashSet<&str> = cases.iter().filter_map(|c| c.baseline.as_deref()).collect();
     let mut assembler = Assembler::new(cases);
     let mut results = Vec::with_capacity(cases.len());
@@ -267,6 +275,9 @@ fn run_case(
     policy: &Policy,
     steady: &Steady<'_, '_>,
 ) -> Result<Done> {
+    if case.transfer && settings.compile_only {
+        return Ok((Outcome::Skipped("a transfer: it runs no shader to compile".into()), Vec::new(), None));
+    }
     if case.transfer {
         let mut bench = CopyBench::new(ctx, case, steady.probe)?;
         let mut notes = bench.memory_notes();
@@ -284,16 +295,14 @@ fn run_case(
         case: case.name.clone(),
         problem: "its pipeline was not built (run it through runner::prepare)".into(),
     })?;
+    if settings.compile_only {
+        let statistics = pipeline.statistics()?;
+        let notes = stats_notes(true, statistics.as_deref());
+        return Ok((Outcome::Compiled { executables: statistics.as_ref().map(Vec::len) }, notes, statistics));
+    }
     let mut bench = Bench::new(ctx, case, pipeline)?.with_probe(steady.probe);
     let statistics = bench.shader_statistics()?;
-    let mut notes = match (settings.shader_stats, &statistics) {
-        (false, _) => Vec::new(),
-        (true, Some(lines)) => lines.iter().map(|l| format!("shader {l}")).collect(),
-        (true, None) => {
-            vec!["shader statistics: not offered by this driver (VK_KHR_pipeline_executable_properties)"
-                .into()]
-        }
-    };
+    let mut notes = stats_notes(settings.shader_stats, statistics.as_deref());
     notes.extend(bench.memory_notes());
     if settings.verify {
         return Ok((Outcome::Verified { checked: bench.verify()? }, notes, statistics));
@@ -306,6 +315,19 @@ fn run_case(
         Scale::PushWord(_) => Counted::Repeats,
     };
     Ok((Outcome::Timed { measurement, work, ratio: None, with_time: false, counted }, notes, statistics))
+}
+
+/// The notes that show the driver's statistics of a case's shader (`--shader-stats`), or say the
+/// driver offers none.
+fn stats_notes(wanted: bool, statistics: Option<&[String]>) -> Vec<String> {
+    match (wanted, statistics) {
+        (false, _) => Vec::new(),
+        (true, Some(lines)) => lines.iter().map(|l| format!("shader {l}")).collect(),
+        (true, None) => {
+            vec!["shader statistics: not offered by this driver (VK_KHR_pipeline_executable_properties)"
+                .into()]
+        }
+    }
 }
 
 #[cfg(test)]

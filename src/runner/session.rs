@@ -176,6 +176,7 @@ pub fn request(cli: &Cli) -> Request {
             target_ms: cli.target_ms,
             samples: cli.samples,
             verify: cli.verify,
+            compile_only: cli.compile_only,
             shader_stats: cli.shader_stats,
             fence_timing: cli.fence_timing,
         },
@@ -203,7 +204,10 @@ fn benchmark_row(cli: &Cli, index: Option<usize>, output: Option<&Path>) -> Resu
     let (info, selected) = plan(&options, &request.axes, request.filter.as_deref(), &request.skip)?;
     let job = Job {
         row: index,
-        cases: order(&selected, cli.verify).into_iter().map(|i| selected[i].name.clone()).collect(),
+        cases: order(&selected, cli.verify || cli.compile_only)
+            .into_iter()
+            .map(|i| selected[i].name.clone())
+            .collect(),
     };
     // Text goes to stdout line by line; every other destination gets one document at the end.
     let stream = cli.format == Format::Text && output.is_none();
@@ -230,6 +234,7 @@ fn benchmark_row(cli: &Cli, index: Option<usize>, output: Option<&Path>) -> Resu
             target_ms: cli.target_ms,
             samples: cli.samples,
             verify: cli.verify,
+            compile_only: cli.compile_only,
             filter: cli.filter.clone(),
             skip: cli.skip.clone(),
             axes: request.axes.iter().map(|a| format!("{}.{}={}", a.family, a.axis, a.text)).collect(),

@@ -52,7 +52,7 @@ pub fn work(request: &Request, job: &Job, emit: &mut dyn FnMut(Message) -> Resul
         .collect::<Result<Vec<CaseSpec>>>()?;
     let baselines: HashSet<&str> = selected.iter().filter_map(|c| c.baseline.as_deref()).collect();
     let settings = &request.settings;
-    let prepared = prepare(&ctx, &cases, default_threads(), !settings.verify)?;
+    let prepared = prepare(&ctx, &cases, default_threads(), settings.timed())?;
     let built = &prepared.pipelines;
     let pipelines = format!(
         "{} for {} cases compiled and created in {:.2} s on {} threads",
@@ -130,6 +130,11 @@ pub fn serve(request: &Request) -> u8 {
 fn settings_text(settings: &RunSettings, cases: &[CaseSpec], fenced: bool) -> String {
     if settings.verify {
         return "verify: each case writes its results and they are compared with a CPU reference".into();
+    }
+    if settings.compile_only {
+        return "compile only: each case's pipeline is built and the driver's statistics of it shown; \
+                nothing runs"
+            .into();
     }
     let timer = match (fenced, settings.fence_timing) {
         (false, _) => "",
