@@ -127,14 +127,7 @@ fn every_case_verifies_against_its_cpu_reference() {
 
 #[test]
 fn a_short_timed_run_gives_finite_positive_rates() {
-    let results = run_all(RunSettings {
-        target_ms: 2.0,
-        samples: 3,
-        verify: false,
-        compile_only: false,
-        shader_stats: false,
-        fence_timing: false,
-    });
+    let results = run_all(short(2.0));
     check_skips(&results);
     for (name, outcome) in &results {
         let Outcome::Timed { measurement, work, ratio, .. } = outcome else {
@@ -170,14 +163,7 @@ fn without_the_baseline_load_lines_say_why_there_is_no_ratio() {
     let (ctx, cases) = validated(&[], Some("Buffer<R8>.Load"));
     // The read-only cases only (the RWBuffer and broadcast twins have the same baseline).
     let cases: Vec<CaseSpec> = cases.into_iter().filter(|c| c.family == "load").collect();
-    let settings = RunSettings {
-        target_ms: 1.0,
-        samples: 3,
-        verify: false,
-        compile_only: false,
-        shader_stats: false,
-        fence_timing: false,
-    };
+    let settings = short(1.0);
     let prepared = prepare(&ctx, &cases, 2, true).unwrap_or_else(|e| panic!("{e}"));
     let mut notes_seen = Vec::new();
     let results =
@@ -227,6 +213,18 @@ fn empty_run() -> perftest::report::Run {
                  "vulkan_version": "1.4.312", "queue_family": 0, "subgroup_size": 32, "timestamp_period_ns": 1.0},
       "interrupted": false, "cases": []}"#;
     serde_json::from_str(text).unwrap()
+}
+
+/// A short timed run: `target_ms` per measurement, 3 samples.
+fn short(target_ms: f64) -> RunSettings {
+    RunSettings {
+        target_ms,
+        samples: 3,
+        verify: false,
+        compile_only: false,
+        shader_stats: false,
+        fence_timing: false,
+    }
 }
 
 fn perftest(args: &[&str], env: &[(&str, &str)]) -> Output {

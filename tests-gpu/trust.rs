@@ -8,7 +8,7 @@ use perftest::report::model::{CaseResult, Run};
 use perftest::report::text;
 use perftest::report::trust::Trust;
 use perftest::runner::outcome::Outcome;
-use perftest::runner::run::{prepare, run_cases, RunSettings};
+use perftest::runner::run::{prepare, run_cases};
 use perftest::runner::session::{check_validation, context_for};
 use perftest::vk::context::{Adapter, ContextOptions};
 
@@ -55,14 +55,7 @@ fn a_shader_that_drops_its_loads_is_flagged_implausible_where_the_peak_is_known(
     let trust = Trust::of(&ctx.info);
     let prepared = prepare(&ctx, &cases, 1, true).unwrap_or_else(|e| panic!("{e}"));
     let has_clock = prepared.clock.probe.is_some();
-    let settings = RunSettings {
-        target_ms: 2.0,
-        samples: 3,
-        verify: false,
-        compile_only: false,
-        shader_stats: false,
-        fence_timing: false,
-    };
+    let settings = super::short(2.0);
     let results = run_cases(&ctx, &cases, &prepared, &settings, |_| {}).unwrap_or_else(|e| panic!("{e}"));
     let outcome: &Outcome = &results[0].1;
     // On every device (lavapipe's LLVM too) the dropped loads show as work done impossibly fast.
