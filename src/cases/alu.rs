@@ -332,6 +332,7 @@ inventory::submit! {
         axes: &[],
         ratio_note: None,
         levels: false,
+        device_cases: false,
         expand,
     }
 }

@@ -131,6 +131,9 @@ enum Spread {
     Subgroup,
     /// One counter per workgroup.
     Workgroup,
+    /// One counter per invocation of the workgroup (a shared-memory table; as many addresses as
+    /// the workgroup has invocations, 256 where the device allows).
+    Invocation,
 }
 
 impl Spread {
@@ -140,12 +143,13 @@ impl Spread {
             Spread::Addresses(n) => format!("{n} addresses"),
             Spread::Subgroup => "per subgroup".to_owned(),
             Spread::Workgroup => "per workgroup".to_owned(),
+            Spread::Invocation => "per invocation".to_owned(),
         }
     }
 
     fn define(self) -> &'static str {
         match self {
-            Spread::Addresses(_) => "0",
+            Spread::Addresses(_) | Spread::Invocation => "0",
             Spread::Subgroup => "1",
             Spread::Workgroup => "2",
         }
@@ -159,6 +163,7 @@ impl Spread {
             Spread::Subgroup if table == shape.group => local / shape.subgroup,
             Spread::Subgroup => g / shape.subgroup,
             Spread::Workgroup => g / shape.group,
+            Spread::Invocation => local,
         }
     }
 }
@@ -188,7 +193,7 @@ fn case(op: Op, spread: Spread, shared: bool, shape: Shape) -> CaseSpec {
     let table = if shared { shape.group } else { TABLE };
     let mask = match spread {
         Spread::Addresses(n) => n - 1,
-        Spread::Subgroup | Spread::Workgroup => table - 1,
+        Spread::Subgroup | Spread::Workgroup | Spread::Invocation => table - 1,
     };
     let scope = if shared { "1" } else { "0" };
     let mut case = CaseSpec::new(name.clone(), GLSL, [shape.group as u32, 1, 1])
@@ -203,7 +208,12 @@ fn case(op: Op, spread: Spread, shared: bool, shape: Shape) -> CaseSpec {
         .push(Push::words(&[mask as u32, 1, 0, 0]))
         .requires(op.needs())
         .work([Work::new(OPS as f64, Unit::Atomic)]);
-    if let Spread::Addresses(n) = spread {
+    let addresses = match spread {
+        Spread::Addresses(n) => Some(n),
+        Spread::Invocation => Some(shape.group),
+        Spread::Subgroup | Spread::Workgroup => None,
+    };
+    if let Some(n) = addresses {
         case = case.axis("addresses", n, format!("{prefix}{}", op.label()));
     }
     if shared {
@@ -253,10 +263,7 @@ fn expand(env: &Env) -> Vec<CaseSpec> {
         cases.push(case(op, Spread::Addresses(1), false, shape));
     }
     for op in [Op::AddU32 { used: false }, Op::AddU32 { used: true }] {
-        // The last is one counter per invocation: as many addresses as the workgroup has.
-        for spread in
-            [Spread::Addresses(1), Spread::Addresses(32), Spread::Subgroup, Spread::Addresses(shape.group)]
-        {
+        for spread in [Spread::Addresses(1), Spread::Addresses(32), Spread::Subgroup, Spread::Invocation] {
             cases.push(case(op, spread, true, shape));
         }
     }
@@ -290,6 +297,7 @@ inventory::submit! {
         axes: &[ADDRESSES],
         ratio_note: None,
         levels: false,
+        device_cases: false,
         expand,
     }
 }

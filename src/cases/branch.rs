@@ -208,6 +208,7 @@ inventory::submit! {
         axes: &[N],
         ratio_note: Some("\"NX Coherent branch baseline\""),
         levels: false,
+        device_cases: false,
         expand,
     }
 }

@@ -267,6 +267,7 @@ inventory::submit! {
         axes: &[TAPS, BYTES],
         ratio_note: Some("the plain path of the same type, M and size"),
         levels: false,
+        device_cases: false,
         expand,
     }
 }

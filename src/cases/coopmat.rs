@@ -348,6 +348,7 @@ inventory::submit! {
         axes: &[],
         ratio_note: None,
         levels: false,
+        device_cases: true,
         expand,
     }
 }

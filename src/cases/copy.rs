@@ -86,6 +86,7 @@ inventory::submit! {
         axes: &[BYTES],
         ratio_note: None,
         levels: false,
+        device_cases: false,
         expand,
     }
 }

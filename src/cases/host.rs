@@ -57,6 +57,7 @@ inventory::submit! {
         axes: &[BYTES],
         ratio_note: None,
         levels: false,
+        device_cases: false,
         expand,
     }
 }

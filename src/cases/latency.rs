@@ -103,6 +103,7 @@ inventory::submit! {
         axes: &[BYTES],
         ratio_note: None,
         levels: true,
+        device_cases: false,
         expand,
     }
 }

@@ -447,6 +447,7 @@ inventory::submit! {
         axes: &[],
         ratio_note: Some("\"Buffer<RGBA8>.Load random\""),
         levels: false,
+        device_cases: false,
         expand,
     }
 }

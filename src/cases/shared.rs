@@ -130,6 +130,7 @@ inventory::submit! {
         axes: &[STRIDE],
         ratio_note: None,
         levels: false,
+        device_cases: false,
         expand,
     }
 }

@@ -230,6 +230,7 @@ inventory::submit! {
         axes: &[BYTES],
         ratio_note: None,
         levels: false,
+        device_cases: false,
         expand,
     }
 }

@@ -178,6 +178,7 @@ inventory::submit! {
         axes: &[BYTES],
         ratio_note: None,
         levels: true,
+        device_cases: false,
         expand,
     }
 }

@@ -50,6 +50,9 @@ pub struct Family {
     /// Whether its cases sweep a working set, so a run ends with the memory levels each variant
     /// shows (`levels:` lines; see `report::levels`).
     pub levels: bool,
+    /// Whether a device adds cases that `--list` (no device) cannot name: the cooperative-matrix
+    /// shapes it advertises. `perftest check` accepts a run's extra cases of such a family.
+    pub device_cases: bool,
     /// Builds the cases, in run order.
     pub expand: fn(&Env) -> Vec<CaseSpec>,
 }
