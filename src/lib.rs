@@ -2,7 +2,8 @@
 //!
 //! The library holds everything the `perftest` binary does, so that the GPU integration tests in
 //! `tests-gpu/` drive the same code paths as a user. Layers, leaves first: [`caps`] (what a device
-//! offers and a case needs, as data), [`registry`] (families and their cases, as data), [`shader`]
+//! offers and a case needs, and what a run reports about it, as data), [`record`] (what a run
+//! measured, as data), [`registry`] (families and their cases, as data), [`shader`]
 //! (GLSL to SPIR-V), [`vk`] (Vulkan objects; imports neither the registry nor the shader module),
 //! [`runner`] (the one place where cases meet Vulkan), [`report`] (documents, compare, plot), and
 //! [`app`], which only dispatches commands. Families live in [`cases`] and register themselves.
@@ -12,6 +13,7 @@ pub mod caps;
 pub mod cases;
 pub mod cli;
 pub mod error;
+pub mod record;
 pub mod registry;
 pub mod report;
 pub mod runner;

@@ -5,8 +5,8 @@ use std::process::{Command, Output};
 
 use ash::vk;
 use perftest::caps::Feature;
+use perftest::record::outcome::Outcome;
 use perftest::registry::{self, CaseSpec};
-use perftest::runner::outcome::Outcome;
 use perftest::runner::run::{prepare, run_cases, RunSettings};
 use perftest::runner::session::{check_validation, open};
 use perftest::vk::context::ContextOptions;

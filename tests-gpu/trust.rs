@@ -3,11 +3,11 @@
 //! says "unknown" where they are not (lavapipe: no VK_KHR_shader_clock, no SM count).
 
 use perftest::caps::Ceiling;
+use perftest::record::outcome::Outcome;
 use perftest::registry::{CaseSpec, Glsl, Resource, Unit, Work};
 use perftest::report::model::{CaseResult, Run};
 use perftest::report::text;
 use perftest::report::trust::Trust;
-use perftest::runner::outcome::Outcome;
 use perftest::runner::run::{prepare, run_cases};
 use perftest::runner::session::{check_validation, context_for};
 use perftest::vk::context::{Adapter, ContextOptions};

@@ -5,6 +5,7 @@
 //! created with the union of what the selected cases need. Neither side imports the other.
 
 mod features;
+pub mod info;
 pub mod memory;
 pub mod newer;
 pub mod peaks;
@@ -15,6 +16,7 @@ use std::collections::BTreeSet;
 use ash::vk;
 
 pub use features::{Feature, FeatureStructs};
+pub use info::{kind_name, ComputeUnits, DeviceInfo, Row};
 pub use memory::{Footprint, MemoryKind, MemoryType};
 pub use peaks::{Architecture, Ceiling};
 

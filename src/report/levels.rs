@@ -119,7 +119,7 @@ pub fn levels(points: &[(u64, f64)]) -> Vec<Level> {
 
 /// The median rate of `points` (a plateau, never empty; NaN only if it were).
 fn median(points: &[(u64, f64)]) -> f64 {
-    crate::runner::stats::median(points.iter().map(|(_, r)| *r)).unwrap_or(f64::NAN)
+    crate::record::stats::median(points.iter().map(|(_, r)| *r)).unwrap_or(f64::NAN)
 }
 
 /// `segments` without the middle ones that span less than [`SPAN`] in size: knees, not levels.

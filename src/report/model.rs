@@ -6,10 +6,10 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::trust::{self, Trust};
+use crate::caps::DeviceInfo;
 use crate::error::{Error, Result};
+use crate::record::outcome::{Failure, Outcome};
 use crate::registry::CaseSpec;
-use crate::runner::outcome::{Failure, Outcome};
-use crate::vk::device::DeviceInfo;
 
 /// The version of the JSON layout; files from a newer perftest are refused with a sentence.
 /// Version 2 added per-case `group`, `variant`, `axes` and `rates`, and the run's `axes`;
@@ -74,7 +74,7 @@ pub struct WarmUp {
 
 impl WarmUp {
     /// The record of `warm`, whose level the cases were held to if `reference` is known.
-    pub fn new(warm: &crate::runner::warmup::WarmUp, reference: Option<f64>) -> Self {
+    pub fn new(warm: &crate::record::warmup::WarmUp, reference: Option<f64>) -> Self {
         WarmUp {
             load_ms: warm.load_ms,
             watched: warm.watched,

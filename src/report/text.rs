@@ -2,8 +2,8 @@
 
 use super::model::Run;
 use super::trust::{self, Trust};
-use crate::runner::outcome::{Outcome, TIME_FOR};
-use crate::vk::device::DeviceInfo;
+use crate::caps::DeviceInfo;
+use crate::record::outcome::{Outcome, TIME_FOR};
 
 /// The header printed before the cases; `pipelines` says what building them cost, `clock` how
 /// clocks are measured (or why they are unknown), `warm_up` what warming the device up took
@@ -226,10 +226,10 @@ pub fn line(name: &str, outcome: &Outcome, trust: &Trust, baseline: Option<&Outc
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::measurement::Measurement;
+    use crate::record::outcome::Counted;
+    use crate::record::stats::summarize;
     use crate::registry::{Unit, Work};
-    use crate::runner::measure::Measurement;
-    use crate::runner::outcome::Counted;
-    use crate::runner::stats::summarize;
 
     fn timed(samples: &[f64], settled: bool) -> Outcome {
         let summary = summarize(samples).unwrap();

@@ -7,16 +7,16 @@
 
 use super::format::si;
 use crate::caps::{peaks, Architecture, Ceiling};
+use crate::caps::{ComputeUnits, DeviceInfo};
+use crate::record::outcome::{Counted, Outcome};
 use crate::registry::Unit;
-use crate::runner::outcome::{Counted, Outcome};
-use crate::vk::device::{ComputeUnits, DeviceInfo};
 
 /// Above this % of a known peak a result is implausible: 100% plus 2% for the error of the clock
 /// reading (0.2%) and of the rate (0.35% run to run), with room to spare, so only work the
 /// hardware cannot do is flagged.
 pub const IMPLAUSIBLE_PERCENT: f64 = 102.0;
 /// A case whose clock is this fraction or more off the run's median clock ran throttled (or boosted).
-pub const THROTTLE_FRACTION: f64 = crate::runner::measure::OFF_CLOCK;
+pub const THROTTLE_FRACTION: f64 = crate::record::measurement::OFF_CLOCK;
 /// How the flag of a ratio against a flagged baseline starts.
 pub const BASELINE_FLAG: &str = "ratio against a flagged baseline";
 
@@ -273,21 +273,21 @@ pub fn baseline_flag(flags: &[String]) -> Option<String> {
 /// The flag of a case that ran at `mhz` when the run's median was `median`, if it is
 /// [`THROTTLE_FRACTION`] or more off.
 pub fn throttled(mhz: f64, median: f64) -> Option<String> {
-    crate::runner::measure::off(mhz, median)
+    crate::record::measurement::off(mhz, median)
         .then(|| format!("throttled: ran at {mhz:.0} MHz, run median {median:.0} MHz"))
 }
 
 /// The median of `clocks` (MHz), if there are any.
 pub fn median_clock(clocks: impl IntoIterator<Item = f64>) -> Option<f64> {
-    crate::runner::stats::median(clocks.into_iter().filter(|c| c.is_finite()))
+    crate::record::stats::median(clocks.into_iter().filter(|c| c.is_finite()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::measurement::Measurement;
+    use crate::record::stats::summarize;
     use crate::registry::Work;
-    use crate::runner::measure::Measurement;
-    use crate::runner::stats::summarize;
 
     /// The H100 as perftest sees it: 132 SMs, Hopper.
     fn h100() -> Trust {

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use super::message::Record;
-use super::outcome::Outcome;
+use crate::record::outcome::Outcome;
 use crate::registry::CaseSpec;
 
 /// The order to run `cases` in, as indices: in a timed run each baseline first (in the order cases
@@ -133,8 +133,8 @@ impl<'c> Assembler<'c> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::outcome::Failure;
     use crate::registry;
-    use crate::runner::outcome::Failure;
 
     /// Four load cases and, last in the list, the baseline their ratios are against.
     fn loads() -> Vec<CaseSpec> {

@@ -10,6 +10,7 @@ use super::kernel::Kernel;
 use super::verify;
 use crate::caps::{Feature, Requirements};
 use crate::error::Result;
+use crate::record::measurement::STEADY;
 use crate::registry::{CaseSpec, Glsl, Push};
 use crate::vk::commands::{submit, Stamp};
 use crate::vk::timestamps::elapsed_ms;
@@ -24,8 +25,6 @@ const SPINS: [u32; 2] = [100_000, 1_100_000];
 /// Readings outside this range (MHz) are not a GPU clock: the probe says unknown instead.
 const PLAUSIBLE_MHZ: std::ops::RangeInclusive<f64> = 10.0..=10_000.0;
 
-/// Calibration readings must agree within this fraction for the clock to count as a clock.
-pub const STEADY: f64 = 0.02;
 /// Readings taken to calibrate.
 pub const CALIBRATION_READINGS: usize = 3;
 

@@ -1,8 +1,9 @@
 //! One case's measurement: scale the dispatch to the target, warm up until rates agree, take samples.
 
 use super::scaling::Policy;
-use super::stats::{summarize, Summary};
 use crate::error::Result;
+use crate::record::measurement::Measurement;
+use crate::record::stats::summarize;
 
 /// Something that can time a dispatch of `groups` workgroups (the GPU, or a fake in tests).
 pub trait Timer {
@@ -20,73 +21,8 @@ pub trait Timer {
 
 /// Two consecutive warm-up rates within this fraction count as settled clocks.
 pub const SETTLED: f64 = 0.02;
-/// Two clocks this fraction or more apart are different clocks: a case whose clock changed
-/// during its samples, or that ran this far below the warm-up's level or off the run's median,
-/// is not comparable with the others.
-pub const OFF_CLOCK: f64 = 0.05;
 /// Growth steps before scaling gives up (x10 from one group reaches 1e30).
 const MAX_SCALING_STEPS: usize = 30;
-
-/// What a measurement found.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Measurement {
-    /// Workgroups per measurement in the samples.
-    pub groups: u64,
-    /// Sample times, milliseconds.
-    pub samples: Vec<f64>,
-    /// Their summary.
-    pub summary: Summary,
-    /// Measurements spent scaling and warming up.
-    pub warmup_runs: usize,
-    /// Whether consecutive warm-up rates agreed before the warm-up cap.
-    pub settled: bool,
-    /// The clock (MHz) read just before and just after the samples; empty where unknown.
-    pub clocks_mhz: Vec<f64>,
-    /// The level the device's clock settled at in the warm-up, MHz, where known: the clock the
-    /// samples should have run at.
-    pub reference_mhz: Option<f64>,
-    /// Why each earlier try was measured again ([`super::retry`]); empty if this was the first.
-    pub retries: Vec<String>,
-    /// Whether this try would have been measured again too, had a retry remained.
-    pub gave_up: bool,
-    /// Whether the samples are the CPU's wall time around each submission and its fence (no GPU
-    /// timestamps on the queue, or `--fence-timing`) rather than GPU timestamps.
-    #[serde(default)]
-    pub fenced: bool,
-}
-
-impl Measurement {
-    /// The clock the samples ran at: the mean of the readings around them, where known.
-    pub fn clock_mhz(&self) -> Option<f64> {
-        (!self.clocks_mhz.is_empty())
-            .then(|| self.clocks_mhz.iter().sum::<f64>() / self.clocks_mhz.len() as f64)
-    }
-
-    /// The clock before and after the samples, MHz, if they are [`OFF_CLOCK`] or more apart.
-    pub fn unsteady(&self) -> Option<(f64, f64)> {
-        let [before, after] = self.clocks_mhz[..] else { return None };
-        off(after, before).then_some((before, after))
-    }
-
-    /// The clock of the samples and the warm-up's level, MHz, if the clock is [`OFF_CLOCK`] or
-    /// more below it: a device gone cold or throttled. Above it is the case's own load lifting the
-    /// clock (the H100 reads up to 2099 MHz under tensor work, 1980 under the warm-up's FMAs),
-    /// which no re-measurement changes; the run's median judges that ([`crate::report::trust`]).
-    pub fn below_reference(&self) -> Option<(f64, f64)> {
-        let (mhz, reference) = (self.clock_mhz()?, self.reference_mhz?);
-        below(mhz, reference).then_some((mhz, reference))
-    }
-}
-
-/// Whether `mhz` is [`OFF_CLOCK`] or more off `reference`.
-pub fn off(mhz: f64, reference: f64) -> bool {
-    (mhz / reference - 1.0).abs() >= OFF_CLOCK
-}
-
-/// Whether `mhz` is [`OFF_CLOCK`] or more below `reference`.
-pub fn below(mhz: f64, reference: f64) -> bool {
-    mhz / reference - 1.0 <= -OFF_CLOCK
-}
 
 /// Measures with `timer`: scale to `policy.target_ms`, warm up for at most `warmup_cap_ms` of
 /// GPU time until two rates agree within [`SETTLED`], then take `samples` samples.

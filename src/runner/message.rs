@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::outcome::Outcome;
+use crate::record::outcome::Outcome;
 use crate::report::model;
 
 /// What the parent asks a worker to do: which device row, and which cases in which order (names,
@@ -97,7 +97,7 @@ impl Message {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::outcome::Failure;
+    use crate::record::outcome::Failure;
 
     #[test]
     fn a_message_survives_its_line_and_text_before_the_mark_is_kept() {

@@ -1,15 +1,14 @@
 //! Measuring again what ran on the wrong clock, as nvbench discards samples taken while
 //! throttled: a case whose clock changed during its samples, or that ran
-//! [`OFF_CLOCK`](super::measure::OFF_CLOCK) or more below the level the warm-up reached, is
+//! [`OFF_CLOCK`](crate::record::measurement::OFF_CLOCK) or more below the level the warm-up reached, is
 //! warmed up again and measured again, at most [`RETRIES`] times. A baseline, whose rate every
 //! ratio of its family divides, is measured again for noise and an unsettled warm-up too. The
 //! last try is kept, with why each earlier one was not. A retry that runs below the level again,
 //! at the clock of the try before (within [`STEADY`]), ends the retries: the case's own load sets
 //! that clock (a power-limited card), and more tries would cost time and change nothing.
 
-use super::clock::STEADY;
-use super::measure::Measurement;
 use crate::error::Result;
+use crate::record::measurement::{Measurement, STEADY};
 
 /// Tries after the first.
 pub const RETRIES: usize = 2;
@@ -62,8 +61,8 @@ pub fn measure_steady(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::measure::OFF_CLOCK;
-    use crate::runner::stats::summarize;
+    use crate::record::measurement::OFF_CLOCK;
+    use crate::record::stats::summarize;
 
     /// A try whose clock read `clocks` around samples `samples`.
     fn try_at(clocks: &[f64], samples: &[f64]) -> Measurement {

@@ -11,8 +11,7 @@ pub struct Policy {
     pub max_groups: u64,
 }
 
-/// The longest submission the policy will aim for, well under common watchdogs (2 s on Windows).
-pub const MAX_SUBMIT_MS: f64 = 100.0;
+pub use crate::record::measurement::MAX_SUBMIT_MS;
 
 impl Policy {
     /// The rules for `target_ms` on a device whose `maxComputeWorkGroupCount` is `max`, with the

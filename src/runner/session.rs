@@ -13,6 +13,7 @@ use super::progress::write_line;
 use super::run::{RunSettings, HURRY, STOP};
 use super::supervise::supervise;
 use super::work::{work, Request};
+use crate::caps::DeviceInfo;
 use crate::caps::{Feature, Requirements};
 use crate::cli::{Cli, Format};
 use crate::error::{Error, Result};
@@ -21,7 +22,6 @@ use crate::report::trust::Trust;
 use crate::report::{self, model, text};
 use crate::vk::context::{Adapter, ContextOptions};
 use crate::vk::debug::{drain, Sink};
-use crate::vk::device::DeviceInfo;
 use crate::vk::Context;
 
 /// Fails if the validation layer said anything (read after every Vulkan object is destroyed,

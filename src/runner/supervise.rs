@@ -14,9 +14,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::message::{Job, Message, Record};
-use super::outcome::{Failure, Outcome};
 use super::run::{HURRY, STOP};
 use crate::error::{Error, Result};
+use crate::record::outcome::{Failure, Outcome};
 
 /// How long a worker may take to open the device, build the pipelines and warm up: the watchdog's
 /// time, plus [`WARM_UP`], plus this much per case it was given.

@@ -6,9 +6,10 @@ use std::time::Instant;
 
 use super::clock::ClockProbe;
 use super::heater::{Heater, Warming};
-use super::measure::below;
-use super::warmup::{warm_up, WarmUp, PLAN};
+use super::warmup::{warm_up, PLAN};
 use crate::error::Result;
+use crate::record::measurement::below;
+use crate::record::warmup::WarmUp;
 
 /// The runner's warm state: the load, the first warm-up, the level later cases are held to, and
 /// when the device last worked.

@@ -4,18 +4,19 @@
 //! sustained load to climb back; a case timed before then reads a steady rate at the wrong clock,
 //! which no noise test catches. So before the first timed case the runner loads the device
 //! ([`super::heater`]) and reads the clock between slices of load until the readings over
-//! [`Plan::settle_ms`] of load agree within [`STEADY`] (after at least [`Plan::min_ms`]), or
+//! [`Plan::settle_ms`] of load agree within [`STEADY`](crate::record::measurement::STEADY) (after at least [`Plan::min_ms`]), or
 //! [`Plan::budget_ms`] runs out. Before each later case it reads the clock once more: if it is
-//! [`OFF_CLOCK`](super::measure::OFF_CLOCK) or more below that level (an upload or a long build
+//! [`OFF_CLOCK`](crate::record::measurement::OFF_CLOCK) or more below that level (an upload or a long build
 //! left the device idle), it loads the device again until a reading is no longer that far below,
 //! the clock settles elsewhere (by the same rule as the first warm-up), or
 //! [`Plan::rewarm_budget_ms`] runs out. A device without a clock gets
 //! [`Plan::blind_ms`] of load first, and [`Plan::refresh_ms`] after every idle gap of
 //! [`Plan::idle_ms`] or more.
 
-use super::clock::{steady, STEADY};
-use super::measure::below;
+use super::clock::steady;
 use crate::error::Result;
+use crate::record::measurement::below;
+use crate::record::warmup::WarmUp;
 
 /// Something that can be loaded and whose clock can be read (the GPU, or a script in tests).
 pub trait Heat {
@@ -35,7 +36,7 @@ pub struct Plan {
     /// The least load before the clock may count as settled, ms: a GPU holds its idle clock for
     /// a while under load before it climbs.
     pub min_ms: f64,
-    /// The readings over this much load must agree within [`STEADY`], ms.
+    /// The readings over this much load must agree within [`STEADY`](crate::record::measurement::STEADY), ms.
     pub settle_ms: f64,
     /// The most load before the warm-up gives up, ms.
     pub budget_ms: f64,
@@ -62,64 +63,11 @@ pub const PLAN: Plan = Plan {
     refresh_ms: 250.0,
 };
 
-/// What a warm-up did.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct WarmUp {
-    /// Milliseconds of load applied.
-    pub load_ms: f64,
-    /// Whether there was a clock to watch (else the load was a fixed time).
-    pub watched: bool,
-    /// Each clock reading in MHz, with the milliseconds of load before it (the first before any).
-    pub readings: Vec<(f64, f64)>,
-    /// The level the clock settled at, MHz: the mean of the readings that agreed (or the reading
-    /// at the level a re-warm aimed for); `None` without a clock, or if it never settled.
-    pub settled_mhz: Option<f64>,
-}
-
-impl WarmUp {
-    /// The first clock reading, MHz (before any load).
-    pub fn first_mhz(&self) -> Option<f64> {
-        self.readings.first().map(|(_, mhz)| *mhz)
-    }
-
-    /// One line for the header or a note: `1.4 s of load to reach 1980 MHz (from 345 MHz)`.
-    pub fn text(&self) -> String {
-        let seconds = self.load_ms / 1e3;
-        let (first, settled) = (self.first_mhz(), self.settled_mhz);
-        match (first, settled) {
-            (None, _) if !self.watched => format!(
-                "{seconds:.1} s of load, a fixed time: no clock to watch (the device has no usable shader clock)"
-            ),
-            (None, _) => format!("{seconds:.1} s of load; the clock probe could not read the clock"),
-            (Some(first), Some(_)) if self.load_ms == 0.0 => {
-                format!("none needed: the clock was at {first:.0} MHz")
-            }
-            (Some(first), Some(level)) => {
-                format!("{seconds:.1} s of load to reach {level:.0} MHz (from {first:.0} MHz)")
-            }
-            (Some(first), None) => {
-                let (low, high) = range(self.readings.iter().map(|(_, mhz)| *mhz));
-                let last = self.readings.last().map_or(first, |(_, mhz)| *mhz);
-                format!(
-                    "{seconds:.1} s of load and the clock did not settle within {:.0}% (from {first:.0} MHz; \
-                     {low:.0} to {high:.0} MHz; last {last:.0} MHz)",
-                    STEADY * 100.0
-                )
-            }
-        }
-    }
-}
-
-/// The lowest and highest of `values`.
-fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
-    values.fold((f64::MAX, f64::MIN), |(l, h), v| (l.min(v), h.max(v)))
-}
-
 impl Plan {
     /// The level the clock has settled at after `load_ms` of load, given `readings` (MHz, with the
     /// load before each): the mean of the readings over the last [`Plan::settle_ms`] of load, if
-    /// they agree within [`STEADY`] after at least [`Plan::min_ms`]. With a `target` (a re-warm),
-    /// also the last reading, if it is not [`OFF_CLOCK`](super::measure::OFF_CLOCK) or more below
+    /// they agree within [`STEADY`](crate::record::measurement::STEADY) after at least [`Plan::min_ms`]. With a `target` (a re-warm),
+    /// also the last reading, if it is not [`OFF_CLOCK`](crate::record::measurement::OFF_CLOCK) or more below
     /// the target.
     pub fn settled(&self, readings: &[(f64, f64)], load_ms: f64, target: Option<f64>) -> Option<f64> {
         let &(_, last) = readings.last()?;

@@ -10,10 +10,11 @@ use gpu_allocator::vulkan::{
 use gpu_allocator::MemoryLocation;
 
 use super::debug::Sink;
-use super::device::{self, DeviceInfo};
+use super::device;
 use super::instance::Instance;
-use super::select::{self, Row};
+use super::select;
 use crate::caps::{DeviceCaps, Feature, FeatureStructs};
+use crate::caps::{DeviceInfo, Row};
 use crate::error::{vk_err, Error, Result};
 
 /// Which device row to use and how.

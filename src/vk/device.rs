@@ -5,64 +5,11 @@ use std::ffi::CStr;
 use ash::vk;
 
 use super::instance::Instance;
-use super::select::{kind_name, Row};
+use crate::caps::{kind_name, ComputeUnits, DeviceInfo, Row};
 use crate::caps::{
-    newer, CoopMatFlexible, CoopMatShape, DeviceCaps, Feature, FeatureStructs, FloatControl, Heap, Limits,
-    MemoryType,
+    newer, CoopMatShape, DeviceCaps, Feature, FeatureStructs, FloatControl, Heap, Limits, MemoryType,
 };
 use crate::error::{vk_err, Result};
-
-/// What the report header says about the device.
-#[derive(Clone, Debug)]
-pub struct DeviceInfo {
-    /// The row that was picked, as `--devices` prints it.
-    pub row: Row,
-    /// The device type, as a short name.
-    pub kind: &'static str,
-    /// PCI vendor id.
-    pub vendor_id: u32,
-    /// PCI device id.
-    pub device_id: u32,
-    /// `driverName` and `driverInfo` (for example "NVIDIA 580.65.06").
-    pub driver: String,
-    /// The device's Vulkan version, `major.minor.patch`.
-    pub vulkan: String,
-    /// Subgroup (warp, wave) size.
-    pub subgroup_size: u32,
-    /// Nanoseconds per timestamp tick.
-    pub timestamp_period: f32,
-    /// Valid bits of the queue family's timestamps.
-    pub timestamp_valid_bits: u32,
-    /// `maxComputeWorkGroupCount`.
-    pub max_group_count: [u32; 3],
-    /// The device profile `--simulate` clamps this device to, by name.
-    pub simulating: Option<String>,
-    /// The number of compute units, where the driver tells it.
-    pub compute_units: Option<ComputeUnits>,
-    /// The cooperative-matrix shapes it advertises (the `coopmat` family runs the ones GLSL can name).
-    pub cooperative_matrix: Vec<CoopMatShape>,
-    /// The flexible-dimension shape families of VK_NV_cooperative_matrix2 (empty without it).
-    pub cooperative_matrix_flexible: Vec<CoopMatFlexible>,
-    /// VK_NV_cooperative_matrix2's limits: the largest workgroup-scope workgroup, the largest
-    /// flexible dimension, and the shared memory reserved for workgroup scope (bytes).
-    pub cooperative_matrix2_limits: Option<(u32, u32, u32)>,
-    /// The bfloat16 features it supports; `None` without VK_KHR_shader_bfloat16.
-    pub bfloat16: Option<Vec<Feature>>,
-    /// Whether packed 4x8-bit dot products are accelerated, signed and unsigned
-    /// (VkPhysicalDeviceShaderIntegerDotProductProperties); `None` without the extension.
-    pub integer_dot_accelerated: Option<(bool, bool)>,
-}
-
-/// How many compute units (SMs, CUs, shader cores) a device has, and where that came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ComputeUnits {
-    /// How many.
-    pub count: u32,
-    /// What the vendor calls one: `SM`, `CU` or `core`.
-    pub name: &'static str,
-    /// The extension that told it.
-    pub source: &'static str,
-}
 
 /// The compute units `physical` reports through a vendor extension it offers
 /// (VK_NV_shader_sm_builtins, VK_AMD_shader_core_properties(2) or VK_ARM_shader_core_builtins).

@@ -1,56 +1,10 @@
 //! Device rows (a physical device plus one compute queue family with timestamps) and picking one.
 
-use std::fmt;
-
 use ash::vk;
 
 use super::instance::Instance;
+use crate::caps::Row;
 use crate::error::{Error, Result};
-
-/// One selectable row: a physical device and one of its compute-capable queue families.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Row {
-    /// Index into `vkEnumeratePhysicalDevices`.
-    pub device: usize,
-    /// The device name.
-    pub name: String,
-    /// The queue family index.
-    pub family: u32,
-    /// Discrete, integrated, virtual, CPU or other.
-    pub kind: vk::PhysicalDeviceType,
-    /// Whether the queue family has timestamps (`timestampValidBits > 0`); without them every
-    /// time is the CPU's, around each submission and its fence.
-    pub timestamps: bool,
-    /// Whether the device is a portability implementation (it lists `VK_KHR_portability_subset`,
-    /// as MoltenVK does): the loader shows it only to perftest's portability-enumerating instance,
-    /// and the device is created with the extension enabled, as the specification requires.
-    pub portability: bool,
-}
-
-/// A short name for a device type, as rows print it.
-pub fn kind_name(kind: vk::PhysicalDeviceType) -> &'static str {
-    match kind {
-        vk::PhysicalDeviceType::DISCRETE_GPU => "DiscreteGpu",
-        vk::PhysicalDeviceType::INTEGRATED_GPU => "IntegratedGpu",
-        vk::PhysicalDeviceType::VIRTUAL_GPU => "VirtualGpu",
-        vk::PhysicalDeviceType::CPU => "Cpu",
-        _ => "Other",
-    }
-}
-
-impl fmt::Display for Row {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let subset = if self.portability { ", portability subset" } else { "" };
-        let fences = if self.timestamps { "" } else { ", no timestamps: timed by CPU fences" };
-        write!(
-            f,
-            "{} (compute queue: {}, type: {}{subset}{fences})",
-            self.name,
-            self.family,
-            kind_name(self.kind)
-        )
-    }
-}
 
 /// What row-building needs to know about one queue family.
 #[derive(Clone, Copy, Debug)]

@@ -1,7 +1,7 @@
 //! How one case ended: timed (with its measurement and work), verified, skipped with a reason, or
 //! failed in one of the ways a case can fail without ending the run.
 
-use super::measure::Measurement;
+use super::measurement::Measurement;
 use crate::registry::Work;
 
 /// How one case ended (serializable: a worker process streams it to the parent).
@@ -102,12 +102,12 @@ impl Outcome {
     pub fn over_submission_cap(&self) -> Option<String> {
         let Outcome::Timed { measurement, counted, .. } = self else { return None };
         let ms = measurement.summary.median;
-        (ms > super::scaling::MAX_SUBMIT_MS).then(|| {
+        (ms > super::measurement::MAX_SUBMIT_MS).then(|| {
             format!(
                 "over the submission cap: {ms:.0} ms per measurement at {} {counted}, above the {} ms a \
                  submission may take before GPU watchdogs reset it; lower the case's axis value",
                 measurement.groups,
-                super::scaling::MAX_SUBMIT_MS
+                super::measurement::MAX_SUBMIT_MS
             )
         })
     }

@@ -1,0 +1,105 @@
+//! What a run reports about its device: the row picked (a device and one compute queue family)
+//! and the facts the header shows. Plain data: `vk` fills it in, reports render it.
+
+use std::fmt;
+
+use ash::vk;
+
+use super::{CoopMatFlexible, CoopMatShape, Feature};
+
+/// One selectable row: a physical device and one of its compute-capable queue families.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// Index into `vkEnumeratePhysicalDevices`.
+    pub device: usize,
+    /// The device name.
+    pub name: String,
+    /// The queue family index.
+    pub family: u32,
+    /// Discrete, integrated, virtual, CPU or other.
+    pub kind: vk::PhysicalDeviceType,
+    /// Whether the queue family has timestamps (`timestampValidBits > 0`); without them every
+    /// time is the CPU's, around each submission and its fence.
+    pub timestamps: bool,
+    /// Whether the device is a portability implementation (it lists `VK_KHR_portability_subset`,
+    /// as MoltenVK does): the loader shows it only to perftest's portability-enumerating instance,
+    /// and the device is created with the extension enabled, as the specification requires.
+    pub portability: bool,
+}
+
+/// A short name for a device type, as rows print it.
+pub fn kind_name(kind: vk::PhysicalDeviceType) -> &'static str {
+    match kind {
+        vk::PhysicalDeviceType::DISCRETE_GPU => "DiscreteGpu",
+        vk::PhysicalDeviceType::INTEGRATED_GPU => "IntegratedGpu",
+        vk::PhysicalDeviceType::VIRTUAL_GPU => "VirtualGpu",
+        vk::PhysicalDeviceType::CPU => "Cpu",
+        _ => "Other",
+    }
+}
+
+impl fmt::Display for Row {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let subset = if self.portability { ", portability subset" } else { "" };
+        let fences = if self.timestamps { "" } else { ", no timestamps: timed by CPU fences" };
+        write!(
+            f,
+            "{} (compute queue: {}, type: {}{subset}{fences})",
+            self.name,
+            self.family,
+            kind_name(self.kind)
+        )
+    }
+}
+
+/// What the report header says about the device.
+#[derive(Clone, Debug)]
+pub struct DeviceInfo {
+    /// The row that was picked, as `--devices` prints it.
+    pub row: Row,
+    /// The device type, as a short name.
+    pub kind: &'static str,
+    /// PCI vendor id.
+    pub vendor_id: u32,
+    /// PCI device id.
+    pub device_id: u32,
+    /// `driverName` and `driverInfo` (for example "NVIDIA 580.65.06").
+    pub driver: String,
+    /// The device's Vulkan version, `major.minor.patch`.
+    pub vulkan: String,
+    /// Subgroup (warp, wave) size.
+    pub subgroup_size: u32,
+    /// Nanoseconds per timestamp tick.
+    pub timestamp_period: f32,
+    /// Valid bits of the queue family's timestamps.
+    pub timestamp_valid_bits: u32,
+    /// `maxComputeWorkGroupCount`.
+    pub max_group_count: [u32; 3],
+    /// The device profile `--simulate` clamps this device to, by name.
+    pub simulating: Option<String>,
+    /// The number of compute units, where the driver tells it.
+    pub compute_units: Option<ComputeUnits>,
+    /// The cooperative-matrix shapes it advertises (the `coopmat` family runs the ones GLSL can name).
+    pub cooperative_matrix: Vec<CoopMatShape>,
+    /// The flexible-dimension shape families of VK_NV_cooperative_matrix2 (empty without it).
+    pub cooperative_matrix_flexible: Vec<CoopMatFlexible>,
+    /// VK_NV_cooperative_matrix2's limits: the largest workgroup-scope workgroup, the largest
+    /// flexible dimension, and the shared memory reserved for workgroup scope (bytes).
+    pub cooperative_matrix2_limits: Option<(u32, u32, u32)>,
+    /// The bfloat16 features it supports; `None` without VK_KHR_shader_bfloat16.
+    pub bfloat16: Option<Vec<Feature>>,
+    /// Whether packed 4x8-bit dot products are accelerated, signed and unsigned
+    /// (VkPhysicalDeviceShaderIntegerDotProductProperties); `None` without the extension.
+    pub integer_dot_accelerated: Option<(bool, bool)>,
+}
+
+/// How many compute units (SMs, CUs, shader cores) a device has, and where that came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ComputeUnits {
+    /// How many.
+    pub count: u32,
+    /// What the vendor calls one: `SM`, `CU` or `core`.
+    pub name: &'static str,
+    /// The extension that told it.
+    pub source: &'static str,
+}
