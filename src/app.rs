@@ -1,12 +1,15 @@
 //! What a perftest invocation does: one arm per command, each handing off to the module that does it.
 
-use crate::cli::{Cli, Command, CompareFormat};
+use crate::cli::{Cli, Command, CompareFormat, Format};
 use crate::error::Result;
 use crate::registry;
 use crate::report::model::Status;
 use crate::report::{self, compare, plot};
 use crate::runner::progress::write_line;
-use crate::runner::session::{self, check_validation};
+use crate::runner::run::RunSettings;
+use crate::runner::session::{self, check_validation, Session};
+use crate::runner::work::Request;
+use crate::vk::context::ContextOptions;
 use crate::vk::instance::Instance;
 use crate::vk::select;
 
@@ -77,7 +80,7 @@ pub fn run(cli: &Cli) -> Result<()> {
             drop(instance);
             check_validation(&sink)
         }
-        None => session::benchmark(cli),
+        None => session::benchmark(&session_of(cli)),
     }
 }
 
@@ -113,5 +116,53 @@ fn write(output: Option<&std::path::Path>, document: &str) -> Result<()> {
     match output {
         Some(path) => report::write_atomic(path, document),
         None => Ok(write_line(document.trim_end())?),
+    }
+}
+
+/// The watchdog's time for a case: `--watchdog`, or 3000 times the target time and at least 60 s.
+fn watchdog(cli: &Cli) -> std::time::Duration {
+    let seconds = cli.watchdog.unwrap_or_else(|| (3.0 * cli.target_ms).max(60.0));
+    std::time::Duration::from_secs_f64(seconds)
+}
+
+/// What a run of `cli` asks for, whichever process runs it (a worker parses its own command line).
+pub fn request(cli: &Cli) -> Request {
+    Request {
+        options: ContextOptions {
+            device_name: cli.device_name.clone(),
+            device_index: cli.device_index.map(|n| n as usize),
+            validation: cli.validation,
+            simulate: cli.simulate.clone(),
+        },
+        axes: cli.axis_settings(),
+        filter: cli.filter.clone(),
+        skip: cli.skip.clone(),
+        settings: RunSettings {
+            target_ms: cli.target_ms,
+            samples: cli.samples,
+            verify: cli.verify,
+            compile_only: cli.compile_only,
+            shader_stats: cli.shader_stats,
+            fence_timing: cli.fence_timing,
+        },
+    }
+}
+
+/// The benchmark run `cli` asks for, as the runner takes it.
+fn session_of(cli: &Cli) -> Session {
+    Session {
+        request: request(cli),
+        all_devices: cli.all_devices,
+        output: cli.output.clone(),
+        format: match cli.format {
+            Format::Text => report::Format::Text,
+            Format::Json => report::Format::Json,
+            Format::Csv => report::Format::Csv,
+            Format::Markdown => report::Format::Markdown,
+        },
+        in_process: cli.in_process,
+        watchdog: watchdog(cli),
+        strict: cli.strict,
+        worker_args: std::env::args_os().skip(1).collect(),
     }
 }

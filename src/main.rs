@@ -5,7 +5,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let cli = perftest::cli::parse();
     if cli.worker {
-        let request = perftest::runner::session::request(&cli);
+        let request = perftest::app::request(&cli);
         return ExitCode::from(perftest::runner::work::serve(&request));
     }
     match perftest::app::run(&cli) {

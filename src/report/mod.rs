@@ -18,4 +18,4 @@ pub mod verdict;
 pub mod write;
 
 pub use model::{load, CaseResult, Run, FORMAT_VERSION};
-pub use write::{to_csv, to_json, to_markdown, write_atomic};
+pub use write::{to_csv, to_json, to_markdown, write_atomic, Format};

@@ -1,5 +1,18 @@
 //! Writing a run: JSON (the format kept and compared), CSV and markdown; atomic file writes.
 
+/// What a run's document is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// The lines a run prints.
+    Text,
+    /// One JSON object: settings, device, cases.
+    Json,
+    /// One row per case.
+    Csv,
+    /// A markdown table.
+    Markdown,
+}
+
 use super::format::{ratio_text, si};
 use super::model::{CaseResult, Run, Status};
 pub use super::output::write_atomic;

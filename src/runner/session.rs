@@ -10,12 +10,11 @@ use super::assemble::order;
 use super::collect::Collector;
 use super::message::Job;
 use super::progress::write_line;
-use super::run::{RunSettings, HURRY, STOP};
+use super::run::{HURRY, STOP};
 use super::supervise::supervise;
 use super::work::{work, Request};
 use crate::caps::DeviceInfo;
 use crate::caps::{Feature, Requirements};
-use crate::cli::{Cli, Format};
 use crate::error::{Error, Result};
 use crate::registry::{self, CaseSpec};
 use crate::report::trust::Trust;
@@ -100,20 +99,43 @@ pub fn row_path(path: &Path, n: usize) -> PathBuf {
     path.with_file_name(name)
 }
 
-/// Times or verifies the selection as `cli` asks: on the chosen row, or with `--all-devices` on
-/// every row DEVICE matches in turn (a failing row does not stop the next; the first error is
+/// What a benchmark run is asked to do: the request every worker gets, and how the parent runs
+/// and writes it (plain settings; `app` makes them from the command line).
+#[derive(Clone, Debug)]
+pub struct Session {
+    /// The device rows, the selection and the run settings.
+    pub request: Request,
+    /// Run every row the device name matches, one document each (`--all-devices`).
+    pub all_devices: bool,
+    /// Where the document goes (stdout when `None`).
+    pub output: Option<std::path::PathBuf>,
+    /// What the document is.
+    pub format: report::Format,
+    /// Run the cases in this process instead of a worker (`--in-process`).
+    pub in_process: bool,
+    /// How long a case may take before its worker is stopped.
+    pub watchdog: Duration,
+    /// Exit 12 or 13 on implausible results or a flagged baseline (`--strict`).
+    pub strict: bool,
+    /// The arguments a worker is started with (this process's own).
+    pub worker_args: Vec<OsString>,
+}
+
+/// Times or verifies the selection as `session` asks: on the chosen row, or on every row the
+/// device name matches in turn (a failing row does not stop the next; the first error is
 /// returned after the last row).
-pub fn benchmark(cli: &Cli) -> Result<()> {
-    if !cli.all_devices {
-        return benchmark_row(cli, cli.device_index.map(|n| n as usize), cli.output.as_deref());
+pub fn benchmark(session: &Session) -> Result<()> {
+    let options = &session.request.options;
+    if !session.all_devices {
+        return benchmark_row(session, options.device_index, session.output.as_deref());
     }
     let rows = {
-        let instance = crate::vk::instance::Instance::new(cli.validation)?;
+        let instance = crate::vk::instance::Instance::new(options.validation)?;
         let (_, rows) = crate::vk::select::enumerate(&instance)?;
         let sink = instance.sink();
         // An empty match is select's error, which lists the rows.
-        crate::vk::select::select(&rows, cli.device_name.as_deref(), None)?;
-        let count = crate::vk::select::matching(&rows, cli.device_name.as_deref()).len();
+        crate::vk::select::select(&rows, options.device_name.as_deref(), None)?;
+        let count = crate::vk::select::matching(&rows, options.device_name.as_deref()).len();
         drop(instance);
         check_validation(&sink)?;
         count
@@ -123,11 +145,11 @@ pub fn benchmark(cli: &Cli) -> Result<()> {
         if STOP.load(Ordering::SeqCst) {
             break;
         }
-        if n > 1 && cli.output.is_none() {
+        if n > 1 && session.output.is_none() {
             write_line("")?;
         }
-        let output = cli.output.as_deref().map(|path| row_path(path, n));
-        if let Err(error) = benchmark_row(cli, Some(n), output.as_deref()) {
+        let output = session.output.as_deref().map(|path| row_path(path, n));
+        if let Err(error) = benchmark_row(session, Some(n), output.as_deref()) {
             // The first error is returned (and printed once, by main); later ones are said here.
             match first_error {
                 None => first_error = Some(error),
@@ -154,40 +176,12 @@ pub fn plan(
     selected
 }
 
-/// The watchdog's time for a case: `--watchdog`, or 3000 times the target time and at least 60 s.
-pub fn watchdog(cli: &Cli) -> Duration {
-    let seconds = cli.watchdog.unwrap_or_else(|| (3.0 * cli.target_ms).max(60.0));
-    Duration::from_secs_f64(seconds)
-}
-
-/// What a run of `cli` asks for, whichever process runs it.
-pub fn request(cli: &Cli) -> Request {
-    Request {
-        options: ContextOptions {
-            device_name: cli.device_name.clone(),
-            device_index: cli.device_index.map(|n| n as usize),
-            validation: cli.validation,
-            simulate: cli.simulate.clone(),
-        },
-        axes: cli.axis_settings(),
-        filter: cli.filter.clone(),
-        skip: cli.skip.clone(),
-        settings: RunSettings {
-            target_ms: cli.target_ms,
-            samples: cli.samples,
-            verify: cli.verify,
-            compile_only: cli.compile_only,
-            shader_stats: cli.shader_stats,
-            fence_timing: cli.fence_timing,
-        },
-    }
-}
-
 /// Times or verifies the selection on row `index` (among those DEVICE matches; the best with
 /// none) in worker processes (in this one with `--in-process`), and writes the results to
 /// `output` (or stdout): every case that finished, whatever happened to the others.
-fn benchmark_row(cli: &Cli, index: Option<usize>, output: Option<&Path>) -> Result<()> {
-    let request = request(cli);
+fn benchmark_row(session: &Session, index: Option<usize>, output: Option<&Path>) -> Result<()> {
+    let request = &session.request;
+    let settings = &request.settings;
     let options = ContextOptions { device_index: index, ..request.options.clone() };
     // A destination that cannot be written fails now, not after the run.
     if let Some(path) = output {
@@ -204,19 +198,16 @@ fn benchmark_row(cli: &Cli, index: Option<usize>, output: Option<&Path>) -> Resu
     let (info, selected) = plan(&options, &request.axes, request.filter.as_deref(), &request.skip)?;
     let job = Job {
         row: index,
-        cases: order(&selected, cli.verify || cli.compile_only)
-            .into_iter()
-            .map(|i| selected[i].name.clone())
-            .collect(),
+        cases: order(&selected, !settings.timed()).into_iter().map(|i| selected[i].name.clone()).collect(),
     };
     // Text goes to stdout line by line; every other destination gets one document at the end.
-    let stream = cli.format == Format::Text && output.is_none();
+    let stream = session.format == report::Format::Text && output.is_none();
     let mut collector = Collector::new(&selected, Trust::of(&info), stream);
-    let ran = if cli.in_process {
-        work(&request, &job, &mut |message| collector.take(message)).map(|()| None)
+    let ran = if session.in_process {
+        work(request, &job, &mut |message| collector.take(message)).map(|()| None)
     } else {
-        let args: Vec<OsString> = std::env::args_os().skip(1).collect();
-        supervise(&args, &job, watchdog(cli), &mut |message| collector.take(message)).map(Some)
+        supervise(&session.worker_args, &job, session.watchdog, &mut |message| collector.take(message))
+            .map(Some)
     };
     collector.finish();
     // Nothing ran: the error is all there is to say (no device, a shader that does not compile).
@@ -231,12 +222,12 @@ fn benchmark_row(cli: &Cli, index: Option<usize>, output: Option<&Path>) -> Resu
         perftest_version: env!("CARGO_PKG_VERSION").to_owned(),
         date,
         settings: model::Settings {
-            target_ms: cli.target_ms,
-            samples: cli.samples,
-            verify: cli.verify,
-            compile_only: cli.compile_only,
-            filter: cli.filter.clone(),
-            skip: cli.skip.clone(),
+            target_ms: settings.target_ms,
+            samples: settings.samples,
+            verify: settings.verify,
+            compile_only: settings.compile_only,
+            filter: request.filter.clone(),
+            skip: request.skip.clone(),
             axes: request.axes.iter().map(|a| format!("{}.{}={}", a.family, a.axis, a.text)).collect(),
             branch_iterations: None,
         },
@@ -261,7 +252,7 @@ fn benchmark_row(cli: &Cli, index: Option<usize>, output: Option<&Path>) -> Resu
     let result = ran.map(drop).and_then(|()| run.failures()).and(validated);
     let result = match (result, stopped) {
         (Ok(()), true) => Err(Error::Interrupted { finished, selected: selected.len() }),
-        (Ok(()), false) if cli.strict => run.strict(),
+        (Ok(()), false) if session.strict => run.strict(),
         (other, _) => other,
     };
     run.ending = model::Ending::of(&result);
@@ -271,11 +262,11 @@ fn benchmark_row(cli: &Cli, index: Option<usize>, output: Option<&Path>) -> Resu
         text::clock_summary(&run),
         text::baselines_summary(&run)
     );
-    let document = match cli.format {
-        Format::Text => format!("{}{summary}\n{}\n", collector.text, run.ending.line()),
-        Format::Json => report::to_json(&run),
-        Format::Csv => report::to_csv(&run)?,
-        Format::Markdown => report::to_markdown(&run),
+    let document = match session.format {
+        report::Format::Text => format!("{}{summary}\n{}\n", collector.text, run.ending.line()),
+        report::Format::Json => report::to_json(&run),
+        report::Format::Csv => report::to_csv(&run)?,
+        report::Format::Markdown => report::to_markdown(&run),
     };
     let mut write_error = collector.write_error.take();
     match output {
