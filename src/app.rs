@@ -22,7 +22,8 @@ pub fn run(cli: &Cli) -> Result<()> {
             let document = match format {
                 CompareFormat::Text => compare::to_text(&comparison),
                 CompareFormat::Markdown => compare::to_markdown(&comparison),
-                CompareFormat::Json => serde_json::to_string_pretty(&comparison).unwrap_or_default(),
+                CompareFormat::Json => serde_json::to_string_pretty(&comparison)
+                    .map_err(|source| crate::Error::Serialize { what: "the comparison", source })?,
             };
             write(output.as_deref(), &document)?;
             let slower = fail_on_slower.map(|percent| (percent, compare::slower_than(&comparison, percent)));

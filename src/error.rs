@@ -300,6 +300,16 @@ pub enum Error {
         result: vk::Result,
     },
 
+    /// A document could not be written as JSON (a value serde_json refuses): perftest's bug.
+    #[error("could not write {what} as JSON ({source}); this is a bug in perftest, please report it")]
+    Serialize {
+        /// What was being written.
+        what: &'static str,
+        /// serde_json's error.
+        #[source]
+        source: serde_json::Error,
+    },
+
     /// Writing to stdout failed.
     #[error("could not write the output: {0}")]
     Io(#[from] std::io::Error),
@@ -462,6 +472,7 @@ impl Error {
             | Error::Allocation { .. }
             | Error::NoRoom { .. }
             | Error::Io(_)
+            | Error::Serialize { .. }
             | Error::Output { .. }
             | Error::OutputRescued { .. } => ExitCode::Failure,
         }
@@ -548,6 +559,16 @@ mod tests {
         assert_eq!(allocation.exit_code(), ExitCode::Failure);
         let interrupted = Error::Interrupted { finished: 3, selected: 142 };
         assert_eq!(interrupted.exit_code() as u8, 130);
+    }
+
+    #[test]
+    fn a_document_json_refuses_is_an_error_that_keeps_its_cause() {
+        let source = serde_json::from_str::<u8>("x").unwrap_err();
+        let error = Error::Serialize { what: "the run", source };
+        assert!(error.to_string().starts_with("could not write the run as JSON (expected value"), "{error}");
+        assert!(error.to_string().ends_with("this is a bug in perftest, please report it"));
+        assert!(std::error::Error::source(&error).is_some(), "serde_json's error stays the cause");
+        assert_eq!(error.exit_code(), ExitCode::Failure);
     }
 
     #[test]

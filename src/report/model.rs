@@ -648,7 +648,7 @@ pub(crate) mod tests {
         run.cases[0].shader_stats = vec!["CS: Register Count = 32, Binary Size = 18816".into()];
         run.cases[0].samples_ms = vec![20.0, 20.1, 19.9];
         run.cases[0].warmup_runs = Some(6);
-        let text = to_json(&run);
+        let text = to_json(&run).unwrap();
         assert!(
             text.contains("\"format_version\": 5") && text.contains("\"type\": \"DiscreteGpu\""),
             "{text}"
@@ -686,7 +686,7 @@ pub(crate) mod tests {
         let newer = dir.join("newer.json");
         std::fs::write(
             &newer,
-            to_json(&sample_run()).replace("\"format_version\": 5", "\"format_version\": 6"),
+            to_json(&sample_run()).unwrap().replace("\"format_version\": 5", "\"format_version\": 6"),
         )
         .unwrap();
         let error = load(&newer).unwrap_err().to_string();
@@ -742,7 +742,7 @@ pub(crate) mod tests {
             let mut run = sample_run();
             run.cases[0].rate.as_mut().unwrap().value = value;
             let path = dir.join("bad.json");
-            std::fs::write(&path, crate::report::write::to_json(&run)).unwrap();
+            std::fs::write(&path, crate::report::write::to_json(&run).unwrap()).unwrap();
             let error = load(&path).unwrap_err();
             assert_eq!(error.exit_code(), crate::ExitCode::BadResults);
             let text = error.to_string();

@@ -20,8 +20,8 @@ use super::trust::sig4;
 use crate::error::{Error, Result};
 
 /// The run as pretty JSON.
-pub fn to_json(run: &Run) -> String {
-    serde_json::to_string_pretty(run).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+pub fn to_json(run: &Run) -> Result<String> {
+    serde_json::to_string_pretty(run).map_err(|source| Error::Serialize { what: "the run", source })
 }
 
 /// The run as CSV: one row per case, the device columns repeated so files concatenate.

@@ -264,7 +264,7 @@ fn benchmark_row(session: &Session, index: Option<usize>, output: Option<&Path>)
     );
     let document = match session.format {
         report::Format::Text => format!("{}{summary}\n{}\n", collector.text, run.ending.line()),
-        report::Format::Json => report::to_json(&run),
+        report::Format::Json => report::to_json(&run)?,
         report::Format::Csv => report::to_csv(&run)?,
         report::Format::Markdown => report::to_markdown(&run),
     };
