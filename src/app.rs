@@ -1,6 +1,6 @@
 //! What a perftest invocation does: one arm per command, each handing off to the module that does it.
 
-use crate::cli::{Cli, Command, CompareFormat, Format};
+use crate::cli::{Cli, Command, CompareFormat};
 use crate::error::Result;
 use crate::registry;
 use crate::report::model::Status;
@@ -155,12 +155,7 @@ fn session_of(cli: &Cli) -> Session {
         request: request(cli),
         all_devices: cli.all_devices,
         output: cli.output.clone(),
-        format: match cli.format {
-            Format::Text => report::Format::Text,
-            Format::Json => report::Format::Json,
-            Format::Csv => report::Format::Csv,
-            Format::Markdown => report::Format::Markdown,
-        },
+        format: cli.format,
         in_process: cli.in_process,
         watchdog: watchdog(cli),
         strict: cli.strict,

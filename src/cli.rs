@@ -229,17 +229,23 @@ pub enum CompareFormat {
     Json,
 }
 
-/// The output formats of a run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    /// The human-readable lines.
-    Text,
-    /// One JSON object: settings, device, cases.
-    Json,
-    /// One row per case.
-    Csv,
-    /// A markdown table.
-    Markdown,
+/// A run's document format, as `--format` names it (the formats are the report's).
+pub use crate::report::Format;
+
+impl clap::ValueEnum for Format {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[Format::Text, Format::Json, Format::Csv, Format::Markdown]
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        let (name, help) = match self {
+            Format::Text => ("text", "The human-readable lines"),
+            Format::Json => ("json", "One JSON object: settings, device, cases"),
+            Format::Csv => ("csv", "One row per case"),
+            Format::Markdown => ("markdown", "A markdown table"),
+        };
+        Some(clap::builder::PossibleValue::new(name).help(help))
+    }
 }
 
 /// Whether `arg` is the `-N` device-row shorthand.
