@@ -37,6 +37,9 @@ pub fn run(cli: &Cli) -> Result<()> {
                 _ => Ok(()),
             }
         }
+        Some(Command::Show { file, format, output }) => {
+            write(output.as_deref(), &report::render(&report::load(file)?, *format)?)
+        }
         Some(Command::Check { file, expect }) => {
             let run = report::load(file)?;
             let expected = report::expect::Expectations::load(expect)?;
@@ -156,6 +159,7 @@ fn session_of(cli: &Cli) -> Session {
         all_devices: cli.all_devices,
         output: cli.output.clone(),
         format: cli.format,
+        json: cli.json.clone(),
         in_process: cli.in_process,
         watchdog: watchdog(cli),
         strict: cli.strict,

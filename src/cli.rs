@@ -26,16 +26,16 @@ pub struct Cli {
     pub all_devices: bool,
 
     /// Print the device rows (device + compute queue family) and exit.
-    #[arg(long, conflicts_with_all = ["output", "format"])]
+    #[arg(long, conflicts_with_all = ["output", "format", "json"])]
     pub devices: bool,
 
     /// Print the case names, in run order, without touching Vulkan.
-    #[arg(long, conflicts_with_all = ["output", "format"])]
+    #[arg(long, conflicts_with_all = ["output", "format", "json"])]
     pub list: bool,
 
     /// Print what the selected cases' families measure, how one invocation works, what the rate
     /// counts, what ratios are against, and how to read the flags; without touching Vulkan.
-    #[arg(long, conflicts_with_all = ["output", "format", "list", "devices"])]
+    #[arg(long, conflicts_with_all = ["output", "format", "json", "list", "devices"])]
     pub describe: bool,
 
     /// Run only the cases whose name contains TEXT (case-insensitive); env PERFTEST_FILTER.
@@ -74,6 +74,11 @@ pub struct Cli {
     /// Write the results to FILE (atomically: a temporary file, then a rename) instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
+
+    /// Also keep the run's JSON record in FILE (atomically), whatever --format and --output say;
+    /// `perftest show FILE` prints it again as the run printed it.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<std::path::PathBuf>,
 
     /// Print the driver's statistics of each case's compiled shader (registers, instructions, ...).
     #[arg(long)]
@@ -190,6 +195,19 @@ pub enum Command {
         /// PCT percent and beyond the noise (verdict "slower"): a CI gate.
         #[arg(long, value_name = "PCT", value_parser = parse_percent)]
         fail_on_slower: Option<f64>,
+    },
+    /// Print a run written with --format json as the live run printed it (its header, a line per
+    /// case, its summaries), or in another format.
+    Show {
+        /// The JSON results file.
+        #[arg(value_name = "RUN")]
+        file: std::path::PathBuf,
+        /// text (as the run printed it), json, csv or markdown.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        /// Write to FILE (atomically) instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        output: Option<std::path::PathBuf>,
     },
     /// Check a run written with --format json against a driver's known faults: every case its
     /// selection lists is there with a status, every failure is a known one, and every known one

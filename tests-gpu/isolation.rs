@@ -22,13 +22,13 @@ fn cli_a_driver_crash_costs_its_case_and_a_fresh_worker_goes_on() {
     // The 128 MiB chain's upload waits far longer than 50 ms: the device is lost and lavapipe
     // segfaults. The small chains' waits are short.
     let args = ["--verify", "--filter", "Latency", "--axis", "latency.bytes=16K,128M,32K"];
-    let out = perftest(
-        &[&args[..], &["--format", "json", "--output", &file_arg]].concat(),
-        &[("MESA_VK_MAX_TIMEOUT", "50")],
-    );
+    let out = perftest(&[&args[..], &["--json", &file_arg]].concat(), &[("MESA_VK_MAX_TIMEOUT", "50")]);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(14), "a crashed case has its own exit code: {stderr}");
     let run = perftest::report::load(&file).unwrap_or_else(|e| panic!("{e}"));
+    let shown = perftest(&["show", &file_arg], &[]);
+    assert_eq!(shown.status.code(), Some(0), "{}", text(&shown.stderr));
+    assert_eq!(text(&shown.stdout), text(&out.stdout), "show prints the run as it ran, crash and all");
     let names: Vec<&str> = run.cases.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(
         names,

@@ -365,6 +365,27 @@ fn results_file(path: &std::path::Path, rate: f64) {
 }
 
 #[test]
+fn cli_show_prints_a_saved_run_as_it_ran() {
+    let dir = temp_dir("show");
+    let file = dir.join("run.json");
+    let file_arg = file.to_string_lossy().into_owned();
+    // Timed lines with ratios, one without its baseline, and skips (no cooperative matrices here).
+    for filter in ["<R8>.Load", "Coop"] {
+        let args = ["--filter", filter, "--target-ms", "1", "--samples", "3", "--json", &file_arg];
+        let live = perftest(&args, &[]);
+        assert_eq!(live.status.code(), Some(0), "{}", text(&live.stderr));
+        let shown = perftest(&["show", &file_arg], &[]);
+        assert_eq!(shown.status.code(), Some(0), "{}", text(&shown.stderr));
+        assert_eq!(text(&shown.stdout), text(&live.stdout), "byte for byte");
+        assert!(text(&live.stdout).contains(": skipped (") || filter != "Coop", "{}", text(&live.stdout));
+    }
+    // Other formats of the same record.
+    let csv = perftest(&["show", &file_arg, "--format", "csv"], &[]);
+    assert!(text(&csv.stdout).starts_with("device,type,"), "{}", text(&csv.stdout));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
 fn cli_compare_gives_verdicts_and_gates_on_slower_cases() {
     let dir = temp_dir("verdict");
     let (a, b, c) = (dir.join("a.json"), dir.join("b.json"), dir.join("c.json"));

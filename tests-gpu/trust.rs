@@ -66,13 +66,13 @@ fn a_shader_that_drops_its_loads_is_flagged_implausible_where_the_peak_is_known(
     );
     let kept_record = CaseResult::new(&cases[1], &results[1].1, &trust, None);
     assert_eq!(kept_record.implausible(), None, "the honest twin is never flagged: {kept_record:?}");
-    let line = text::line(&cases[0].name, outcome, &trust, None);
-    eprintln!("{line}");
     let record = CaseResult::new(&cases[0], outcome, &trust, None);
+    let line = text::line(&record, trust.compute_units.map(|u| u.name));
+    eprintln!("{line}");
     let known = has_clock && trust.compute_units.is_some() && trust.architecture.is_some();
     if known {
         // The H100: 4096 counted bytes per invocation that the GPU never loads.
-        let flag = record.implausible().unwrap_or_else(|| panic!("not flagged: {line}"));
+        let flag = record.implausible().unwrap_or_else(|| panic!("not flagged: {line}")).to_string();
         assert!(
             flag.contains("% of the L1 peak") && flag.contains("the compiler may have removed work"),
             "{flag}"
@@ -219,7 +219,7 @@ fn cli_fence_timing_times_by_the_cpu_and_says_so_on_every_line() {
     assert_eq!(run.cases.len(), 2);
     for case in &run.cases {
         assert!(case.rate.as_ref().is_some_and(|r| r.value > 0.0), "{case:?}");
-        assert_eq!(case.flags.first().map(String::as_str), Some("timed by CPU fences"), "{:?}", case.flags);
+        assert_eq!(case.flags.first(), Some(&perftest::report::flag::Flag::Fenced), "{:?}", case.flags);
     }
     let clock = run.device.clock.unwrap_or_default();
     assert!(clock.contains("timed by CPU fences"), "no timestamps to read a clock against: {clock}");

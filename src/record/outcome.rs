@@ -74,6 +74,7 @@ impl Failure {
 
 /// What a timed case's count (the runner scales it to the target time) counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Counted {
     /// Workgroups per dispatch.
     Workgroups,

@@ -89,7 +89,7 @@ pub fn compare(labels: &[String], runs: &[Run]) -> Comparison {
 /// ` [throttled, noisy]`: the names of a case's flags, which may explain a difference; empty
 /// without flags.
 fn flag_names(case: &CaseResult) -> String {
-    let names: Vec<&str> = case.flags.iter().map(|f| super::trust::flag_name(f)).collect();
+    let names: Vec<String> = case.flags.iter().map(super::flag::Flag::name).collect();
     match names.is_empty() {
         true => String::new(),
         false => printable(&format!(" [{}]", names.join(", "))).into_owned(),
@@ -256,8 +256,8 @@ mod tests {
     fn flagged_cases_show_their_flag_names() {
         let mut runs = two_runs();
         runs[1].cases[0].flags = vec![
-            "throttled: ran at 1395 MHz, run median 1980 MHz".into(),
-            "ratio against a flagged baseline (noisy)".into(),
+            crate::report::flag::Flag::Throttled("throttled: ran at 1395 MHz, run median 1980 MHz".into()),
+            crate::report::flag::Flag::Baseline(vec!["noisy".into()]),
         ];
         let c = compare(&["a".into(), "b".into()], &runs);
         assert_eq!(c.rows[0].cells[1], "1.13 Tloads/s [throttled, ratio against a flagged baseline]");

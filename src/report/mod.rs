@@ -4,6 +4,7 @@
 pub mod compare;
 pub mod expect;
 pub mod failures;
+pub mod flag;
 pub mod format;
 pub mod levels;
 pub mod matching;
@@ -18,4 +19,4 @@ pub mod verdict;
 pub mod write;
 
 pub use model::{load, CaseResult, Run, FORMAT_VERSION};
-pub use write::{to_csv, to_json, to_markdown, write_atomic, Format};
+pub use write::{render, to_csv, to_json, to_markdown, write_atomic, Format};

@@ -5,19 +5,21 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::trust::{self, Trust};
+use super::flag::Flag;
+use super::trust::Trust;
 use crate::caps::DeviceInfo;
 use crate::error::{Error, Result};
-use crate::record::outcome::{Failure, Outcome};
+use crate::record::outcome::{Counted, Failure, Outcome};
 use crate::registry::CaseSpec;
 
 /// The version of the JSON layout; files from a newer perftest are refused with a sentence.
 /// Version 2 added per-case `group`, `variant`, `axes` and `rates`, and the run's `axes`;
 /// version 3 the clock, rates per clock per compute unit, % of peak and flags; version 4 the
 /// run's `warm_up`, and per case its `baseline`, `remeasured` and `notes`; version 5 the statuses
-/// `differs`, `crashed`, `hung`, `device_lost` and `interrupted`, and the run's `isolation`.
-/// Older files load.
-pub const FORMAT_VERSION: u32 = 5;
+/// `differs`, `crashed`, `hung`, `device_lost` and `interrupted`, and the run's `isolation`;
+/// version 6 the run's `header`, and per case its `dispatch` and `original_time`, so that
+/// `perftest show` prints a saved run as the live run printed it. Older files load.
+pub const FORMAT_VERSION: u32 = 6;
 
 /// One run: where, how, and what each case gave.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -32,6 +34,10 @@ pub struct Run {
     pub settings: Settings,
     /// The device row.
     pub device: Device,
+    /// The lines the run printed before its cases (device, driver, clocks, units, peaks,
+    /// pipelines, settings), as printed; empty in files older than format 6.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub header: String,
     /// True if the run was cut short (a case failed, a stop): `cases` holds what finished.
     pub interrupted: bool,
     /// How the run ended, with its exit code and error (format 1 files: from `interrupted`).
@@ -59,7 +65,9 @@ pub struct Run {
 pub struct WarmUp {
     /// Milliseconds of load.
     pub load_ms: f64,
-    /// Whether there was a clock to watch (false: the load was a fixed time).
+    /// Whether there was a clock to watch (false: the load was a fixed time; early format 4
+    /// files lack it, and had a clock where they have readings).
+    #[serde(default)]
     pub watched: bool,
     /// Each clock reading, `[milliseconds of load before it, MHz]`; empty without a clock.
     pub readings: Vec<[f64; 2]>,
@@ -298,6 +306,15 @@ pub struct Amount {
     pub unit: String,
 }
 
+/// What one measurement of a timed case dispatched: `count` of `counted`.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Dispatch {
+    /// How many.
+    pub count: u64,
+    /// Of what.
+    pub counted: Counted,
+}
+
 /// One case's result.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct CaseResult {
@@ -332,6 +349,14 @@ pub struct CaseResult {
     /// Measurements spent scaling the dispatch and warming up before the samples.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warmup_runs: Option<usize>,
+    /// What one measurement dispatched, as scaled to the target time (null: not timed, or a
+    /// file older than format 6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dispatch: Option<Dispatch>,
+    /// Whether the line leads with the original perftest's columns: the time 2^32 of the first
+    /// work unit would take, and the ratio.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub original_time: bool,
     /// The driver's statistics of the case's compiled shader, one line per pipeline executable
     /// (VK_KHR_pipeline_executable_properties: registers, binary size, ...); empty where the
     /// driver does not offer them.
@@ -372,7 +397,7 @@ pub struct CaseResult {
     /// What to doubt about the result: noisy, unsettled, over the submission cap, unsteady clock,
     /// below the warm-up clock, throttled, implausible, re-measured, ratio against a flagged baseline.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub flags: Vec<String>,
+    pub flags: Vec<Flag>,
     /// What the text output says under the case's line (memory placement, a re-warm, a retry).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -383,12 +408,26 @@ impl CaseResult {
     /// `baseline` (throttle flags come later, from the whole run's median clock:
     /// [`Run::flag_throttled`]; so does the final word on the baseline: [`Run::flag_baselines`]).
     pub fn new(case: &CaseSpec, outcome: &Outcome, trust: &Trust, baseline: Option<&Outcome>) -> Self {
-        let mut record = CaseResult {
-            name: case.name.clone(),
+        let record = CaseResult::of(&case.name, outcome, trust, baseline);
+        CaseResult {
             family: case.family.to_owned(),
             group: case.group.clone(),
             variant: case.variant.clone(),
             axes: case.axes.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect(),
+            baseline: record.ratio.and(case.baseline.clone()),
+            ..record
+        }
+    }
+
+    /// The record of case `name` (no family, group, variant, axes or baseline name) that ended
+    /// as `outcome`; see [`CaseResult::new`].
+    pub fn of(name: &str, outcome: &Outcome, trust: &Trust, baseline: Option<&Outcome>) -> Self {
+        let mut record = CaseResult {
+            name: name.to_owned(),
+            family: String::new(),
+            group: String::new(),
+            variant: String::new(),
+            axes: BTreeMap::new(),
             status: Status::Ok,
             reason: None,
             median_ms: None,
@@ -396,6 +435,8 @@ impl CaseResult {
             cv: None,
             samples_ms: Vec::new(),
             warmup_runs: None,
+            dispatch: None,
+            original_time: false,
             shader_stats: Vec::new(),
             compiled: None,
             work: None,
@@ -424,8 +465,10 @@ impl CaseResult {
                 record.status = Status::of(*failure);
                 record.reason = Some(detail.clone());
             }
-            Outcome::Timed { measurement, work, ratio, .. } => {
+            Outcome::Timed { measurement, work, ratio, with_time, counted } => {
                 let s = &measurement.summary;
+                record.dispatch = Some(Dispatch { count: measurement.groups, counted: *counted });
+                record.original_time = *with_time;
                 (record.median_ms, record.min_ms, record.cv) = (Some(s.median), Some(s.min), Some(s.cv));
                 record.samples_ms = measurement.samples.clone();
                 record.warmup_runs = Some(measurement.warmup_runs);
@@ -439,7 +482,6 @@ impl CaseResult {
                     .collect();
                 record.rate = record.rates.first().cloned();
                 record.ratio = *ratio;
-                record.baseline = ratio.and(case.baseline.clone());
                 record.remeasured = measurement.retries.clone();
                 let judged = trust.judge(outcome);
                 record.clock_mhz = judged.clock_mhz;
@@ -456,14 +498,19 @@ impl CaseResult {
         record
     }
 
-    /// Whether a flag says the result is above a known peak.
-    pub fn implausible(&self) -> Option<&str> {
-        self.flags.iter().map(String::as_str).find(|f| f.starts_with("implausible"))
+    /// The flag that says the result is above a known peak, if one does.
+    pub fn implausible(&self) -> Option<&Flag> {
+        self.flags.iter().find(|f| matches!(f, Flag::Implausible(_)))
     }
 
     /// Whether its ratio is against a baseline that has flags of its own.
     pub fn baseline_flagged(&self) -> bool {
-        self.flags.iter().any(|f| f.starts_with(trust::BASELINE_FLAG))
+        self.flags.iter().any(|f| matches!(f, Flag::Baseline(_)))
+    }
+
+    /// Whether the whole run found it off the run's median clock.
+    pub fn throttled(&self) -> bool {
+        self.flags.iter().any(|f| matches!(f, Flag::Throttled(_)))
     }
 }
 
@@ -548,7 +595,15 @@ pub fn load(path: &Path) -> Result<Run> {
     if run.interrupted && run.ending.state == RunState::Complete {
         run.ending = Ending { state: RunState::Interrupted, exit_code: 1, message: None };
     }
+    if let Some(warm) = run.warm_up.as_mut().filter(|w| !w.readings.is_empty()) {
+        warm.watched = true;
+    }
+    let before_6 = run.format_version < 6;
     for case in &mut run.cases {
+        // Before format 6 every case with a ratio had the original's columns.
+        if before_6 && case.ratio.is_some() {
+            case.original_time = true;
+        }
         if case.group.is_empty() {
             case.group = case.family.clone();
         }
@@ -581,6 +636,8 @@ pub(crate) mod tests {
             cv: rate.map(|_| 0.001),
             samples_ms: Vec::new(),
             warmup_runs: None,
+            dispatch: rate.map(|_| Dispatch { count: 4096, counted: Counted::Workgroups }),
+            original_time: ratio.is_some(),
             shader_stats: Vec::new(),
             compiled: None,
             work: rate.map(|r| Amount { value: r * 0.02, unit: "loads".into() }),
@@ -629,6 +686,7 @@ pub(crate) mod tests {
                 clock: Some("measured".into()),
                 simulating: None,
             },
+            header: "perftest 0.1.0 (git 0123456789ab)\ndevice:     NVIDIA H100 80GB HBM3\n".into(),
             interrupted: false,
             ending: Ending::default(),
             clock_median_mhz: Some(1980.0),
@@ -650,7 +708,7 @@ pub(crate) mod tests {
         run.cases[0].warmup_runs = Some(6);
         let text = to_json(&run).unwrap();
         assert!(
-            text.contains("\"format_version\": 5") && text.contains("\"type\": \"DiscreteGpu\""),
+            text.contains("\"format_version\": 6") && text.contains("\"type\": \"DiscreteGpu\""),
             "{text}"
         );
         assert!(text.contains("\"status\": \"skipped\""), "{text}");
@@ -686,11 +744,11 @@ pub(crate) mod tests {
         let newer = dir.join("newer.json");
         std::fs::write(
             &newer,
-            to_json(&sample_run()).unwrap().replace("\"format_version\": 5", "\"format_version\": 6"),
+            to_json(&sample_run()).unwrap().replace("\"format_version\": 6", "\"format_version\": 7"),
         )
         .unwrap();
         let error = load(&newer).unwrap_err().to_string();
-        assert!(error.contains("has format version 6, newer than this perftest reads (5)"), "{error}");
+        assert!(error.contains("has format version 7, newer than this perftest reads (6)"), "{error}");
         std::fs::remove_dir_all(dir).unwrap();
     }
 

@@ -1,6 +1,7 @@
 //! Flags that need the whole run: throttled (against the run's median clock), ratios against a
 //! baseline that ended flagged, and `--strict`'s verdict on both.
 
+use super::flag::Flag;
 use super::model::{CaseResult, Run};
 use super::trust;
 use crate::error::{Error, Result};
@@ -12,9 +13,9 @@ impl Run {
         let Some(median) = self.clock_median_mhz else { return };
         for case in &mut self.cases {
             let flag = case.clock_mhz.and_then(|mhz| trust::throttled(mhz, median));
-            case.flags.retain(|f| !f.starts_with("throttled"));
-            // Throttled goes before implausible and re-measured, as in text lines.
-            let later = |f: &String| f.starts_with("implausible") || f.starts_with("re-measured");
+            case.flags.retain(|f| !matches!(f, Flag::Throttled(_)));
+            // Throttled goes before implausible and re-measured, as `trust::flags` orders them.
+            let later = |f: &Flag| matches!(f, Flag::Implausible(_) | Flag::Remeasured(_));
             let at = case.flags.iter().position(later).unwrap_or(case.flags.len());
             if let Some(flag) = flag {
                 case.flags.insert(at, flag);
@@ -26,12 +27,12 @@ impl Run {
     /// [`Run::flag_throttled`], so a baseline that ran off the run's median clock counts), and
     /// clears the flag where the baseline has none.
     pub fn flag_baselines(&mut self) {
-        let flags_of = |name: &str| -> Vec<String> {
+        let flags_of = |name: &str| -> Vec<Flag> {
             let base = self.cases.iter().find(|c| c.name == name);
-            base.map(|c| c.flags.iter().filter(|f| !f.starts_with(trust::BASELINE_FLAG)).cloned().collect())
+            base.map(|c| c.flags.iter().filter(|f| !matches!(f, Flag::Baseline(_))).cloned().collect())
                 .unwrap_or_default()
         };
-        let verdicts: Vec<Option<String>> = self
+        let verdicts: Vec<Option<Flag>> = self
             .cases
             .iter()
             .map(|c| {
@@ -41,23 +42,22 @@ impl Run {
             })
             .collect();
         for (case, verdict) in self.cases.iter_mut().zip(verdicts) {
-            case.flags.retain(|f| !f.starts_with(trust::BASELINE_FLAG));
+            case.flags.retain(|f| !matches!(f, Flag::Baseline(_)));
             case.flags.extend(verdict);
         }
     }
 
     /// Each flagged baseline, with its flags and how many ratios are against it, in run order.
-    pub fn flagged_baselines(&self) -> Vec<(&str, Vec<&str>, usize)> {
-        let mut flagged: Vec<(&str, Vec<&str>, usize)> = Vec::new();
-        for case in self.cases.iter().filter(|c| c.flags.iter().any(|f| f.starts_with(trust::BASELINE_FLAG)))
-        {
+    pub fn flagged_baselines(&self) -> Vec<(&str, Vec<String>, usize)> {
+        let mut flagged: Vec<(&str, Vec<String>, usize)> = Vec::new();
+        for case in self.cases.iter().filter(|c| c.baseline_flagged()) {
             let Some(baseline) = case.baseline.as_deref() else { continue };
             match flagged.iter_mut().find(|(name, _, _)| *name == baseline) {
                 Some((_, _, count)) => *count += 1,
                 None => {
                     let base = self.cases.iter().find(|c| c.name == baseline);
                     let flags =
-                        base.map(|c| c.flags.iter().map(String::as_str).collect()).unwrap_or_default();
+                        base.map(|c| c.flags.iter().map(Flag::to_string).collect()).unwrap_or_default();
                     flagged.push((baseline, flags, 1));
                 }
             }
@@ -73,7 +73,7 @@ impl Run {
             return Err(Error::Implausible {
                 count: flagged.len(),
                 first: first.name.clone(),
-                detail: first.implausible().unwrap_or_default().to_owned(),
+                detail: first.implausible().map(Flag::to_string).unwrap_or_default(),
             });
         }
         match self.flagged_baselines().first() {
@@ -105,16 +105,17 @@ mod tests {
                 ..template.clone()
             })
             .collect();
-        run.cases[2].flags =
-            vec!["implausible: 150% of the L1 peak (128.0 B/clk/SM): the compiler may have \
-                                   removed work"
-                .into()];
-        run.cases[2].flags.push("re-measured once: it ran at 1390 MHz, the warm-up reached 1980 MHz".into());
+        run.cases[2].flags = vec![Flag::parse(
+            "implausible: 150% of the L1 peak (128.0 B/clk/SM): the compiler may have removed work",
+        )];
+        run.cases[2]
+            .flags
+            .push(Flag::parse("re-measured once: it ran at 1390 MHz, the warm-up reached 1980 MHz"));
         run.flag_throttled();
         assert_eq!(run.clock_median_mhz, Some(1977.5));
-        assert_eq!(run.cases[2].flags[0], "throttled: ran at 1395 MHz, run median 1978 MHz");
-        assert!(run.cases[2].flags[1].starts_with("implausible"), "throttled goes first, as in text lines");
-        assert!(run.cases[2].flags[2].starts_with("re-measured"), "{:?}", run.cases[2].flags);
+        assert_eq!(run.cases[2].flags[0].to_string(), "throttled: ran at 1395 MHz, run median 1978 MHz");
+        assert!(matches!(run.cases[2].flags[1], Flag::Implausible(_)), "throttled goes first");
+        assert!(matches!(run.cases[2].flags[2], Flag::Remeasured(_)), "{:?}", run.cases[2].flags);
         assert!(run.cases.iter().filter(|c| c.name != "case 2").all(|c| c.flags.is_empty()));
         run.flag_throttled();
         assert_eq!(run.cases[2].flags.len(), 3, "flagging twice does not repeat the flag");
@@ -143,10 +144,11 @@ mod tests {
         run.cases[1].clock_mhz = Some(473.0);
         run.flag_throttled();
         run.flag_baselines();
-        assert_eq!(run.cases[1].flags, ["throttled: ran at 473 MHz, run median 1980 MHz"]);
+        let texts = |case: &CaseResult| case.flags.iter().map(Flag::to_string).collect::<Vec<_>>();
+        assert_eq!(texts(&run.cases[1]), ["throttled: ran at 473 MHz, run median 1980 MHz"]);
         for i in [0, 2] {
             assert_eq!(
-                run.cases[i].flags,
+                texts(&run.cases[i]),
                 ["ratio against a flagged baseline (throttled)"],
                 "{}",
                 run.cases[i].name
@@ -154,7 +156,7 @@ mod tests {
         }
         assert_eq!(
             run.flagged_baselines(),
-            [(baseline, vec!["throttled: ran at 473 MHz, run median 1980 MHz"], 2)],
+            [(baseline, vec!["throttled: ran at 473 MHz, run median 1980 MHz".to_owned()], 2)],
             "the baseline's own 1.000x is not counted against itself"
         );
         let error = run.strict().unwrap_err();
@@ -177,10 +179,10 @@ mod tests {
         assert!(run.cases.iter().all(|c| c.flags.is_empty()), "{:?}", run.cases);
         assert!(run.strict().is_ok() && run.flagged_baselines().is_empty());
         // A case without a ratio (ALU) is never flagged for a baseline.
-        run.cases[1].flags = vec!["noisy: cv above 3%".into()];
+        run.cases[1].flags = vec![Flag::Noisy];
         run.cases[2].ratio = None;
         run.flag_baselines();
         assert!(run.cases[2].flags.is_empty());
-        assert_eq!(run.cases[0].flags, ["ratio against a flagged baseline (noisy)"]);
+        assert_eq!(texts(&run.cases[0]), ["ratio against a flagged baseline (noisy)"]);
     }
 }

@@ -1,9 +1,11 @@
 //! What a run prints: the header, and one line per case.
 
-use super::model::Run;
-use super::trust::{self, Trust};
+use super::flag::Flag;
+use super::model::{CaseResult, Run, Status};
+use super::trust::{self, sig4, Trust};
+use super::write::amount_text;
 use crate::caps::DeviceInfo;
-use crate::record::outcome::{Outcome, TIME_FOR};
+use crate::record::outcome::{Counted, Outcome, TIME_FOR};
 
 /// The header printed before the cases; `pipelines` says what building them cost, `clock` how
 /// clocks are measured (or why they are unknown), `warm_up` what warming the device up took
@@ -125,6 +127,51 @@ fn flexible_line(families: &[crate::caps::CoopMatFlexible]) -> String {
 pub const CLOCK_MEASURED: &str =
     "measured around each case's samples (VK_KHR_shader_clock subgroup clock against timestamps)";
 
+/// The whole text document of a run, as a live run prints it to stdout (less its progress bar):
+/// the header, a line per case with its notes, the memory levels, the clock and baseline
+/// summaries, and how the run ended. `perftest show` prints a saved run with it.
+pub fn document(run: &Run) -> String {
+    let lines: String =
+        run.cases.iter().map(|c| line(c, run.device.compute_unit.as_deref()) + "\n").collect();
+    format!("{}\n{lines}{}\n{}\n", header_of(run), summary(run), run.ending.line())
+}
+
+/// The header a run printed; for files older than format 6, which did not keep it, the device
+/// row's facts.
+pub fn header_of(run: &Run) -> String {
+    if !run.header.is_empty() {
+        return run.header.clone();
+    }
+    let d = &run.device;
+    format!(
+        "perftest {} (a format {} file, which did not keep the header; the device row:)\n\
+         device:     {}\n\
+         type:       {} (vendor 0x{:04x}, device 0x{:04x})\n\
+         driver:     {} (Vulkan {})\n\
+         queue:      family {}, subgroup size {}\n\
+         timestamps: {} ns per tick\n\
+         clock:      {}\n",
+        run.perftest_version,
+        run.format_version,
+        d.name,
+        d.kind,
+        d.vendor_id,
+        d.device_id,
+        d.driver,
+        d.vulkan_version,
+        d.queue_family,
+        d.subgroup_size,
+        d.timestamp_period_ns,
+        d.clock.as_deref().unwrap_or("unknown"),
+    )
+}
+
+/// What follows the last case's line, before how the run ended: the memory levels, the clock
+/// summary and the flagged baselines.
+pub fn summary(run: &Run) -> String {
+    format!("{}{}{}", super::levels::text(&run.levels), clock_summary(run), baselines_summary(run))
+}
+
 /// The line after the cases: the run's median clock and its range, and which cases ran 5% or
 /// more off it; or why clocks are unknown.
 pub fn clock_summary(run: &Run) -> String {
@@ -133,12 +180,7 @@ pub fn clock_summary(run: &Run) -> String {
         return format!("clock: {}", run.device.clock.as_deref().unwrap_or("unknown"));
     };
     let (low, high) = clocks.iter().fold((f64::MAX, f64::MIN), |(l, h), &c| (l.min(c), h.max(c)));
-    let throttled: Vec<&str> = run
-        .cases
-        .iter()
-        .filter(|c| c.flags.iter().any(|f| f.starts_with("throttled")))
-        .map(|c| c.name.as_str())
-        .collect();
+    let throttled: Vec<&str> = run.cases.iter().filter(|c| c.throttled()).map(|c| c.name.as_str()).collect();
     let off = match throttled.len() {
         0 => "none 5% or more off it".to_owned(),
         n => format!("{n} case(s) 5% or more off it, flagged throttled: {}", throttled.join(", ")),
@@ -181,46 +223,79 @@ pub fn compiled(outcome: &Outcome) -> String {
     }
 }
 
-/// One result line: `name: rates = per clock at MHz, % of peak  (median, min, spread, dispatch)
-/// [flags]`, or the verification or skip; a case with a ratio against `baseline` is flagged if
-/// the baseline is. Throttling needs the whole run's median clock, so lines never say it:
-/// [`clock_summary`] names the throttled cases after the last line.
-pub fn line(name: &str, outcome: &Outcome, trust: &Trust, baseline: Option<&Outcome>) -> String {
-    match outcome {
-        Outcome::Skipped(reason) => format!("{name}: skipped ({reason})"),
-        Outcome::Failed { failure, detail } => format!("{name}: {} ({detail})", failure.word()),
-        Outcome::Verified { checked } => {
-            format!("{name}: verified ({checked} results match the CPU reference)")
-        }
-        Outcome::Compiled { .. } => format!("{name}: {}", compiled(outcome)),
-        Outcome::Timed { measurement: m, ratio, with_time, counted, .. } => {
-            let s = &m.summary;
-            let rates: Vec<String> =
-                outcome.rates().iter().map(|(rate, w)| trust::rate_text(*rate, w.unit)).collect();
-            let judged = trust.judge(outcome);
-            let per_clock = judged.text(trust.compute_units.map(|u| u.name));
-            let flags: String =
-                trust.flags(outcome, &judged, baseline).iter().map(|f| format!("  [{f}]")).collect();
-            let mut lead = String::new();
-            if *with_time {
-                let per_second = outcome.rate().unwrap_or(f64::NAN);
-                lead = format!("{:.3}ms", TIME_FOR / per_second * 1e3);
-                if let Some(r) = ratio {
-                    lead.push_str(&format!(" {r:.3}x"));
-                }
-                lead.push_str("  ");
-            }
-            format!(
-                "{name}: {lead}{}{per_clock}  (median {:.3} ms, min {:.3} ms, cv {:.1}%, {} samples of {} {counted}){flags}",
-                rates.join(", "),
-                s.median,
-                s.min,
-                s.cv * 100.0,
-                s.count,
-                m.groups
-            )
-        }
+/// A case's lines, from its record alone (a live run and `perftest show` print the same): `name:
+/// rates = per clock at MHz, % of peak  (median, min, spread, dispatch)  [flags]`, or the
+/// verification, skip or failure; then each note, indented. `compute_unit` names the per-clock
+/// units' last word (`SM`). Flags only the whole run knows ([`Flag::in_line`]) are left to the
+/// summary after the cases.
+pub fn line(case: &CaseResult, compute_unit: Option<&str>) -> String {
+    let name = &case.name;
+    let reason = case.reason.as_deref().unwrap_or("");
+    let mut line = match (case.status, case.median_ms) {
+        (Status::Ok, Some(median)) => format!("{name}: {}", timed(case, median, compute_unit)),
+        (Status::Ok, None) => match reason.strip_prefix(VERIFIED) {
+            Some(checked) => format!("{name}: verified ({checked})"),
+            None => format!("{name}: {reason}"),
+        },
+        (status, _) => format!("{name}: {} ({reason})", status.word()),
+    };
+    for note in &case.notes {
+        line.push_str(&format!("\n    {note}"));
     }
+    line
+}
+
+/// How the reason of a verified case starts.
+pub const VERIFIED: &str = "verified: ";
+
+/// A timed line after the name.
+fn timed(case: &CaseResult, median: f64, compute_unit: Option<&str>) -> String {
+    let rates: Vec<String> = case.rates.iter().map(amount_text).collect();
+    let mut lead = String::new();
+    if case.original_time {
+        let per_second = case.rates.first().map_or(f64::NAN, |r| r.value);
+        lead = format!("{:.3}ms", TIME_FOR / per_second * 1e3);
+        if let Some(r) = case.ratio {
+            lead.push_str(&format!(" {r:.3}x"));
+        }
+        lead.push_str("  ");
+    }
+    let dispatch = match case.dispatch {
+        Some(d) => format!(" of {} {}", d.count, d.counted),
+        None => String::new(),
+    };
+    let flags: String = case.flags.iter().filter_map(Flag::in_line).map(|f| format!("  [{f}]")).collect();
+    format!(
+        "{lead}{}{}  (median {median:.3} ms, min {:.3} ms, cv {:.1}%, {} samples{dispatch}){flags}",
+        rates.join(", "),
+        per_clock(case, compute_unit),
+        case.min_ms.unwrap_or(f64::NAN),
+        case.cv.unwrap_or(f64::NAN) * 100.0,
+        case.samples_ms.len(),
+    )
+}
+
+/// What a timed line says after the rates: ` = 7.794 loads/clk/SM, 124.7 B/clk/SM at 1980 MHz,
+/// 97.4% of L1 peak`, with "unknown" for what is not known.
+pub fn per_clock(case: &CaseResult, compute_unit: Option<&str>) -> String {
+    if case.dispatch.is_some_and(|d| d.counted == Counted::Copies) {
+        return ", a transfer: no rate per clock or compute unit".into();
+    }
+    let Some(mhz) = case.clock_mhz else { return ", per clock and peak unknown".into() };
+    let rates: Vec<String> = case.per_clock.iter().map(|a| format!("{} {}", sig4(a.value), a.unit)).collect();
+    // Clocks per dependent load need no unit count.
+    let latency_only = !rates.is_empty() && case.per_clock.iter().all(|a| a.unit == trust::CLOCKS_PER_LOAD);
+    let mut text = match compute_unit {
+        _ if latency_only => format!(" = {} at {mhz:.0} MHz", rates.join(", ")),
+        Some(_) if !rates.is_empty() => format!(" = {} at {mhz:.0} MHz", rates.join(", ")),
+        _ => format!(" at {mhz:.0} MHz, per compute unit unknown"),
+    };
+    let ceiling = case.peak.as_deref().map(|p| p.split_once(": ").map_or(p, |(name, _)| name));
+    match (case.peak_percent, ceiling) {
+        (Some(percent), Some(ceiling)) => text.push_str(&format!(", {percent:.1}% of {ceiling} peak")),
+        _ => text.push_str(", peak unknown"),
+    }
+    text
 }
 
 #[cfg(test)]
@@ -230,6 +305,11 @@ mod tests {
     use crate::record::outcome::Counted;
     use crate::record::stats::summarize;
     use crate::registry::{Unit, Work};
+
+    /// The line of case `name` that ended as `outcome`, on a device with nothing known.
+    fn line_of(name: &str, outcome: &Outcome, baseline: Option<&Outcome>) -> String {
+        line(&CaseResult::of(name, outcome, &Trust::default(), baseline), None)
+    }
 
     fn timed(samples: &[f64], settled: bool) -> Outcome {
         let summary = summarize(samples).unwrap();
@@ -257,7 +337,7 @@ mod tests {
 
     #[test]
     fn a_timed_line_gives_rate_median_min_and_spread() {
-        let text = line("ALU fp32 FMA", &timed(&[20.0, 20.1, 19.9], true), &Trust::default(), None);
+        let text = line_of("ALU fp32 FMA", &timed(&[20.0, 20.1, 19.9], true), None);
         assert_eq!(
             text,
             "ALU fp32 FMA: 65.0 TFLOPS, per clock and peak unknown  (median 20.000 ms, min 19.900 ms, cv 0.5%, 3 samples \
@@ -267,7 +347,7 @@ mod tests {
 
     #[test]
     fn noisy_and_unsettled_results_are_marked() {
-        let text = line("x", &timed(&[20.0, 25.0, 15.0], false), &Trust::default(), None);
+        let text = line_of("x", &timed(&[20.0, 25.0, 15.0], false), None);
         assert!(text.contains("[noisy: cv above 3%]"), "{text}");
         assert!(text.contains("[unsettled"), "{text}");
     }
@@ -278,9 +358,9 @@ mod tests {
         if let Outcome::Timed { measurement, .. } = &mut outcome {
             measurement.groups = 1;
         }
-        let text = line("65535X Coherent branch baseline", &outcome, &Trust::default(), None);
+        let text = line_of("65535X Coherent branch baseline", &outcome, None);
         assert!(text.contains("[over the submission cap: 501 ms per measurement at 1 workgroups"), "{text}");
-        assert!(!line("x", &timed(&[20.0, 20.0, 20.0], true), &Trust::default(), None).contains("cap"));
+        assert!(!line_of("x", &timed(&[20.0, 20.0, 20.0], true), None).contains("cap"));
     }
 
     #[test]
@@ -308,7 +388,7 @@ mod tests {
             with_time: true,
             counted: Counted::Workgroups,
         };
-        let text = line("Buffer<R8>.Load uniform", &outcome, &Trust::default(), None);
+        let text = line_of("Buffer<R8>.Load uniform", &outcome, None);
         assert!(
             text.starts_with(
                 "Buffer<R8>.Load uniform: 20.000ms 3.907x  215 Gloads/s, 859 GB/s, per clock and peak unknown  (median \
@@ -321,15 +401,10 @@ mod tests {
     #[test]
     fn a_ratio_against_a_noisy_baseline_says_so_and_a_good_retry_is_a_note() {
         let baseline = timed(&[20.0, 25.0, 15.0], true);
-        let text = line(
-            "Buffer<R8>.Load random",
-            &timed(&[20.0, 20.0, 20.0], true),
-            &Trust::default(),
-            Some(&baseline),
-        );
+        let text = line_of("Buffer<R8>.Load random", &timed(&[20.0, 20.0, 20.0], true), Some(&baseline));
         assert!(text.ends_with("  [ratio against a flagged baseline (noisy)]"), "{text}");
         let steady = timed(&[20.0, 20.0, 20.0], true);
-        let text = line("Buffer<R8>.Load random", &steady, &Trust::default(), Some(&steady));
+        let text = line_of("Buffer<R8>.Load random", &steady, Some(&steady));
         assert!(!text.contains('['), "{text}");
         let mut retried = timed(&[20.0, 20.0, 20.0], true);
         if let Outcome::Timed { measurement, .. } = &mut retried {
@@ -348,12 +423,7 @@ mod tests {
 
     #[test]
     fn skips_say_why() {
-        let text = line(
-            "ALU fp64 FMA",
-            &Outcome::Skipped("the device lacks shaderFloat64".into()),
-            &Trust::default(),
-            None,
-        );
+        let text = line_of("ALU fp64 FMA", &Outcome::Skipped("the device lacks shaderFloat64".into()), None);
         assert_eq!(text, "ALU fp64 FMA: skipped (the device lacks shaderFloat64)");
     }
 }

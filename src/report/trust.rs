@@ -5,7 +5,7 @@
 //! [`Architecture`] becomes a % of that peak. Anything unknown stays unknown (`None`, printed
 //! "unknown"), never 0 or inf.
 
-use super::format::si;
+use super::flag::Flag;
 use crate::caps::{peaks, Architecture, Ceiling};
 use crate::caps::{ComputeUnits, DeviceInfo};
 use crate::record::outcome::{Counted, Outcome};
@@ -17,8 +17,6 @@ use crate::registry::Unit;
 pub const IMPLAUSIBLE_PERCENT: f64 = 102.0;
 /// A case whose clock is this fraction or more off the run's median clock ran throttled (or boosted).
 pub const THROTTLE_FRACTION: f64 = crate::record::measurement::OFF_CLOCK;
-/// How the flag of a ratio against a flagged baseline starts.
-pub const BASELINE_FLAG: &str = "ratio against a flagged baseline";
 
 /// What the device lets perftest say about rates: its compute units and its architecture's peaks.
 #[derive(Clone, Copy, Debug, Default)]
@@ -49,8 +47,6 @@ pub struct Judgement {
     pub per_clock: Vec<(f64, String)>,
     /// The highest share of a known peak among the case's work units.
     pub peak: Option<PeakShare>,
-    /// A transfer: its bytes are not moved by the compute units, so there is no rate per unit.
-    pub transfer: bool,
 }
 
 /// A number with four significant digits, for per-clock figures (`124.7`, `15.50`, `0.08600`);
@@ -68,14 +64,8 @@ pub fn sig4(value: f64) -> String {
     format!("{value:.decimals$}")
 }
 
-/// A rate as text: SI-prefixed (`65.2 TFLOPS`), or for dependent loads the latency they show
-/// (`712.0 ns per load`).
-pub fn rate_text(rate: f64, unit: Unit) -> String {
-    match unit {
-        Unit::DependentLoad => format!("{} ns per load", sig4(1e9 / rate)),
-        _ => si(rate, unit.rate_name()),
-    }
-}
+/// The unit of a dependent load's clocks per load, which needs no compute-unit count.
+pub const CLOCKS_PER_LOAD: &str = "clk/load";
 
 /// The unit of a rate per clock per compute unit (`B/clk/SM`).
 pub fn per_clock_unit(unit: Unit, compute_unit: &str) -> String {
@@ -93,7 +83,7 @@ impl Trust {
 
     /// Every flag of `outcome` known while the run goes on ([`flags`] without the run's median),
     /// and, for a case whose ratio is against `baseline`, the flag that the baseline has flags.
-    pub fn flags(&self, outcome: &Outcome, judged: &Judgement, baseline: Option<&Outcome>) -> Vec<String> {
+    pub fn flags(&self, outcome: &Outcome, judged: &Judgement, baseline: Option<&Outcome>) -> Vec<Flag> {
         let mut all = flags(outcome, judged, None);
         if let Some(baseline) = baseline {
             all.extend(baseline_flag(&flags(baseline, &self.judge(baseline), None)));
@@ -105,16 +95,16 @@ impl Trust {
     pub fn judge(&self, outcome: &Outcome) -> Judgement {
         let Outcome::Timed { measurement, counted, .. } = outcome else { return Judgement::default() };
         let clock_mhz = measurement.clock_mhz();
-        let transfer = *counted == Counted::Copies;
-        let Some(mhz) = clock_mhz else { return Judgement { transfer, ..Judgement::default() } };
-        if transfer {
-            return Judgement { clock_mhz, transfer, ..Judgement::default() };
+        let Some(mhz) = clock_mhz else { return Judgement::default() };
+        // A transfer's bytes are not moved by the compute units: no rate per unit.
+        if *counted == Counted::Copies {
+            return Judgement { clock_mhz, ..Judgement::default() };
         }
         let mut judgement = Judgement { clock_mhz, ..Judgement::default() };
         for (rate, work) in outcome.rates() {
             // A dependent load's rate is a latency: clocks per load, whatever the unit count.
             if work.unit == Unit::DependentLoad {
-                judgement.per_clock.push((mhz * 1e6 / rate, "clk/load".to_owned()));
+                judgement.per_clock.push((mhz * 1e6 / rate, CLOCKS_PER_LOAD.to_owned()));
                 continue;
             }
             let Some(units) = self.compute_units else { continue };
@@ -173,42 +163,19 @@ impl Trust {
 
 impl Judgement {
     /// The flag of a result above a known peak, if it is one.
-    pub fn implausible(&self) -> Option<String> {
+    pub fn implausible(&self) -> Option<Flag> {
         let peak = self.peak.as_ref().filter(|p| p.percent > IMPLAUSIBLE_PERCENT)?;
-        Some(format!(
+        Some(Flag::Implausible(format!(
             "implausible: {:.0}% of the {} peak ({}): the compiler may have removed work",
             peak.percent,
             peak.ceiling.name(),
             peak.peak
-        ))
+        )))
     }
 
     /// The flag of a case whose clock is [`THROTTLE_FRACTION`] or more off `median` MHz.
-    pub fn throttled(&self, median: Option<f64>) -> Option<String> {
+    pub fn throttled(&self, median: Option<f64>) -> Option<Flag> {
         throttled(self.clock_mhz?, median?)
-    }
-
-    /// What a result line says after the rates: ` = 7.794 loads/clk/SM, 124.7 B/clk/SM at 1980 MHz,
-    /// 97.4% of L1 peak`, with "unknown" for what is not known.
-    pub fn text(&self, compute_unit: Option<&str>) -> String {
-        if self.transfer {
-            return ", a transfer: no rate per clock or compute unit".into();
-        }
-        let Some(mhz) = self.clock_mhz else { return ", per clock and peak unknown".into() };
-        let rates: Vec<String> =
-            self.per_clock.iter().map(|(v, unit)| format!("{} {unit}", sig4(*v))).collect();
-        // Clocks per dependent load need no unit count.
-        let latency_only = !rates.is_empty() && self.per_clock.iter().all(|(_, u)| u == "clk/load");
-        let mut text = match compute_unit {
-            _ if latency_only => format!(" = {} at {mhz:.0} MHz", rates.join(", ")),
-            Some(_) if !rates.is_empty() => format!(" = {} at {mhz:.0} MHz", rates.join(", ")),
-            _ => format!(" at {mhz:.0} MHz, per compute unit unknown"),
-        };
-        match &self.peak {
-            Some(p) => text.push_str(&format!(", {:.1}% of {} peak", p.percent, p.ceiling.name())),
-            None => text.push_str(", peak unknown"),
-        }
-        text
     }
 }
 
@@ -216,37 +183,36 @@ impl Judgement {
 /// submission cap, a clock that changed during the samples, below the warm-up's clock, throttled
 /// (against the run's `median` clock), implausible, and re-measured (when the last try was in
 /// trouble too). Empty otherwise.
-pub fn flags(outcome: &Outcome, judged: &Judgement, median: Option<f64>) -> Vec<String> {
+pub fn flags(outcome: &Outcome, judged: &Judgement, median: Option<f64>) -> Vec<Flag> {
     let Outcome::Timed { measurement, .. } = outcome else { return Vec::new() };
     let mut flags = Vec::new();
     if measurement.fenced {
-        flags.push(FENCED.to_owned());
+        flags.push(Flag::Fenced);
     }
     if measurement.summary.is_noisy() {
-        flags.push("noisy: cv above 3%".to_owned());
+        flags.push(Flag::Noisy);
     }
     if !measurement.settled {
-        flags.push("unsettled: warm-up rates did not agree".to_owned());
+        flags.push(Flag::Unsettled);
     }
-    flags.extend(outcome.over_submission_cap());
+    flags.extend(outcome.over_submission_cap().map(Flag::OverCap));
     if let Some((before, after)) = measurement.unsteady() {
-        flags.push(format!("unsteady clock: {before:.0} MHz before the samples, {after:.0} MHz after"));
+        flags.push(Flag::Unsteady(format!(
+            "unsteady clock: {before:.0} MHz before the samples, {after:.0} MHz after"
+        )));
     }
     if let Some((mhz, reference)) = measurement.below_reference() {
-        flags.push(format!(
+        flags.push(Flag::BelowWarmUp(format!(
             "below the warm-up clock: ran at {mhz:.0} MHz, the warm-up reached {reference:.0} MHz"
-        ));
+        )));
     }
     flags.extend(judged.throttled(median));
     flags.extend(judged.implausible());
     if measurement.gave_up {
-        flags.push(remeasured(&measurement.retries));
+        flags.push(Flag::Remeasured(remeasured(&measurement.retries)));
     }
     flags
 }
-
-/// The flag of a case timed by the CPU around each submission and its fence, not GPU timestamps.
-pub const FENCED: &str = "timed by CPU fences";
 
 /// `re-measured once: why` or `re-measured 2 times: why; then why`: the tries before the one kept.
 pub fn remeasured(retries: &[String]) -> String {
@@ -256,25 +222,17 @@ pub fn remeasured(retries: &[String]) -> String {
     }
 }
 
-/// A flag's name without its detail: `throttled` for `throttled: ran at ...`, and the baseline
-/// flag's first words.
-pub fn flag_name(flag: &str) -> &str {
-    let name = flag.split(':').next().unwrap_or(flag);
-    name.split(" (").next().unwrap_or(name).trim()
-}
-
 /// The flag of a ratio against a baseline with `flags` of its own, naming each (`noisy`,
 /// `throttled`); `None` if it has none.
-pub fn baseline_flag(flags: &[String]) -> Option<String> {
-    let names: Vec<&str> = flags.iter().map(|f| flag_name(f)).collect();
-    (!names.is_empty()).then(|| format!("{BASELINE_FLAG} ({})", names.join(", ")))
+pub fn baseline_flag(flags: &[Flag]) -> Option<Flag> {
+    (!flags.is_empty()).then(|| Flag::Baseline(flags.iter().map(Flag::name).collect()))
 }
 
 /// The flag of a case that ran at `mhz` when the run's median was `median`, if it is
 /// [`THROTTLE_FRACTION`] or more off.
-pub fn throttled(mhz: f64, median: f64) -> Option<String> {
+pub fn throttled(mhz: f64, median: f64) -> Option<Flag> {
     crate::record::measurement::off(mhz, median)
-        .then(|| format!("throttled: ran at {mhz:.0} MHz, run median {median:.0} MHz"))
+        .then(|| Flag::Throttled(format!("throttled: ran at {mhz:.0} MHz, run median {median:.0} MHz")))
 }
 
 /// The median of `clocks` (MHz), if there are any.
@@ -315,6 +273,12 @@ mod tests {
         Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: Counted::Workgroups }
     }
 
+    /// What the line of `outcome` says after its rates, judged by `trust`.
+    fn line_of(outcome: &Outcome, trust: Trust) -> String {
+        let record = crate::report::model::CaseResult::of("x", outcome, &trust, None);
+        crate::report::text::per_clock(&record, trust.compute_units.map(|u| u.name))
+    }
+
     /// Bytes per 10 ms that make `per_clock` B/clk/SM on 132 SMs at 1980 MHz.
     fn bytes_for(per_clock: f64) -> f64 {
         per_clock * 132.0 * 1980e6 * 0.010
@@ -335,7 +299,7 @@ mod tests {
         assert_eq!(peak.peak, "128.0 B/clk/SM");
         assert_eq!(judged.implausible(), None);
         assert_eq!(
-            judged.text(Some("SM")),
+            line_of(&outcome, h100()),
             " = 7.794 loads/clk/SM, 124.7 B/clk/SM at 1980 MHz, 97.4% of L1 peak"
         );
     }
@@ -362,16 +326,18 @@ mod tests {
         // No clock (lavapipe): nothing per clock, no peak.
         let no_clock = h100().judge(&timed(vec![(1e12, flop)], vec![]));
         assert_eq!(no_clock, Judgement::default());
-        assert_eq!(no_clock.text(Some("SM")), ", per clock and peak unknown");
+        assert_eq!(line_of(&timed(vec![(1e12, flop)], vec![]), h100()), ", per clock and peak unknown");
         // A clock, but no compute-unit count and no architecture.
         let unknown = Trust::default().judge(&timed(vec![(1e12, flop)], vec![1500.0]));
         assert_eq!(unknown.clock_mhz, Some(1500.0));
         assert!(unknown.per_clock.is_empty() && unknown.peak.is_none());
-        assert_eq!(unknown.text(None), " at 1500 MHz, per compute unit unknown, peak unknown");
+        assert_eq!(
+            line_of(&timed(vec![(1e12, flop)], vec![1500.0]), Trust::default()),
+            " at 1500 MHz, per compute unit unknown, peak unknown"
+        );
         // Known device, but a work unit with no ceiling (branch invocations).
         let invocations = Work::new(1.0, Unit::Invocation);
-        let branch = h100().judge(&timed(vec![(1e12, invocations)], vec![1980.0]));
-        let text = branch.text(Some("SM"));
+        let text = line_of(&timed(vec![(1e12, invocations)], vec![1980.0]), h100());
         assert!(text.ends_with("invocations/clk/SM at 1980 MHz, peak unknown"), "{text}");
         assert!(Trust::default().peaks_line(0x10005, 0).starts_with("unknown for vendor 0x10005"));
     }
@@ -436,13 +402,11 @@ mod tests {
         let line_flags =
             h100().flags(&timed(vec![(1e11, flop)], vec![]), &Judgement::default(), Some(&outcome));
         assert_eq!(
-            line_flags,
+            line_flags.iter().map(ToString::to_string).collect::<Vec<_>>(),
             ["ratio against a flagged baseline (below the warm-up clock, re-measured 2 times)"]
         );
         let clean = timed(vec![(1e11, flop)], vec![1980.0, 1980.0]);
         assert!(h100().flags(&clean, &h100().judge(&clean), Some(&clean)).is_empty());
-        assert_eq!(flag_name("throttled: ran at 1395 MHz, run median 1980 MHz"), "throttled");
-        assert_eq!(flag_name("ratio against a flagged baseline (noisy)"), "ratio against a flagged baseline");
         assert_eq!(remeasured(&["why".into()]), "re-measured once: why");
     }
 
@@ -455,9 +419,9 @@ mod tests {
         let copy =
             Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: Counted::Copies };
         let judged = h100().judge(&copy);
-        assert!(judged.transfer && judged.per_clock.is_empty() && judged.peak.is_none());
+        assert!(judged.per_clock.is_empty() && judged.peak.is_none());
         assert_eq!(judged.clock_mhz, Some(1980.0), "the clock is still recorded");
-        assert_eq!(judged.text(Some("SM")), ", a transfer: no rate per clock or compute unit");
+        assert_eq!(line_of(&copy, h100()), ", a transfer: no rate per clock or compute unit");
     }
 
     #[test]

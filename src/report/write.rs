@@ -17,6 +17,16 @@ use super::format::{ratio_text, si};
 use super::model::{CaseResult, Run, Status};
 pub use super::output::write_atomic;
 use super::trust::sig4;
+
+/// `run` as a `format` document: every format is rendered from the record alone.
+pub fn render(run: &Run, format: Format) -> Result<String> {
+    Ok(match format {
+        Format::Text => super::text::document(run),
+        Format::Json => to_json(run)?,
+        Format::Csv => to_csv(run)?,
+        Format::Markdown => to_markdown(run),
+    })
+}
 use crate::error::{Error, Result};
 
 /// The run as pretty JSON.
@@ -111,7 +121,7 @@ pub fn to_csv(run: &Run) -> Result<String> {
                 &per_clock,
                 &known(c.peak_percent),
                 &peak,
-                &c.flags.join(" | "),
+                &c.flags.iter().map(ToString::to_string).collect::<Vec<_>>().join(" | "),
                 &run_state,
             ])
             .map_err(csv_err)?;
@@ -127,9 +137,10 @@ fn cell(text: &str) -> String {
 
 /// A rate as text: SI-prefixed, or a dependent-load rate as the latency it is (`712.0 ns per load`).
 pub fn amount_text(rate: &super::model::Amount) -> String {
-    match rate.unit.as_str() {
-        "dependent loads/s" => format!("{} ns per load", super::trust::sig4(1e9 / rate.value)),
-        unit => si(rate.value, unit),
+    if rate.unit == crate::registry::Unit::DependentLoad.rate_name() {
+        format!("{} ns per load", super::trust::sig4(1e9 / rate.value))
+    } else {
+        si(rate.value, &rate.unit)
     }
 }
 
@@ -178,7 +189,7 @@ pub fn to_markdown(run: &Run) -> String {
             }
             _ => unknown(),
         };
-        let flags: Vec<String> = c.flags.iter().map(|f| cell(f)).collect();
+        let flags: Vec<String> = c.flags.iter().map(|f| cell(&f.to_string())).collect();
         out.push_str(&format!(
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             cell(&c.name),

@@ -22,8 +22,6 @@ pub struct Collector<'c> {
     pub ready: Option<Ready>,
     /// The records, in list order.
     pub records: Vec<CaseResult>,
-    /// The text document: the header and every line with its notes.
-    pub text: String,
     /// What the validation layer said, each with the case it came in.
     pub validation: Vec<String>,
     /// The first error writing a line to stdout.
@@ -41,7 +39,6 @@ impl<'c> Collector<'c> {
             progress: Progress::new(cases.len()),
             ready: None,
             records: Vec::new(),
-            text: String::new(),
             validation: Vec::new(),
             write_error: None,
         }
@@ -54,7 +51,6 @@ impl<'c> Collector<'c> {
                 if self.stream {
                     super::progress::write_line(&ready.header)?;
                 }
-                self.text = format!("{}\n", ready.header);
                 self.ready = Some(*ready);
             }
             Message::Ready(_) => {}
@@ -83,26 +79,23 @@ impl<'c> Collector<'c> {
         self.progress.finish();
     }
 
-    /// Makes the record and the line of a case now in place.
+    /// Makes the record of a case now in place, and prints its line (rendered from the record
+    /// alone, as `perftest show` renders it).
     fn add(&mut self, done: Finished<'_>) {
         let Finished { case, outcome, baseline, notes, shader } = done;
         let mut record = CaseResult::new(case, outcome, &self.trust, baseline);
         record.shader_stats = shader.map(<[String]>::to_vec).unwrap_or_default();
         let twin = case.twin.as_ref().and_then(|twin| self.records.iter().find(|r| r.name == *twin));
         record.compiled = twin.and_then(|t| twins::compiled(&t.name, &t.shader_stats, &record.shader_stats));
-        let mut line = text::line(&case.name, outcome, &self.trust, baseline);
         let compiled = record.compiled.iter().map(|c| format!("compiled: {c}"));
         record.notes = notes.iter().cloned().chain(text::retry_note(outcome)).chain(compiled).collect();
-        for note in &record.notes {
-            line.push_str(&format!("\n    {note}"));
-        }
-        self.text.push_str(&line);
-        self.text.push('\n');
-        self.records.push(record);
         if !self.stream {
             self.progress.advance();
-        } else if let Err(e) = self.progress.finish_case(&line) {
+        } else if let Err(e) =
+            self.progress.finish_case(&text::line(&record, self.trust.compute_units.map(|u| u.name)))
+        {
             self.write_error.get_or_insert(e);
         }
+        self.records.push(record);
     }
 }

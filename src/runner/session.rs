@@ -110,6 +110,8 @@ pub struct Session {
     pub output: Option<std::path::PathBuf>,
     /// What the document is.
     pub format: report::Format,
+    /// Where the run's JSON record also goes, whatever the document is (`--json`).
+    pub json: Option<std::path::PathBuf>,
     /// Run the cases in this process instead of a worker (`--in-process`).
     pub in_process: bool,
     /// How long a case may take before its worker is stopped.
@@ -126,7 +128,8 @@ pub struct Session {
 pub fn benchmark(session: &Session) -> Result<()> {
     let options = &session.request.options;
     if !session.all_devices {
-        return benchmark_row(session, options.device_index, session.output.as_deref());
+        let paths = Paths { output: session.output.as_deref(), json: session.json.as_deref() };
+        return benchmark_row(session, options.device_index, paths);
     }
     let rows = {
         let instance = crate::vk::instance::Instance::new(options.validation)?;
@@ -148,7 +151,9 @@ pub fn benchmark(session: &Session) -> Result<()> {
             write_line("")?;
         }
         let output = session.output.as_deref().map(|path| row_path(path, n));
-        if let Err(error) = benchmark_row(session, Some(n), output.as_deref()) {
+        let json = session.json.as_deref().map(|path| row_path(path, n));
+        let paths = Paths { output: output.as_deref(), json: json.as_deref() };
+        if let Err(error) = benchmark_row(session, Some(n), paths) {
             // The first error is returned (and printed once, by main); later ones are said here.
             match first_error {
                 None => first_error = Some(error),
@@ -175,15 +180,23 @@ pub fn plan(
     selected
 }
 
+/// Where one row's document and JSON record go (stdout and nowhere when `None`).
+#[derive(Clone, Copy)]
+struct Paths<'p> {
+    output: Option<&'p Path>,
+    json: Option<&'p Path>,
+}
+
 /// Times or verifies the selection on row `index` (among those DEVICE matches; the best with
 /// none) in worker processes (in this one with `--in-process`), and writes the results to
-/// `output` (or stdout): every case that finished, whatever happened to the others.
-fn benchmark_row(session: &Session, index: Option<usize>, output: Option<&Path>) -> Result<()> {
+/// `paths` (or stdout): every case that finished, whatever happened to the others.
+fn benchmark_row(session: &Session, index: Option<usize>, paths: Paths<'_>) -> Result<()> {
     let request = &session.request;
     let settings = &request.settings;
     let options = ContextOptions { device_index: index, ..request.options.clone() };
+    let output = paths.output;
     // A destination that cannot be written fails now, not after the run.
-    if let Some(path) = output {
+    for path in paths.output.iter().chain(&paths.json) {
         report::output::check_writable(path)?;
     }
     let date = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
@@ -216,6 +229,7 @@ fn benchmark_row(session: &Session, index: Option<usize>, output: Option<&Path>)
     // How the run ended, decided before anything is written, so every format can say it.
     let mut device = ready.device;
     device.clock = Some(ready.clock);
+    let header = ready.header;
     let mut run = model::Run {
         format_version: model::FORMAT_VERSION,
         perftest_version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -231,6 +245,7 @@ fn benchmark_row(session: &Session, index: Option<usize>, output: Option<&Path>)
             branch_iterations: None,
         },
         device,
+        header,
         interrupted: false,
         ending: model::Ending::default(),
         clock_median_mhz: None,
@@ -255,28 +270,19 @@ fn benchmark_row(session: &Session, index: Option<usize>, output: Option<&Path>)
         (other, _) => other,
     };
     run.ending = model::Ending::of(&result);
-    let summary = format!(
-        "{}{}{}",
-        report::levels::text(&run.levels),
-        text::clock_summary(&run),
-        text::baselines_summary(&run)
-    );
-    let document = match session.format {
-        report::Format::Text => format!("{}{summary}\n{}\n", collector.text, run.ending.line()),
-        report::Format::Json => report::to_json(&run)?,
-        report::Format::Csv => report::to_csv(&run)?,
-        report::Format::Markdown => report::to_markdown(&run),
-    };
+    let document = report::render(&run, session.format)?;
+    let kept = paths.json.map(|path| report::output::write_or_rescue(path, &report::to_json(&run)?));
     let mut write_error = collector.write_error.take();
     match output {
         Some(path) => report::output::write_or_rescue(path, &document)?,
         None if !stream => write_line(document.trim_end())?,
         None => {
-            if let Err(e) = write_line(&format!("{summary}\n{}", run.ending.line())) {
+            if let Err(e) = write_line(&format!("{}\n{}", text::summary(&run), run.ending.line())) {
                 write_error.get_or_insert(e);
             }
         }
     }
+    kept.transpose()?;
     result?;
     if let Some(e) = write_error {
         return Err(e.into());
