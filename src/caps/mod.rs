@@ -4,10 +4,10 @@
 //! device. "Unmet" is a set difference with one reason per missing item, and the device is
 //! created with the union of what the selected cases need. Neither side imports the other.
 
+pub mod component;
 mod features;
 pub mod info;
 pub mod memory;
-pub mod newer;
 pub mod peaks;
 pub mod profile;
 
@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 
 use ash::vk;
 
-pub use features::{Feature, FeatureStructs};
+pub use features::{Feature, FeatureSet, COOPERATIVE_MATRIX2, SHADER_BFLOAT16};
 pub use info::{kind_name, ComputeUnits, DeviceInfo, Row};
 pub use memory::{Footprint, MemoryKind, MemoryType};
 pub use peaks::{Architecture, Ceiling};
@@ -246,7 +246,7 @@ pub struct Heap {
 #[derive(Clone, Debug, Default)]
 pub struct DeviceCaps {
     /// The optional features the device supports.
-    pub features: FeatureStructs,
+    pub features: FeatureSet,
     /// Its limits.
     pub limits: Limits,
     /// Format properties of the formats that were asked about.
@@ -410,9 +410,9 @@ impl Requirements {
                     s.m,
                     s.n,
                     s.k,
-                    newer::component_name(s.a),
-                    newer::component_name(s.b),
-                    newer::component_name(s.c),
+                    component::component_name(s.a),
+                    component::component_name(s.b),
+                    component::component_name(s.c),
                     s.scope
                 )
             });
@@ -426,9 +426,9 @@ impl Requirements {
                     "the device does not advertise flexible cooperative-matrix dimensions {}*{}+{} {:?} \
                      in multiples of {}x{}x{} for {} invocations \
                      (vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV)",
-                    newer::component_name(g.a),
-                    newer::component_name(g.b),
-                    newer::component_name(g.c),
+                    component::component_name(g.a),
+                    component::component_name(g.b),
+                    component::component_name(g.c),
                     g.scope,
                     g.m,
                     g.n,

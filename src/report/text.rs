@@ -99,7 +99,7 @@ fn coopmat_line(shapes: &[crate::caps::CoopMatShape]) -> String {
 
 /// `A*B+C` (with `->R` where the result type differs), as the headers name the component types.
 fn types(s: &crate::caps::CoopMatShape) -> String {
-    let name = crate::caps::newer::component_name;
+    let name = crate::caps::component::component_name;
     let result = if s.result == s.c { String::new() } else { format!("->{}", name(s.result)) };
     format!("{}*{}+{}{result}", name(s.a), name(s.b), name(s.c))
 }

@@ -13,7 +13,7 @@ use super::debug::Sink;
 use super::device;
 use super::instance::Instance;
 use super::select;
-use crate::caps::{DeviceCaps, Feature, FeatureStructs};
+use crate::caps::{DeviceCaps, Feature, FeatureSet};
 use crate::caps::{DeviceInfo, Row};
 use crate::error::{vk_err, Error, Result};
 
@@ -77,7 +77,7 @@ pub struct Context {
     /// What the device offers (features, limits, the formats asked about).
     pub caps: DeviceCaps,
     /// The optional features that were enabled.
-    pub enabled: FeatureStructs,
+    pub enabled: FeatureSet,
     /// The pipeline cache every pipeline of the run is created with.
     pub pipeline_cache: vk::PipelineCache,
     pub(crate) allocator: ManuallyDrop<RefCell<Allocator>>,

@@ -4,11 +4,10 @@ use std::ffi::CStr;
 
 use ash::vk;
 
+use super::features::FeatureStructs;
 use super::instance::Instance;
 use crate::caps::{kind_name, ComputeUnits, DeviceInfo, Row};
-use crate::caps::{
-    newer, CoopMatShape, DeviceCaps, Feature, FeatureStructs, FloatControl, Heap, Limits, MemoryType,
-};
+use crate::caps::{CoopMatShape, DeviceCaps, Feature, FeatureSet, FloatControl, Heap, Limits, MemoryType};
 use crate::error::{vk_err, Result};
 
 /// The compute units `physical` reports through a vendor extension it offers
@@ -134,7 +133,7 @@ fn supported_features(
     instance: &Instance,
     physical: vk::PhysicalDevice,
     offered: &[vk::ExtensionProperties],
-) -> FeatureStructs {
+) -> FeatureSet {
     let mut s = FeatureStructs::default();
     let mut features2 = s.chain(vk::PhysicalDeviceFeatures2::default(), |name| offers(offered, name));
     // SAFETY: physical belongs to instance, which supports Vulkan 1.2; every chained struct lives
@@ -142,7 +141,7 @@ fn supported_features(
     unsafe { instance.raw.get_physical_device_features2(physical, &mut features2) };
     let core = features2.features;
     s.core = core;
-    s.unchained()
+    s.set_of()
 }
 
 /// Reads the header facts of `physical` for `row`, and its capabilities, with the properties of
@@ -181,7 +180,7 @@ pub fn describe(
         (format, unsafe { instance.raw.get_physical_device_format_properties(physical, format) })
     });
     let limits = &p.limits;
-    let has_coopmat2 = offers(&offered, newer::COOPERATIVE_MATRIX2);
+    let has_coopmat2 = offers(&offered, crate::caps::COOPERATIVE_MATRIX2);
     let coopmat2 = (has_coopmat2 && coopmat2_limits).then(|| super::coopmat2::limits(instance, physical));
     let caps = DeviceCaps {
         features: supported_features(instance, physical, &offered),
@@ -259,7 +258,7 @@ pub fn describe(
         cooperative_matrix_flexible: caps.cooperative_matrix_flexible.clone(),
         cooperative_matrix2_limits: coopmat2
             .map(|l| (l.workgroup_invocations, l.max_dimension, l.reserved_shared_memory)),
-        bfloat16: offers(&offered, newer::SHADER_BFLOAT16).then(|| {
+        bfloat16: offers(&offered, crate::caps::SHADER_BFLOAT16).then(|| {
             let f = &caps.features;
             [
                 Feature::ShaderBfloat16Type,
@@ -290,7 +289,7 @@ pub fn create(
     instance: &Instance,
     physical: vk::PhysicalDevice,
     family: u32,
-    enabled: &FeatureStructs,
+    enabled: &FeatureSet,
 ) -> Result<(ash::Device, vk::Queue)> {
     let priorities = [1.0];
     let queues =
@@ -301,7 +300,7 @@ pub fn create(
     if super::select::offers_portability_subset(instance, physical) {
         extensions.push(ash::khr::portability_subset::NAME.as_ptr());
     }
-    let mut s = *enabled;
+    let mut s = FeatureStructs::of(*enabled);
     let mut features2 =
         s.chain(vk::PhysicalDeviceFeatures2::default().features(s.core), |name| wanted.contains(&name));
     let info = vk::DeviceCreateInfo::default()

@@ -1,16 +1,9 @@
 //! Feature structs of extensions newer than ash 0.38's headers (1.3.281), laid out as the Vulkan
 //! headers define them: VK_KHR_shader_bfloat16 and VK_NV_cooperative_matrix2.
 
-use std::ffi::{c_void, CStr};
+use std::ffi::c_void;
 
 use ash::vk;
-
-/// `VK_KHR_shader_bfloat16`.
-pub const SHADER_BFLOAT16: &CStr = c"VK_KHR_shader_bfloat16";
-/// `VK_NV_cooperative_matrix2`.
-pub const COOPERATIVE_MATRIX2: &CStr = c"VK_NV_cooperative_matrix2";
-/// `VK_COMPONENT_TYPE_BFLOAT16_KHR`.
-pub const BFLOAT16: vk::ComponentTypeKHR = vk::ComponentTypeKHR::from_raw(1_000_141_000);
 
 /// `VkPhysicalDeviceShaderBfloat16FeaturesKHR`.
 #[repr(C)]
@@ -99,15 +92,6 @@ unsafe impl Send for CooperativeMatrix2Features {}
 // SAFETY: as above.
 unsafe impl Sync for CooperativeMatrix2Features {}
 
-/// A component type's name as the headers spell it (`FLOAT16`, `BFLOAT16`).
-pub fn component_name(ty: vk::ComponentTypeKHR) -> String {
-    if ty == BFLOAT16 {
-        "BFLOAT16".to_owned()
-    } else {
-        format!("{ty:?}")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,11 +103,5 @@ mod tests {
         assert_eq!(std::mem::offset_of!(Bfloat16Features, shader_bfloat16_cooperative_matrix), 24);
         assert_eq!(std::mem::size_of::<CooperativeMatrix2Features>(), 48);
         assert_eq!(std::mem::offset_of!(CooperativeMatrix2Features, block_loads), 40);
-    }
-
-    #[test]
-    fn bfloat16_is_named() {
-        assert_eq!(component_name(BFLOAT16), "BFLOAT16");
-        assert_eq!(component_name(vk::ComponentTypeKHR::FLOAT16), "FLOAT16");
     }
 }
