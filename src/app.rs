@@ -88,10 +88,10 @@ pub fn run(cli: &Cli) -> Result<()> {
     }
 }
 
-/// The cases `--filter`, `--skip` and `--axis` select, expanded with no device facts (`--list`,
+/// The cases `--family`, `--filter`, `--skip` and `--axis` select, expanded with no device facts (`--list`,
 /// `--describe`: no Vulkan).
 fn selected_without_device(cli: &Cli) -> Result<Vec<registry::CaseSpec>> {
-    registry::filter(registry::expand(&cli.axis_settings(), None), cli.filter.as_deref(), &cli.skip)
+    cli.selection().apply(registry::expand(&cli.axis_settings(), None))
 }
 
 /// The cases a saved run's selection lists (its filter, skip and axes, expanded as `--list` does).
@@ -106,7 +106,10 @@ fn listed_by(run: &report::Run, file: &std::path::Path) -> Result<Vec<registry::
             path: file.display().to_string(),
             problem: format!("has an axis perftest cannot read ({e})"),
         })?;
-    registry::filter(registry::expand(&axes, None), run.settings.filter.as_deref(), &run.settings.skip)
+    let s = &run.settings;
+    let selection =
+        registry::Selection { families: s.families.clone(), filter: s.filter.clone(), skip: s.skip.clone() };
+    selection.apply(registry::expand(&axes, None))
 }
 
 /// Loads every results file (a bad one fails before anything is written), labelled by its path.
@@ -139,8 +142,7 @@ pub fn request(cli: &Cli) -> Request {
             simulate: cli.simulate.clone(),
         },
         axes: cli.axis_settings(),
-        filter: cli.filter.clone(),
-        skip: cli.skip.clone(),
+        selection: cli.selection(),
         settings: RunSettings {
             target_ms: cli.target_ms,
             samples: cli.samples,

@@ -38,6 +38,11 @@ pub struct Cli {
     #[arg(long, conflicts_with_all = ["output", "format", "json", "list", "devices"])]
     pub describe: bool,
 
+    /// Run only the cases of family NAME (repeatable, or comma-separated: `--family load,sweep`;
+    /// `--describe` says what each measures; an unknown name lists them).
+    #[arg(long, value_name = "NAME", value_delimiter = ',', value_parser = family_name)]
+    pub family: Vec<String>,
+
     /// Run only the cases whose name contains TEXT (case-insensitive); env PERFTEST_FILTER.
     #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     pub filter: Option<String>,
@@ -148,6 +153,15 @@ impl Cli {
     pub fn axis_settings(&self) -> Vec<crate::registry::AxisSetting> {
         self.branch_iterations.iter().chain(&self.axes).cloned().collect()
     }
+
+    /// The cases `--family`, `--filter` and `--skip` select.
+    pub fn selection(&self) -> crate::registry::Selection {
+        crate::registry::Selection {
+            families: self.family.clone(),
+            filter: self.filter.clone(),
+            skip: self.skip.clone(),
+        }
+    }
 }
 
 fn parse_percent(text: &str) -> Result<f64, String> {
@@ -174,6 +188,15 @@ fn parse_target_ms(text: &str) -> Result<f64, String> {
         Ok(value)
     } else {
         Err("must be between 0.5 and 100 (longer submissions risk the GPU watchdog)".into())
+    }
+}
+
+/// A `--family` value: one of the registry's family names.
+fn family_name(text: &str) -> Result<String, String> {
+    let names = crate::registry::family_names();
+    match names.contains(&text) {
+        true => Ok(text.to_owned()),
+        false => Err(format!("is not a family; the families are {}", names.join(", "))),
     }
 }
 

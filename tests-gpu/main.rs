@@ -6,7 +6,7 @@ use std::process::{Command, Output};
 use ash::vk;
 use perftest::caps::Feature;
 use perftest::record::outcome::Outcome;
-use perftest::registry::{self, CaseSpec};
+use perftest::registry::{self, CaseSpec, Selection};
 use perftest::runner::run::{prepare, run_cases, RunSettings};
 use perftest::runner::session::{check_validation, open};
 use perftest::vk::context::ContextOptions;
@@ -31,10 +31,15 @@ const LAVAPIPE_SKIPS: &[&str] = &[
     "ALU bf16 ",
 ];
 
-fn validated(axes: &[&str], filter: Option<&str>) -> (Context, Vec<CaseSpec>) {
+fn validated(axes: &[&str], selection: Selection) -> (Context, Vec<CaseSpec>) {
     let options = ContextOptions { validation: true, ..Default::default() };
     let axes: Vec<registry::AxisSetting> = axes.iter().map(|a| registry::parse_setting(a).unwrap()).collect();
-    open(&options, &axes, filter, &[]).unwrap_or_else(|e| panic!("{e}"))
+    open(&options, &axes, &selection).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The cases of `family` whose names contain `filter`.
+fn of(family: &str, filter: &str) -> Selection {
+    Selection { families: vec![family.to_owned()], filter: Some(filter.to_owned()), skip: Vec::new() }
 }
 
 /// Every case, with the branch cases swept over N = 0 and 8 only (each builds two 16 MB textures)
@@ -53,8 +58,9 @@ const SHORT_AXES: [&str; 10] = [
     "atomic.addresses=1,32,1M",
 ];
 
-fn run_all(settings: RunSettings) -> Vec<(String, Outcome)> {
-    let (ctx, cases) = validated(&SHORT_AXES, None);
+/// Every case (see [`SHORT_AXES`]) run as `settings` say, with the cases.
+fn run_all(settings: RunSettings) -> (Vec<CaseSpec>, Vec<(String, Outcome)>) {
+    let (ctx, cases) = validated(&SHORT_AXES, Selection::default());
     let sink = ctx.validation_sink();
     let prepared = prepare(&ctx, &cases, 2, !settings.verify).unwrap_or_else(|e| panic!("{e}"));
     let results = run_cases(&ctx, &cases, &prepared, &settings, |_| {}).unwrap_or_else(|e| panic!("{e}"));
@@ -63,7 +69,7 @@ fn run_all(settings: RunSettings) -> Vec<(String, Outcome)> {
     drop(prepared);
     drop(ctx);
     check_validation(&sink).unwrap_or_else(|e| panic!("{e}"));
-    results
+    (cases, results)
 }
 
 /// Fails where a skip says "the device lacks F" of a feature F the device offers (a case needing
@@ -99,7 +105,7 @@ fn check_skips(results: &[(String, Outcome)]) {
 
 #[test]
 fn every_case_verifies_against_its_cpu_reference() {
-    let results = run_all(RunSettings {
+    let (_, results) = run_all(RunSettings {
         target_ms: 2.0,
         samples: 3,
         verify: true,
@@ -127,9 +133,9 @@ fn every_case_verifies_against_its_cpu_reference() {
 
 #[test]
 fn a_short_timed_run_gives_finite_positive_rates() {
-    let results = run_all(short(2.0));
+    let (cases, results) = run_all(short(2.0));
     check_skips(&results);
-    for (name, outcome) in &results {
+    for (case, (name, outcome)) in cases.iter().zip(&results) {
         let Outcome::Timed { measurement, work, ratio, .. } = outcome else {
             continue;
         };
@@ -142,17 +148,15 @@ fn a_short_timed_run_gives_finite_positive_rates() {
         for (rate, w) in rates {
             assert!(rate.is_finite() && rate > 1e6, "{name}: {rate} {}", w.unit.rate_name());
         }
-        // Load cases carry a ratio to Buffer<RGBA8>.Load random; the baseline is 1.0x itself.
-        let families_without_ratio =
-            ["ALU", "Sweep", "Latency", "Shared", "Device-local", "Host-", "Copy", "Store"];
-        let stores_and_atomics = name.contains(".Store") || name.contains("Atomic");
-        if families_without_ratio.iter().any(|f| name.starts_with(f)) || stores_and_atomics {
-            assert_eq!(*ratio, None, "{name}");
-        } else {
-            let ratio = ratio.unwrap_or_else(|| panic!("{name}: no ratio"));
-            assert!(ratio.is_finite() && ratio > 0.0, "{name}: {ratio}");
-            if name == "Buffer<RGBA8>.Load random" || name.ends_with("X Coherent branch baseline") {
-                assert_eq!(ratio, 1.0);
+        // A case with a baseline (timed in this run) has a ratio to it; the baseline is 1.0x itself.
+        match &case.baseline {
+            None => assert_eq!(*ratio, None, "{name}"),
+            Some(baseline) => {
+                let ratio = ratio.unwrap_or_else(|| panic!("{name}: no ratio"));
+                assert!(ratio.is_finite() && ratio > 0.0, "{name}: {ratio}");
+                if baseline == name {
+                    assert_eq!(ratio, 1.0);
+                }
             }
         }
     }
@@ -160,9 +164,8 @@ fn a_short_timed_run_gives_finite_positive_rates() {
 
 #[test]
 fn without_the_baseline_load_lines_say_why_there_is_no_ratio() {
-    let (ctx, cases) = validated(&[], Some("Buffer<R8>.Load"));
     // The read-only cases only (the RWBuffer and broadcast twins have the same baseline).
-    let cases: Vec<CaseSpec> = cases.into_iter().filter(|c| c.family == "load").collect();
+    let (ctx, cases) = validated(&[], of("load", "Buffer<R8>.Load"));
     let settings = short(1.0);
     let prepared = prepare(&ctx, &cases, 2, true).unwrap_or_else(|e| panic!("{e}"));
     let mut notes_seen = Vec::new();
@@ -186,7 +189,7 @@ fn without_the_baseline_load_lines_say_why_there_is_no_ratio() {
 
 #[test]
 fn cases_that_differ_only_in_push_constants_share_a_pipeline() {
-    let (ctx, cases) = validated(&["branch.n=0:24:8"], Some("branch"));
+    let (ctx, cases) = validated(&["branch.n=0:24:8"], of("branch", ""));
     let prepared = prepare(&ctx, &cases, 2, true).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(cases.len(), 4 * 12);
     assert_eq!(prepared.pipelines.len(), 3, "baseline, long, short: one shader each");
@@ -194,7 +197,7 @@ fn cases_that_differ_only_in_push_constants_share_a_pipeline() {
 
 #[test]
 fn a_leaked_object_is_reported_by_the_validation_layer() {
-    let (ctx, _) = validated(&[], Some("ALU fp32"));
+    let (ctx, _) = validated(&[], of("alu", "ALU fp32"));
     let sink = ctx.validation_sink();
     // SAFETY: a valid device; the fence is deliberately never destroyed.
     let leaked = unsafe { ctx.device.create_fence(&vk::FenceCreateInfo::default(), None) }.unwrap();
@@ -489,53 +492,15 @@ fn cli_output_into_a_missing_folder_is_a_sentence() {
     assert!(stderr.starts_with("perftest: could not write /nonexistent-perftest/x.json"), "{stderr}");
 }
 
-/// `--skip` options that leave the original's 142 load, sample and ALU cases: no branch sweep
-/// and none of the later families.
-const ONLY_THE_ORIGINALS: [&str; 42] = [
-    "--skip",
-    "branch",
-    "--skip",
-    "Sweep",
-    "--skip",
-    "Latency",
-    "--skip",
-    "Shared",
-    "--skip",
-    "vec4 linear",
-    "--skip",
-    "Copy",
-    "--skip",
-    "RW",
-    "--skip",
-    "BufferAddress",
-    "--skip",
-    "(subgroup broadcast)",
-    "--skip",
-    "Conv1D",
-    "--skip",
-    "Store",
-    "--skip",
-    "Atomic",
-    "--skip",
-    "CoopMat",
-    "--skip",
-    "(f16vec4)",
-    "--skip",
-    "32 chains",
-    "--skip",
-    "mul+add",
-    "--skip",
-    "mediump",
-    "--skip",
-    "int16",
-    "--skip",
-    "int64",
-    "--skip",
-    // The int8 dot4 and bf16 (bf16vec2 dot) cases.
-    "dot",
-    "--skip",
-    "float controls",
-];
+/// A selection of a few hundred quick cases: the buffer, texture and ALU families.
+const QUICK: [&str; 2] = ["--family", "load,texture,alu"];
+
+/// How many cases `perftest --list` prints with `args`.
+fn listed(args: &[&str]) -> usize {
+    let out = perftest(&[&["--list"], args].concat(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    text(&out.stdout).lines().count()
+}
 
 #[test]
 fn cli_ctrl_c_stops_after_the_current_case_and_writes_what_finished() {
@@ -543,7 +508,7 @@ fn cli_ctrl_c_stops_after_the_current_case_and_writes_what_finished() {
     // Text on a pipe: wait for the first finished case (pipelines are built first, and how long
     // that takes depends on the machine's load), then interrupt.
     let mut child = Command::new(env!("CARGO_BIN_EXE_perftest"))
-        .args(ONLY_THE_ORIGINALS)
+        .args(QUICK)
         .args(["--target-ms", "5", "--samples", "3"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -565,7 +530,8 @@ fn cli_ctrl_c_stops_after_the_current_case_and_writes_what_finished() {
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{stderr}");
     assert!(stderr.starts_with("perftest: interrupted (Ctrl-C or SIGTERM) after "), "{stderr}");
-    assert!(stderr.contains(&format!("after {finished} of 142 cases")), "{finished} lines: {stderr}");
+    let selected = listed(&QUICK);
+    assert!(stderr.contains(&format!("after {finished} of {selected} cases")), "{finished} lines: {stderr}");
 }
 
 #[test]
@@ -574,7 +540,7 @@ fn cli_sigterm_during_the_baseline_pass_keeps_the_measured_baselines() {
     let dir = temp_dir("sigterm");
     let file = dir.join("run.json");
     let child = Command::new(env!("CARGO_BIN_EXE_perftest"))
-        .args(["--filter", "branch", "--axis", "branch.n=0:1024:8", "--target-ms", "5", "--samples", "3"])
+        .args(["--family", "branch", "--axis", "branch.n=0:1024:8", "--target-ms", "5", "--samples", "3"])
         .args(["--format", "json", "--output"])
         .arg(&file)
         .stderr(std::process::Stdio::piped())
@@ -589,7 +555,8 @@ fn cli_sigterm_during_the_baseline_pass_keeps_the_measured_baselines() {
     let run = perftest::report::load(&file).unwrap_or_else(|e| panic!("{e}"));
     assert!(run.interrupted);
     assert!(!run.cases.is_empty(), "the measured baselines are kept: {stderr}");
-    assert!(run.cases.len() < 129 * 12, "{} cases", run.cases.len());
+    let selected = listed(&["--family", "branch", "--axis", "branch.n=0:1024:8"]);
+    assert!(run.cases.len() < selected, "{} of {selected} cases", run.cases.len());
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -598,7 +565,7 @@ fn cli_ctrl_c_writes_an_interrupted_document() {
     let dir = temp_dir("interrupt");
     let file = dir.join("run.json");
     let child = Command::new(env!("CARGO_BIN_EXE_perftest"))
-        .args(ONLY_THE_ORIGINALS)
+        .args(QUICK)
         .args(["--target-ms", "5", "--samples", "3", "--format", "json", "--output"])
         .arg(&file)
         .stderr(std::process::Stdio::piped())
@@ -615,7 +582,7 @@ fn cli_ctrl_c_writes_an_interrupted_document() {
     assert_eq!(run.ending.exit_code, 130);
     assert_eq!(run.ending.state, perftest::report::model::RunState::Interrupted);
     // However far it got (even no case, if the signal came while pipelines were built).
-    assert!(run.cases.len() < 142, "{} cases", run.cases.len());
+    assert!(run.cases.len() < listed(&QUICK), "{} cases", run.cases.len());
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -735,9 +702,11 @@ fn cli_describe_needs_no_vulkan() {
     let out = perftest(&["--describe"], &[("PERFTEST_VULKAN_LOADER", "/nonexistent/libvulkan.so.1")]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(stdout.starts_with("load (57 cases selected)\n"), "{stdout}");
-    for family in ["texture (81 cases selected)", "branch (396 cases selected)", "alu (14 cases selected)"] {
-        assert!(stdout.contains(family), "{family}: {stdout}");
+    // A paragraph per family, with the count --list gives for it.
+    for (i, family) in perftest::registry::family_names().into_iter().enumerate() {
+        let heading = format!("{family} ({} cases selected)\n", listed(&["--family", family]));
+        assert!(stdout.contains(&heading), "{heading}: {stdout}");
+        assert!(i > 0 || stdout.starts_with(&heading), "the first family comes first: {stdout}");
     }
 }
 

@@ -189,22 +189,47 @@ fn contains_ignore_case(name: &str, text: &str) -> bool {
     name.to_lowercase().contains(&text.to_lowercase())
 }
 
+/// Which cases a run takes: those of `families` (all when empty) whose names contain `filter`
+/// and none of `skip` (case-insensitive).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Selection {
+    /// `--family`: family names, exactly as [`Family::name`] spells them.
+    pub families: Vec<String>,
+    /// `--filter`.
+    pub filter: Option<String>,
+    /// `--skip`.
+    pub skip: Vec<String>,
+}
+
+impl Selection {
+    /// Whether `case` is selected.
+    pub fn keeps(&self, case: &CaseSpec) -> bool {
+        (self.families.is_empty() || self.families.iter().any(|f| f == case.family))
+            && self.filter.as_deref().is_none_or(|f| contains_ignore_case(&case.name, f))
+            && !self.skip.iter().any(|x| contains_ignore_case(&case.name, x))
+    }
+
+    /// The selected cases of `cases`; none is an error naming the selection.
+    pub fn apply(&self, cases: Vec<CaseSpec>) -> Result<Vec<CaseSpec>> {
+        let kept: Vec<CaseSpec> = cases.into_iter().filter(|c| self.keeps(c)).collect();
+        if kept.is_empty() {
+            let mut what: Vec<String> = self.families.iter().map(|f| format!("--family {f}")).collect();
+            what.extend(self.filter.iter().map(|f| format!("--filter \"{f}\"")));
+            what.extend(self.skip.iter().map(|s| format!("--skip \"{s}\"")));
+            return Err(Error::NothingMatched { what: what.join(" with ") });
+        }
+        Ok(kept)
+    }
+}
+
 /// Keeps the cases whose names contain `filter` and none of `skip` (case-insensitive).
 pub fn filter(cases: Vec<CaseSpec>, filter: Option<&str>, skip: &[String]) -> Result<Vec<CaseSpec>> {
-    let kept: Vec<CaseSpec> = cases
-        .into_iter()
-        .filter(|c| filter.is_none_or(|f| contains_ignore_case(&c.name, f)))
-        .filter(|c| !skip.iter().any(|x| contains_ignore_case(&c.name, x)))
-        .collect();
-    if kept.is_empty() {
-        let mut what = Vec::new();
-        if let Some(f) = filter {
-            what.push(format!("--filter \"{f}\""));
-        }
-        what.extend(skip.iter().map(|s| format!("--skip \"{s}\"")));
-        return Err(Error::NothingMatched { what: what.join(" with ") });
-    }
-    Ok(kept)
+    Selection { families: Vec::new(), filter: filter.map(str::to_owned), skip: skip.to_vec() }.apply(cases)
+}
+
+/// The names of every family, in run order (what `--family` takes).
+pub fn family_names() -> Vec<&'static str> {
+    families().into_iter().map(|f| f.name).collect()
 }
 
 #[cfg(test)]

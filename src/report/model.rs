@@ -169,6 +169,9 @@ pub struct Settings {
     /// `--compile-only`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub compile_only: bool,
+    /// `--family` (all families when empty).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub families: Vec<String>,
     /// `--filter`.
     pub filter: Option<String>,
     /// `--skip`.
@@ -665,6 +668,7 @@ pub(crate) mod tests {
                 samples: 10,
                 verify: false,
                 compile_only: false,
+                families: Vec::new(),
                 filter: None,
                 skip: vec![],
                 axes: vec!["branch.n=0:256:64".into()],

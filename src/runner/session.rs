@@ -15,7 +15,7 @@ use super::supervise::supervise;
 use super::work::{work, Request};
 use crate::caps::{DeviceInfo, Feature, Requirements};
 use crate::error::{Error, Result};
-use crate::registry::{self, CaseSpec};
+use crate::registry::{self, CaseSpec, Selection};
 use crate::report::trust::Trust;
 use crate::report::{self, model, text};
 use crate::vk::context::{Adapter, ContextOptions};
@@ -67,24 +67,22 @@ pub fn context_for(adapter: Adapter, cases: &[CaseSpec]) -> Result<Context> {
 pub fn open(
     options: &ContextOptions,
     axes: &[registry::AxisSetting],
-    filter: Option<&str>,
-    skip: &[String],
+    selection: &Selection,
 ) -> Result<(Context, Vec<CaseSpec>)> {
     let adapter = Adapter::open(options)?;
-    let (_, cases) = select(&adapter, axes, filter, skip)?;
+    let (_, cases) = select(&adapter, axes, selection)?;
     Ok((context_for(adapter, &cases)?, cases))
 }
 
-/// The row's header facts and the cases `filter` and `skip` keep of the families expanded with its
+/// The row's header facts and the cases `selection` keeps of the families expanded with its
 /// facts: one selection for the parent ([`plan`]) and its worker ([`open`]), which must agree.
 fn select(
     adapter: &Adapter,
     axes: &[registry::AxisSetting],
-    filter: Option<&str>,
-    skip: &[String],
+    selection: &Selection,
 ) -> Result<(DeviceInfo, Vec<CaseSpec>)> {
     let (info, facts) = adapter.describe(&[]);
-    Ok((info, registry::filter(registry::expand(axes, Some(&facts)), filter, skip)?))
+    Ok((info, selection.apply(registry::expand(axes, Some(&facts)))?))
 }
 
 /// Where row `n`'s document goes under `--all-devices --output path`: `results.json` becomes
@@ -169,12 +167,11 @@ pub fn benchmark(session: &Session) -> Result<()> {
 pub fn plan(
     options: &ContextOptions,
     axes: &[registry::AxisSetting],
-    filter: Option<&str>,
-    skip: &[String],
+    selection: &Selection,
 ) -> Result<(DeviceInfo, Vec<CaseSpec>)> {
     let adapter = Adapter::open(options)?;
     let sink = adapter.validation_sink();
-    let selected = select(&adapter, axes, filter, skip);
+    let selected = select(&adapter, axes, selection);
     drop(adapter);
     check_validation(&sink)?;
     selected
@@ -207,7 +204,7 @@ fn benchmark_row(session: &Session, index: Option<usize>, paths: Paths<'_>) -> R
             HURRY.store(true, Ordering::SeqCst);
         }
     });
-    let (info, selected) = plan(&options, &request.axes, request.filter.as_deref(), &request.skip)?;
+    let (info, selected) = plan(&options, &request.axes, &request.selection)?;
     let job = Job {
         row: index,
         cases: order(&selected, !settings.timed()).into_iter().map(|i| selected[i].name.clone()).collect(),
@@ -239,8 +236,9 @@ fn benchmark_row(session: &Session, index: Option<usize>, paths: Paths<'_>) -> R
             samples: settings.samples,
             verify: settings.verify,
             compile_only: settings.compile_only,
-            filter: request.filter.clone(),
-            skip: request.skip.clone(),
+            families: request.selection.families.clone(),
+            filter: request.selection.filter.clone(),
+            skip: request.selection.skip.clone(),
             axes: request.axes.iter().map(|a| format!("{}.{}={}", a.family, a.axis, a.text)).collect(),
             branch_iterations: None,
         },

@@ -12,7 +12,7 @@ use super::pipelines::default_threads;
 use super::run::{execute, prepare, RunSettings, STOP};
 use super::session::open;
 use crate::error::{Error, Result};
-use crate::registry::{self, AxisSetting, CaseSpec};
+use crate::registry::{self, AxisSetting, CaseSpec, Selection};
 use crate::report::{model, text};
 use crate::vk::context::ContextOptions;
 use crate::vk::debug::drain;
@@ -24,10 +24,8 @@ pub struct Request {
     pub options: ContextOptions,
     /// `--axis` settings.
     pub axes: Vec<AxisSetting>,
-    /// `--filter`.
-    pub filter: Option<String>,
-    /// `--skip`.
-    pub skip: Vec<String>,
+    /// `--family`, `--filter` and `--skip`.
+    pub selection: Selection,
     /// How to time or verify.
     pub settings: RunSettings,
 }
@@ -36,7 +34,7 @@ pub struct Request {
 /// building the pipelines is returned (no case has run then).
 pub fn work(request: &Request, job: &Job, emit: &mut dyn FnMut(Message) -> Result<()>) -> Result<()> {
     let options = ContextOptions { device_index: job.row, ..request.options.clone() };
-    let (mut ctx, selected) = open(&options, &request.axes, request.filter.as_deref(), &request.skip)?;
+    let (mut ctx, selected) = open(&options, &request.axes, &request.selection)?;
     ctx.fenced |= request.settings.fence_timing;
     let sink = ctx.validation_sink();
     let by_name: HashMap<&str, &CaseSpec> = selected.iter().map(|c| (c.name.as_str(), c)).collect();
