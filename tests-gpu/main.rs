@@ -704,7 +704,8 @@ fn cli_describe_needs_no_vulkan() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     // A paragraph per family, with the count --list gives for it.
     for (i, family) in perftest::registry::family_names().into_iter().enumerate() {
-        let heading = format!("{family} ({} cases selected)\n", listed(&["--family", family]));
+        let count = listed(&["--family", family]);
+        let heading = format!("{family} ({count} case{} selected)\n", if count == 1 { "" } else { "s" });
         assert!(stdout.contains(&heading), "{heading}: {stdout}");
         assert!(i > 0 || stdout.starts_with(&heading), "the first family comes first: {stdout}");
     }
