@@ -135,12 +135,25 @@ pub fn help_text() -> String {
 pub enum Error {
     /// `Entry::load` could not open the Vulkan loader library.
     #[error(
-        "could not load the Vulkan loader ({detail}); install it (Debian/Ubuntu: \
-         `apt-get install libvulkan1`) or point PERFTEST_VULKAN_LOADER at a libvulkan.so.1"
+        "could not load the Vulkan loader; install it (Debian/Ubuntu: `apt-get install libvulkan1`) or point \
+         PERFTEST_VULKAN_LOADER at a libvulkan.so.1"
     )]
     NoLoader {
         /// What the dynamic loader said.
-        detail: String,
+        #[source]
+        source: ash::LoadingError,
+    },
+
+    /// The Vulkan loader is older than Vulkan 1.2.
+    #[error(
+        "the Vulkan loader offers Vulkan {major}.{minor}, and perftest needs 1.2; install a newer one \
+         (Debian/Ubuntu: `apt-get install libvulkan1`) or point PERFTEST_VULKAN_LOADER at a newer libvulkan.so.1"
+    )]
+    OldLoader {
+        /// The loader's major version.
+        major: u32,
+        /// Its minor version.
+        minor: u32,
     },
 
     /// No physical device offers a compute queue with timestamps.
@@ -280,7 +293,7 @@ pub enum Error {
     },
 
     /// gpu-allocator could not create or free memory.
-    #[error("GPU memory allocation failed{}: {source}", case_suffix(case))]
+    #[error("GPU memory allocation failed{}", case_suffix(case))]
     Allocation {
         /// The case, when one was running.
         case: Option<String>,
@@ -301,7 +314,7 @@ pub enum Error {
     },
 
     /// A document could not be written as JSON (a value serde_json refuses): perftest's bug.
-    #[error("could not write {what} as JSON ({source}); this is a bug in perftest, please report it")]
+    #[error("could not write {what} as JSON; this is a bug in perftest, please report it")]
     Serialize {
         /// What was being written.
         what: &'static str,
@@ -311,7 +324,7 @@ pub enum Error {
     },
 
     /// Writing to stdout failed.
-    #[error("could not write the output: {0}")]
+    #[error("could not write the output")]
     Io(#[from] std::io::Error),
 
     /// Writing `--output` failed (nothing half-written is left behind).
@@ -319,8 +332,20 @@ pub enum Error {
     Output {
         /// The file.
         path: String,
-        /// What the system said.
+        /// What went wrong, in words (the system's error without the temporary file's name).
         detail: String,
+    },
+
+    /// A buffer the CPU must write or read is not mapped (perftest asked for a host-visible one).
+    #[error(
+        "a buffer the CPU must read or write is not mapped ({mapped} of its {size} bytes); this is a bug in \
+         perftest, please report it"
+    )]
+    Unmapped {
+        /// The buffer's size.
+        size: u64,
+        /// The bytes mapped.
+        mapped: usize,
     },
 
     /// Writing `--output` failed after the run; the document was kept elsewhere.
@@ -446,6 +471,7 @@ impl Error {
     pub fn exit_code(&self) -> ExitCode {
         match self {
             Error::NoLoader { .. }
+            | Error::OldLoader { .. }
             | Error::NoDevice { .. }
             | Error::NoValidationLayer
             | Error::VulkanUnusable { .. } => ExitCode::NoVulkan,
@@ -474,6 +500,7 @@ impl Error {
             | Error::Io(_)
             | Error::Serialize { .. }
             | Error::Output { .. }
+            | Error::Unmapped { .. }
             | Error::OutputRescued { .. } => ExitCode::Failure,
         }
     }
@@ -493,6 +520,24 @@ impl Error {
             other => other,
         }
     }
+}
+
+/// What stderr shows for `error`: its sentence, then each cause on a line of its own (`caused by:
+/// ...`), as nextest shows an error's chain.
+pub fn report(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut last = String::new();
+    let mut cause = error.source();
+    while let Some(source) = cause {
+        // A wrapper that shows its cause as its own text (ash's LoadingError) is said once.
+        let said = source.to_string();
+        if said != last {
+            text.push_str(&format!("\n  caused by: {said}"));
+        }
+        last = said;
+        cause = source.source();
+    }
+    text
 }
 
 /// Maps a failed ash call to [`Error::Vulkan`], naming the entry point.
@@ -530,8 +575,15 @@ mod tests {
 
     #[test]
     fn environment_errors_say_which_package_to_install() {
-        let loader = Error::NoLoader { detail: "libvulkan.so.1: not found".into() };
+        // SAFETY: no library is at the path, so nothing is loaded or run.
+        let source = unsafe { ash::Entry::load_from("/nonexistent/libvulkan.so.1") }.err().unwrap();
+        let loader = Error::NoLoader { source };
         assert!(loader.to_string().contains("apt-get install libvulkan1"));
+        let shown = report(&loader);
+        assert!(
+            shown.contains("\n  caused by: ") && shown.contains("/nonexistent/libvulkan.so.1"),
+            "{shown}"
+        );
         let device = Error::NoDevice { detail: "no physical devices".into() };
         assert!(device.to_string().contains("mesa-vulkan-drivers"));
         assert!(Error::NoValidationLayer.to_string().contains("vulkan-validationlayers"));
@@ -565,9 +617,16 @@ mod tests {
     fn a_document_json_refuses_is_an_error_that_keeps_its_cause() {
         let source = serde_json::from_str::<u8>("x").unwrap_err();
         let error = Error::Serialize { what: "the run", source };
-        assert!(error.to_string().starts_with("could not write the run as JSON (expected value"), "{error}");
-        assert!(error.to_string().ends_with("this is a bug in perftest, please report it"));
+        assert_eq!(
+            error.to_string(),
+            "could not write the run as JSON; this is a bug in perftest, please report it"
+        );
         assert!(std::error::Error::source(&error).is_some(), "serde_json's error stays the cause");
+        assert!(
+            report(&error).ends_with("\n  caused by: expected value at line 1 column 1"),
+            "{}",
+            report(&error)
+        );
         assert_eq!(error.exit_code(), ExitCode::Failure);
     }
 

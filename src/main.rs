@@ -11,7 +11,7 @@ fn main() -> ExitCode {
     match perftest::app::run(&cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("perftest: {error}");
+            eprintln!("perftest: {}", perftest::error::report(&error));
             ExitCode::from(error.exit_code() as u8)
         }
     }

@@ -130,7 +130,7 @@ impl Ending {
                 } else {
                     RunState::Failed
                 };
-                Ending { state, exit_code: code as u8, message: Some(error.to_string()) }
+                Ending { state, exit_code: code as u8, message: Some(crate::error::report(error)) }
             }
         }
     }

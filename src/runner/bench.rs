@@ -316,7 +316,7 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
                 "it has no CPU reference (CaseSpec::reference), so it cannot be verified".into(),
             )
         })?;
-        self.results.bytes_mut().chunks_exact_mut(4).for_each(|w| w.copy_from_slice(&POISON.to_ne_bytes()));
+        self.results.bytes_mut()?.chunks_exact_mut(4).for_each(|w| w.copy_from_slice(&POISON.to_ne_bytes()));
         // A checked buffer or image is read back through a host-visible copy, poisoned first.
         let readback = match self.checked {
             Some(checked) => {
@@ -330,7 +330,7 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
                 let desc = BufferDesc::gpu_to_cpu(bytes, vk::BufferUsageFlags::empty());
                 let mut readback = Buffer::new(self.ctx, &format!("{}: readback", self.case.name), desc)?;
                 readback
-                    .bytes_mut()
+                    .bytes_mut()?
                     .chunks_exact_mut(4)
                     .for_each(|w| w.copy_from_slice(&POISON.to_ne_bytes()));
                 Some((checked, readback))
@@ -361,7 +361,7 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
                 rec.host_barrier();
             }
         })?;
-        let bytes = readback.as_ref().map_or(self.results.bytes(), |(_, r)| r.bytes());
+        let bytes = readback.as_ref().map_or_else(|| self.results.bytes(), |(_, r)| r.bytes())?;
         let what = if readback.is_some() { "word" } else { "invocation" };
         verify::compare(&self.case.name, &verify::words(bytes), what, reference.as_ref())
     }

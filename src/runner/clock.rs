@@ -159,7 +159,7 @@ impl<'ctx> ClockProbe<'ctx> {
             else {
                 return Ok(None);
             };
-            let words = verify::words(&self.kernel.results()[slot * 16..slot * 16 + 16]);
+            let words = verify::words(&self.kernel.results()?[slot * 16..slot * 16 + 16]);
             let word = |i: usize| u64::from(words[i]);
             let (first, last) = (word(0) | word(1) << 32, word(2) | word(3) << 32);
             let Some(counted) = last.checked_sub(first) else { return Ok(None) };

@@ -60,7 +60,7 @@ impl<'ctx, 'p> CopyBench<'ctx, 'p> {
         )?;
         let target_desc = buffer_desc(to.placement, bytes, usage);
         let target = Buffer::with_data(ctx, &format!("{name}: target"), target_desc, None)?;
-        let readback = match target.bytes().len() as u64 == bytes {
+        let readback = match target.mapped() {
             true => None,
             false => {
                 Some(Buffer::new(ctx, &format!("{name}: readback"), BufferDesc::gpu_to_cpu(bytes, usage))?)
@@ -89,7 +89,7 @@ impl<'ctx, 'p> CopyBench<'ctx, 'p> {
             spec_error(self.case, "it has no reference for the words it copies, so it cannot be verified")
         })?;
         if let Some(readback) = &mut self.readback {
-            readback.bytes_mut().chunks_exact_mut(4).for_each(|w| w.copy_from_slice(&POISON.to_ne_bytes()));
+            readback.bytes_mut()?.chunks_exact_mut(4).for_each(|w| w.copy_from_slice(&POISON.to_ne_bytes()));
         }
         submit(self.ctx, |rec| {
             rec.fill_buffer(&self.target, POISON);
@@ -101,7 +101,7 @@ impl<'ctx, 'p> CopyBench<'ctx, 'p> {
             }
             rec.transfer_to_host();
         })?;
-        let bytes = self.readback.as_ref().unwrap_or(&self.target).bytes();
+        let bytes = self.readback.as_ref().unwrap_or(&self.target).bytes()?;
         verify::compare(&self.case.name, &verify::words(bytes), "word", reference.as_ref())
     }
 }

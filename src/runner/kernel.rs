@@ -48,7 +48,7 @@ impl<'ctx> Kernel<'ctx> {
     }
 
     /// The results buffer's bytes, as the last finished submission left them.
-    pub fn results(&self) -> &[u8] {
+    pub fn results(&self) -> Result<&[u8]> {
         self.results.bytes()
     }
 }

@@ -155,7 +155,7 @@ pub fn benchmark(session: &Session) -> Result<()> {
             // The first error is returned (and printed once, by main); later ones are said here.
             match first_error {
                 None => first_error = Some(error),
-                Some(_) => eprintln!("perftest: row {n}: {error}"),
+                Some(_) => eprintln!("perftest: row {n}: {}", crate::error::report(&error)),
             }
         }
     }

@@ -118,7 +118,7 @@ pub fn serve(request: &Request) -> u8 {
         Err(error) => {
             let code = error.exit_code() as u8;
             // A parent that is gone cannot be told: the exit code says it.
-            let _ = emit(Message::Fatal { message: error.to_string(), exit_code: code });
+            let _ = emit(Message::Fatal { message: crate::error::report(&error), exit_code: code });
             code
         }
     }

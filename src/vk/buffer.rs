@@ -131,7 +131,7 @@ impl<'ctx> Buffer<'ctx> {
     pub fn with_data(ctx: &'ctx Context, name: &str, desc: BufferDesc, fill: Contents<'_>) -> Result<Self> {
         let mut buffer = Self::new(ctx, name, desc)?;
         if desc.host_visible() {
-            let bytes = buffer.bytes_mut();
+            let bytes = buffer.bytes_mut()?;
             bytes.fill(0);
             if let Some(fill) = fill {
                 fill(bytes);
@@ -160,7 +160,7 @@ impl<'ctx> Buffer<'ctx> {
     pub fn staging(ctx: &'ctx Context, name: &str, size: u64, fill: &dyn Fn(&mut [u8])) -> Result<Self> {
         let mut staging =
             Self::new(ctx, name, BufferDesc::cpu_to_gpu(size, vk::BufferUsageFlags::TRANSFER_SRC))?;
-        let bytes = staging.bytes_mut();
+        let bytes = staging.bytes_mut()?;
         bytes.fill(0);
         fill(bytes);
         Ok(staging)
@@ -174,9 +174,18 @@ impl<'ctx> Buffer<'ctx> {
         unsafe { self.ctx.device.get_buffer_device_address(&info) }
     }
 
-    /// The mapped memory (host-coherent: gpu-allocator asks for it for CPU-visible locations);
-    /// empty for device-local buffers.
-    pub fn bytes_mut(&mut self) -> &mut [u8] {
+    /// Whether the CPU can read and write the buffer (it is mapped, host-coherent: gpu-allocator
+    /// asks for that for CPU-visible locations).
+    pub fn mapped(&self) -> bool {
+        match &self.memory {
+            Some(Memory::Allocated(a)) => a.mapped_ptr().is_some(),
+            Some(Memory::Dedicated { .. }) => true,
+            None => false,
+        }
+    }
+
+    /// The mapped memory; an error for a buffer the CPU cannot reach (a device-local one).
+    pub fn bytes_mut(&mut self) -> Result<&mut [u8]> {
         let size = self.size as usize;
         let slice = match &mut self.memory {
             Some(Memory::Allocated(a)) => a.mapped_slice_mut().unwrap_or_default(),
@@ -186,12 +195,14 @@ impl<'ctx> Buffer<'ctx> {
             },
             None => &mut [],
         };
-        let len = size.min(slice.len());
-        &mut slice[..len]
+        match slice.len() >= size {
+            true => Ok(&mut slice[..size]),
+            false => Err(Error::Unmapped { size: self.size, mapped: slice.len() }),
+        }
     }
 
-    /// The mapped memory, read-only.
-    pub fn bytes(&self) -> &[u8] {
+    /// The mapped memory, read-only; an error for a buffer the CPU cannot reach.
+    pub fn bytes(&self) -> Result<&[u8]> {
         let size = self.size as usize;
         let slice = match &self.memory {
             Some(Memory::Allocated(a)) => a.mapped_slice().unwrap_or_default(),
@@ -201,7 +212,10 @@ impl<'ctx> Buffer<'ctx> {
             },
             None => &[],
         };
-        &slice[..size.min(slice.len())]
+        match slice.len() >= size {
+            true => Ok(&slice[..size]),
+            false => Err(Error::Unmapped { size: self.size, mapped: slice.len() }),
+        }
     }
 }
 

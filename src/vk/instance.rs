@@ -17,7 +17,7 @@ pub fn load_entry() -> Result<ash::Entry> {
         // SAFETY: as above, for the system's libvulkan.so.1.
         None => unsafe { ash::Entry::load() },
     };
-    loaded.map_err(|e| Error::NoLoader { detail: e.to_string() })
+    loaded.map_err(|source| Error::NoLoader { source })
 }
 
 /// Maps a failure of the loader before any device is open to [`Error::VulkanUnusable`] (exit 3):
@@ -56,12 +56,9 @@ impl Instance {
             .map_err(unusable("vkEnumerateInstanceVersion"))?
             .unwrap_or(vk::API_VERSION_1_0);
         if version < vk::API_VERSION_1_2 {
-            return Err(Error::NoLoader {
-                detail: format!(
-                    "the loader offers Vulkan {}.{}, perftest needs 1.2",
-                    vk::api_version_major(version),
-                    vk::api_version_minor(version)
-                ),
+            return Err(Error::OldLoader {
+                major: vk::api_version_major(version),
+                minor: vk::api_version_minor(version),
             });
         }
         // SAFETY: plain queries on a loaded entry.
