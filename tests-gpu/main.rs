@@ -17,20 +17,6 @@ mod plumbing;
 mod simulate;
 mod trust;
 
-/// Cases lavapipe (Mesa 22.3) is expected to skip, by name prefix; any other skip fails the tests.
-/// Its one memory type is device-local and host-cached at once, so it has no system-memory kind
-/// (for host-memory loads, and the copies to and from host-cached memory).
-/// Lavapipe (Mesa 22.3) has one memory type, no cooperative matrices, and no 16-bit flush-to-zero.
-const LAVAPIPE_SKIPS: &[&str] = &[
-    "Host-cached vec4 linear",
-    "Host-uncached vec4 linear",
-    "Copy host to device",
-    "Copy device to host",
-    "CoopMat ",
-    "ALU fp16 FMA (f16vec2, float controls)",
-    "ALU bf16 ",
-];
-
 fn validated(axes: &[&str], selection: Selection) -> (Context, Vec<CaseSpec>) {
     let options = ContextOptions { validation: true, ..Default::default() };
     let axes: Vec<registry::AxisSetting> = axes.iter().map(|a| registry::parse_setting(a).unwrap()).collect();
@@ -66,6 +52,7 @@ fn run_all(settings: RunSettings) -> (Vec<CaseSpec>, Vec<(String, Outcome)>) {
     let results = run_cases(&ctx, &cases, &prepared, &settings, |_| {}).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(results.len(), cases.len());
     check_lacks(&ctx, &results);
+    check_skips(&ctx.info.driver, &results);
     drop(prepared);
     drop(ctx);
     check_validation(&sink).unwrap_or_else(|e| panic!("{e}"));
@@ -89,15 +76,26 @@ fn check_lacks(ctx: &Context, results: &[(String, Outcome)]) {
     }
 }
 
-/// Fails on a skip that is not in [`LAVAPIPE_SKIPS`] (on lavapipe; other devices only print them).
-fn check_skips(results: &[(String, Outcome)]) {
-    let on_lavapipe = std::env::var("VK_DRIVER_FILES").is_ok_and(|f| f.contains("lvp_icd"));
+/// The expectations file in ci/expectations/ of the driver named `driver` (`perftest check`'s
+/// data: the reasons it is known to skip for), if there is one.
+fn expectations_of(driver: &str) -> Option<perftest::report::expect::Expectations> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("ci/expectations");
+    let files = std::fs::read_dir(dir).expect("ci/expectations/ exists");
+    files
+        .filter_map(|f| perftest::report::expect::Expectations::load(&f.ok()?.path()).ok())
+        .find(|e| driver.contains(&e.driver))
+}
+
+/// Fails on a skip whose reason the driver's expectations file does not list (drivers without a
+/// file only print their skips).
+fn check_skips(driver: &str, results: &[(String, Outcome)]) {
+    let expected = expectations_of(driver);
     for (name, outcome) in results {
         if let Outcome::Skipped(reason) = outcome {
             eprintln!("{name}: skipped ({reason})");
             assert!(
-                !on_lavapipe || LAVAPIPE_SKIPS.iter().any(|prefix| name.starts_with(prefix)),
-                "{name}: unexpected skip ({reason})"
+                expected.as_ref().is_none_or(|e| e.expects_skip(reason)),
+                "{name}: skipped for a reason ci/expectations/ does not list for {driver}: {reason}"
             );
         }
     }
@@ -123,7 +121,6 @@ fn every_case_verifies_against_its_cpu_reference() {
             Outcome::Failed { detail, .. } => panic!("{name}: {detail}"),
         }
     }
-    check_skips(&results);
     // The cases without requirements run on every device.
     for name in ["ALU fp32 FMA", "ALU int32 multiply-add"] {
         let (_, outcome) = results.iter().find(|(n, _)| n == name).unwrap();
@@ -134,7 +131,6 @@ fn every_case_verifies_against_its_cpu_reference() {
 #[test]
 fn a_short_timed_run_gives_finite_positive_rates() {
     let (cases, results) = run_all(short(2.0));
-    check_skips(&results);
     for (case, (name, outcome)) in cases.iter().zip(&results) {
         let Outcome::Timed { measurement, work, ratio, .. } = outcome else {
             continue;

@@ -8,6 +8,7 @@
 mod axis;
 mod case;
 mod resource;
+mod validate;
 mod value;
 
 pub use axis::{

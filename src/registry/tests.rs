@@ -236,3 +236,29 @@ fn a_family_is_selected_by_its_name_not_by_substrings_of_case_names() {
     let error = none.apply(all()).err().unwrap().to_string();
     assert!(error.contains("--family alu with --family coopmat with --filter \"Sweep\""), "{error}");
 }
+
+#[test]
+fn every_expanded_case_is_described_usably() {
+    // The default axes, and the widest ones the tests use.
+    let wide = ["branch.n=0:64:8", "sweep.bytes=16K..1G*4", "conv.m=1,3,63", "atomic.addresses=1,32,1M"];
+    let settings: Vec<AxisSetting> = wide.iter().map(|s| parse_setting(s).unwrap()).collect();
+    for case in all().iter().chain(&expand(&settings, None)) {
+        if let Err(problem) = case.validate() {
+            panic!("{}: {problem}", case.name);
+        }
+    }
+}
+
+#[test]
+fn a_case_described_wrongly_is_refused_with_the_problem() {
+    let mut case = all().into_iter().find(|c| c.name == "Shared latency").unwrap();
+    assert_eq!(case.validate(), Ok(()));
+    case.resources[0].access = super::Access::ReadOnly;
+    case.resources[0].reset = Some(super::Reset::Fill(0));
+    assert_eq!(case.validate(), Err("resource 1 is read-only but has a reset".into()));
+    case.reference = None;
+    assert!(case.validate().unwrap_err().contains("no CPU reference"));
+    let mut shared = all().into_iter().find(|c| c.name == "Shared latency").unwrap();
+    shared.scale = super::Scale::PushWord(9);
+    assert_eq!(shared.validate(), Err("its scale word 9 is outside its push block".into()));
+}

@@ -19,6 +19,27 @@ pub struct Expectations {
     pub driver: String,
     /// The faults.
     pub faults: Vec<Fault>,
+    /// The reasons the driver's skips may give (empty: any reason); a skip whose reason contains
+    /// none of them is a problem, so a new missing feature or limit is noticed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skips: Vec<KnownSkip>,
+}
+
+/// A reason the driver is known to make cases skip.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct KnownSkip {
+    /// Text the skip's reason contains (`the device has no host-cached memory type`).
+    pub reason: String,
+    /// What the driver lacks, and why that is expected.
+    pub why: String,
+}
+
+impl Expectations {
+    /// Whether a skip with `reason` is one this driver is known to make.
+    pub fn expects_skip(&self, reason: &str) -> bool {
+        self.skips.is_empty() || self.skips.iter().any(|s| reason.contains(&s.reason))
+    }
 }
 
 /// One case that the driver is known to fail.
@@ -95,6 +116,16 @@ pub fn check(
             ));
         }
     }
+    for case in run.cases.iter().filter(|c| c.status == Status::Skipped) {
+        let reason = case.reason.as_deref().unwrap_or("");
+        if !expected.expects_skip(reason) {
+            problems.push(format!(
+                "new skip: \"{}\" was skipped ({reason}), for a reason {file} does not list; if the driver \
+                 lacks it, add the reason to {file} with why",
+                case.name
+            ));
+        }
+    }
     for fault in expected.faults.iter().filter(|f| applies(f)) {
         match run.cases.iter().find(|c| c.name == fault.case) {
             Some(case) if case.status != fault.status => problems.push(format!(
@@ -138,6 +169,7 @@ mod tests {
                 why: "test".into(),
                 subgroup_sizes: vec![],
             }],
+            skips: vec![],
         }
     }
 
@@ -204,5 +236,33 @@ mod tests {
         assert!(problems[0].starts_with("the run ended with exit 9 where its cases give 14"), "{problems:?}");
         run.device.driver = "llvmpipe Mesa 25.0".into();
         assert!(check(&run, &listed, &[], &lavapipe(), "f.json")[0].contains("use the file of this driver"));
+    }
+
+    #[test]
+    fn a_skip_for_a_reason_the_file_does_not_list_is_a_problem() {
+        let (run, listed) = crashed_run();
+        // sample_run's skip: "the device lacks shaderFloat64".
+        let known = KnownSkip { reason: "the device lacks shaderFloat64".into(), why: "test".into() };
+        let with_skips = Expectations { skips: vec![known], faults: vec![], ..lavapipe() };
+        let without = Expectations { faults: vec![], ..lavapipe() };
+        let mut skipped = run.clone();
+        skipped.cases[1].status = Status::Skipped;
+        skipped.cases[1].reason = Some("the device lacks shaderFloat64".into());
+        skipped.ending = Ending::of(&skipped.failures());
+        assert_eq!(check(&skipped, &listed, &[], &with_skips, "f.json"), Vec::<String>::new());
+        skipped.cases[1].reason = Some("the device lacks shaderInt64".into());
+        let problems = check(&skipped, &listed, &[], &with_skips, "f.json");
+        assert!(
+            problems
+                .iter()
+                .any(|p| p
+                    .starts_with("new skip: \"ALU fp64 FMA\" was skipped (the device lacks shaderInt64)")),
+            "{problems:?}"
+        );
+        assert_eq!(
+            check(&skipped, &listed, &[], &without, "f.json"),
+            Vec::<String>::new(),
+            "no list: any skip"
+        );
     }
 }

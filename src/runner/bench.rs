@@ -12,9 +12,7 @@ use super::measure::Timer;
 use super::scaling::{dispatch_shape, shape_groups};
 use super::verify;
 use crate::error::{Error, Result};
-use crate::registry::{
-    Access, CaseSpec, Mode, Placement, Reset, Resource, ResourceKind, Scale, Work, HEADER_BYTES,
-};
+use crate::registry::{CaseSpec, Mode, Placement, Reset, Resource, ResourceKind, Scale, Work, HEADER_BYTES};
 use crate::vk::buffer::{BufferDesc, TexelView};
 use crate::vk::commands::{submit, Recorder, Stamp};
 use crate::vk::image::{Image, ImageDesc, Sampler};
@@ -85,6 +83,7 @@ impl<'ctx> Resources<'ctx> {
 impl<'ctx, 'p> Bench<'ctx, 'p> {
     /// Creates the case's resources and descriptor set for `pipeline`.
     pub fn new(ctx: &'ctx Context, case: &'p CaseSpec, pipeline: &'p Pipeline<'ctx>) -> Result<Self> {
+        case.validate().map_err(|problem| spec_error(case, problem))?;
         let name = &case.name;
         let result_bytes = u64::from(VERIFY_GROUPS) * case.invocations_per_group() * 4;
         let results = Buffer::new(
@@ -97,42 +96,8 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
         let mut push = [case.push.bytes(Mode::Time), case.push.bytes(Mode::Verify)];
         let mut bindings = vec![Binding::Storage(results.raw)];
         let mut checked = None;
-        if let Some(index) = case.checks {
-            let kind = case.resources.get(index).map(|r| r.kind);
-            if !matches!(
-                kind,
-                Some(
-                    ResourceKind::StorageBuffer { .. }
-                        | ResourceKind::StorageTexelBuffer { .. }
-                        | ResourceKind::StorageImage { .. }
-                )
-            ) {
-                return Err(spec_error(
-                    case,
-                    format!(
-                        "it checks resource {}, not a storage buffer, storage texel buffer or storage image",
-                        index + 1
-                    ),
-                ));
-            }
-        }
         for (i, resource) in case.resources.iter().enumerate() {
             let label = format!("{name}: resource {}", i + 1);
-            let bytes = resource.kind.bytes();
-            if bytes == 0 {
-                return Err(spec_error(case, format!("resource {} is empty", i + 1)));
-            }
-            if let ResourceKind::BufferAddress { push_offset, .. } = resource.kind {
-                if push_offset % 8 != 0 {
-                    return Err(spec_error(
-                        case,
-                        format!("resource {}: push offset {push_offset} is not a multiple of 8", i + 1),
-                    ));
-                }
-            }
-            if resource.reset.is_some() && resource.access == Access::ReadOnly {
-                return Err(spec_error(case, format!("resource {} is read-only but has a reset", i + 1)));
-            }
             let fill = resource.fill.as_deref().map(|f| f as &dyn Fn(&mut [u8]));
             let binding = match resource.kind {
                 ResourceKind::TransferBuffer { .. } => {
@@ -178,12 +143,6 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
                 ResourceKind::SampledImage { format, size, .. }
                 | ResourceKind::StorageImage { format, size } => {
                     let storage = matches!(resource.kind, ResourceKind::StorageImage { .. });
-                    if resource.placement != Placement::DeviceLocal {
-                        return Err(spec_error(
-                            case,
-                            format!("resource {}: images are device-local only", i + 1),
-                        ));
-                    }
                     let texel_bytes = crate::registry::texel_bytes(format).ok_or_else(|| {
                         spec_error(case, format!("perftest does not know the texel size of {format:?}"))
                     })?;

@@ -42,13 +42,11 @@ fn spec_error(case: &CaseSpec, problem: &str) -> Error {
 impl<'ctx, 'p> CopyBench<'ctx, 'p> {
     /// Creates the source (filled) and the target of `case` (a [`CaseSpec::copy`]).
     pub fn new(ctx: &'ctx Context, case: &'p CaseSpec, probe: Option<&'p ClockProbe<'ctx>>) -> Result<Self> {
+        case.validate().map_err(|problem| spec_error(case, &problem))?;
         let [from, to] = case.resources.as_slice() else {
             return Err(spec_error(case, "a transfer case has exactly a source and a target"));
         };
         let bytes = from.kind.bytes();
-        if bytes == 0 || to.kind.bytes() != bytes {
-            return Err(spec_error(case, "its source and target must be the same, non-zero size"));
-        }
         let usage = vk::BufferUsageFlags::empty();
         let name = &case.name;
         let fill = from.fill.as_deref().map(|f| f as &dyn Fn(&mut [u8]));

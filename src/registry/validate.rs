@@ -1,0 +1,89 @@
+//! What makes a case description usable, checked without a device: every expanded case passes
+//! (a test holds it), and the runner refuses one that does not with a sentence naming the case.
+
+use super::case::{CaseSpec, Scale, HEADER_BYTES};
+use super::resource::{texel_bytes, Access, Placement, Reset, ResourceKind};
+
+impl CaseSpec {
+    /// The first thing wrong with the description, as the end of a sentence that starts with the
+    /// case's name ("resource 2 is empty"); `Ok` for a usable case.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.reference.is_none() {
+            return Err("it has no CPU reference (CaseSpec::reference), so it cannot be verified".into());
+        }
+        if self.transfer {
+            return match self.resources.as_slice() {
+                [from, to] if from.kind.bytes() > 0 && from.kind.bytes() == to.kind.bytes() => Ok(()),
+                [_, _] => Err("its source and target must be the same, non-zero size".into()),
+                _ => Err("a transfer case has exactly a source and a target".into()),
+            };
+        }
+        if let Some(index) = self.checks {
+            let kind = self.resources.get(index).map(|r| r.kind);
+            let storage = matches!(
+                kind,
+                Some(
+                    ResourceKind::StorageBuffer { .. }
+                        | ResourceKind::StorageTexelBuffer { .. }
+                        | ResourceKind::StorageImage { .. }
+                )
+            );
+            if !storage {
+                return Err(format!(
+                    "it checks resource {}, not a storage buffer, storage texel buffer or storage image",
+                    index + 1
+                ));
+            }
+        }
+        if self.push.time.len() != self.push.verify.len() {
+            return Err("its push blocks of timing and verify runs differ in length".into());
+        }
+        let push_bytes = self.push.size();
+        for (i, resource) in self.resources.iter().enumerate() {
+            let n = i + 1;
+            if resource.kind.bytes() == 0 {
+                return Err(format!("resource {n} is empty"));
+            }
+            if resource.reset.is_some() && resource.access == Access::ReadOnly {
+                return Err(format!("resource {n} is read-only but has a reset"));
+            }
+            match resource.kind {
+                ResourceKind::TransferBuffer { .. } => {
+                    return Err(format!("resource {n}: a transfer buffer is only for CaseSpec::copy cases"))
+                }
+                ResourceKind::BufferAddress { push_offset, .. } => {
+                    if push_offset % 8 != 0 {
+                        return Err(format!(
+                            "resource {n}: push offset {push_offset} is not a multiple of 8"
+                        ));
+                    }
+                    if HEADER_BYTES + push_offset as usize + 8 > push_bytes {
+                        return Err(format!(
+                            "resource {n}: push offset {push_offset} is outside the push block"
+                        ));
+                    }
+                }
+                ResourceKind::SampledImage { format, .. } | ResourceKind::StorageImage { format, .. } => {
+                    if resource.placement != Placement::DeviceLocal {
+                        return Err(format!("resource {n}: images are device-local only"));
+                    }
+                    if texel_bytes(format).is_none() {
+                        return Err(format!(
+                            "resource {n}: perftest does not know the texel size of {format:?}"
+                        ));
+                    }
+                    if matches!(resource.reset, Some(Reset::Fill(_))) {
+                        return Err(format!("resource {n}: images reset to their initial contents only"));
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Scale::PushWord(index) = self.scale {
+            if HEADER_BYTES + 4 * index + 4 > push_bytes {
+                return Err(format!("its scale word {index} is outside its push block"));
+            }
+        }
+        Ok(())
+    }
+}
