@@ -4,29 +4,19 @@
 use std::process::{Command, Output};
 
 use ash::vk;
+use harness::{of, Gpu};
 use perftest::caps::Feature;
 use perftest::record::outcome::Outcome;
-use perftest::registry::{self, CaseSpec, Selection};
-use perftest::runner::run::{prepare, run_cases, RunSettings};
-use perftest::runner::session::{check_validation, open};
-use perftest::vk::context::ContextOptions;
+use perftest::registry::{CaseSpec, Selection};
+use perftest::runner::run::{prepare, RunSettings};
+use perftest::runner::session::check_validation;
 use perftest::vk::Context;
 
+mod harness;
 mod isolation;
 mod plumbing;
 mod simulate;
 mod trust;
-
-fn validated(axes: &[&str], selection: Selection) -> (Context, Vec<CaseSpec>) {
-    let options = ContextOptions { validation: true, ..Default::default() };
-    let axes: Vec<registry::AxisSetting> = axes.iter().map(|a| registry::parse_setting(a).unwrap()).collect();
-    open(&options, &axes, &selection).unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// The cases of `family` whose names contain `filter`.
-fn of(family: &str, filter: &str) -> Selection {
-    Selection { families: vec![family.to_owned()], filter: Some(filter.to_owned()), skip: Vec::new() }
-}
 
 /// Every case, with the branch cases swept over N = 0 and 8 only (each builds two 16 MB textures)
 /// and the bandwidth and latency sweeps over 16, 64 and 256 KiB (lavapipe streams its gigabytes
@@ -44,18 +34,15 @@ const SHORT_AXES: [&str; 10] = [
     "atomic.addresses=1,32,1M",
 ];
 
-/// Every case (see [`SHORT_AXES`]) run as `settings` say, with the cases.
+/// Every case (see [`SHORT_AXES`]) run as `settings` say, with the cases; every skip is checked
+/// against the driver's expectations, and the validation layer must stay silent.
 fn run_all(settings: RunSettings) -> (Vec<CaseSpec>, Vec<(String, Outcome)>) {
-    let (ctx, cases) = validated(&SHORT_AXES, Selection::default());
-    let sink = ctx.validation_sink();
-    let prepared = prepare(&ctx, &cases, 2, !settings.verify).unwrap_or_else(|e| panic!("{e}"));
-    let results = run_cases(&ctx, &cases, &prepared, &settings, |_| {}).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(results.len(), cases.len());
-    check_lacks(&ctx, &results);
-    check_skips(&ctx.info.driver, &results);
-    drop(prepared);
-    drop(ctx);
-    check_validation(&sink).unwrap_or_else(|e| panic!("{e}"));
+    let gpu = Gpu::open(&SHORT_AXES, Selection::default());
+    let results = gpu.run(&settings, |_| {});
+    check_lacks(&gpu.ctx, &results);
+    check_skips(&gpu.ctx.info.driver, &results);
+    let cases = gpu.cases.clone();
+    gpu.close();
     (cases, results)
 }
 
@@ -161,15 +148,10 @@ fn a_short_timed_run_gives_finite_positive_rates() {
 #[test]
 fn without_the_baseline_load_lines_say_why_there_is_no_ratio() {
     // The read-only cases only (the RWBuffer and broadcast twins have the same baseline).
-    let (ctx, cases) = validated(&[], of("load", "Buffer<R8>.Load"));
-    let settings = short(1.0);
-    let prepared = prepare(&ctx, &cases, 2, true).unwrap_or_else(|e| panic!("{e}"));
+    let gpu = Gpu::open(&[], of("load", "Buffer<R8>.Load"));
     let mut notes_seen = Vec::new();
-    let results =
-        run_cases(&ctx, &cases, &prepared, &settings, |done: perftest::runner::assemble::Finished<'_>| {
-            notes_seen.extend_from_slice(done.notes)
-        })
-        .unwrap_or_else(|e| panic!("{e}"));
+    let results = gpu.run(&short(1.0), |done| notes_seen.extend_from_slice(done.notes));
+    gpu.close();
     assert_eq!(results.len(), 3);
     for (name, outcome) in &results {
         assert!(
@@ -185,15 +167,15 @@ fn without_the_baseline_load_lines_say_why_there_is_no_ratio() {
 
 #[test]
 fn cases_that_differ_only_in_push_constants_share_a_pipeline() {
-    let (ctx, cases) = validated(&["branch.n=0:24:8"], of("branch", ""));
-    let prepared = prepare(&ctx, &cases, 2, true).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(cases.len(), 4 * 12);
+    let gpu = Gpu::open(&["branch.n=0:24:8"], of("branch", ""));
+    let prepared = prepare(&gpu.ctx, &gpu.cases, 2, true).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(gpu.cases.len(), 4 * 12);
     assert_eq!(prepared.pipelines.len(), 3, "baseline, long, short: one shader each");
 }
 
 #[test]
 fn a_leaked_object_is_reported_by_the_validation_layer() {
-    let (ctx, _) = validated(&[], of("alu", "ALU fp32"));
+    let Gpu { ctx, .. } = Gpu::open(&[], of("alu", "ALU fp32"));
     let sink = ctx.validation_sink();
     // SAFETY: a valid device; the fence is deliberately never destroyed.
     let leaked = unsafe { ctx.device.create_fence(&vk::FenceCreateInfo::default(), None) }.unwrap();
@@ -298,14 +280,6 @@ fn cli_a_closed_stdout_is_an_error_not_a_panic() {
     assert!(stderr.starts_with("perftest: could not write the output"), "{stderr}");
 }
 
-#[test]
-fn cli_bad_branch_range_is_a_usage_error() {
-    let out = perftest(&["--branch-iterations", "8:0:8", "--list"], &[]);
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("expected FROM:TO:STEP"), "{stderr}");
-}
-
 fn temp_dir(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("perftest-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -347,22 +321,6 @@ fn cli_json_output_then_compare() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-/// A results file with one case at `rate` loads/s and quiet samples.
-fn results_file(path: &std::path::Path, rate: f64) {
-    let text = format!(
-        r#"{{"format_version": 2, "perftest_version": "0.1.0", "date": "2026-11-21T02:00:00Z",
-  "settings": {{"target_ms": 20.0, "samples": 3, "verify": false, "filter": null, "skip": []}},
-  "device": {{"name": "H100", "type": "DiscreteGpu", "vendor_id": 4318, "device_id": 9008, "driver": "NVIDIA",
-             "vulkan_version": "1.4.312", "queue_family": 0, "subgroup_size": 32, "timestamp_period_ns": 1.0}},
-  "interrupted": false,
-  "cases": [{{"name": "StructuredBuffer<float4>.Load linear", "family": "load", "status": "ok", "reason": null,
-             "median_ms": 20.0, "min_ms": 19.99, "cv": 0.0005, "samples_ms": [20.0, 20.01, 19.99],
-             "work": {{"value": 4e10, "unit": "loads"}}, "rate": {{"value": {rate}, "unit": "loads/s"}},
-             "ratio": 1.08}}]}}"#
-    );
-    std::fs::write(path, text).unwrap();
-}
-
 #[test]
 fn cli_show_prints_a_saved_run_as_it_ran() {
     let dir = temp_dir("show");
@@ -381,29 +339,6 @@ fn cli_show_prints_a_saved_run_as_it_ran() {
     // Other formats of the same record.
     let csv = perftest(&["show", &file_arg, "--format", "csv"], &[]);
     assert!(text(&csv.stdout).starts_with("device,type,"), "{}", text(&csv.stdout));
-    std::fs::remove_dir_all(dir).unwrap();
-}
-
-#[test]
-fn cli_compare_gives_verdicts_and_gates_on_slower_cases() {
-    let dir = temp_dir("verdict");
-    let (a, b, c) = (dir.join("a.json"), dir.join("b.json"), dir.join("c.json"));
-    results_file(&a, 2.0e12);
-    results_file(&b, 2.002e12);
-    results_file(&c, 1.9e12);
-    let arg = |p: &std::path::Path| p.to_str().unwrap().to_owned();
-    let out = perftest(&["compare", &arg(&a), &arg(&b), "--fail-on-slower", "2"], &[]);
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
-    assert!(stdout.contains("run 2 against run 1: 0 slower, 0 faster, 1 same"), "{stdout}");
-    let out = perftest(&["compare", &arg(&a), &arg(&c), "--fail-on-slower", "2"], &[]);
-    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
-    assert_eq!(out.status.code(), Some(11), "{stderr}");
-    assert!(stdout.contains("(0.950x, slower)"), "{stdout}");
-    assert!(stderr.contains("1 case(s) got slower than in the first run by more than 2%"), "{stderr}");
-    assert!(stderr.contains("\"StructuredBuffer<float4>.Load linear\" -5.0%"), "{stderr}");
-    let out = perftest(&["compare", &arg(&a), &arg(&c), "--fail-on-slower", "6"], &[]);
-    assert_eq!(out.status.code(), Some(0), "5% is within a 6% gate");
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -675,46 +610,6 @@ fn cli_a_broken_driver_manifest_is_no_usable_vulkan() {
     assert_eq!(stderr.lines().count(), 1, "one sentence: {stderr}");
     assert!(stderr.contains("driver manifest") || stderr.contains("mesa-vulkan-drivers"), "{stderr}");
     std::fs::remove_dir_all(dir).unwrap();
-}
-
-#[test]
-fn cli_without_a_loader_names_the_package() {
-    let out = perftest(&["--devices"], &[("PERFTEST_VULKAN_LOADER", "/nonexistent/libvulkan.so.1")]);
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(3), "{stderr}");
-    assert!(stderr.starts_with("perftest: could not load the Vulkan loader"), "{stderr}");
-    assert!(stderr.contains("apt-get install libvulkan1"), "{stderr}");
-}
-
-#[test]
-fn cli_bad_option_value_is_a_usage_error() {
-    let out = perftest(&["--samples", "0"], &[]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("--samples"), "{}", text(&out.stderr));
-}
-
-#[test]
-fn cli_describe_needs_no_vulkan() {
-    let out = perftest(&["--describe"], &[("PERFTEST_VULKAN_LOADER", "/nonexistent/libvulkan.so.1")]);
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    // A paragraph per family, with the count --list gives for it.
-    for (i, family) in perftest::registry::family_names().into_iter().enumerate() {
-        let count = listed(&["--family", family]);
-        let heading = format!("{family} ({count} case{} selected)\n", if count == 1 { "" } else { "s" });
-        assert!(stdout.contains(&heading), "{heading}: {stdout}");
-        assert!(i > 0 || stdout.starts_with(&heading), "the first family comes first: {stdout}");
-    }
-}
-
-#[test]
-fn cli_list_needs_no_vulkan() {
-    let out = perftest(&["--list"], &[("PERFTEST_VULKAN_LOADER", "/nonexistent/libvulkan.so.1")]);
-    assert_eq!(out.status.code(), Some(0));
-    let names: Vec<String> = text(&out.stdout).lines().map(String::from).collect();
-    let all = registry::all();
-    let registered: Vec<&str> = all.iter().map(|c| c.name.as_str()).collect();
-    assert_eq!(names, registered);
 }
 
 #[test]

@@ -10,8 +10,10 @@ use perftest::registry::{CaseSpec, Glsl, Push, Reset, Resource, ResourceKind, Un
 use perftest::runner::bench::Bench;
 use perftest::runner::measure::Timer;
 use perftest::runner::run::prepare;
-use perftest::runner::session::{check_validation, context_for};
+use perftest::runner::session::context_for;
 use perftest::vk::context::{Adapter, ContextOptions};
+
+use crate::harness::{of, Gpu};
 
 const SOURCE: &str = r#"
 #version 460
@@ -121,16 +123,13 @@ fn cases() -> Vec<CaseSpec> {
 
 #[test]
 fn every_binding_kind_and_reset_works_end_to_end() {
-    let cases = cases();
-    let options = ContextOptions { validation: true, ..Default::default() };
-    let adapter = Adapter::open(&options).unwrap_or_else(|e| panic!("{e}"));
-    let ctx = context_for(adapter, &cases).unwrap_or_else(|e| panic!("{e}"));
-    let sink = ctx.validation_sink();
-    let prepared = prepare(&ctx, &cases, 2, true).unwrap_or_else(|e| panic!("{e}"));
+    let gpu = Gpu::with_cases(cases());
+    let (ctx, cases) = (&gpu.ctx, &gpu.cases);
+    let prepared = prepare(ctx, cases, 2, true).unwrap_or_else(|e| panic!("{e}"));
     for (case, skipped) in cases.iter().zip(&prepared.skipped) {
         assert_eq!(skipped, &None, "{}: lavapipe and real GPUs offer all of these", case.name);
         let pipeline = prepared.pipelines.get(case).expect("built");
-        let mut bench = Bench::new(&ctx, case, pipeline).unwrap_or_else(|e| panic!("{}: {e}", case.name));
+        let mut bench = Bench::new(ctx, case, pipeline).unwrap_or_else(|e| panic!("{}: {e}", case.name));
         // Before any timed run, then after some: a broken reset shows as words counted up.
         assert_eq!(bench.verify().unwrap_or_else(|e| panic!("{e}")), 128, "{}", case.name);
         for groups in [1, 64, 64] {
@@ -140,8 +139,7 @@ fn every_binding_kind_and_reset_works_end_to_end() {
         assert_eq!(bench.verify().unwrap_or_else(|e| panic!("{e}")), 128, "{}", case.name);
     }
     drop(prepared);
-    drop(ctx);
-    check_validation(&sink).unwrap_or_else(|e| panic!("{e}"));
+    gpu.close();
 }
 
 #[test]
@@ -165,26 +163,18 @@ fn a_push_block_that_disagrees_with_the_shader_is_a_compile_error_naming_the_cas
 fn a_latency_chain_resumes_when_timed_but_verify_starts_at_line_0() {
     // 96 KiB is 768 lines: one timed run of 4 x 256 loads stops at line 256 of the cycle, not 0,
     // so a verify run that resumed from there instead of starting over would not match the CPU.
-    let axes = [perftest::registry::parse_setting("latency.bytes=96K").unwrap()];
-    let options = ContextOptions { validation: true, ..Default::default() };
-    let adapter = Adapter::open(&options).unwrap_or_else(|e| panic!("{e}"));
-    let (_, facts) = adapter.describe(&[]);
-    let all = perftest::registry::expand(&axes, Some(&facts));
-    let cases =
-        perftest::registry::filter(all, Some("Latency 96 KiB"), &[]).unwrap_or_else(|e| panic!("{e}"));
-    let ctx = context_for(adapter, &cases).unwrap_or_else(|e| panic!("{e}"));
-    let sink = ctx.validation_sink();
-    let prepared = prepare(&ctx, &cases, 1, false).unwrap_or_else(|e| panic!("{e}"));
+    let gpu = Gpu::open(&["latency.bytes=96K"], of("latency", "Latency 96 KiB"));
+    let (ctx, cases) = (&gpu.ctx, &gpu.cases);
+    let prepared = prepare(ctx, cases, 1, false).unwrap_or_else(|e| panic!("{e}"));
     let pipeline = prepared.pipelines.get(&cases[0]).expect("built");
-    let mut bench = Bench::new(&ctx, &cases[0], pipeline).unwrap_or_else(|e| panic!("{e}"));
+    let mut bench = Bench::new(ctx, &cases[0], pipeline).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(bench.verify().unwrap_or_else(|e| panic!("{e}")), 2);
     let ms = bench.time_ms(1).unwrap_or_else(|e| panic!("{e}"));
     assert!(ms > 0.0 && ms.is_finite());
     assert_eq!(bench.verify().unwrap_or_else(|e| panic!("after a timed run: {e}")), 2);
     drop(bench);
     drop(prepared);
-    drop(ctx);
-    check_validation(&sink).unwrap_or_else(|e| panic!("{e}"));
+    gpu.close();
 }
 
 #[test]
@@ -199,19 +189,16 @@ fn a_copy_is_verified_word_by_word_against_the_source() {
     let right = CaseSpec::copy("copy 4 KiB", source.clone(), target.clone()).reference(|w| Value::U32(w * 3));
     let wrong =
         CaseSpec::copy("copy 4 KiB, wrong reference", source, target).reference(|w| Value::U32(w * 3 + 1));
-    let options = ContextOptions { validation: true, ..Default::default() };
-    let adapter = Adapter::open(&options).unwrap_or_else(|e| panic!("{e}"));
-    let ctx = context_for(adapter, &[right.clone(), wrong.clone()]).unwrap_or_else(|e| panic!("{e}"));
-    let sink = ctx.validation_sink();
-    let mut bench = CopyBench::new(&ctx, &right, None).unwrap_or_else(|e| panic!("{e}"));
+    let gpu = Gpu::with_cases(vec![right.clone(), wrong.clone()]);
+    let ctx = &gpu.ctx;
+    let mut bench = CopyBench::new(ctx, &right, None).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(bench.verify().unwrap_or_else(|e| panic!("{e}")), 1024);
     let ms = bench.time_ms(3).unwrap_or_else(|e| panic!("{e}"));
     assert!(ms > 0.0 && ms.is_finite());
     drop(bench);
-    let mut bench = CopyBench::new(&ctx, &wrong, None).unwrap_or_else(|e| panic!("{e}"));
+    let mut bench = CopyBench::new(ctx, &wrong, None).unwrap_or_else(|e| panic!("{e}"));
     let error = bench.verify().expect_err("every word differs from the wrong reference");
     assert_eq!(error.exit_code(), perftest::ExitCode::Verify);
     drop(bench);
-    drop(ctx);
-    check_validation(&sink).unwrap_or_else(|e| panic!("{e}"));
+    gpu.close();
 }

@@ -1,0 +1,119 @@
+//! CLI tests that need no Vulkan device: usage errors, `--list` and `--describe`, `compare` on
+//! files, and a missing loader. They run anywhere; the device's own are in tests-gpu/.
+
+use std::process::{Command, Output};
+
+use perftest::registry;
+
+fn perftest(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_perftest"));
+    command.args(args);
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    command.output().expect("the perftest binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("perftest-cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// How many cases `perftest --list` prints with `args`.
+fn listed(args: &[&str]) -> usize {
+    let out = perftest(&[&["--list"], args].concat(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    text(&out.stdout).lines().count()
+}
+
+#[test]
+fn cli_bad_branch_range_is_a_usage_error() {
+    let out = perftest(&["--branch-iterations", "8:0:8", "--list"], &[]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("expected FROM:TO:STEP"), "{stderr}");
+}
+
+/// A results file with one case at `rate` loads/s and quiet samples.
+fn results_file(path: &std::path::Path, rate: f64) {
+    let text = format!(
+        r#"{{"format_version": 2, "perftest_version": "0.1.0", "date": "2026-11-21T02:00:00Z",
+  "settings": {{"target_ms": 20.0, "samples": 3, "verify": false, "filter": null, "skip": []}},
+  "device": {{"name": "H100", "type": "DiscreteGpu", "vendor_id": 4318, "device_id": 9008, "driver": "NVIDIA",
+             "vulkan_version": "1.4.312", "queue_family": 0, "subgroup_size": 32, "timestamp_period_ns": 1.0}},
+  "interrupted": false,
+  "cases": [{{"name": "StructuredBuffer<float4>.Load linear", "family": "load", "status": "ok", "reason": null,
+             "median_ms": 20.0, "min_ms": 19.99, "cv": 0.0005, "samples_ms": [20.0, 20.01, 19.99],
+             "work": {{"value": 4e10, "unit": "loads"}}, "rate": {{"value": {rate}, "unit": "loads/s"}},
+             "ratio": 1.08}}]}}"#
+    );
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn cli_compare_gives_verdicts_and_gates_on_slower_cases() {
+    let dir = temp_dir("verdict");
+    let (a, b, c) = (dir.join("a.json"), dir.join("b.json"), dir.join("c.json"));
+    results_file(&a, 2.0e12);
+    results_file(&b, 2.002e12);
+    results_file(&c, 1.9e12);
+    let arg = |p: &std::path::Path| p.to_str().unwrap().to_owned();
+    let out = perftest(&["compare", &arg(&a), &arg(&b), "--fail-on-slower", "2"], &[]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("run 2 against run 1: 0 slower, 0 faster, 1 same"), "{stdout}");
+    let out = perftest(&["compare", &arg(&a), &arg(&c), "--fail-on-slower", "2"], &[]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(11), "{stderr}");
+    assert!(stdout.contains("(0.950x, slower)"), "{stdout}");
+    assert!(stderr.contains("1 case(s) got slower than in the first run by more than 2%"), "{stderr}");
+    assert!(stderr.contains("\"StructuredBuffer<float4>.Load linear\" -5.0%"), "{stderr}");
+    let out = perftest(&["compare", &arg(&a), &arg(&c), "--fail-on-slower", "6"], &[]);
+    assert_eq!(out.status.code(), Some(0), "5% is within a 6% gate");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn cli_without_a_loader_names_the_package() {
+    let out = perftest(&["--devices"], &[("PERFTEST_VULKAN_LOADER", "/nonexistent/libvulkan.so.1")]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.starts_with("perftest: could not load the Vulkan loader"), "{stderr}");
+    assert!(stderr.contains("apt-get install libvulkan1"), "{stderr}");
+}
+
+#[test]
+fn cli_bad_option_value_is_a_usage_error() {
+    let out = perftest(&["--samples", "0"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--samples"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn cli_describe_needs_no_vulkan() {
+    let out = perftest(&["--describe"], &[("PERFTEST_VULKAN_LOADER", "/nonexistent/libvulkan.so.1")]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // A paragraph per family, with the count --list gives for it.
+    for (i, family) in perftest::registry::family_names().into_iter().enumerate() {
+        let count = listed(&["--family", family]);
+        let heading = format!("{family} ({count} case{} selected)\n", if count == 1 { "" } else { "s" });
+        assert!(stdout.contains(&heading), "{heading}: {stdout}");
+        assert!(i > 0 || stdout.starts_with(&heading), "the first family comes first: {stdout}");
+    }
+}
+
+#[test]
+fn cli_list_needs_no_vulkan() {
+    let out = perftest(&["--list"], &[("PERFTEST_VULKAN_LOADER", "/nonexistent/libvulkan.so.1")]);
+    assert_eq!(out.status.code(), Some(0));
+    let names: Vec<String> = text(&out.stdout).lines().map(String::from).collect();
+    let all = registry::all();
+    let registered: Vec<&str> = all.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, registered);
+}
