@@ -575,15 +575,8 @@ mod tests {
 
     #[test]
     fn environment_errors_say_which_package_to_install() {
-        // SAFETY: no library is at the path, so nothing is loaded or run.
-        let source = unsafe { ash::Entry::load_from("/nonexistent/libvulkan.so.1") }.err().unwrap();
-        let loader = Error::NoLoader { source };
+        let loader = Error::OldLoader { major: 1, minor: 1 };
         assert!(loader.to_string().contains("apt-get install libvulkan1"));
-        let shown = report(&loader);
-        assert!(
-            shown.contains("\n  caused by: ") && shown.contains("/nonexistent/libvulkan.so.1"),
-            "{shown}"
-        );
         let device = Error::NoDevice { detail: "no physical devices".into() };
         assert!(device.to_string().contains("mesa-vulkan-drivers"));
         assert!(Error::NoValidationLayer.to_string().contains("vulkan-validationlayers"));

@@ -85,6 +85,10 @@ fn cli_without_a_loader_names_the_package() {
     assert_eq!(out.status.code(), Some(3), "{stderr}");
     assert!(stderr.starts_with("perftest: could not load the Vulkan loader"), "{stderr}");
     assert!(stderr.contains("apt-get install libvulkan1"), "{stderr}");
+    // The dynamic loader's own words follow, once, as the cause.
+    let causes: Vec<&str> = stderr.lines().filter(|l| l.starts_with("  caused by: ")).collect();
+    assert_eq!(causes.len(), 1, "{stderr}");
+    assert!(causes[0].contains("/nonexistent/libvulkan.so.1"), "{stderr}");
 }
 
 #[test]
