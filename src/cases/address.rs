@@ -5,7 +5,8 @@
 //! through its 64-bit address in push constants (`bufferDeviceAddress`), so each line sits beside
 //! its descriptor twin with the ratio against `Buffer<RGBA8>.Load random`.
 
-use super::load::{self, Pattern};
+use super::data::Pattern;
+use super::load;
 use crate::registry::{self, CaseSpec, Env, Family};
 
 fn expand(env: &Env) -> Vec<CaseSpec> {

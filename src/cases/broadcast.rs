@@ -10,9 +10,11 @@
 
 use ash::vk;
 
-use super::load::{self, typed_layout, Pattern, View, FORMATS, RAW, STRUCTURED};
+use super::data::Pattern;
+use super::load::{self, View, RAW, STRUCTURED};
 use super::texture::{self, Op};
 use crate::caps::Requirements;
+use crate::registry::originals;
 use crate::registry::{self, CaseSpec, Env, Family, Work};
 
 /// The plain uniform case `plain`, done with the trick, broadcasting `channels` components.
@@ -37,9 +39,9 @@ fn broadcast(plain: CaseSpec, channels: usize, group: &str) -> CaseSpec {
 fn expand(env: &Env) -> Vec<CaseSpec> {
     let (n, rows) = (env.workgroup_width(load::GROUP), texture::rows(env));
     let mut cases = Vec::new();
-    for (label, _, format) in FORMATS {
-        let plain = load::typed(label, format, Pattern::Uniform, View::Srv, n);
-        cases.push(broadcast(plain, typed_layout(format).0, "typed"));
+    for f in originals() {
+        let plain = load::typed(f, Pattern::Uniform, View::Srv, n);
+        cases.push(broadcast(plain, f.channels as usize, "typed"));
     }
     for (base, width, offset) in RAW {
         let plain = load::raw(base, width, offset, Pattern::Uniform, View::Srv, n);
@@ -49,9 +51,9 @@ fn expand(env: &Env) -> Vec<CaseSpec> {
         let plain = load::structured(base, width, Pattern::Uniform, View::Srv, n);
         cases.push(broadcast(plain, width, "structured"));
     }
-    for (_, label, format) in FORMATS {
-        let plain = texture::case(label, format, Op::Load, Pattern::Uniform, rows);
-        cases.push(broadcast(plain, typed_layout(format).0, "texture"));
+    for f in originals() {
+        let plain = texture::case(f, Op::Load, Pattern::Uniform, rows);
+        cases.push(broadcast(plain, f.channels as usize, "texture"));
     }
     cases
 }
@@ -83,7 +85,8 @@ mod tests {
 
     #[test]
     fn each_broadcast_case_is_its_plain_twin_with_the_trick_on() {
-        let plain = load::typed("RG8", vk::Format::R8G8_UNORM, Pattern::Uniform, View::Srv, load::GROUP);
+        let rg8 = crate::registry::format_info(vk::Format::R8G8_UNORM).unwrap();
+        let plain = load::typed(rg8, Pattern::Uniform, View::Srv, load::GROUP);
         let (defines, work) = (plain.defines.clone(), plain.work.clone());
         let reference = plain.reference.clone().unwrap();
         let trick = broadcast(plain, 2, "typed");

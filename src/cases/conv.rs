@@ -91,7 +91,7 @@ impl Type {
         match self {
             // half_bits takes normal values only: zero is all zero bits.
             Type::Half if value == 0.0 => out.fill(0),
-            Type::Half => out.copy_from_slice(&super::load::half_bits(value as f32).to_ne_bytes()),
+            Type::Half => out.copy_from_slice(&super::data::half_bits(value as f32).to_ne_bytes()),
             Type::Float => out.copy_from_slice(&(value as f32).to_ne_bytes()),
             Type::Double => out.copy_from_slice(&value.to_ne_bytes()),
         }
@@ -354,7 +354,7 @@ mod tests {
         fill(Type::Half, signal)(&mut bytes);
         let halves: Vec<u16> = bytes.chunks_exact(2).map(|c| u16::from_ne_bytes([c[0], c[1]])).collect();
         let expected: Vec<u16> = (0..7)
-            .map(|e| if signal(e) == 0.0 { 0 } else { super::super::load::half_bits(signal(e) as f32) })
+            .map(|e| if signal(e) == 0.0 { 0 } else { super::super::data::half_bits(signal(e) as f32) })
             .collect();
         assert_eq!(halves, expected);
         assert!((0..7).any(|e| signal(e) == 0.0) && (0..7).any(|e| signal(e) > 1.0), "zero and normals");

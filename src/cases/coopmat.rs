@@ -12,7 +12,7 @@
 
 use ash::vk;
 
-use super::load::half_bits;
+use super::data::half_bits;
 use crate::caps::component::BFLOAT16;
 use crate::caps::{Ceiling, CoopMatFlexible, CoopMatShape, Feature, Limit, Requirements};
 use crate::registry::{self, CaseSpec, Env, Family, Glsl, Push, Reset, Resource, Unit, Value, Work};

@@ -5,10 +5,11 @@
 //! groupshared memory, and passes on its neighbour's sum (glsl/load.glsl). Every
 //! buffer holds 512 elements (at most 8 KB), so the loads stay in L1.
 
-use ash::vk;
-
-use crate::caps::{Ceiling, Feature, Requirements};
-use crate::registry::{self, CaseSpec, Env, Family, Glsl, Push, Resource, ResourceKind, Unit, Value, Work};
+use super::data::{fill_typed, float_value, raw_word, start, typed_texel, Pattern};
+use crate::caps::{Ceiling, Requirements};
+use crate::registry::{
+    self, originals, CaseSpec, Env, Family, FormatInfo, Glsl, Push, Resource, ResourceKind, Unit, Value, Work,
+};
 
 /// Loads per invocation (LOADS in glsl/load.glsl).
 pub(super) const LOADS: usize = 256;
@@ -21,72 +22,6 @@ pub(super) const GROUP: u32 = 256;
 pub(super) const BASELINE: &str = "Buffer<RGBA8>.Load random";
 
 const GLSL: Glsl = Glsl { file: "load.glsl", source: include_str!("../../glsl/load.glsl") };
-
-/// Where each invocation starts reading, as in the original.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Pattern {
-    /// Every invocation reads the same addresses.
-    Uniform,
-    /// Invocation t starts at element t: a subgroup reads consecutive addresses.
-    Linear,
-    /// A hashed start in 0..15.
-    Random,
-}
-
-impl Pattern {
-    pub(super) const ALL: [Pattern; 3] = [Pattern::Uniform, Pattern::Linear, Pattern::Random];
-
-    pub(super) fn name(self) -> &'static str {
-        match self {
-            Pattern::Uniform => "uniform",
-            Pattern::Linear => "linear",
-            Pattern::Random => "random",
-        }
-    }
-
-    /// The PATTERN define.
-    pub(super) fn define(self) -> &'static str {
-        match self {
-            Pattern::Uniform => "0",
-            Pattern::Linear => "1",
-            Pattern::Random => "2",
-        }
-    }
-}
-
-/// The element the workgroup's invocation `tid` (0..255 at most) starts at.
-fn start(pattern: Pattern, tid: usize) -> usize {
-    match pattern {
-        Pattern::Uniform => 0,
-        Pattern::Linear => tid,
-        Pattern::Random => {
-            let h = (tid as u32).wrapping_mul(0x9E37_79B1);
-            ((h ^ (h >> 15)) & 15) as usize
-        }
-    }
-}
-
-/// The float at position `k` of every float buffer: k/16 steps in [1/16, 4], exact in fp16.
-pub(super) fn float_value(k: usize) -> f32 {
-    (1 + (k * 5) % 64) as f32 / 16.0
-}
-
-/// The byte at position `k` of every 8-bit buffer: never zero.
-pub(super) fn unorm8(k: usize) -> u8 {
-    (1 + (k * 7) % 255) as u8
-}
-
-/// The word at position `k` of the raw buffer.
-fn raw_word(k: usize) -> u32 {
-    (k as u32).wrapping_mul(0x9E37_79B1) ^ 0x5BD1_E995
-}
-
-/// The fp16 bits of `v`, which must be a normal fp16 value with at most 11 significant bits.
-pub(super) fn half_bits(v: f32) -> u16 {
-    let bits = v.to_bits();
-    let exponent = ((bits >> 23) & 0xFF) as i32 - 127 + 15;
-    (((bits >> 16) & 0x8000) | ((exponent as u32) << 10) | ((bits >> 13) & 0x3FF)) as u16
-}
 
 /// Sums LOADS four-wide loads from `first` in the shader's order: per component, then x+y+z+w.
 pub(super) fn sum_loads(first: usize, load: impl Fn(usize) -> [f32; 4]) -> f32 {
@@ -115,88 +50,6 @@ pub(super) fn work(bytes_per_load: u32) -> [Work; 2] {
 
 // ---- Typed buffers: Buffer<FORMAT>.Load, a uniform texel buffer read with texelFetch ----
 
-/// The nine formats of the original, with its labels for buffers and for textures.
-pub(super) const FORMATS: [(&str, &str, vk::Format); 9] = [
-    ("R8", "R8", vk::Format::R8_UNORM),
-    ("RG8", "RG8", vk::Format::R8G8_UNORM),
-    ("RGBA8", "RGBA8", vk::Format::R8G8B8A8_UNORM),
-    ("R16f", "R16F", vk::Format::R16_SFLOAT),
-    ("RG16f", "RG16F", vk::Format::R16G16_SFLOAT),
-    ("RGBA16f", "RGBA16F", vk::Format::R16G16B16A16_SFLOAT),
-    ("R32f", "R32F", vk::Format::R32_SFLOAT),
-    ("RG32f", "RG32F", vk::Format::R32G32_SFLOAT),
-    ("RGBA32f", "RGBA32F", vk::Format::R32G32B32A32_SFLOAT),
-];
-
-/// Channels and bytes per channel of a typed format.
-pub(super) const fn typed_layout(format: vk::Format) -> (usize, usize) {
-    match format {
-        vk::Format::R8_UNORM => (1, 1),
-        vk::Format::R8G8_UNORM => (2, 1),
-        vk::Format::R8G8B8A8_UNORM => (4, 1),
-        vk::Format::R16_SFLOAT => (1, 2),
-        vk::Format::R16G16_SFLOAT => (2, 2),
-        vk::Format::R16G16B16A16_SFLOAT => (4, 2),
-        vk::Format::R32_SFLOAT => (1, 4),
-        vk::Format::R32G32_SFLOAT => (2, 4),
-        _ => (4, 4),
-    }
-}
-
-/// Bytes per texel of a typed format.
-pub(super) const fn texel_bytes(format: vk::Format) -> u32 {
-    let (channels, size) = typed_layout(format);
-    (channels * size) as u32
-}
-
-pub(super) fn fill_typed(format: vk::Format, bytes: &mut [u8]) {
-    let (_, size) = typed_layout(format);
-    for (k, chunk) in bytes.chunks_exact_mut(size).enumerate() {
-        match size {
-            1 => chunk[0] = unorm8(k),
-            2 => chunk.copy_from_slice(&half_bits(float_value(k)).to_ne_bytes()),
-            _ => chunk.copy_from_slice(&float_value(k).to_ne_bytes()),
-        }
-    }
-}
-
-/// What texelFetch returns for element `e`: missing green and blue read 0, missing alpha 1.
-pub(super) fn typed_texel(format: vk::Format, e: usize) -> [f32; 4] {
-    let (channels, size) = typed_layout(format);
-    let mut texel = [0.0, 0.0, 0.0, 1.0];
-    for (c, value) in texel.iter_mut().enumerate().take(channels) {
-        let k = e * channels + c;
-        *value = if size == 1 { f32::from(unorm8(k)) / 255.0 } else { float_value(k) };
-    }
-    texel
-}
-
-/// The GLSL format qualifier of a storage image or texel buffer of `format`.
-pub(super) fn storage_qualifier(format: vk::Format) -> &'static str {
-    match format {
-        vk::Format::R8_UNORM => "r8",
-        vk::Format::R8G8_UNORM => "rg8",
-        vk::Format::R8G8B8A8_UNORM => "rgba8",
-        vk::Format::R16_SFLOAT => "r16f",
-        vk::Format::R16G16_SFLOAT => "rg16f",
-        vk::Format::R16G16B16A16_SFLOAT => "rgba16f",
-        vk::Format::R32_SFLOAT => "r32f",
-        vk::Format::R32G32_SFLOAT => "rg32f",
-        _ => "rgba32f",
-    }
-}
-
-/// What declaring a storage image or texel buffer with `format` needs: the "extended" formats
-/// (SPIR-V's StorageImageExtendedFormats capability) need their feature.
-pub(super) fn storage_format_needs(format: vk::Format) -> Requirements {
-    match storage_qualifier(format) {
-        "r8" | "rg8" | "r16f" | "rg16f" | "rg32f" => {
-            Requirements::new().feature(Feature::StorageImageExtendedFormats)
-        }
-        _ => Requirements::new(),
-    }
-}
-
 /// How a buffer is bound: as the original's read-only view (SRV), or as a read-write one (UAV:
 /// a storage texel buffer, or a storage buffer declared without `readonly`), named `RW...`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -216,24 +69,18 @@ impl View {
 }
 
 /// `Buffer<label>.Load pattern` in workgroups of `invocations` (and so for each builder below).
-pub(super) fn typed(
-    label: &str,
-    format: vk::Format,
-    pattern: Pattern,
-    view: View,
-    invocations: u32,
-) -> CaseSpec {
-    let bytes = texel_bytes(format);
+pub(super) fn typed(f: &'static FormatInfo, pattern: Pattern, view: View, invocations: u32) -> CaseSpec {
+    let (label, format, bytes) = (f.buffer_label, f.format, f.texel_bytes());
     let (prefix, group) = view.names();
     let size = u64::from(ELEMENTS as u32 * bytes);
-    let fill = move |b: &mut [u8]| fill_typed(format, b);
+    let fill = move |b: &mut [u8]| fill_typed(f, b);
     // A storage texel buffer is read with imageLoad, declared with the view's format.
     let (kind, resource, requires) = match view {
         View::Srv => ("1", Resource::texel_buffer(format, size, fill), Requirements::new()),
         View::Uav => (
             "5",
             Resource::new(ResourceKind::StorageTexelBuffer { format, bytes: size }, fill),
-            storage_format_needs(format),
+            f.storage_needs(),
         ),
     };
     CaseSpec::new(format!("{prefix}Buffer<{label}>.Load {}", pattern.name()), GLSL, [invocations, 1, 1])
@@ -241,15 +88,15 @@ pub(super) fn typed(
         .group(format!("{group} typed {label}"))
         .defines([("KIND", kind), ("WIDTH", "4"), ("PATTERN", pattern.define())])
         // Only a storage view declares its format: read-only cases share one shader across formats.
-        .defines((view == View::Uav).then(|| ("FORMAT", storage_qualifier(format))))
+        .defines((view == View::Uav).then_some(("FORMAT", f.qualifier)))
         .resource(resource)
         .requires(requires)
         .work(work(bytes))
         .baseline(BASELINE)
         .reference(move |gid| {
-            let sum = sum_loads(start(pattern, partner(gid, invocations)), |e| typed_texel(format, e));
+            let sum = sum_loads(start(pattern, partner(gid, invocations)), |e| typed_texel(f, e));
             // UNORM to float conversion may round differently on the GPU; the float formats are exact.
-            if typed_layout(format).1 == 1 {
+            if f.channel_bytes == 1 {
                 Value::F32Near(sum)
             } else {
                 Value::F32(sum)
@@ -419,8 +266,8 @@ pub(super) const STRUCTURED: [(&str, usize); 3] = [
 fn expand(env: &Env) -> Vec<CaseSpec> {
     let n = env.workgroup_width(GROUP);
     let mut cases = Vec::new();
-    for (label, _, format) in FORMATS {
-        cases.extend(Pattern::ALL.map(|p| typed(label, format, p, View::Srv, n)));
+    for f in originals() {
+        cases.extend(Pattern::ALL.map(|p| typed(f, p, View::Srv, n)));
     }
     for (base, width, offset) in RAW {
         cases.extend(Pattern::ALL.map(|p| raw(base, width, offset, p, View::Srv, n)));
@@ -457,17 +304,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn half_bits_encodes_the_data_exactly() {
-        assert_eq!(half_bits(1.0), 0x3C00);
-        assert_eq!(half_bits(0.0625), 0x2C00);
-        assert_eq!(half_bits(4.0), 0x4400);
-        assert_eq!(half_bits(1.5625), 0x3E40);
-        for k in 0..ELEMENTS * 4 {
-            assert!(float_value(k) > 0.0 && unorm8(k) > 0, "the data is never zero");
-        }
-    }
-
-    #[test]
     fn patterns_stay_inside_the_buffers() {
         for pattern in Pattern::ALL {
             let last = (0..256).map(|tid| start(pattern, tid)).max().unwrap() + LOADS - 1;
@@ -495,12 +331,5 @@ mod tests {
         for (base, width, offset) in RAW {
             assert!((ELEMENTS - 1) * width + offset + width <= RAW_WORDS, "{base}");
         }
-    }
-
-    #[test]
-    fn typed_texels_fill_missing_channels_like_texel_fetch() {
-        assert_eq!(typed_texel(vk::Format::R32_SFLOAT, 0), [float_value(0), 0.0, 0.0, 1.0]);
-        let rgba8 = typed_texel(vk::Format::R8G8B8A8_UNORM, 1);
-        assert_eq!(rgba8[3], f32::from(unorm8(7)) / 255.0);
     }
 }

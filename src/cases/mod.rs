@@ -11,6 +11,7 @@ mod broadcast;
 mod conv;
 mod coopmat;
 mod copy;
+mod data;
 mod host;
 mod latency;
 mod load;

@@ -12,12 +12,10 @@
 //! reset to 0 before each measurement; verify runs read the whole buffer or image back and
 //! compare every word with what the run's two workgroups wrote there (0 elsewhere).
 
-use ash::vk;
-
-use super::load::{self, half_bits, FORMATS};
+use super::data::half_bits;
 use crate::registry::{
-    self, floor_power_of_two, format_bytes, Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, Reset,
-    Resource, ResourceKind, Unit, Value, Work,
+    self, floor_power_of_two, format_bytes, originals, Axis, AxisUnit, CaseSpec, Env, Family, FormatInfo,
+    Glsl, Push, Reset, Resource, ResourceKind, Unit, Value, Work,
 };
 
 const GLSL: Glsl = Glsl { file: "store.glsl", source: include_str!("../../glsl/store.glsl") };
@@ -130,9 +128,9 @@ fn channel(e: u64, c: u64, channels: u64) -> u32 {
     ((e * channels + c) & 255) as u32
 }
 
-/// The bytes texel `e` of `format` holds after its store.
-fn texel_bytes_of(format: vk::Format, e: u64) -> Vec<u8> {
-    let (channels, size) = load::typed_layout(format);
+/// The bytes texel `e` of format `f` holds after its store.
+fn texel_bytes_of(f: &FormatInfo, e: u64) -> Vec<u8> {
+    let (channels, size) = (f.channels as usize, f.channel_bytes as usize);
     let mut out = Vec::with_capacity(channels * size);
     for c in 0..channels as u64 {
         let k = channel(e, c, channels as u64);
@@ -147,9 +145,9 @@ fn texel_bytes_of(format: vk::Format, e: u64) -> Vec<u8> {
 
 /// `RWBuffer<FORMAT>.Store linear` or `RWTexture2D<FORMAT>.Store linear`: 1 Mi texels, in
 /// workgroups (rows) of `row` invocations.
-fn typed_case(label: &str, format: vk::Format, image: bool, row: u64) -> CaseSpec {
-    let (channels, size) = load::typed_layout(format);
-    let texel = (channels * size) as u64;
+fn typed_case(f: &'static FormatInfo, image: bool, row: u64) -> CaseSpec {
+    let (label, format, channels, size) = (f.buffer_label, f.format, f.channels, f.channel_bytes);
+    let texel = u64::from(f.texel_bytes());
     let bytes = TEXELS * texel;
     let rows = TEXELS / row;
     let (kind, name, resource) = if image {
@@ -167,9 +165,9 @@ fn typed_case(label: &str, format: vk::Format, image: bool, row: u64) -> CaseSpe
         .narrowed_from(ROW)
         .group(if image { "store image" } else { "store texel buffer" })
         .defines([("KIND", kind), ("PATTERN", "0"), ("LINE", "1"), ("CHANNELS", channels_define.as_str())])
-        .defines([("UNORM", unorm), ("FORMAT", load::storage_qualifier(format))])
+        .defines([("UNORM", unorm), ("FORMAT", f.qualifier)])
         .resource(resource)
-        .requires(load::storage_format_needs(format))
+        .requires(f.storage_needs())
         .push(Push::words(&[rows as u32, 0, IMAGE_WIDTH as u32, 0]))
         .work([Work::new(STORES as f64, Unit::Store), Work::new((STORES * texel) as f64, Unit::Byte)]);
     // Texels come back row by row, tightly packed, from a buffer and an image alike: texel e is
@@ -181,7 +179,7 @@ fn typed_case(label: &str, format: vk::Format, image: bool, row: u64) -> CaseSpe
             let at = u64::from(word) * 4 + i as u64;
             let e = at / texel;
             if e / row < VERIFIED_ROWS {
-                *byte = texel_bytes_of(format, e)[(at % texel) as usize];
+                *byte = texel_bytes_of(f, e)[(at % texel) as usize];
             }
         }
         Value::U32(u32::from_ne_bytes(out))
@@ -198,8 +196,8 @@ fn expand(env: &Env) -> Vec<CaseSpec> {
         }
     }
     for image in [false, true] {
-        for (label, _, format) in FORMATS {
-            cases.push(typed_case(label, format, image, row));
+        for f in originals() {
+            cases.push(typed_case(f, image, row));
         }
     }
     cases
@@ -238,6 +236,7 @@ inventory::submit! {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ash::vk;
 
     #[test]
     fn the_line_permutation_inverts() {
@@ -273,8 +272,9 @@ mod tests {
 
     #[test]
     fn typed_stores_write_their_bytes() {
-        assert_eq!(texel_bytes_of(vk::Format::R8G8B8A8_UNORM, 1), [4, 5, 6, 7]);
-        assert_eq!(texel_bytes_of(vk::Format::R16_SFLOAT, 0), [0, 0]);
-        assert_eq!(texel_bytes_of(vk::Format::R32_SFLOAT, 3), 3.0f32.to_ne_bytes());
+        let info = |format| crate::registry::format_info(format).unwrap();
+        assert_eq!(texel_bytes_of(info(vk::Format::R8G8B8A8_UNORM), 1), [4, 5, 6, 7]);
+        assert_eq!(texel_bytes_of(info(vk::Format::R16_SFLOAT), 0), [0, 0]);
+        assert_eq!(texel_bytes_of(info(vk::Format::R32_SFLOAT), 3), 3.0f32.to_ne_bytes());
     }
 }

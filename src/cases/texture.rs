@@ -7,12 +7,12 @@
 
 use ash::vk;
 
-use super::load;
-use super::load::{
-    fill_typed, partner, sum_loads, texel_bytes, typed_layout, typed_texel, work, Pattern, BASELINE, FORMATS,
-};
+use super::data::{fill_typed, typed_texel, Pattern};
+use super::load::{partner, sum_loads, work, BASELINE};
 use crate::caps::Requirements;
-use crate::registry::{self, CaseSpec, Env, Family, Glsl, Resource, ResourceKind, Value};
+use crate::registry::{
+    self, originals, CaseSpec, Env, Family, FormatInfo, Glsl, Resource, ResourceKind, Value,
+};
 
 /// Width and height of every texture.
 const SIZE: usize = 32;
@@ -56,7 +56,8 @@ impl Op {
 }
 
 /// `Texture2D<label>op pattern` in workgroups of 16 x `rows` invocations.
-pub(super) fn case(label: &str, format: vk::Format, op: Op, pattern: Pattern, rows: u32) -> CaseSpec {
+pub(super) fn case(f: &'static FormatInfo, op: Op, pattern: Pattern, rows: u32) -> CaseSpec {
+    let (label, format) = (f.texture_label, f.format);
     let (op_define, filter) = match op {
         Op::Load => ("0", vk::Filter::NEAREST),
         Op::SampleNearest => ("1", vk::Filter::NEAREST),
@@ -64,15 +65,15 @@ pub(super) fn case(label: &str, format: vk::Format, op: Op, pattern: Pattern, ro
         Op::StorageLoad => ("2", vk::Filter::NEAREST),
     };
     // texelFetch and imageLoad of a float format are exact; UNORM conversion and filtering may round.
-    let exact = matches!(op, Op::Load | Op::StorageLoad) && typed_layout(format).1 > 1;
+    let exact = matches!(op, Op::Load | Op::StorageLoad) && f.channel_bytes > 1;
     let size = [SIZE as u32; 2];
-    let fill = move |b: &mut [u8]| fill_typed(format, b);
+    let fill = move |b: &mut [u8]| fill_typed(f, b);
     let (prefix, group, resource, requires) = match op {
         Op::StorageLoad => (
             "RW",
             "uav texture",
             Resource::new(ResourceKind::StorageImage { format, size }, fill),
-            load::storage_format_needs(format),
+            f.storage_needs(),
         ),
         _ => ("", "texture", Resource::sampled_image(format, size, filter, fill), Requirements::new()),
     };
@@ -85,14 +86,14 @@ pub(super) fn case(label: &str, format: vk::Format, op: Op, pattern: Pattern, ro
     .group(format!("{group} {label}{}", op.label()))
     .defines([("OP", op_define), ("PATTERN", pattern.define())])
     // Only a storage image declares its format: the sampled cases share one shader across formats.
-    .defines(matches!(op, Op::StorageLoad).then(|| ("FORMAT", load::storage_qualifier(format))))
+    .defines(matches!(op, Op::StorageLoad).then_some(("FORMAT", f.qualifier)))
     .resource(resource)
     .requires(requires)
-    .work(work(texel_bytes(format)))
+    .work(work(f.texel_bytes()))
     .baseline(BASELINE)
     .reference(move |gid| {
         let (x0, y0) = start(pattern, partner(gid, SIDE * rows));
-        let total = sum_loads(0, |i| typed_texel(format, (y0 + i / 16) * SIZE + x0 + i % 16));
+        let total = sum_loads(0, |i| typed_texel(f, (y0 + i / 16) * SIZE + x0 + i % 16));
         if exact {
             Value::F32(total)
         } else {
@@ -110,8 +111,8 @@ fn expand(env: &Env) -> Vec<CaseSpec> {
     let rows = rows(env);
     let mut cases = Vec::new();
     for op in [Op::Load, Op::SampleNearest, Op::SampleBilinear] {
-        for (_, label, format) in FORMATS {
-            cases.extend(Pattern::ALL.map(|p| case(label, format, op, p, rows)));
+        for f in originals() {
+            cases.extend(Pattern::ALL.map(|p| case(f, op, p, rows)));
         }
     }
     cases

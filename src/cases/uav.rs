@@ -8,15 +8,17 @@
 //! shaders, patterns, references and ratio (against `Buffer<RGBA8>.Load random`) as the
 //! original's 138, so each `RW...` line sits beside its read-only twin.
 
-use super::load::{self, Pattern, View, FORMATS, RAW, STRUCTURED};
+use super::data::Pattern;
+use super::load::{self, View, RAW, STRUCTURED};
 use super::texture::{self, Op};
+use crate::registry::originals;
 use crate::registry::{self, CaseSpec, Env, Family};
 
 fn expand(env: &Env) -> Vec<CaseSpec> {
     let (n, rows) = (env.workgroup_width(load::GROUP), texture::rows(env));
     let mut cases = Vec::new();
-    for (label, _, format) in FORMATS {
-        cases.extend(Pattern::ALL.map(|p| load::typed(label, format, p, View::Uav, n)));
+    for f in originals() {
+        cases.extend(Pattern::ALL.map(|p| load::typed(f, p, View::Uav, n)));
     }
     for (base, width, offset) in RAW {
         cases.extend(Pattern::ALL.map(|p| load::raw(base, width, offset, p, View::Uav, n)));
@@ -24,8 +26,8 @@ fn expand(env: &Env) -> Vec<CaseSpec> {
     for (base, width) in STRUCTURED {
         cases.extend(Pattern::ALL.map(|p| load::structured(base, width, p, View::Uav, n)));
     }
-    for (_, label, format) in FORMATS {
-        cases.extend(Pattern::ALL.map(|p| texture::case(label, format, Op::StorageLoad, p, rows)));
+    for f in originals() {
+        cases.extend(Pattern::ALL.map(|p| texture::case(f, Op::StorageLoad, p, rows)));
     }
     cases
 }

@@ -7,6 +7,7 @@
 
 mod axis;
 mod case;
+mod format;
 mod resource;
 mod validate;
 mod value;
@@ -19,7 +20,8 @@ pub use case::{
     CaseSpec, Glsl, Mode, Push, Reference, Scale, Unit, Work, HEADER_BYTES, MAX_PUSH_BYTES, NO_SHADER,
     SENTINEL,
 };
-pub use resource::{texel_bytes, Access, Fill, Placement, Reset, Resource, ResourceKind};
+pub use format::{format_info, originals, texel_bytes, FormatInfo, FORMATS};
+pub use resource::{Access, Fill, Placement, Reset, Resource, ResourceKind};
 pub use value::{Value, NEAR};
 
 use crate::caps::DeviceCaps;

@@ -106,10 +106,10 @@ impl ResourceKind {
             ResourceKind::UniformBuffer { bytes } => buffer(bytes).limit(Limit::UniformBufferRange(bytes)),
             ResourceKind::UniformTexelBuffer { format, bytes } => buffer(bytes)
                 .format(format, FormatUse::UniformTexelBuffer)
-                .limit(Limit::TexelBufferElements(bytes / texel_bytes(format).unwrap_or(1))),
+                .limit(Limit::TexelBufferElements(bytes / super::format::texel_bytes(format).unwrap_or(1))),
             ResourceKind::StorageTexelBuffer { format, bytes } => buffer(bytes)
                 .format(format, FormatUse::StorageTexelBuffer)
-                .limit(Limit::TexelBufferElements(bytes / texel_bytes(format).unwrap_or(1))),
+                .limit(Limit::TexelBufferElements(bytes / super::format::texel_bytes(format).unwrap_or(1))),
             ResourceKind::SampledImage { format, filter, .. } => {
                 let sampled = Requirements::new().format(format, FormatUse::SampledImage);
                 if filter == vk::Filter::LINEAR {
@@ -126,24 +126,6 @@ impl ResourceKind {
             }
         }
     }
-}
-
-/// Bytes per texel of the uncompressed color formats cases use; `None` for others.
-pub fn texel_bytes(format: vk::Format) -> Option<u64> {
-    use vk::Format as F;
-    Some(match format {
-        F::R8_UNORM | F::R8_UINT | F::R8_SNORM => 1,
-        F::R8G8_UNORM | F::R8G8_UINT | F::R16_SFLOAT | F::R16_UINT | F::R16_UNORM => 2,
-        F::R8G8B8A8_UNORM
-        | F::R8G8B8A8_UINT
-        | F::R16G16_SFLOAT
-        | F::R16G16_UINT
-        | F::R32_SFLOAT
-        | F::R32_UINT => 4,
-        F::R16G16B16A16_SFLOAT | F::R16G16B16A16_UINT | F::R32G32_SFLOAT | F::R32G32_UINT => 8,
-        F::R32G32B32A32_SFLOAT | F::R32G32B32A32_UINT => 16,
-        _ => return None,
-    })
 }
 
 /// Where a resource's memory lives.
@@ -272,7 +254,7 @@ impl Resource {
             Placement::DeviceLocal => {
                 let (bytes, staged) = match self.kind {
                     ResourceKind::SampledImage { format, .. } | ResourceKind::StorageImage { format, .. } => {
-                        (self.kind.bytes() * texel_bytes(format).unwrap_or(16), true)
+                        (self.kind.bytes() * super::format::texel_bytes(format).unwrap_or(16), true)
                     }
                     _ => (self.kind.bytes(), self.fill.is_some()),
                 };

@@ -2,7 +2,8 @@
 //! (a test holds it), and the runner refuses one that does not with a sentence naming the case.
 
 use super::case::{CaseSpec, Scale, HEADER_BYTES};
-use super::resource::{texel_bytes, Access, Placement, Reset, ResourceKind};
+use super::format::texel_bytes;
+use super::resource::{Access, Placement, Reset, ResourceKind};
 
 impl CaseSpec {
     /// The first thing wrong with the description, as the end of a sentence that starts with the

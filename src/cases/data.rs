@@ -1,0 +1,119 @@
+//! The data cases read, and where they read it: the original's three address patterns, and the
+//! values every buffer and texture holds (never zero, exact in fp16), with what a typed load of
+//! them returns. The CPU references compute from the same functions the fills use.
+
+use crate::registry::FormatInfo;
+
+/// Where each invocation starts reading, as in the original.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Pattern {
+    /// Every invocation reads the same addresses.
+    Uniform,
+    /// Invocation t starts at element t: a subgroup reads consecutive addresses.
+    Linear,
+    /// A hashed start in 0..15.
+    Random,
+}
+
+impl Pattern {
+    pub(super) const ALL: [Pattern; 3] = [Pattern::Uniform, Pattern::Linear, Pattern::Random];
+
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Pattern::Uniform => "uniform",
+            Pattern::Linear => "linear",
+            Pattern::Random => "random",
+        }
+    }
+
+    /// The PATTERN define.
+    pub(super) fn define(self) -> &'static str {
+        match self {
+            Pattern::Uniform => "0",
+            Pattern::Linear => "1",
+            Pattern::Random => "2",
+        }
+    }
+}
+
+/// The element the workgroup's invocation `tid` (0..255 at most) starts at.
+pub(super) fn start(pattern: Pattern, tid: usize) -> usize {
+    match pattern {
+        Pattern::Uniform => 0,
+        Pattern::Linear => tid,
+        Pattern::Random => {
+            let h = (tid as u32).wrapping_mul(0x9E37_79B1);
+            ((h ^ (h >> 15)) & 15) as usize
+        }
+    }
+}
+
+/// The float at position `k` of every float buffer: k/16 steps in [1/16, 4], exact in fp16.
+pub(super) fn float_value(k: usize) -> f32 {
+    (1 + (k * 5) % 64) as f32 / 16.0
+}
+
+/// The byte at position `k` of every 8-bit buffer: never zero.
+pub(super) fn unorm8(k: usize) -> u8 {
+    (1 + (k * 7) % 255) as u8
+}
+
+/// The word at position `k` of the raw buffer.
+pub(super) fn raw_word(k: usize) -> u32 {
+    (k as u32).wrapping_mul(0x9E37_79B1) ^ 0x5BD1_E995
+}
+
+/// The fp16 bits of `v`, which must be a normal fp16 value with at most 11 significant bits.
+pub(super) fn half_bits(v: f32) -> u16 {
+    let bits = v.to_bits();
+    let exponent = ((bits >> 23) & 0xFF) as i32 - 127 + 15;
+    (((bits >> 16) & 0x8000) | ((exponent as u32) << 10) | ((bits >> 13) & 0x3FF)) as u16
+}
+
+/// Fills a buffer or image of format `f` with element k's value at position k.
+pub(super) fn fill_typed(f: &FormatInfo, bytes: &mut [u8]) {
+    let size = f.channel_bytes as usize;
+    for (k, chunk) in bytes.chunks_exact_mut(size).enumerate() {
+        match size {
+            1 => chunk[0] = unorm8(k),
+            2 => chunk.copy_from_slice(&half_bits(float_value(k)).to_ne_bytes()),
+            _ => chunk.copy_from_slice(&float_value(k).to_ne_bytes()),
+        }
+    }
+}
+
+/// What texelFetch returns for element `e`: missing green and blue read 0, missing alpha 1.
+pub(super) fn typed_texel(f: &FormatInfo, e: usize) -> [f32; 4] {
+    let (channels, size) = (f.channels as usize, f.channel_bytes);
+    let mut texel = [0.0, 0.0, 0.0, 1.0];
+    for (c, value) in texel.iter_mut().enumerate().take(channels) {
+        let k = e * channels + c;
+        *value = if size == 1 { f32::from(unorm8(k)) / 255.0 } else { float_value(k) };
+    }
+    texel
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ash::vk;
+
+    #[test]
+    fn half_bits_encodes_the_data_exactly() {
+        assert_eq!(half_bits(1.0), 0x3C00);
+        assert_eq!(half_bits(0.0625), 0x2C00);
+        assert_eq!(half_bits(4.0), 0x4400);
+        assert_eq!(half_bits(1.5625), 0x3E40);
+        for k in 0..4096 {
+            assert!(float_value(k) > 0.0 && unorm8(k) > 0, "the data is never zero");
+        }
+    }
+
+    #[test]
+    fn typed_texels_fill_missing_channels_like_texel_fetch() {
+        let info = |format| crate::registry::format_info(format).unwrap();
+        assert_eq!(typed_texel(info(vk::Format::R32_SFLOAT), 0), [float_value(0), 0.0, 0.0, 1.0]);
+        let rgba8 = typed_texel(info(vk::Format::R8G8B8A8_UNORM), 1);
+        assert_eq!(rgba8[3], f32::from(unorm8(7)) / 255.0);
+    }
+}
