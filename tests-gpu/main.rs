@@ -129,7 +129,9 @@ fn a_short_timed_run_gives_finite_positive_rates() {
         let rates = outcome.rates();
         assert_eq!(rates.len(), work.len(), "{name}: a rate per work unit");
         for (rate, w) in rates {
-            assert!(rate.is_finite() && rate > 1e6, "{name}: {rate} {}", w.unit.rate_name());
+            // Positive and finite only: how fast is the benchmark's business, not a test's (a
+            // loaded CI machine once ran a divergent-branch case at 0.5M invocations/s).
+            assert!(rate.is_finite() && rate > 0.0, "{name}: {rate} {}", w.unit.rate_name());
         }
         // A case with a baseline (timed in this run) has a ratio to it; the baseline is 1.0x itself.
         match &case.baseline {
@@ -148,7 +150,7 @@ fn a_short_timed_run_gives_finite_positive_rates() {
 #[test]
 fn without_the_baseline_load_lines_say_why_there_is_no_ratio() {
     // The read-only cases only (the RWBuffer and broadcast twins have the same baseline).
-    let gpu = Gpu::open(&[], of("load", "Buffer<R8>.Load"));
+    let gpu = Gpu::open(&["load.type=typed", "load.format=R8"], of("load", ""));
     let mut notes_seen = Vec::new();
     let results = gpu.run(&short(1.0), |done| notes_seen.extend_from_slice(done.notes));
     gpu.close();

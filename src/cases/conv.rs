@@ -191,6 +191,8 @@ fn case(ty: Type, path: Path, taps: u64, bytes: u64, group: u64) -> CaseSpec {
     let case = CaseSpec::new(name(path), GLSL, [group as u32, 1, 1])
         .narrowed_from(GROUP)
         .group(format!("conv {} {}", ty.label(), format_bytes(bytes)))
+        .label("type", ty.label())
+        .label("path", path.label())
         .axis("bytes", bytes, variant.clone())
         .axis("m", taps, variant)
         .defines([("TYPE", type_define.as_str()), ("PATH", path_define.as_str())])

@@ -86,6 +86,9 @@ pub(super) fn typed(f: &'static FormatInfo, pattern: Pattern, view: View, invoca
     CaseSpec::new(format!("{prefix}Buffer<{label}>.Load {}", pattern.name()), GLSL, [invocations, 1, 1])
         .narrowed_from(GROUP.into())
         .group(format!("{group} typed {label}"))
+        .label("type", "typed")
+        .label("format", label)
+        .label("pattern", pattern.name())
         .defines([("KIND", kind), ("WIDTH", "4"), ("PATTERN", pattern.define())])
         // Only a storage view declares its format: read-only cases share one shader across formats.
         .defines((view == View::Uav).then_some(("FORMAT", f.qualifier)))
@@ -140,6 +143,8 @@ pub(super) fn raw(
     let case = CaseSpec::new(format!("{prefix}{base} {}", pattern.name()), GLSL, [invocations, 1, 1])
         .narrowed_from(GROUP.into())
         .group(format!("{group} raw"))
+        .label("type", "raw")
+        .label("pattern", pattern.name())
         .defines([
             ("KIND", "2"),
             ("WIDTH", w.as_str()),
@@ -199,6 +204,8 @@ pub(super) fn structured(
     let case = CaseSpec::new(format!("{prefix}{base} {}", pattern.name()), GLSL, [invocations, 1, 1])
         .narrowed_from(GROUP.into())
         .group(format!("{group} structured"))
+        .label("type", "structured")
+        .label("pattern", pattern.name())
         .defines([
             ("KIND", "3"),
             ("WIDTH", w.as_str()),
@@ -226,6 +233,7 @@ pub(super) fn address(width: usize, pattern: Pattern, invocations: u32) -> CaseS
     CaseSpec::new(format!("BufferAddress<{label}>.Load {}", pattern.name()), GLSL, [invocations, 1, 1])
         .narrowed_from(GROUP.into())
         .group("address")
+        .label("pattern", pattern.name())
         .defines([("KIND", "6"), ("WIDTH", w.as_str()), ("PATTERN", pattern.define()), ("OFFSET", "0")])
         .resource(Resource::new(ResourceKind::BufferAddress { bytes, push_offset: 0 }, fill_floats))
         .push(Push::words(&[0, 0]))
@@ -239,6 +247,8 @@ fn constant(pattern: Pattern, invocations: u32) -> CaseSpec {
     CaseSpec::new(format!("cbuffer{{float4}} load {}", pattern.name()), GLSL, [invocations, 1, 1])
         .narrowed_from(GROUP.into())
         .group("load constant")
+        .label("type", "constant")
+        .label("pattern", pattern.name())
         .defines([("KIND", "4"), ("WIDTH", "4"), ("PATTERN", pattern.define()), ("OFFSET", "0")])
         .resource(Resource::uniform_buffer(16384, fill_floats))
         // Constant-buffer reads may be served by a constant cache that feeds the ALUs directly,

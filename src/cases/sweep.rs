@@ -37,6 +37,15 @@ pub(super) enum Kind {
 }
 
 impl Kind {
+    /// Its value on the `kind` axis.
+    fn axis_value(self) -> &'static str {
+        match self {
+            Kind::Float => "float",
+            Kind::Vec4 => "vec4",
+            Kind::Texel => "texel",
+        }
+    }
+
     fn label(self) -> &'static str {
         match self {
             Kind::Float => "SSBO float",
@@ -125,6 +134,8 @@ pub(super) fn case(kind: Kind, random: bool, bytes: u64, width: u32) -> CaseSpec
     CaseSpec::new(format!("{variant} {}", format_bytes(bytes)), GLSL, [width, 1, 1])
         .narrowed_from(ROW)
         .group("sweep")
+        .label("kind", kind.axis_value())
+        .label("pattern", pattern)
         .axis("bytes", bytes, variant)
         .defines([("KIND", kind.define()), ("PATTERN", if random { "1" } else { "0" }), ("LINE", &line)])
         .resource(resource)

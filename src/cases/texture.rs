@@ -45,6 +45,15 @@ pub(super) enum Op {
 }
 
 impl Op {
+    /// Its value on the `op` axis.
+    fn axis_value(self) -> &'static str {
+        match self {
+            Op::Load | Op::StorageLoad => "load",
+            Op::SampleNearest => "nearest",
+            Op::SampleBilinear => "bilinear",
+        }
+    }
+
     fn label(self) -> &'static str {
         match self {
             Op::Load => ".Load",
@@ -84,6 +93,12 @@ pub(super) fn case(f: &'static FormatInfo, op: Op, pattern: Pattern, rows: u32) 
     )
     .narrowed_from(u64::from(SIDE * SIDE))
     .group(format!("{group} {label}{}", op.label()))
+    // In the uav and broadcast families, textures sit beside typed, raw and structured buffers;
+    // formats go by the buffer label there too, so one value selects both.
+    .label("type", "texture")
+    .label("op", op.axis_value())
+    .label("format", f.buffer_label)
+    .label("pattern", pattern.name())
     .defines([("OP", op_define), ("PATTERN", pattern.define())])
     // Only a storage image declares its format: the sampled cases share one shader across formats.
     .defines(matches!(op, Op::StorageLoad).then_some(("FORMAT", f.qualifier)))

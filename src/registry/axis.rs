@@ -50,8 +50,47 @@ pub struct AxisSetting {
     pub axis: &'static str,
     /// VALUES as given.
     pub text: String,
-    /// The values, in order, without repeats.
+    /// The values, in order, without repeats (a string axis: none).
     pub values: Vec<u64>,
+    /// For a string axis, the values the cases must have on it (a numeric axis: none).
+    pub labels: Vec<String>,
+}
+
+/// The string axes of `family` with their values, in the order its cases first show them, as
+/// its expansion with the default axes and no device gives them; an axis with one value selects
+/// nothing and is left out.
+pub fn string_axes(family: &'static Family) -> Vec<(&'static str, Vec<String>)> {
+    let cases = (family.expand)(&Env { family, settings: &[], device: None });
+    let mut axes: Vec<(&'static str, Vec<String>)> = Vec::new();
+    for (axis, value) in cases.iter().flat_map(|c| &c.labels) {
+        match axes.iter_mut().find(|(a, _)| a == axis) {
+            Some((_, values)) if !values.contains(value) => values.push(value.clone()),
+            Some(_) => {}
+            None => axes.push((axis, vec![value.clone()])),
+        }
+    }
+    axes.retain(|(_, values)| values.len() > 1);
+    axes
+}
+
+/// A string axis setting: each of the comma-separated `values` must be one of the axis's values
+/// (in any case); they are kept as the axis spells them.
+fn string_setting(
+    family: &'static Family,
+    axis: &'static str,
+    known: &[String],
+    values: &str,
+) -> Result<AxisSetting, String> {
+    let mut labels = Vec::new();
+    for value in values.split(',').map(str::trim) {
+        let found = known.iter().find(|k| k.eq_ignore_ascii_case(value)).ok_or_else(|| {
+            format!("`{value}` is not a value of {}.{}; it takes {}", family.name, axis, known.join(", "))
+        })?;
+        if !labels.contains(found) {
+            labels.push(found.clone());
+        }
+    }
+    Ok(AxisSetting { family: family.name, axis, text: values.to_owned(), values: Vec::new(), labels })
 }
 
 fn number(text: &str) -> Result<u64, String> {
@@ -130,8 +169,14 @@ pub fn parse_values(text: &str, max: u64) -> Result<Vec<u64>, String> {
 pub fn parse_setting(text: &str) -> Result<AxisSetting, String> {
     let known = || {
         let names: Vec<String> = super::families()
-            .iter()
-            .flat_map(|f| f.axes.iter().map(move |a| format!("{}.{} ({})", f.name, a.name, a.about)))
+            .into_iter()
+            .flat_map(|f| {
+                let numeric = f.axes.iter().map(move |a| format!("{}.{} ({})", f.name, a.name, a.about));
+                let strings = string_axes(f)
+                    .into_iter()
+                    .map(move |(a, v)| format!("{}.{a} ({})", f.name, v.join(", ")));
+                numeric.chain(strings).collect::<Vec<_>>()
+            })
             .collect();
         names.join(", ")
     };
@@ -143,12 +188,22 @@ pub fn parse_setting(text: &str) -> Result<AxisSetting, String> {
         .into_iter()
         .find(|f| f.name.eq_ignore_ascii_case(family_name))
         .ok_or_else(|| format!("no family is named `{family_name}`; the axes: {}", known()))?;
-    let axis = family.axes.iter().find(|a| a.name.eq_ignore_ascii_case(axis_name)).ok_or_else(|| {
-        format!("the family `{}` has no axis `{axis_name}`; the axes: {}", family.name, known())
-    })?;
+    let Some(axis) = family.axes.iter().find(|a| a.name.eq_ignore_ascii_case(axis_name)) else {
+        let strings = string_axes(family);
+        let (axis, known_values) =
+            strings.iter().find(|(a, _)| a.eq_ignore_ascii_case(axis_name)).ok_or_else(|| {
+                format!("the family `{}` has no axis `{axis_name}`; the axes: {}", family.name, known())
+            })?;
+        return string_setting(family, axis, known_values, values);
+    };
     let parsed = parse_values(values, axis.max)?;
-    let setting =
-        AxisSetting { family: family.name, axis: axis.name, text: values.to_owned(), values: parsed };
+    let setting = AxisSetting {
+        family: family.name,
+        axis: axis.name,
+        text: values.to_owned(),
+        values: parsed,
+        labels: Vec::new(),
+    };
     // A value the family rounds to nothing would drop its cases without a word: say so now. A
     // value counts if it adds cases to those the family has with no value on this axis.
     let cases = |values: Vec<u64>| {

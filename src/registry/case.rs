@@ -165,6 +165,9 @@ pub struct CaseSpec {
     pub variant: String,
     /// The family's axis values that made this case (`n` = 64).
     pub axes: Vec<(&'static str, u64)>,
+    /// Its values on the family's string axes (`pattern` = `random`, `format` = `R16f`): what
+    /// `--axis FAMILY.AXIS=VALUE` selects by, as nvbench's string axes do.
+    pub labels: Vec<(&'static str, String)>,
     /// The shader.
     pub glsl: Glsl,
     /// Preprocessor defines (`NAME`, `value`) that make this permutation.
@@ -236,6 +239,7 @@ impl CaseSpec {
             family: "",
             group: String::new(),
             axes: Vec::new(),
+            labels: Vec::new(),
             glsl,
             defines: Vec::new(),
             local_size,
@@ -346,6 +350,17 @@ impl CaseSpec {
         self.axes.push((axis, value));
         self.variant = variant.into();
         self
+    }
+
+    /// Its value on the string axis `axis` (see [`CaseSpec::labels`]).
+    pub fn label(mut self, axis: &'static str, value: impl Into<String>) -> Self {
+        self.labels.push((axis, value.into()));
+        self
+    }
+
+    /// Its value on the string axis `axis`, if it has one.
+    pub fn label_of(&self, axis: &str) -> Option<&str> {
+        self.labels.iter().find(|(a, _)| *a == axis).map(|(_, v)| v.as_str())
     }
 
     /// Everything the case needs: what it states, what its resources imply (formats, the

@@ -56,6 +56,7 @@ formats! {
     R32_SFLOAT: 1 x 4, "r32f", core, "R32f", "R32F";
     R32G32_SFLOAT: 2 x 4, "rg32f", extended, "RG32f", "RG32F";
     R32G32B32A32_SFLOAT: 4 x 4, "rgba32f", core, "RGBA32f", "RGBA32F";
+    R32_UINT: 1 x 4, "r32ui", core, "", "";
     R32G32_UINT: 2 x 4, "rg32ui", extended, "", "";
 }
 

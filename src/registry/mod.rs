@@ -75,13 +75,23 @@ pub fn expand(settings: &[AxisSetting], device: Option<&DeviceCaps>) -> Vec<Case
         .into_iter()
         .flat_map(|family| {
             let env = Env { family, settings, device };
-            (family.expand)(&env).into_iter().map(move |mut case| {
-                case.family = family.name;
-                if case.group.is_empty() {
-                    case.group = family.name.to_owned();
-                }
-                case
-            })
+            // A string axis setting keeps the cases with one of its values on that axis.
+            let labelled: Vec<&AxisSetting> =
+                settings.iter().filter(|s| s.family == family.name && !s.labels.is_empty()).collect();
+            (family.expand)(&env)
+                .into_iter()
+                .filter(move |case| {
+                    labelled
+                        .iter()
+                        .all(|s| case.label_of(s.axis).is_some_and(|v| s.labels.iter().any(|l| l == v)))
+                })
+                .map(move |mut case| {
+                    case.family = family.name;
+                    if case.group.is_empty() {
+                        case.group = family.name.to_owned();
+                    }
+                    case
+                })
         })
         .collect()
 }
@@ -123,6 +133,10 @@ pub fn describe(cases: &[CaseSpec]) -> String {
         out.push_str(&wrapped("peak", &peak));
         for axis in family.axes {
             let text = format!("{}: {} (--axis {}.{}=VALUES)", axis.name, axis.about, family.name, axis.name);
+            out.push_str(&wrapped("axis", &text));
+        }
+        for (axis, values) in axis::string_axes(family) {
+            let text = format!("{axis}: {} (--axis {}.{axis}=VALUE,...)", values.join(", "), family.name);
             out.push_str(&wrapped("axis", &text));
         }
         out.push('\n');

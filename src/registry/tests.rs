@@ -261,3 +261,29 @@ fn a_case_described_wrongly_is_refused_with_the_problem() {
     shared.scale = super::Scale::PushWord(9);
     assert_eq!(shared.validate(), Err("its scale word 9 is outside its push block".into()));
 }
+
+#[test]
+fn a_string_axis_selects_by_what_a_case_varies_in() {
+    let random = parse_setting("load.pattern=Random").unwrap();
+    assert_eq!((random.labels.as_slice(), random.values.len()), (["random".to_owned()].as_slice(), 0));
+    let cases = expand(&[random], None);
+    let load: Vec<&CaseSpec> = cases.iter().filter(|c| c.family == "load").collect();
+    assert!(
+        !load.is_empty() && load.iter().all(|c| c.name.ends_with(" random")),
+        "{:?}",
+        &names(&cases)[..3]
+    );
+    assert_eq!(load.len(), all().iter().filter(|c| c.family == "load").count() / 3);
+    let others = |cases: &[CaseSpec]| cases.iter().filter(|c| c.family != "load").count();
+    assert_eq!(others(&cases), others(&all()), "other families keep their cases");
+    // Two axes of one family narrow together.
+    let half_texel = [parse_setting("conv.type=half").unwrap(), parse_setting("conv.path=texel").unwrap()];
+    let conv: Vec<CaseSpec> = expand(&half_texel, None).into_iter().filter(|c| c.family == "conv").collect();
+    assert!(
+        !conv.is_empty()
+            && conv.iter().all(|c| c.name.starts_with("Conv1D<half>") && c.name.contains(" texel "))
+    );
+    let error = parse_setting("load.pattern=diagonal").unwrap_err();
+    assert!(error.contains("it takes uniform, linear, random"), "{error}");
+    assert!(describe(&all()).contains("pattern: uniform, linear, random (--axis load.pattern=VALUE,...)"));
+}

@@ -17,7 +17,7 @@ use crate::registry::CaseSpec;
 /// version 3 the clock, rates per clock per compute unit, % of peak and flags; version 4 the
 /// run's `warm_up`, and per case its `baseline`, `remeasured` and `notes`; version 5 the statuses
 /// `differs`, `crashed`, `hung`, `device_lost` and `interrupted`, and the run's `isolation`;
-/// version 6 the run's `header`, and per case its `dispatch` and `original_time`, so that
+/// version 6 the run's `header`, and per case its string-axis `labels`, `dispatch` and `original_time`, so that
 /// `perftest show` prints a saved run as the live run printed it. Older files load.
 pub const FORMAT_VERSION: u32 = 6;
 
@@ -334,6 +334,9 @@ pub struct CaseResult {
     /// The family's axis values that made this case.
     #[serde(default)]
     pub axes: BTreeMap<String, u64>,
+    /// Its values on the family's string axes (`pattern`: `random`); absent before format 6.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
     /// ok, skipped, failed, differs, crashed, hung, device_lost or interrupted.
     pub status: Status,
     /// Why it was skipped or failed (the error, the signal, the watchdog's time); for verified
@@ -417,6 +420,7 @@ impl CaseResult {
             group: case.group.clone(),
             variant: case.variant.clone(),
             axes: case.axes.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect(),
+            labels: case.labels.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect(),
             baseline: record.ratio.and(case.baseline.clone()),
             ..record
         }
@@ -431,6 +435,7 @@ impl CaseResult {
             group: String::new(),
             variant: String::new(),
             axes: BTreeMap::new(),
+            labels: BTreeMap::new(),
             status: Status::Ok,
             reason: None,
             median_ms: None,
@@ -632,6 +637,7 @@ pub(crate) mod tests {
             group: "load raw".into(),
             variant: name.into(),
             axes: BTreeMap::new(),
+            labels: BTreeMap::new(),
             status,
             reason: (status == Status::Skipped).then(|| "the device lacks shaderFloat64".into()),
             median_ms: rate.map(|_| 20.0),
