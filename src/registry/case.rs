@@ -65,6 +65,23 @@ pub enum Unit {
 }
 
 impl Unit {
+    /// Every unit.
+    pub const ALL: [Unit; 8] = [
+        Unit::Flop,
+        Unit::IntOp,
+        Unit::Load,
+        Unit::Byte,
+        Unit::Invocation,
+        Unit::DependentLoad,
+        Unit::Atomic,
+        Unit::Store,
+    ];
+
+    /// The unit whose rate is written `name` (`B/s`), as results files hold it.
+    pub fn of_rate_name(name: &str) -> Option<Unit> {
+        Unit::ALL.into_iter().find(|u| u.rate_name() == name)
+    }
+
     /// The rate's unit, printed after an SI prefix (`65.2 TFLOPS`).
     pub fn rate_name(self) -> &'static str {
         match self {

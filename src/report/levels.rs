@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::format::si;
 use super::model::{CaseResult, Run, Status};
-use crate::registry::format_bytes;
+use crate::registry::{format_bytes, Unit};
 
 /// A point below this fraction of its plateau's best rate starts the next plateau.
 pub const DROP: f64 = 0.75;
@@ -171,8 +171,9 @@ fn bytes_axis(case: &CaseResult) -> Option<u64> {
 
 /// The rate a sweep follows, and the unit its levels are given in.
 fn sweep_rate(case: &CaseResult) -> Option<(f64, &'static str)> {
-    let find = |unit: &str| case.rates.iter().find(|a| a.unit == unit).map(|a| a.value);
-    find("B/s").map(|r| (r, "B/s")).or_else(|| find("dependent loads/s").map(|r| (r, LATENCY)))
+    let find = |unit: Unit| case.rates.iter().find(|a| a.rate_unit() == Some(unit)).map(|a| a.value);
+    let bytes = find(Unit::Byte).map(|r| (r, Unit::Byte.rate_name()));
+    bytes.or_else(|| find(Unit::DependentLoad).map(|r| (r, LATENCY)))
 }
 
 /// One line per variant: `levels: Sweep SSBO vec4 linear: L1 32.6 TB/s up to 192 KiB; L2 9.1 TB/s

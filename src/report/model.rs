@@ -318,6 +318,13 @@ pub struct Dispatch {
     pub counted: Counted,
 }
 
+impl Amount {
+    /// The work unit of a rate (`None`: not a rate, or a unit this perftest does not know).
+    pub fn rate_unit(&self) -> Option<crate::registry::Unit> {
+        crate::registry::Unit::of_rate_name(&self.unit)
+    }
+}
+
 /// One case's result.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct CaseResult {

@@ -11,10 +11,12 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::format::{printable, ratio_text, si};
+use super::levels::LATENCY;
 use super::matching::{match_runs, Matched};
 use super::model::{Amount, CaseResult, Run};
 use super::write::{amount_text, rate_text};
 use crate::error::{Error, Result};
+use crate::registry::Unit;
 
 /// What the charts show.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -212,7 +214,8 @@ fn lines(
     let mut unit = String::new();
     // Against a working-set size, bandwidth (B/s) is what compares across load widths.
     let bytes = axis.contains("bytes");
-    let bandwidth = |case: &CaseResult| case.rates.iter().find(|a| a.unit == "B/s").cloned();
+    let bandwidth =
+        |case: &CaseResult| case.rates.iter().find(|a| a.rate_unit() == Some(Unit::Byte)).cloned();
     for m in &panel.rows {
         for (run, case) in m.found.iter().enumerate() {
             let (Some(case), Some(&x)) = (case, m.any().axes.get(axis)) else { continue };
@@ -221,8 +224,8 @@ fn lines(
                 _ => case.rate.clone(),
             };
             // A pointer chase's rate is drawn as the latency it is.
-            let rate = rate.map(|a| match a.unit.as_str() {
-                "dependent loads/s" => Amount { value: 1e9 / a.value, unit: "ns per load".into() },
+            let rate = rate.map(|a| match a.rate_unit() {
+                Some(Unit::DependentLoad) => Amount { value: 1e9 / a.value, unit: LATENCY.into() },
                 _ => a,
             });
             let v = match panel.metric {
@@ -278,7 +281,7 @@ fn lines(
         "m" => "M (mask taps)".to_owned(),
         _ => axis.to_owned(),
     };
-    let lower_is_faster = if unit == "ns per load" { ", lower is faster" } else { "" };
+    let lower_is_faster = if unit == LATENCY { ", lower is faster" } else { "" };
     let caption = format!("{} (x: {x_label}{lower_is_faster})", panel.group);
     let x_range = (x_min, x_max.max(x_min + 1.0));
     // Bytes axes (a test keeps them named so) are drawn on a log scale and labelled in KiB, MiB, ...;

@@ -137,7 +137,7 @@ fn cell(text: &str) -> String {
 
 /// A rate as text: SI-prefixed, or a dependent-load rate as the latency it is (`712.0 ns per load`).
 pub fn amount_text(rate: &super::model::Amount) -> String {
-    if rate.unit == crate::registry::Unit::DependentLoad.rate_name() {
+    if rate.rate_unit() == Some(crate::registry::Unit::DependentLoad) {
         format!("{} ns per load", super::trust::sig4(1e9 / rate.value))
     } else {
         si(rate.value, &rate.unit)
