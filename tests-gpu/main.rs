@@ -1,9 +1,10 @@
 //! GPU integration tests: every case verified and a short timed run under the validation layer,
 //! leak detection, and the CLI's error messages and exit codes. Needs a Vulkan device (lavapipe in CI).
 
-use std::process::{Command, Output};
+use std::process::Command;
 
 use ash::vk;
+use common::{listed, perftest, temp_dir, text};
 use harness::{of, Gpu};
 use perftest::caps::Feature;
 use perftest::record::outcome::Outcome;
@@ -12,6 +13,8 @@ use perftest::runner::run::{prepare, RunSettings};
 use perftest::runner::session::check_validation;
 use perftest::vk::Context;
 
+#[path = "../tests/common/mod.rs"]
+mod common;
 mod harness;
 mod isolation;
 mod plumbing;
@@ -210,19 +213,6 @@ fn short(target_ms: f64) -> RunSettings {
     }
 }
 
-fn perftest(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_perftest"));
-    command.args(args);
-    for (key, value) in env {
-        command.env(key, value);
-    }
-    command.output().expect("the perftest binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
 #[test]
 fn cli_verify_with_validation_passes_quietly() {
     let axes = SHORT_AXES.iter().flat_map(|a| ["--axis", a]).collect::<Vec<_>>();
@@ -280,12 +270,6 @@ fn cli_a_closed_stdout_is_an_error_not_a_panic() {
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(1), "{stderr}");
     assert!(stderr.starts_with("perftest: could not write the output"), "{stderr}");
-}
-
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("perftest-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 #[test]
@@ -427,13 +411,6 @@ fn cli_output_into_a_missing_folder_is_a_sentence() {
 
 /// A selection of a few hundred quick cases: the buffer, texture and ALU families.
 const QUICK: [&str; 2] = ["--family", "load,texture,alu"];
-
-/// How many cases `perftest --list` prints with `args`.
-fn listed(args: &[&str]) -> usize {
-    let out = perftest(&[&["--list"], args].concat(), &[]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    text(&out.stdout).lines().count()
-}
 
 #[test]
 fn cli_ctrl_c_stops_after_the_current_case_and_writes_what_finished() {

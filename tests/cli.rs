@@ -1,35 +1,10 @@
 //! CLI tests that need no Vulkan device: usage errors, `--list` and `--describe`, `compare` on
 //! files, and a missing loader. They run anywhere; the device's own are in tests-gpu/.
 
-use std::process::{Command, Output};
+mod common;
 
+use common::{listed, perftest, temp_dir, text};
 use perftest::registry;
-
-fn perftest(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_perftest"));
-    command.args(args);
-    for (key, value) in env {
-        command.env(key, value);
-    }
-    command.output().expect("the perftest binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("perftest-cli-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// How many cases `perftest --list` prints with `args`.
-fn listed(args: &[&str]) -> usize {
-    let out = perftest(&[&["--list"], args].concat(), &[]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    text(&out.stdout).lines().count()
-}
 
 #[test]
 fn cli_bad_branch_range_is_a_usage_error() {
