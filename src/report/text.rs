@@ -252,9 +252,9 @@ pub const VERIFIED: &str = "verified: ";
 fn timed(case: &CaseResult, median: f64, compute_unit: Option<&str>) -> String {
     let rates: Vec<String> = case.rates.iter().map(amount_text).collect();
     let mut lead = String::new();
-    if case.original_time {
-        let per_second = case.rates.first().map_or(f64::NAN, |r| r.value);
-        lead = format!("{:.3}ms", TIME_FOR / per_second * 1e3);
+    // The loader refuses a non-positive rate, so the time is finite.
+    if let Some(first) = case.rates.first().filter(|_| case.original_time) {
+        lead = format!("{:.3}ms", TIME_FOR / first.value * 1e3);
         if let Some(r) = case.ratio {
             lead.push_str(&format!(" {r:.3}x"));
         }
@@ -265,12 +265,13 @@ fn timed(case: &CaseResult, median: f64, compute_unit: Option<&str>) -> String {
         None => String::new(),
     };
     let flags: String = case.flags.iter().filter_map(Flag::in_line).map(|f| format!("  [{f}]")).collect();
+    // perftest writes both with the median; an edited file may not: "unknown", never NaN.
+    let min = case.min_ms.map_or("unknown".to_owned(), |ms| format!("{ms:.3} ms"));
+    let cv = case.cv.map_or("unknown".to_owned(), |cv| format!("{:.1}%", cv * 100.0));
     format!(
-        "{lead}{}{}  (median {median:.3} ms, min {:.3} ms, cv {:.1}%, {} samples{dispatch}){flags}",
+        "{lead}{}{}  (median {median:.3} ms, min {min}, cv {cv}, {} samples{dispatch}){flags}",
         rates.join(", "),
         per_clock(case, compute_unit),
-        case.min_ms.unwrap_or(f64::NAN),
-        case.cv.unwrap_or(f64::NAN) * 100.0,
         case.samples_ms.len(),
     )
 }
@@ -419,6 +420,14 @@ mod tests {
             measurement.gave_up = true;
         }
         assert_eq!(retry_note(&retried), None, "a retry that did not help is a flag, not a note");
+    }
+
+    #[test]
+    fn a_record_missing_its_spread_says_unknown_never_nan() {
+        let mut record = CaseResult::of("x", &timed(&[20.0, 20.0, 20.0], true), &Trust::default(), None);
+        (record.min_ms, record.cv) = (None, None);
+        let text = line(&record, None);
+        assert!(text.contains("min unknown, cv unknown") && !text.contains("NaN"), "{text}");
     }
 
     #[test]
