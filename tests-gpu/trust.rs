@@ -61,7 +61,7 @@ fn a_shader_that_drops_its_loads_is_flagged_implausible_where_the_peak_is_known(
     assert_eq!(kept_record.implausible(), None, "the honest twin is never flagged: {kept_record:?}");
     let record = CaseResult::new(&cases[0], outcome, &trust, None);
     let has_clock = record.clock_mhz.is_some();
-    let line = text::line(&record, trust.compute_units.map(|u| u.name));
+    let line = text::line(&record);
     eprintln!("{line}");
     let known = has_clock && trust.compute_units.is_some() && trust.architecture.is_some();
     if known {

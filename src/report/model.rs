@@ -473,7 +473,8 @@ impl CaseResult {
                 record.reason = Some(reason.clone());
             }
             Outcome::Verified { checked } => {
-                record.reason = Some(format!("verified: {checked} results match the CPU reference"));
+                let verified = super::text::VERIFIED;
+                record.reason = Some(format!("{verified}{checked} results match the CPU reference"));
             }
             Outcome::Compiled { .. } => record.reason = Some(super::text::compiled(outcome)),
             Outcome::Failed { failure, detail } => {

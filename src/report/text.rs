@@ -131,8 +131,7 @@ pub const CLOCK_MEASURED: &str =
 /// the header, a line per case with its notes, the memory levels, the clock and baseline
 /// summaries, and how the run ended. `perftest show` prints a saved run with it.
 pub fn document(run: &Run) -> String {
-    let lines: String =
-        run.cases.iter().map(|c| line(c, run.device.compute_unit.as_deref()) + "\n").collect();
+    let lines: String = run.cases.iter().map(|c| line(c) + "\n").collect();
     format!("{}\n{lines}{}\n{}\n", header_of(run), summary(run), run.ending.line())
 }
 
@@ -225,14 +224,13 @@ pub fn compiled(outcome: &Outcome) -> String {
 
 /// A case's lines, from its record alone (a live run and `perftest show` print the same): `name:
 /// rates = per clock at MHz, % of peak  (median, min, spread, dispatch)  [flags]`, or the
-/// verification, skip or failure; then each note, indented. `compute_unit` names the per-clock
-/// units' last word (`SM`). Flags only the whole run knows ([`Flag::in_line`]) are left to the
-/// summary after the cases.
-pub fn line(case: &CaseResult, compute_unit: Option<&str>) -> String {
+/// verification, skip or failure; then each note, indented. Flags only the whole run knows
+/// ([`Flag::in_line`]) are left to the summary after the cases.
+pub fn line(case: &CaseResult) -> String {
     let name = &case.name;
     let reason = case.reason.as_deref().unwrap_or("");
     let mut line = match (case.status, case.median_ms) {
-        (Status::Ok, Some(median)) => format!("{name}: {}", timed(case, median, compute_unit)),
+        (Status::Ok, Some(median)) => format!("{name}: {}", timed(case, median)),
         (Status::Ok, None) => match reason.strip_prefix(VERIFIED) {
             Some(checked) => format!("{name}: verified ({checked})"),
             None => format!("{name}: {reason}"),
@@ -249,7 +247,7 @@ pub fn line(case: &CaseResult, compute_unit: Option<&str>) -> String {
 pub const VERIFIED: &str = "verified: ";
 
 /// A timed line after the name.
-fn timed(case: &CaseResult, median: f64, compute_unit: Option<&str>) -> String {
+fn timed(case: &CaseResult, median: f64) -> String {
     let rates: Vec<String> = case.rates.iter().map(amount_text).collect();
     let mut lead = String::new();
     // The loader refuses a non-positive rate, so the time is finite.
@@ -271,25 +269,27 @@ fn timed(case: &CaseResult, median: f64, compute_unit: Option<&str>) -> String {
     format!(
         "{lead}{}{}  (median {median:.3} ms, min {min}, cv {cv}, {} samples{dispatch}){flags}",
         rates.join(", "),
-        per_clock(case, compute_unit),
+        per_clock(case),
         case.samples_ms.len(),
     )
 }
 
 /// What a timed line says after the rates: ` = 7.794 loads/clk/SM, 124.7 B/clk/SM at 1980 MHz,
 /// 97.4% of L1 peak`, with "unknown" for what is not known.
-pub fn per_clock(case: &CaseResult, compute_unit: Option<&str>) -> String {
+pub fn per_clock(case: &CaseResult) -> String {
     if case.dispatch.is_some_and(|d| d.counted == Counted::Copies) {
         return ", a transfer: no rate per clock or compute unit".into();
     }
     let Some(mhz) = case.clock_mhz else { return ", per clock and peak unknown".into() };
-    let rates: Vec<String> = case.per_clock.iter().map(|a| format!("{} {}", sig4(a.value), a.unit)).collect();
-    // Clocks per dependent load need no unit count.
-    let latency_only = !rates.is_empty() && case.per_clock.iter().all(|a| a.unit == trust::CLOCKS_PER_LOAD);
-    let mut text = match compute_unit {
-        _ if latency_only => format!(" = {} at {mhz:.0} MHz", rates.join(", ")),
-        Some(_) if !rates.is_empty() => format!(" = {} at {mhz:.0} MHz", rates.join(", ")),
-        _ => format!(" at {mhz:.0} MHz, per compute unit unknown"),
+    // The trust layer gives rates per compute unit only where it knows the units, and clocks per
+    // dependent load, which need no unit count, wherever it knows the clock.
+    let mut text = match case.per_clock.is_empty() {
+        true => format!(" at {mhz:.0} MHz, per compute unit unknown"),
+        false => {
+            let rates: Vec<String> =
+                case.per_clock.iter().map(|a| format!("{} {}", sig4(a.value), a.unit)).collect();
+            format!(" = {} at {mhz:.0} MHz", rates.join(", "))
+        }
     };
     let ceiling = case.peak.as_deref().map(|p| p.split_once(": ").map_or(p, |(name, _)| name));
     match (case.peak_percent, ceiling) {
@@ -309,7 +309,7 @@ mod tests {
 
     /// The line of case `name` that ended as `outcome`, on a device with nothing known.
     fn line_of(name: &str, outcome: &Outcome, baseline: Option<&Outcome>) -> String {
-        line(&CaseResult::of(name, outcome, &Trust::default(), baseline), None)
+        line(&CaseResult::of(name, outcome, &Trust::default(), baseline))
     }
 
     fn timed(samples: &[f64], settled: bool) -> Outcome {
@@ -426,7 +426,7 @@ mod tests {
     fn a_record_missing_its_spread_says_unknown_never_nan() {
         let mut record = CaseResult::of("x", &timed(&[20.0, 20.0, 20.0], true), &Trust::default(), None);
         (record.min_ms, record.cv) = (None, None);
-        let text = line(&record, None);
+        let text = line(&record);
         assert!(text.contains("min unknown, cv unknown") && !text.contains("NaN"), "{text}");
     }
 

@@ -64,9 +64,6 @@ pub fn sig4(value: f64) -> String {
     format!("{value:.decimals$}")
 }
 
-/// The unit of a dependent load's clocks per load, which needs no compute-unit count.
-pub const CLOCKS_PER_LOAD: &str = "clk/load";
-
 /// The unit of a rate per clock per compute unit (`B/clk/SM`).
 pub fn per_clock_unit(unit: Unit, compute_unit: &str) -> String {
     format!("{}/clk/{compute_unit}", unit.amount_name())
@@ -104,7 +101,7 @@ impl Trust {
         for (rate, work) in outcome.rates() {
             // A dependent load's rate is a latency: clocks per load, whatever the unit count.
             if work.unit == Unit::DependentLoad {
-                judgement.per_clock.push((mhz * 1e6 / rate, CLOCKS_PER_LOAD.to_owned()));
+                judgement.per_clock.push((mhz * 1e6 / rate, "clk/load".to_owned()));
                 continue;
             }
             let Some(units) = self.compute_units else { continue };
@@ -276,7 +273,7 @@ mod tests {
     /// What the line of `outcome` says after its rates, judged by `trust`.
     fn line_of(outcome: &Outcome, trust: Trust) -> String {
         let record = crate::report::model::CaseResult::of("x", outcome, &trust, None);
-        crate::report::text::per_clock(&record, trust.compute_units.map(|u| u.name))
+        crate::report::text::per_clock(&record)
     }
 
     /// Bytes per 10 ms that make `per_clock` B/clk/SM on 132 SMs at 1980 MHz.

@@ -91,9 +91,7 @@ impl<'c> Collector<'c> {
         record.notes = notes.iter().cloned().chain(text::retry_note(outcome)).chain(compiled).collect();
         if !self.stream {
             self.progress.advance();
-        } else if let Err(e) =
-            self.progress.finish_case(&text::line(&record, self.trust.compute_units.map(|u| u.name)))
-        {
+        } else if let Err(e) = self.progress.finish_case(&text::line(&record)) {
             self.write_error.get_or_insert(e);
         }
         self.records.push(record);
