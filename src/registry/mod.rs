@@ -239,11 +239,6 @@ impl Selection {
     }
 }
 
-/// Keeps the cases whose names contain `filter` and none of `skip` (case-insensitive).
-pub fn filter(cases: Vec<CaseSpec>, filter: Option<&str>, skip: &[String]) -> Result<Vec<CaseSpec>> {
-    Selection { families: Vec::new(), filter: filter.map(str::to_owned), skip: skip.to_vec() }.apply(cases)
-}
-
 /// The names of every family, in run order (what `--family` takes).
 pub fn family_names() -> Vec<&'static str> {
     families().into_iter().map(|f| f.name).collect()
