@@ -268,12 +268,12 @@ fn benchmark_row(session: &Session, index: Option<usize>, paths: Paths<'_>) -> R
         (other, _) => other,
     };
     run.ending = model::Ending::of(&result);
-    let document = report::render(&run, session.format)?;
     let kept = paths.json.map(|path| report::output::write_or_rescue(path, &report::to_json(&run)?));
     let mut write_error = collector.write_error.take();
+    // Streamed text printed its header and lines already: only the rest is rendered.
     match output {
-        Some(path) => report::output::write_or_rescue(path, &document)?,
-        None if !stream => write_line(document.trim_end())?,
+        Some(path) => report::output::write_or_rescue(path, &report::render(&run, session.format)?)?,
+        None if !stream => write_line(report::render(&run, session.format)?.trim_end())?,
         None => {
             if let Err(e) = write_line(&format!("{}\n{}", text::summary(&run), run.ending.line())) {
                 write_error.get_or_insert(e);
