@@ -3,8 +3,11 @@
 //! No shader runs: the runner copies the source buffer into the target (src/runner/copy.rs),
 //! repeated to fill the target time, and a verify run reads the target back and checks every
 //! word. "Host" is host-cached system memory (the usual upload and readback staging memory); a
-//! device without it skips those directions and says so.
+//! device without it skips those directions and says so. Repeated copies rotate through parts
+//! of buffers spanning 256 MiB (src/cases/rotate.rs): a GPU keeps host memory it reads in its L2,
+//! and a small copy repeated in place would measure the cache, not the bus or DRAM.
 
+use super::rotate;
 use crate::caps::MemoryKind;
 use crate::registry::{
     self, format_bytes, Axis, AxisUnit, CaseSpec, Env, Family, Resource, Unit, Value, Work,
@@ -41,25 +44,40 @@ fn fill(bytes: &mut [u8]) {
     }
 }
 
-fn case(direction: Direction, bytes: u64) -> CaseSpec {
+fn case(env: &Env, direction: Direction, bytes: u64) -> CaseSpec {
     let host = |r: Resource| r.in_memory(MemoryKind::HostCached);
-    let (source, target) = (Resource::transfer_buffer(bytes, fill), Resource::transfer_buffer(bytes, |_| {}));
+    // As many parts as both ends' memory allows.
+    let ends = match direction {
+        Direction::DeviceToDevice => [None, None],
+        _ => [None, Some(MemoryKind::HostCached)],
+    };
+    let (slots, note) = ends
+        .into_iter()
+        .map(|kind| rotate::slots(env, bytes, kind, None))
+        .min_by_key(|(slots, _)| *slots)
+        .unwrap_or((1, None));
+    let total = bytes * slots;
+    let (source, target) = (Resource::transfer_buffer(total, fill), Resource::transfer_buffer(total, |_| {}));
     let (source, target) = match direction {
         Direction::HostToDevice => (host(source), target),
         Direction::DeviceToHost => (source, host(target)),
         Direction::DeviceToDevice => (source, target),
     };
     let variant = format!("Copy {}", direction.label());
-    CaseSpec::copy(format!("{variant} {}", format_bytes(bytes)), source, target)
-        .group("copy")
-        .axis("bytes", bytes, variant)
-        .work([Work::new(bytes as f64, Unit::Byte)])
-        .reference(|w| Value::U32(word(w)))
+    let case = CaseSpec::copy(format!("{variant} {}", format_bytes(bytes)), source, target).rotating(slots);
+    match note {
+        Some(note) => case.note(note),
+        None => case,
+    }
+    .group("copy")
+    .axis("bytes", bytes, variant)
+    .work([Work::new(bytes as f64, Unit::Byte)])
+    .reference(|w| Value::U32(word(w)))
 }
 
 fn expand(env: &Env) -> Vec<CaseSpec> {
     let sizes: Vec<u64> = env.axis("bytes").into_iter().map(|b| b / 4 * 4).filter(|&b| b > 0).collect();
-    Direction::ALL.into_iter().flat_map(|d| sizes.iter().map(move |&bytes| case(d, bytes))).collect()
+    Direction::ALL.into_iter().flat_map(|d| sizes.iter().map(move |&bytes| case(env, d, bytes))).collect()
 }
 
 /// The copy sizes.
@@ -77,8 +95,8 @@ inventory::submit! {
         about: registry::About {
             measures: "transfer bandwidth of vkCmdCopyBuffer: host to device, device to host and device to \
                        device, 1 MiB to 1 GiB (host: host-cached system memory)",
-            invocation: "no shader: one copy of the whole source into the target, repeated between two \
-                         timestamps with a transfer barrier between copies",
+            invocation: "no shader: one copy of the given size, repeated between two timestamps with a \
+                         transfer barrier between copies, each copy the next part of buffers spanning 256 MiB",
             rate: "bytes per second (each byte copied counts once)",
         },
         name: "copy",
@@ -119,6 +137,8 @@ mod tests {
             ]
         );
         assert!(cases.iter().all(|c| c.transfer && c.work[0].per_invocation == f64::from(1 << 20)));
+        // Without a device, 256 parts of 1 MiB: the copies never repeat within a cache's reach.
+        assert!(cases.iter().all(|c| c.slots == 256 && c.resources[0].kind.bytes() == 256 << 20));
         assert_ne!(word(0), word(1));
     }
 }

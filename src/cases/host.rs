@@ -4,17 +4,25 @@
 //! of memory a device may offer: device-local memory the CPU can map (resizable BAR), and system
 //! memory, host-cached or uncached, read across the bus. A device-local line is the reference.
 //! A kind the device lacks, or whose heap is smaller than the set, is skipped with the reason.
+//! Each pass over the set reads the next of several copies (src/cases/rotate.rs): a GPU keeps
+//! host memory it reads in its L2, and would otherwise serve a small set from there.
 
+use super::rotate;
 use super::sweep::{self, Kind};
 use crate::caps::MemoryKind;
 use crate::registry::{self, format_bytes, Axis, AxisUnit, CaseSpec, Env, Family};
 
 /// `{label} vec4 linear {size}` in memory of `kind` (`None`: device-local).
-fn case(kind: Option<MemoryKind>, bytes: u64, width: u32) -> CaseSpec {
+fn case(env: &Env, kind: Option<MemoryKind>, bytes: u64, width: u32) -> CaseSpec {
     let label = kind.map_or("Device-local", MemoryKind::label);
     let variant = format!("{label} vec4 linear");
+    let range = env.device.map(|d| d.limits.storage_buffer_range);
+    let (slots, note) = rotate::slots(env, bytes, kind, range);
     // The sweep's case (with its bytes axis), renamed into this family's group and variant.
-    let mut case = sweep::case(Kind::Vec4, false, bytes, width).group("host");
+    let mut case = sweep::rotated(Kind::Vec4, false, bytes, width, slots).group("host");
+    if let Some(note) = note {
+        case = case.note(note);
+    }
     case.name = format!("{variant} {}", format_bytes(bytes));
     case.variant = variant;
     if let (Some(kind), Some(data)) = (kind, case.resources.first_mut()) {
@@ -29,7 +37,7 @@ fn expand(env: &Env) -> Vec<CaseSpec> {
     // Sizes round down to the sweep's 4 KiB rows; a size under one row is no set.
     let sizes: Vec<u64> = sizes.into_iter().map(|b| b / 4096 * 4096).filter(|&b| b > 0).collect();
     let width = env.workgroup_width(sweep::ROW as u32);
-    kinds.flat_map(|kind| sizes.iter().map(move |&bytes| case(kind, bytes, width))).collect()
+    kinds.flat_map(|kind| sizes.iter().map(move |&bytes| case(env, kind, bytes, width))).collect()
 }
 
 /// The set sizes.
@@ -48,8 +56,9 @@ inventory::submit! {
             measures: "shader loads straight from host-visible memory (the original's \"upload heap\"): \
                        device-local memory the CPU can map (resizable BAR) and system memory, host-cached or \
                        uncached, against device-local memory, 1 MiB to 1 GiB",
-            invocation: "as the bandwidth sweep's SSBO vec4 linear: 64 coalesced loads from its workgroup's \
-                         window of rows, wrapping in the set",
+            invocation: "as the bandwidth sweep's SSBO vec4 linear: 256 coalesced loads from its workgroup's \
+                         window of rows, wrapping in the set; each pass over the set reads the next of \
+                         copies spanning 256 MiB, so no GPU cache serves the repeats",
             rate: "loads per second, and bytes per second",
         },
         name: "host",
@@ -85,7 +94,8 @@ mod tests {
         );
         assert_eq!(cases[0].resources[0].placement, Placement::DeviceLocal);
         assert_eq!(cases[2].resources[0].placement, Placement::Memory(MemoryKind::HostCached));
-        assert!(cases[2].requirements().memory.contains(&(MemoryKind::HostCached, 1 << 20)));
+        // 256 copies of the 1 MiB set: no cache holds what the case reads.
+        assert!(cases[2].requirements().memory.contains(&(MemoryKind::HostCached, 256 << 20)));
         assert_eq!(cases[3].axes, [("bytes", 1 << 20)]);
         assert_eq!(
             (cases[3].group.as_str(), cases[3].variant.as_str()),

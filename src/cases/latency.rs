@@ -7,6 +7,11 @@
 //! its inverse is the latency, in ns and, where the clock is known, in clocks. Each dispatch
 //! resumes the chain where the last one stopped: restarting at the same line would retrace a
 //! path short enough for the L2 to keep, and a 2 GiB set would measure the L2.
+//!
+//! Two paths chase the same cycle: `Latency` through a storage buffer of word indexes
+//! (`at = next[at]`: the shader turns each index into an address), and `Latency pointer` through
+//! 64-bit device addresses stored in the lines (`at = at.next`: the loaded value is the next
+//! address), which is the load-to-use latency alone.
 
 use crate::registry::{
     self, format_bytes, Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work,
@@ -49,6 +54,33 @@ fn fill(lines: u32, bytes: &mut [u8]) {
     }
 }
 
+/// The pointer path's contents: each line's first 8 bytes hold the byte offset of the next line,
+/// made an address by [`relocate`].
+fn fill_offsets(lines: u32, bytes: &mut [u8]) {
+    bytes.fill(0);
+    for (line, next) in cycle(lines).into_iter().enumerate() {
+        let at = line * LINE_BYTES as usize;
+        bytes[at..at + 8].copy_from_slice(&(u64::from(next) * LINE_BYTES).to_ne_bytes());
+    }
+}
+
+/// Adds the buffer's device address `base` to the offset at the start of each line.
+fn relocate(bytes: &mut [u8], base: u64) {
+    for line in bytes.chunks_exact_mut(LINE_BYTES as usize) {
+        let word: &mut [u8; 8] = (&mut line[..8]).try_into().expect("a line holds 8 bytes");
+        *word = (u64::from_ne_bytes(*word) + base).to_ne_bytes();
+    }
+}
+
+/// How the chain is followed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Path {
+    /// Word indexes in a storage buffer.
+    Index,
+    /// 64-bit device addresses in the lines (`buffer_reference`).
+    Pointer,
+}
+
 /// Where a chase of `loads` loads from link 0 through `next` ends.
 pub(super) fn chase(next: &[u32], loads: u64) -> u32 {
     (0..loads).fold(0, |at, _| next[at as usize])
@@ -59,15 +91,30 @@ fn walk(lines: u32, loads: u64) -> u32 {
     chase(&cycle(lines), loads) * LINE_WORDS
 }
 
-fn case(bytes: u64) -> CaseSpec {
+fn case(path: Path, bytes: u64) -> CaseSpec {
     let lines = (bytes / LINE_BYTES) as u32;
-    CaseSpec::new(format!("Latency {}", format_bytes(bytes)), GLSL, [1, 1, 1])
+    let (variant, label, define) = match path {
+        Path::Index => ("Latency", "index", "0"),
+        Path::Pointer => ("Latency pointer", "pointer", "1"),
+    };
+    let state_bytes = if path == Path::Index { 4 } else { 8 };
+    let chain = match path {
+        Path::Index => Resource::storage_buffer(bytes, move |b| fill(lines, b)),
+        // The address goes after `count` and `unused` in the push block.
+        Path::Pointer => Resource::buffer_address(bytes, 8, move |b| fill_offsets(lines, b), relocate),
+    };
+    CaseSpec::new(format!("{variant} {}", format_bytes(bytes)), GLSL, [1, 1, 1])
         .group("latency")
-        .axis("bytes", bytes, "Latency")
-        .resource(Resource::storage_buffer(bytes, move |b| fill(lines, b)))
-        // Where the chain stopped: the next dispatch resumes there (a word index, 0 at first).
-        .resource(Resource::storage_buffer(4, |b| b.fill(0)).read_write())
-        .push(Push::per_mode(&[1, 0], &[VERIFY_REPEATS, 0]))
+        .label("path", label)
+        .axis("bytes", bytes, variant)
+        .defines([("PATH", define)])
+        .resource(chain)
+        // Where the chain stopped: the next dispatch resumes there (zero at first).
+        .resource(Resource::storage_buffer(state_bytes, |b| b.fill(0)).read_write())
+        .push(match path {
+            Path::Index => Push::per_mode(&[1, 0], &[VERIFY_REPEATS, 0]),
+            Path::Pointer => Push::per_mode(&[1, 0, 0, 0], &[VERIFY_REPEATS, 0, 0, 0]),
+        })
         .scale_by_push_word(0)
         .work([Work::new(f64::from(CHAIN), Unit::DependentLoad)])
         .reference(move |_| Value::U32(walk(lines, u64::from(VERIFY_REPEATS * CHAIN))))
@@ -76,7 +123,8 @@ fn case(bytes: u64) -> CaseSpec {
 /// Each size, rounded down to whole lines (at least two).
 fn expand(env: &Env) -> Vec<CaseSpec> {
     let lines = |b: u64| Some(b / LINE_BYTES * LINE_BYTES).filter(|&b| b >= 2 * LINE_BYTES);
-    env.axis_rounded("bytes", lines).into_iter().map(case).collect()
+    let sizes = env.axis_rounded("bytes", lines);
+    [Path::Index, Path::Pointer].into_iter().flat_map(|p| sizes.iter().map(move |&b| case(p, b))).collect()
 }
 
 /// The working-set sizes.
@@ -95,7 +143,9 @@ inventory::submit! {
             measures: "load latency against the working-set size, 16 KiB to 2 GiB: the L1, the L2 and DRAM \
                        as one load at a time sees them",
             invocation: "one invocation, alone on the GPU, follows a chain through every 128-byte line of the set \
-                         in one random cycle, 256 dependent loads per repeat; the runner sets the repeats",
+                         in one random cycle, 256 dependent loads per repeat; the runner sets the repeats; \
+                         `Latency` chases word indexes in a storage buffer, `Latency pointer` 64-bit \
+                         addresses stored in the lines",
             rate: "nanoseconds per load (and clocks per load where the clock is known)",
         },
         name: "latency",
@@ -142,12 +192,28 @@ mod tests {
     }
 
     #[test]
+    fn the_pointer_path_holds_the_same_cycle_as_addresses() {
+        let (lines, base) = (8u32, 0x7f00_0000_0000u64);
+        let mut bytes = vec![0xFFu8; lines as usize * 128];
+        fill_offsets(lines, &mut bytes);
+        relocate(&mut bytes, base);
+        let pointer = |line: usize| u64::from_ne_bytes(bytes[line * 128..line * 128 + 8].try_into().unwrap());
+        for (line, next) in cycle(lines).into_iter().enumerate() {
+            assert_eq!(pointer(line), base + u64::from(next) * 128, "line {line}");
+            assert!(bytes[line * 128 + 8..(line + 1) * 128].iter().all(|&b| b == 0));
+        }
+    }
+
+    #[test]
     fn names_give_the_size_and_sizes_round_to_lines() {
         let family = registry::families().into_iter().find(|f| f.name == "latency").unwrap();
         assert!(registry::parse_setting("latency.bytes=100").is_err(), "100 bytes is under two lines");
         let settings = [registry::parse_setting("latency.bytes=16K,1000").unwrap()];
         let env = Env { family, settings: &settings, device: None };
         let names: Vec<String> = expand(&env).into_iter().map(|c| c.name).collect();
-        assert_eq!(names, ["Latency 16 KiB", "Latency 896 B"]);
+        assert_eq!(
+            names,
+            ["Latency 16 KiB", "Latency 896 B", "Latency pointer 16 KiB", "Latency pointer 896 B"]
+        );
     }
 }

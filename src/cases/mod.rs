@@ -15,6 +15,7 @@ mod data;
 mod host;
 mod latency;
 mod load;
+mod rotate;
 mod shared;
 mod store;
 mod sweep;

@@ -15,8 +15,12 @@ use crate::registry::{
 
 const GLSL: Glsl = Glsl { file: "sweep.glsl", source: include_str!("../../glsl/sweep.glsl") };
 
-/// Loads per invocation (LOADS in the GLSL).
+/// Loads per invocation (LOADS in the GLSL): a workgroup's window is 64 rows, 256 KiB of vec4.
+/// (256-row windows raised the H100's rate at 48-64 MiB, where the L2 ends, but blurred the L2's
+/// plateau below it: NOTES.md, 2026-11-24.)
 const LOADS: u32 = 64;
+/// Independent sums per invocation (CHAINS in the GLSL): loads in flight per invocation.
+const CHAINS: u32 = 4;
 /// Elements per row: one per invocation of a workgroup (ROW in the GLSL), where the device
 /// allows 256 invocations (a narrower workgroup reads narrower rows).
 pub(super) const ROW: u64 = 256;
@@ -103,17 +107,29 @@ fn element(row: u64, width: u64, t: u64, line: u64, lines: Option<u64>) -> u64 {
     }
 }
 
-/// What invocation `gid` of a verify run in workgroups of `width` writes.
-fn reference(kind: Kind, width: u64, rows: u64, lines: Option<u64>, gid: u32) -> Value {
-    let (group, t) = (u64::from(gid) / width, u64::from(gid) % width);
+/// The shape of one case's set: its rows (of `width` elements), where the random pattern moves
+/// lines, and how many copies of the set the buffer holds.
+#[derive(Clone, Copy, Debug)]
+struct Set {
+    width: u64,
+    rows: u64,
+    lines: Option<u64>,
+    slots: u64,
+}
+
+/// What invocation `gid` of a verify run writes.
+fn reference(kind: Kind, set: Set, gid: u32) -> Value {
+    let (group, t) = (u64::from(gid) / set.width, u64::from(gid) % set.width);
     let line = LINE_BYTES / kind.element_bytes();
     let components = kind.element_bytes() / 4;
-    let mut row = (group * u64::from(LOADS)) % rows;
+    let start = group * (u64::from(LOADS) + 1);
+    let mut row = start % set.rows;
+    let base = (start / set.rows) % set.slots * set.rows * set.width;
     let mut total = 0f32;
     for _ in 0..LOADS {
-        let e = element(row, width, t, line, lines);
+        let e = base + element(row, set.width, t, line, set.lines);
         total += (0..components).map(|c| value(e * components + c)).sum::<f32>();
-        row = if row + 1 == rows { 0 } else { row + 1 };
+        row = if row + 1 == set.rows { 0 } else { row + 1 };
     }
     Value::F32(total)
 }
@@ -121,14 +137,21 @@ fn reference(kind: Kind, width: u64, rows: u64, lines: Option<u64>, gid: u32) ->
 /// The case that loads `bytes` as `kind`, coalesced or with its lines scattered (`random`), in
 /// workgroups of `width` invocations.
 pub(super) fn case(kind: Kind, random: bool, bytes: u64, width: u32) -> CaseSpec {
+    rotated(kind, random, bytes, width, 1)
+}
+
+/// [`case`] over a buffer of `slots` copies of the set, each pass reading the next.
+pub(super) fn rotated(kind: Kind, random: bool, bytes: u64, width: u32, slots: u64) -> CaseSpec {
     let pattern = if random { "random" } else { "linear" };
     let variant = format!("Sweep {} {pattern}", kind.label());
     let rows = bytes / kind.element_bytes() / u64::from(width);
     let lines = random.then_some(bytes / LINE_BYTES);
+    let set = Set { width: width.into(), rows, lines, slots };
     let line = (LINE_BYTES / kind.element_bytes()).to_string();
+    let total = bytes * slots;
     let resource = match kind {
-        Kind::Texel => Resource::texel_buffer(vk::Format::R32G32B32A32_SFLOAT, bytes, fill),
-        Kind::Float | Kind::Vec4 => Resource::storage_buffer(bytes, fill),
+        Kind::Texel => Resource::texel_buffer(vk::Format::R32G32B32A32_SFLOAT, total, fill),
+        Kind::Float | Kind::Vec4 => Resource::storage_buffer(total, fill),
     };
     let per_invocation = f64::from(LOADS);
     CaseSpec::new(format!("{variant} {}", format_bytes(bytes)), GLSL, [width, 1, 1])
@@ -137,14 +160,20 @@ pub(super) fn case(kind: Kind, random: bool, bytes: u64, width: u32) -> CaseSpec
         .label("kind", kind.axis_value())
         .label("pattern", pattern)
         .axis("bytes", bytes, variant)
-        .defines([("KIND", kind.define()), ("PATTERN", if random { "1" } else { "0" }), ("LINE", &line)])
+        .defines([
+            ("KIND", kind.define()),
+            ("PATTERN", if random { "1" } else { "0" }),
+            ("LINE", &line),
+            ("LOADS", &format!("{LOADS}u")),
+            ("CHAINS", &format!("{CHAINS}u")),
+        ])
         .resource(resource)
-        .push(Push::words(&[rows as u32, lines.unwrap_or(0) as u32]))
+        .push(Push::words(&[rows as u32, lines.unwrap_or(0) as u32, slots as u32, 0]))
         .work([
             Work::new(per_invocation, Unit::Load),
             Work::new(per_invocation * kind.element_bytes() as f64, Unit::Byte).bounded_by(Ceiling::L1Bytes),
         ])
-        .reference(move |gid| reference(kind, width.into(), rows, lines, gid))
+        .reference(move |gid| reference(kind, set, gid))
 }
 
 /// Each size (rounded down to a multiple of 4 KiB), each kind; random only where the set holds a
@@ -234,13 +263,32 @@ mod tests {
     fn the_reference_wraps_within_small_sets() {
         // 16 KiB of vec4: 4 rows, so 64 loads visit each row 16 times.
         let rows = 16384 / 16 / ROW;
-        let Value::F32(total) = reference(Kind::Vec4, ROW, rows, None, 0) else { panic!() };
+        let set = Set { width: ROW, rows, lines: None, slots: 1 };
+        let Value::F32(total) = reference(Kind::Vec4, set, 0) else { panic!() };
         let per_pass: f32 = (0..rows).map(|r| (0..4).map(|c| value((r * ROW) * 4 + c)).sum::<f32>()).sum();
-        assert_eq!(total, per_pass * 16.0);
-        // Half-width workgroups read 8 rows of 128: invocation 0 visits each of them 8 times.
-        let Value::F32(narrow) = reference(Kind::Vec4, 128, 2 * rows, None, 0) else { panic!() };
+        assert_eq!(total, per_pass * f32::from(LOADS as u16) / rows as f32);
+        // Half-width workgroups read 8 rows of 128: invocation 0 visits each of them LOADS / 8 times.
+        let narrow = Set { width: 128, rows: 2 * rows, ..set };
+        let Value::F32(total) = reference(Kind::Vec4, narrow, 0) else { panic!() };
         let per_pass: f32 =
             (0..2 * rows).map(|r| (0..4).map(|c| value((r * 128) * 4 + c)).sum::<f32>()).sum();
-        assert_eq!(narrow, per_pass * 8.0);
+        assert_eq!(total, per_pass * (LOADS / 8) as f32);
+    }
+
+    #[test]
+    fn each_pass_reads_the_next_copy_of_the_set() {
+        // A set of LOADS rows: group 1 starts at row LOADS + 1, past the first pass, in copy 1.
+        let (rows, slots) = (u64::from(LOADS), 3);
+        let set = Set { width: ROW, rows, lines: None, slots };
+        let one = Set { slots: 1, ..set };
+        let vec4 = |e: u64| (0..4).map(|c| value(e * 4 + c)).sum::<f32>();
+        let Value::F32(first) = reference(Kind::Vec4, set, 0) else { panic!() };
+        let Value::F32(alone) = reference(Kind::Vec4, one, 0) else { panic!() };
+        assert_eq!(first, alone, "group 0 reads copy 0");
+        let gid = ROW as u32; // group 1, invocation 0
+        let Value::F32(second) = reference(Kind::Vec4, set, gid) else { panic!() };
+        let copy = rows * ROW;
+        let expected: f32 = (0..u64::from(LOADS)).map(|i| vec4(copy + ((1 + i) % rows) * ROW)).sum();
+        assert_eq!(second, expected);
     }
 }

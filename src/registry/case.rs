@@ -208,6 +208,9 @@ pub struct CaseSpec {
     pub scale: Scale,
     /// A transfer case: no shader; the runner copies resource 0 into resource 1.
     pub transfer: bool,
+    /// A transfer case's buffers hold this many equal parts; copy i copies part i modulo it, so
+    /// the copies rotate through more bytes than a cache holds (1: the whole buffer each time).
+    pub slots: u64,
     /// The case compiled from the same source with its access qualifiers changed (`readonly` or
     /// not), run before this one: the reports compare the two shaders' statistics.
     pub twin: Option<String>,
@@ -268,10 +271,17 @@ impl CaseSpec {
             reference: None,
             scale: Scale::Groups,
             transfer: false,
+            slots: 1,
             twin: None,
             checks: None,
             notes: Vec::new(),
         }
+    }
+
+    /// Adds a note every record of the case carries.
+    pub fn note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
     }
 
     /// Notes that the case runs fewer invocations per workgroup than the `wanted` it runs where
@@ -293,6 +303,12 @@ impl CaseSpec {
         let mut case = Self::new(name, NO_SHADER, [1, 1, 1]).resource(source).resource(target);
         case.transfer = true;
         case
+    }
+
+    /// Makes a transfer case's copies rotate through `slots` equal parts of its buffers.
+    pub fn rotating(mut self, slots: u64) -> Self {
+        self.slots = slots.max(1);
+        self
     }
 
     /// Scales timed runs by a push word instead of the workgroup count (see [`Scale::PushWord`]).

@@ -9,6 +9,10 @@ use crate::caps::{Feature, FormatUse, Limit, MemoryKind, Requirements};
 /// Writes a resource's initial contents (the CPU reference reads the same data).
 pub type Fill = Arc<dyn Fn(&mut [u8]) + Send + Sync>;
 
+/// Turns the byte offsets a fill wrote into device addresses, given the buffer's address: for
+/// data that points into itself (a pointer chase).
+pub type Relocate = Arc<dyn Fn(&mut [u8], u64) + Send + Sync>;
+
 /// What kind of resource, and its size.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ResourceKind {
@@ -171,6 +175,8 @@ pub struct Resource {
     pub reset: Option<Reset>,
     /// The initial contents; `None` leaves them zero.
     pub fill: Option<Fill>,
+    /// Run after the fill with the buffer's device address ([`ResourceKind::BufferAddress`] only).
+    pub relocate: Option<Relocate>,
 }
 
 impl std::fmt::Debug for Resource {
@@ -181,6 +187,7 @@ impl std::fmt::Debug for Resource {
             .field("access", &self.access)
             .field("reset", &self.reset)
             .field("filled", &self.fill.is_some())
+            .field("relocated", &self.relocate.is_some())
             .finish()
     }
 }
@@ -194,7 +201,22 @@ impl Resource {
             access: Access::ReadOnly,
             reset: None,
             fill: Some(Arc::new(fill)),
+            relocate: None,
         }
+    }
+
+    /// A read-only buffer reached through its device address, which goes into the family's push
+    /// block at `push_offset`; `relocate` runs after `fill` with that address, so the contents
+    /// can hold pointers into the buffer itself.
+    pub fn buffer_address(
+        bytes: u64,
+        push_offset: u32,
+        fill: impl Fn(&mut [u8]) + Send + Sync + 'static,
+        relocate: impl Fn(&mut [u8], u64) + Send + Sync + 'static,
+    ) -> Self {
+        let mut resource = Self::new(ResourceKind::BufferAddress { bytes, push_offset }, fill);
+        resource.relocate = Some(Arc::new(relocate));
+        resource
     }
 
     /// A read-only storage buffer.

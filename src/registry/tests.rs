@@ -213,7 +213,8 @@ fn workgroups_narrow_to_what_a_device_allows_and_say_so() {
             let note = format!("workgroups of {has} invocations, not {had}");
             assert!(case.notes.iter().any(|n| n.starts_with(&note)), "{}: {:?}", case.name, case.notes);
         } else {
-            assert!(case.notes.is_empty(), "{}: {:?}", case.name, case.notes);
+            let workgroup_note = case.notes.iter().any(|n| n.starts_with("workgroups of"));
+            assert!(!workgroup_note, "{}: {:?}", case.name, case.notes);
         }
     }
     assert!(narrowed > 1000, "{narrowed} narrowed");

@@ -182,7 +182,28 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
                 ResourceKind::BufferAddress { bytes, push_offset } => {
                     let usage =
                         vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS;
-                    let at = add_buffer(ctx, &label, resource, bytes, usage, &mut resources, &mut resets)?;
+                    let at = match &resource.relocate {
+                        None => add_buffer(ctx, &label, resource, bytes, usage, &mut resources, &mut resets)?,
+                        Some(relocate) => {
+                            if resource.reset.is_some() {
+                                return Err(spec_error(
+                                    case,
+                                    format!("resource {}: a relocated buffer cannot be reset", i + 1),
+                                ));
+                            }
+                            let desc = buffer_desc(resource.placement, bytes, usage);
+                            let mut buffer = Buffer::new(ctx, &label, desc)?;
+                            let address = buffer.device_address();
+                            let contents = |bytes: &mut [u8]| {
+                                if let Some(fill) = &fill {
+                                    fill(bytes);
+                                }
+                                relocate(bytes, address);
+                            };
+                            buffer.upload(&label, Some(&contents))?;
+                            resources.buffer(buffer)
+                        }
+                    };
                     let address = resources.buffers[at].device_address().to_ne_bytes();
                     let at = HEADER_BYTES + push_offset as usize;
                     for block in &mut push {

@@ -1,10 +1,12 @@
 //! A transfer case on the GPU: `vkCmdCopyBuffer` from its source into its target, timed and verified.
 //!
-//! A [`CaseSpec::copy`] case runs no shader: a measurement is `count` copies of the whole source
-//! between two timestamps, each after a transfer barrier (a copy may not overlap the one before:
-//! both write the target). Verify runs poison the target, copy once, read the target back
-//! (through a poisoned host buffer if it is not host-visible) and compare every word with the
-//! source's, so a copy that did not happen cannot pass on leftovers.
+//! A [`CaseSpec::copy`] case runs no shader: a measurement is `count` copies between two
+//! timestamps, each after a transfer barrier (a copy may not overlap the one before: they may
+//! write the same bytes). The buffers hold [`CaseSpec::slots`] equal parts, and copy i copies
+//! part i modulo that, so the copies rotate through more bytes than a cache holds. Verify runs
+//! poison the target, copy each part once, read the target back (through a poisoned host buffer
+//! if it is not host-visible) and compare every word with the source's, so a copy that did not
+//! happen cannot pass on leftovers.
 
 use ash::vk;
 
@@ -33,6 +35,10 @@ pub struct CopyBench<'ctx, 'p> {
     /// Where verify runs read the target, if the target is not host-visible.
     readback: Option<Buffer<'ctx>>,
     probe: Option<&'p ClockProbe<'ctx>>,
+    /// Bytes per copy: one part of the buffers.
+    part: u64,
+    /// The part the next measurement's first copy copies.
+    next: u64,
 }
 
 fn spec_error(case: &CaseSpec, problem: &str) -> Error {
@@ -47,6 +53,10 @@ impl<'ctx, 'p> CopyBench<'ctx, 'p> {
             return Err(spec_error(case, "a transfer case has exactly a source and a target"));
         };
         let bytes = from.kind.bytes();
+        if case.slots == 0 || bytes % case.slots != 0 || to.kind.bytes() != bytes {
+            return Err(spec_error(case, "its source and target must be equal and split into whole parts"));
+        }
+        let part = bytes / case.slots;
         let usage = vk::BufferUsageFlags::empty();
         let name = &case.name;
         let fill = from.fill.as_deref().map(|f| f as &dyn Fn(&mut [u8]));
@@ -65,7 +75,7 @@ impl<'ctx, 'p> CopyBench<'ctx, 'p> {
             }
         };
         let timestamps = TimestampPool::new(ctx, &format!("{name}: timestamps"))?;
-        Ok(Self { ctx, case, timestamps, source, target, readback, probe })
+        Ok(Self { ctx, case, timestamps, source, target, readback, probe, part, next: 0 })
     }
 
     /// Which memory types the source and target got, where they were placed by kind.
@@ -92,7 +102,9 @@ impl<'ctx, 'p> CopyBench<'ctx, 'p> {
         submit(self.ctx, |rec| {
             rec.fill_buffer(&self.target, POISON);
             rec.transfer_barrier();
-            rec.copy_buffer(&self.source, &self.target);
+            for slot in 0..self.case.slots {
+                rec.copy_range(&self.source, &self.target, slot * self.part, self.part);
+            }
             if let Some(readback) = &self.readback {
                 rec.transfer_barrier();
                 rec.copy_buffer(&self.target, readback);
@@ -116,10 +128,13 @@ impl Timer for CopyBench<'_, '_> {
                 if i > 0 {
                     rec.transfer_barrier();
                 }
-                rec.copy_buffer(&self.source, &self.target);
+                let at = (self.next + i) % self.case.slots * self.part;
+                rec.copy_range(&self.source, &self.target, at, self.part);
             }
             rec.timestamp(&self.timestamps, Stamp::End);
         })?;
+        // The next measurement starts at the part after this one's last.
+        self.next = (self.next + copies) % self.case.slots;
         gpu_ms(self.ctx, &self.timestamps, wall, &self.case.name)
     }
 

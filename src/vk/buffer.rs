@@ -58,10 +58,6 @@ impl BufferDesc {
     pub fn gpu_to_cpu(size: u64, usage: vk::BufferUsageFlags) -> Self {
         Self::new(size, usage, MemoryLocation::GpuToCpu)
     }
-
-    fn host_visible(&self) -> bool {
-        self.location != Location::Allocator(MemoryLocation::GpuOnly)
-    }
 }
 
 /// A buffer's memory: from the allocator, or a dedicated allocation mapped whole.
@@ -130,30 +126,38 @@ impl<'ctx> Buffer<'ctx> {
     /// `create_buffer(desc, name, initial_data)` does.
     pub fn with_data(ctx: &'ctx Context, name: &str, desc: BufferDesc, fill: Contents<'_>) -> Result<Self> {
         let mut buffer = Self::new(ctx, name, desc)?;
-        if desc.host_visible() {
-            let bytes = buffer.bytes_mut()?;
+        buffer.upload(name, fill)?;
+        Ok(buffer)
+    }
+
+    /// Writes the buffer's whole contents with `fill` (zeros without one), in place if it is
+    /// host-visible, else through a staging buffer named after `name`.
+    pub fn upload(&mut self, name: &str, fill: Contents<'_>) -> Result<()> {
+        let ctx = self.ctx;
+        if self.mapped() {
+            let bytes = self.bytes_mut()?;
             bytes.fill(0);
             if let Some(fill) = fill {
                 fill(bytes);
             }
-            return Ok(buffer);
+            return Ok(());
         }
         match fill {
             None => {
                 submit(ctx, |rec| {
-                    rec.fill_buffer(&buffer, 0);
+                    rec.fill_buffer(self, 0);
                     rec.transfer_to_compute();
                 })?;
             }
             Some(fill) => {
-                let staging = Self::staging(ctx, &format!("{name}: staging"), desc.size, fill)?;
+                let staging = Self::staging(ctx, &format!("{name}: staging"), self.size, fill)?;
                 submit(ctx, |rec| {
-                    rec.copy_buffer(&staging, &buffer);
+                    rec.copy_buffer(&staging, self);
                     rec.transfer_to_compute();
                 })?;
             }
         }
-        Ok(buffer)
+        Ok(())
     }
 
     /// A host-visible transfer source of `size` bytes written by `fill`.

@@ -128,6 +128,13 @@ impl Recorder<'_> {
         unsafe { self.device.cmd_copy_buffer(self.cmd, source.raw, target.raw, &region) };
     }
 
+    /// Copies `size` bytes at `offset` of `source` to the same offset of `target`.
+    pub fn copy_range(&self, source: &Buffer<'_>, target: &Buffer<'_>, offset: u64, size: u64) {
+        let region = [vk::BufferCopy::default().src_offset(offset).dst_offset(offset).size(size)];
+        // SAFETY: TRANSFER_SRC / TRANSFER_DST usage; the caller keeps the range inside both.
+        unsafe { self.device.cmd_copy_buffer(self.cmd, source.raw, target.raw, &region) };
+    }
+
     /// Copies `source` (texels row by row, tightly packed) into `image`, in the layout `image` is in.
     pub fn copy_to_image(&self, source: &Buffer<'_>, image: &Image<'_>, layout: vk::ImageLayout) {
         let layers =
