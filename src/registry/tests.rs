@@ -266,6 +266,20 @@ fn a_case_described_wrongly_is_refused_with_the_problem() {
     let mut shared = all().into_iter().find(|c| c.name == "Shared latency").unwrap();
     shared.scale = super::Scale::PushWord(9);
     assert_eq!(shared.validate(), Err("its scale word 9 is outside its push block".into()));
+    // A relocation belongs to a buffer reached by its address, and is never reset.
+    let mut pointer = all().into_iter().find(|c| c.name == "Latency pointer 16 KiB").unwrap();
+    assert_eq!(pointer.validate(), Ok(()));
+    pointer.resources[0].access = super::Access::ReadWrite;
+    pointer.resources[0].reset = Some(super::Reset::Initial);
+    assert_eq!(pointer.validate(), Err("resource 1: a relocated buffer cannot be reset".into()));
+    let mut index = all().into_iter().find(|c| c.name == "Latency 16 KiB").unwrap();
+    index.resources[0].relocate = pointer.resources[0].relocate.clone();
+    assert_eq!(index.validate(), Err("resource 1: only a buffer reached by its address is relocated".into()));
+    // A rotating copy's buffers split into its parts.
+    let mut copy = all().into_iter().find(|c| c.name == "Copy device to device 1 MiB").unwrap();
+    assert_eq!(copy.validate(), Ok(()));
+    copy.slots = 3;
+    assert_eq!(copy.validate(), Err("its buffers do not split into 3 equal parts".into()));
 }
 
 #[test]

@@ -11,7 +11,12 @@ impl CaseSpec {
     pub fn validate(&self) -> Result<(), String> {
         if self.transfer {
             return match self.resources.as_slice() {
-                [from, to] if from.kind.bytes() > 0 && from.kind.bytes() == to.kind.bytes() => Ok(()),
+                [from, to] if from.kind.bytes() > 0 && from.kind.bytes() == to.kind.bytes() => {
+                    match self.slots > 0 && from.kind.bytes() % self.slots == 0 {
+                        true => Ok(()),
+                        false => Err(format!("its buffers do not split into {} equal parts", self.slots)),
+                    }
+                }
                 [_, _] => Err("its source and target must be the same, non-zero size".into()),
                 _ => Err("a transfer case has exactly a source and a target".into()),
             };
@@ -44,6 +49,14 @@ impl CaseSpec {
             }
             if resource.reset.is_some() && resource.access == Access::ReadOnly {
                 return Err(format!("resource {n} is read-only but has a reset"));
+            }
+            if resource.relocate.is_some() {
+                if !matches!(resource.kind, ResourceKind::BufferAddress { .. }) {
+                    return Err(format!("resource {n}: only a buffer reached by its address is relocated"));
+                }
+                if resource.reset.is_some() {
+                    return Err(format!("resource {n}: a relocated buffer cannot be reset"));
+                }
             }
             match resource.kind {
                 ResourceKind::TransferBuffer { .. } => {

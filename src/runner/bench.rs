@@ -182,28 +182,7 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
                 ResourceKind::BufferAddress { bytes, push_offset } => {
                     let usage =
                         vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS;
-                    let at = match &resource.relocate {
-                        None => add_buffer(ctx, &label, resource, bytes, usage, &mut resources, &mut resets)?,
-                        Some(relocate) => {
-                            if resource.reset.is_some() {
-                                return Err(spec_error(
-                                    case,
-                                    format!("resource {}: a relocated buffer cannot be reset", i + 1),
-                                ));
-                            }
-                            let desc = buffer_desc(resource.placement, bytes, usage);
-                            let mut buffer = Buffer::new(ctx, &label, desc)?;
-                            let address = buffer.device_address();
-                            let contents = |bytes: &mut [u8]| {
-                                if let Some(fill) = &fill {
-                                    fill(bytes);
-                                }
-                                relocate(bytes, address);
-                            };
-                            buffer.upload(&label, Some(&contents))?;
-                            resources.buffer(buffer)
-                        }
-                    };
+                    let at = add_buffer(ctx, &label, resource, bytes, usage, &mut resources, &mut resets)?;
                     let address = resources.buffers[at].device_address().to_ne_bytes();
                     let at = HEADER_BYTES + push_offset as usize;
                     for block in &mut push {
@@ -434,9 +413,10 @@ pub(super) fn buffer_desc(placement: Placement, bytes: u64, usage: vk::BufferUsa
     }
 }
 
-/// Creates a buffer-backed resource of `bytes` with `usage`, placed and filled as it asks, keeps
-/// it, and records its reset (a fill, or a copy from a pristine device-local copy). Returns its
-/// index in `resources.buffers`.
+/// Creates a buffer-backed resource of `bytes` with `usage`, placed and filled (then relocated to
+/// its own address) as it asks, keeps it, and records its reset (a fill, or a copy from a pristine
+/// device-local copy; validate() refuses a reset of a relocated buffer). Returns its index in
+/// `resources.buffers`.
 fn add_buffer<'ctx>(
     ctx: &'ctx Context,
     label: &str,
@@ -447,8 +427,21 @@ fn add_buffer<'ctx>(
     resets: &mut Vec<ResetOp>,
 ) -> Result<usize> {
     let fill = resource.fill.as_deref().map(|f| f as &dyn Fn(&mut [u8]));
-    let desc = buffer_desc(resource.placement, bytes, usage);
-    let at = resources.buffer(Buffer::with_data(ctx, label, desc, fill)?);
+    let mut buffer = Buffer::new(ctx, label, buffer_desc(resource.placement, bytes, usage))?;
+    match &resource.relocate {
+        None => buffer.upload(label, fill)?,
+        Some(relocate) => {
+            let address = buffer.device_address();
+            let contents = |bytes: &mut [u8]| {
+                if let Some(fill) = fill {
+                    fill(bytes);
+                }
+                relocate(bytes, address);
+            };
+            buffer.upload(label, Some(&contents))?;
+        }
+    }
+    let at = resources.buffer(buffer);
     match resource.reset {
         None => {}
         Some(Reset::Fill(value)) => resets.push(ResetOp::Fill(at, value)),
