@@ -56,7 +56,7 @@ inventory::submit! {
             measures: "shader loads straight from host-visible memory (the original's \"upload heap\"): \
                        device-local memory the CPU can map (resizable BAR) and system memory, host-cached or \
                        uncached, against device-local memory, 1 MiB to 1 GiB",
-            invocation: "as the bandwidth sweep's SSBO vec4 linear: 256 coalesced loads from its workgroup's \
+            invocation: "as the bandwidth sweep's SSBO vec4 linear: 64 coalesced loads from its workgroup's \
                          window of rows, wrapping in the set; each pass over the set reads the next of \
                          copies spanning 256 MiB, so no GPU cache serves the repeats",
             rate: "loads per second, and bytes per second",
