@@ -89,9 +89,14 @@ impl MemoryKind {
             .map(|(i, _)| i as u32)
     }
 
+    /// The size of the largest heap with a memory type of this kind among `types`.
+    pub fn largest_heap(self, types: &[MemoryType]) -> Option<u64> {
+        types.iter().filter(|t| self.matches(t.flags)).map(|t| t.heap_bytes).max()
+    }
+
     /// Why `types` cannot hold `bytes` of this kind, if they cannot.
     pub fn unmet(self, types: &[MemoryType], bytes: u64) -> Option<String> {
-        let largest = types.iter().filter(|t| self.matches(t.flags)).map(|t| t.heap_bytes).max();
+        let largest = self.largest_heap(types);
         let name = self.label().to_lowercase();
         match largest {
             None => Some(format!("the device has no {name} memory type")),

@@ -93,15 +93,25 @@ fn walk(lines: u32, loads: u64) -> u32 {
 
 fn case(path: Path, bytes: u64) -> CaseSpec {
     let lines = (bytes / LINE_BYTES) as u32;
-    let (variant, label, define) = match path {
-        Path::Index => ("Latency", "index", "0"),
-        Path::Pointer => ("Latency pointer", "pointer", "1"),
-    };
-    let state_bytes = if path == Path::Index { 4 } else { 8 };
-    let chain = match path {
-        Path::Index => Resource::storage_buffer(bytes, move |b| fill(lines, b)),
-        // The address goes after `count` and `unused` in the push block.
-        Path::Pointer => Resource::buffer_address(bytes, 8, move |b| fill_offsets(lines, b), relocate),
+    // Per path: names, the chain, where the chain stopped (a word index or an address), and the
+    // push block (the pointer path's address goes after `count` and `unused`).
+    let (variant, label, define, chain, state_bytes, push) = match path {
+        Path::Index => (
+            "Latency",
+            "index",
+            "0",
+            Resource::storage_buffer(bytes, move |b| fill(lines, b)),
+            4,
+            Push::per_mode(&[1, 0], &[VERIFY_REPEATS, 0]),
+        ),
+        Path::Pointer => (
+            "Latency pointer",
+            "pointer",
+            "1",
+            Resource::buffer_address(bytes, 8, move |b| fill_offsets(lines, b), relocate),
+            8,
+            Push::per_mode(&[1, 0, 0, 0], &[VERIFY_REPEATS, 0, 0, 0]),
+        ),
     };
     CaseSpec::new(format!("{variant} {}", format_bytes(bytes)), GLSL, [1, 1, 1])
         .group("latency")
@@ -109,12 +119,9 @@ fn case(path: Path, bytes: u64) -> CaseSpec {
         .axis("bytes", bytes, variant)
         .defines([("PATH", define)])
         .resource(chain)
-        // Where the chain stopped: the next dispatch resumes there (zero at first).
+        // The next dispatch resumes where the chain stopped (zero at first).
         .resource(Resource::storage_buffer(state_bytes, |b| b.fill(0)).read_write())
-        .push(match path {
-            Path::Index => Push::per_mode(&[1, 0], &[VERIFY_REPEATS, 0]),
-            Path::Pointer => Push::per_mode(&[1, 0, 0, 0], &[VERIFY_REPEATS, 0, 0, 0]),
-        })
+        .push(push)
         .scale_by_push_word(0)
         .work([Work::new(f64::from(CHAIN), Unit::DependentLoad)])
         .reference(move |_| Value::U32(walk(lines, u64::from(VERIFY_REPEATS * CHAIN))))

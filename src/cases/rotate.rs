@@ -8,8 +8,12 @@
 //! within what one buffer and half of the memory's heap may hold. Where the span is cut short,
 //! the case says so in a note.
 
+use ash::vk::MemoryPropertyFlags;
+
 use crate::caps::MemoryKind;
 use crate::registry::{format_bytes, Env};
+
+const DEVICE_LOCAL: MemoryPropertyFlags = MemoryPropertyFlags::DEVICE_LOCAL;
 
 /// The bytes a rotating case's copies span together, at least.
 pub(super) const SPAN: u64 = 256 << 20;
@@ -25,15 +29,13 @@ pub(super) fn slots(
 ) -> (u64, Option<String>) {
     let wanted = SPAN.div_ceil(bytes.max(1));
     let Some(device) = env.device else { return (wanted, None) };
-    let heap = device
-        .memory_types
-        .iter()
-        .filter(|t| {
-            kind.map_or(t.flags.contains(ash::vk::MemoryPropertyFlags::DEVICE_LOCAL), |k| k.matches(t.flags))
-        })
-        .map(|t| t.heap_bytes)
-        .max()
-        .unwrap_or(0);
+    let types = &device.memory_types;
+    let heap = match kind {
+        Some(kind) => kind.largest_heap(types),
+        // Device-local memory, as gpu-allocator places it.
+        None => types.iter().filter(|t| t.flags.contains(DEVICE_LOCAL)).map(|t| t.heap_bytes).max(),
+    }
+    .unwrap_or(0);
     let mut room = heap / 2;
     for limit in [Some(device.limits.allocation_bytes), buffer_limit].into_iter().flatten() {
         if limit > 0 {
