@@ -20,6 +20,11 @@ const STEPS: u32 = 256;
 /// Invocations per workgroup: within every device's limits (at least 128).
 const LOCAL_SIZE: u32 = 64;
 
+/// The time each submission of the load aims for, ms: a case's sample (the default
+/// `--target-ms`), so a driver that resets the device after a shorter wait than the warm-up's
+/// slices (lavapipe under `MESA_VK_MAX_TIMEOUT=50`) still gets through the warm-up.
+const SUBMIT_MS: f64 = 20.0;
+
 /// The load's kernel and the workgroup count that last filled a submission.
 pub struct Heater<'ctx> {
     ctx: &'ctx Context,
@@ -36,11 +41,11 @@ impl<'ctx> Heater<'ctx> {
     }
 
     /// Keeps the device busy for at least `ms` milliseconds of wall time, in submissions sized
-    /// to take about `ms` each (growing from the last size, never above
-    /// [`MAX_SUBMIT_MS`](super::scaling::MAX_SUBMIT_MS)); returns the milliseconds spent.
+    /// to take about 20 ms each, a sample's time (growing from the last size); returns the milliseconds
+    /// spent.
     pub fn heat(&self, ms: f64) -> Result<f64> {
         let max = self.ctx.info.max_group_count;
-        let policy = Policy::for_device(ms, max);
+        let policy = Policy::for_device(ms.min(SUBMIT_MS), max);
         let mut spent = 0.0;
         while spent < ms {
             let shape = dispatch_shape(self.groups.get(), max);
