@@ -91,6 +91,8 @@ pub struct DeviceInfo {
     /// Whether packed 4x8-bit dot products are accelerated, signed and unsigned
     /// (VkPhysicalDeviceShaderIntegerDotProductProperties); `None` without the extension.
     pub integer_dot_accelerated: Option<(bool, bool)>,
+    /// The PCIe link host transfers cross, or why it is unknown or there is none.
+    pub host_link: Result<super::HostLink, String>,
 }
 
 /// How many compute units (SMs, CUs, shader cores) a device has, and where that came from.

@@ -40,6 +40,11 @@ impl MemoryType {
 }
 
 impl MemoryKind {
+    /// Whether the GPU reaches memory of this kind across the host link (system memory).
+    pub fn across_link(self) -> bool {
+        matches!(self, MemoryKind::HostCached | MemoryKind::HostUncached)
+    }
+
     /// Every kind, in report order.
     pub const ALL: [MemoryKind; 3] =
         [MemoryKind::HostVisibleDeviceLocal, MemoryKind::HostCached, MemoryKind::HostUncached];

@@ -7,6 +7,7 @@
 pub mod component;
 mod features;
 pub mod info;
+pub mod link;
 pub mod memory;
 pub mod peaks;
 pub mod profile;
@@ -17,6 +18,7 @@ use ash::vk;
 
 pub use features::{Feature, FeatureSet, COOPERATIVE_MATRIX2, SHADER_BFLOAT16};
 pub use info::{kind_name, ComputeUnits, DeviceInfo, Row};
+pub use link::HostLink;
 pub use memory::{Footprint, MemoryKind, MemoryType};
 pub use peaks::{Architecture, Ceiling};
 

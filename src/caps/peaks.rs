@@ -24,6 +24,8 @@ pub enum Ceiling {
     TensorBf16,
     /// Dense 8-bit integer tensor-core multiply-adds, 2 operations each.
     TensorInt8,
+    /// Bytes across the host link (PCIe) one way: a rate of the link, not per clock or unit.
+    HostLink,
 }
 
 impl Ceiling {
@@ -38,6 +40,7 @@ impl Ceiling {
             Ceiling::TensorFp16 => "fp16 tensor",
             Ceiling::TensorBf16 => "bf16 tensor",
             Ceiling::TensorInt8 => "int8 tensor",
+            Ceiling::HostLink => "host link",
         }
     }
 }

@@ -2,16 +2,23 @@
 //!
 //! No shader runs: the runner copies the source buffer into the target (src/runner/copy.rs),
 //! repeated to fill the target time, and a verify run reads the target back and checks every
-//! word. "Host" is host-cached system memory (the usual upload and readback staging memory); a
+//! word. Beside them, `Copy device to device by shader` copies with a compute shader
+//! (glsl/copy.glsl: coalesced 16-byte loads and stores), the way to copy on the compute units. "Host" is host-cached system memory (the usual upload and readback staging memory); a
 //! device without it skips those directions and says so. Repeated copies rotate through parts
 //! of buffers spanning 256 MiB (src/cases/rotate.rs): a GPU keeps host memory it reads in its L2,
 //! and a small copy repeated in place would measure the cache, not the bus or DRAM.
 
 use super::rotate;
-use crate::caps::MemoryKind;
+use crate::caps::{Ceiling, MemoryKind};
 use crate::registry::{
-    self, format_bytes, Axis, AxisUnit, CaseSpec, Env, Family, Resource, Unit, Value, Work,
+    self, format_bytes, Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work,
 };
+use crate::runner::bench::VERIFY_GROUPS;
+
+const GLSL: Glsl = Glsl { file: "copy.glsl", source: include_str!("../../glsl/copy.glsl") };
+
+/// Rows of 16-byte elements each workgroup of the shader copy copies.
+const COPIES: u64 = 4;
 
 /// Which way the bytes go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,13 +78,57 @@ fn case(env: &Env, direction: Direction, bytes: u64) -> CaseSpec {
     }
     .group("copy")
     .axis("bytes", bytes, variant)
-    .work([Work::new(bytes as f64, Unit::Byte)])
+    .work([match direction {
+        Direction::DeviceToDevice => Work::new(bytes as f64, Unit::Byte),
+        _ => Work::new(bytes as f64, Unit::Byte).bounded_by(Ceiling::HostLink),
+    }])
     .reference(|w| Value::U32(word(w)))
+}
+
+/// `Copy device to device by shader {size}`: a compute shader copies each part of buffers spanning
+/// 256 MiB in turn; `bytes` is rounded down to whole workgroups' rows (16 KiB for 256 invocations).
+fn shader_case(env: &Env, bytes: u64, width: u32) -> Option<CaseSpec> {
+    let grain = 16 * COPIES * u64::from(width);
+    let bytes = bytes / grain * grain;
+    if bytes == 0 {
+        return None;
+    }
+    let range = env.device.map(|d| d.limits.storage_buffer_range);
+    let (slots, note) = rotate::slots(env, bytes, None, range);
+    let total = bytes * slots;
+    let variant = "Copy device to device by shader";
+    let source = Resource::storage_buffer(total, fill);
+    let target = Resource::storage_buffer(total, |_| {}).read_write();
+    let part_vec4s = bytes / 16;
+    let groups_per_part = bytes / grain;
+    let push = [part_vec4s, slots, groups_per_part, 0].map(|w| u32::try_from(w).unwrap_or(u32::MAX));
+    let case = CaseSpec::new(format!("{variant} {}", format_bytes(bytes)), GLSL, [width, 1, 1]);
+    let case = match note {
+        Some(note) => case.note(note),
+        None => case,
+    };
+    // A verify run's workgroups copy the first rows of part 0; the rest of the target stays 0.
+    let verified = u64::from(VERIFY_GROUPS) * grain / 4;
+    Some(
+        case.group("copy")
+            .narrowed_from(256)
+            .axis("bytes", bytes, variant)
+            .defines([("COPIES", format!("{COPIES}u").as_str())])
+            .push(Push::words(&push))
+            .resource(source)
+            .resource(target)
+            .checks(1)
+            .work([Work::new((16 * COPIES) as f64, Unit::Byte)])
+            .reference(move |w| Value::U32(if u64::from(w) < verified { word(w) } else { 0 })),
+    )
 }
 
 fn expand(env: &Env) -> Vec<CaseSpec> {
     let sizes: Vec<u64> = env.axis("bytes").into_iter().map(|b| b / 4 * 4).filter(|&b| b > 0).collect();
-    Direction::ALL.into_iter().flat_map(|d| sizes.iter().map(move |&bytes| case(env, d, bytes))).collect()
+    let width = env.workgroup_width(256);
+    let transfers =
+        Direction::ALL.into_iter().flat_map(|d| sizes.iter().map(move |&bytes| case(env, d, bytes)));
+    transfers.chain(sizes.iter().filter_map(|&bytes| shader_case(env, bytes, width))).collect()
 }
 
 /// The copy sizes.
@@ -94,9 +145,12 @@ inventory::submit! {
     Family {
         about: registry::About {
             measures: "transfer bandwidth of vkCmdCopyBuffer: host to device, device to host and device to \
-                       device, 1 MiB to 1 GiB (host: host-cached system memory)",
+                       device, 1 MiB to 1 GiB (host: host-cached system memory); and device to device by a \
+                       compute shader",
             invocation: "no shader: one copy of the given size, repeated between two timestamps with a \
-                         transfer barrier between copies, each copy the next part of buffers spanning 256 MiB",
+                         transfer barrier between copies, each copy the next part of buffers spanning 256 MiB; \
+                         by shader: each invocation copies 4 uvec4s, 256-wide rows, consecutive workgroups \
+                         fill a part and move on to the next",
             rate: "bytes per second (each byte copied counts once)",
         },
         name: "copy",
@@ -119,12 +173,26 @@ mod tests {
         let family = registry::families().into_iter().find(|f| f.name == "copy").unwrap();
         let settings = [registry::parse_setting("copy.bytes=1M").unwrap()];
         let env = Env { family, settings: &settings, device: None };
-        let cases = expand(&env);
+        let mut cases = expand(&env);
         let names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(
             names,
-            ["Copy host to device 1 MiB", "Copy device to host 1 MiB", "Copy device to device 1 MiB"]
+            [
+                "Copy host to device 1 MiB",
+                "Copy device to host 1 MiB",
+                "Copy device to device 1 MiB",
+                "Copy device to device by shader 1 MiB"
+            ]
         );
+        let shader = cases.pop().unwrap();
+        assert!(
+            !shader.transfer && shader.checks == Some(1),
+            "the shader copy runs a shader and checks its target"
+        );
+        let reference = shader.reference.clone().unwrap();
+        // Two verify workgroups of 256 invocations copy 2 x 16 KiB: 8192 words, then zeros.
+        assert_eq!(reference(8191), Value::U32(word(8191)));
+        assert_eq!(reference(8192), Value::U32(0));
         let places: Vec<(Placement, Placement)> =
             cases.iter().map(|c| (c.resources[0].placement, c.resources[1].placement)).collect();
         let host = Placement::Memory(MemoryKind::HostCached);
@@ -137,6 +205,9 @@ mod tests {
             ]
         );
         assert!(cases.iter().all(|c| c.transfer && c.work[0].per_invocation == f64::from(1 << 20)));
+        let ceilings: Vec<Option<Ceiling>> = cases.iter().map(|c| c.work[0].ceiling).collect();
+        let link = Some(Ceiling::HostLink);
+        assert_eq!(ceilings, [link, link, None], "host copies cross the link, device copies do not");
         // Without a device, 256 parts of 1 MiB: the copies never repeat within a cache's reach.
         assert!(cases.iter().all(|c| c.slots == 256 && c.resources[0].kind.bytes() == 256 << 20));
         assert_ne!(word(0), word(1));

@@ -9,8 +9,8 @@
 
 use super::rotate;
 use super::sweep::{self, Kind};
-use crate::caps::MemoryKind;
-use crate::registry::{self, format_bytes, Axis, AxisUnit, CaseSpec, Env, Family};
+use crate::caps::{Ceiling, MemoryKind};
+use crate::registry::{self, format_bytes, Axis, AxisUnit, CaseSpec, Env, Family, Unit};
 
 /// `{label} vec4 linear {size}` in memory of `kind` (`None`: device-local).
 fn case(env: &Env, kind: Option<MemoryKind>, bytes: u64, width: u32) -> CaseSpec {
@@ -27,6 +27,12 @@ fn case(env: &Env, kind: Option<MemoryKind>, bytes: u64, width: u32) -> CaseSpec
     case.variant = variant;
     if let (Some(kind), Some(data)) = (kind, case.resources.first_mut()) {
         *data = data.clone().in_memory(kind);
+    }
+    // System memory's bytes cross the host link: their rate is a share of it, not of the L1.
+    if kind.is_some_and(MemoryKind::across_link) {
+        for work in case.work.iter_mut().filter(|w| w.unit == Unit::Byte) {
+            work.ceiling = Some(Ceiling::HostLink);
+        }
     }
     case
 }
@@ -97,6 +103,10 @@ mod tests {
         // 256 copies of the 1 MiB set: no cache holds what the case reads.
         assert!(cases[2].requirements().memory.contains(&(MemoryKind::HostCached, 256 << 20)));
         assert_eq!(cases[3].axes, [("bytes", 1 << 20)]);
+        // System memory's bytes are held to the host link, device memory's to the L1.
+        let bytes: Vec<Option<Ceiling>> = cases.iter().map(|c| c.work[1].ceiling).collect();
+        let (l1, link) = (Some(Ceiling::L1Bytes), Some(Ceiling::HostLink));
+        assert_eq!(bytes, [l1, l1, link, link]);
         assert_eq!(
             (cases[3].group.as_str(), cases[3].variant.as_str()),
             ("host", "Host-uncached vec4 linear")

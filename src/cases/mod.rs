@@ -12,6 +12,7 @@ mod conv;
 mod coopmat;
 mod copy;
 mod data;
+mod dispatch;
 mod host;
 mod latency;
 mod load;

@@ -82,6 +82,8 @@ pub enum Counted {
     Repeats,
     /// Copies, made by the driver's transfer path rather than by shaders on the compute units.
     Copies,
+    /// Dispatches in one command buffer ([`crate::registry::Scale::Dispatches`]).
+    Dispatches,
 }
 
 impl std::fmt::Display for Counted {
@@ -90,6 +92,7 @@ impl std::fmt::Display for Counted {
             Counted::Workgroups => "workgroups",
             Counted::Repeats => "repeats of one workgroup",
             Counted::Copies => "copies",
+            Counted::Dispatches => "dispatches",
         })
     }
 }

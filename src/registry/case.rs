@@ -62,11 +62,14 @@ pub enum Unit {
     Atomic,
     /// Shader stores (one buffer write of 1-4 words, one imageStore).
     Store,
+    /// Dispatches recorded in one command buffer: their rate is a cost, printed with the
+    /// nanoseconds (and clocks) each takes.
+    Dispatch,
 }
 
 impl Unit {
     /// Every unit.
-    pub const ALL: [Unit; 8] = [
+    pub const ALL: [Unit; 9] = [
         Unit::Flop,
         Unit::IntOp,
         Unit::Load,
@@ -75,6 +78,7 @@ impl Unit {
         Unit::DependentLoad,
         Unit::Atomic,
         Unit::Store,
+        Unit::Dispatch,
     ];
 
     /// The unit whose rate is written `name` (`B/s`), as results files hold it.
@@ -93,6 +97,7 @@ impl Unit {
             Unit::DependentLoad => "dependent loads/s",
             Unit::Atomic => "atomics/s",
             Unit::Store => "stores/s",
+            Unit::Dispatch => "dispatches/s",
         }
     }
 
@@ -107,6 +112,7 @@ impl Unit {
             Unit::DependentLoad => "dependent loads",
             Unit::Atomic => "atomics",
             Unit::Store => "stores",
+            Unit::Dispatch => "dispatches",
         }
     }
 }
@@ -235,6 +241,15 @@ pub enum Scale {
     /// the family's push word at this index (0 = the first word after the header); the shader
     /// repeats its work that many times, and work is counted per repetition as if per workgroup.
     PushWord(usize),
+    /// Record more dispatches of the case's workgroups (`VkCmdDispatch` or, with `indirect`,
+    /// `vkCmdDispatchIndirect`), with a compute barrier between two where `barrier`; work is
+    /// counted per dispatch.
+    Dispatches {
+        /// A compute-to-compute barrier between two dispatches.
+        barrier: bool,
+        /// Each dispatch reads its workgroup count from a buffer.
+        indirect: bool,
+    },
 }
 
 impl std::fmt::Debug for CaseSpec {
@@ -308,6 +323,12 @@ impl CaseSpec {
     /// Makes a transfer case's copies rotate through `slots` equal parts of its buffers.
     pub fn rotating(mut self, slots: u64) -> Self {
         self.slots = slots.max(1);
+        self
+    }
+
+    /// Scales timed runs by the number of dispatches (see [`Scale::Dispatches`]).
+    pub fn scale_by_dispatches(mut self, barrier: bool, indirect: bool) -> Self {
+        self.scale = Scale::Dispatches { barrier, indirect };
         self
     }
 

@@ -29,6 +29,7 @@ pub fn header(
          clock:      {clock}\n\
          units:      {}\n\
          peaks:      {}\n\
+         link:       {}\n\
          pipelines:  {pipelines}\n",
         env!("CARGO_PKG_VERSION"),
         env!("PERFTEST_GIT_COMMIT"),
@@ -45,6 +46,7 @@ pub fn header(
         info.timestamp_valid_bits,
         trust.units_line(),
         trust.peaks_line(info.vendor_id, info.device_id),
+        info.host_link.as_ref().map_or_else(String::clone, |link| link.describe()),
     );
     if let Some(profile) = &info.simulating {
         text.push_str(&format!(
@@ -275,12 +277,21 @@ fn timed(case: &CaseResult, median: f64) -> String {
 }
 
 /// What a timed line says after the rates: ` = 7.794 loads/clk/SM, 124.7 B/clk/SM at 1980 MHz,
-/// 97.4% of L1 peak`, with "unknown" for what is not known.
+/// 97.4% of L1 peak`, with "unknown" for what is not known. A share of the host link needs no
+/// clock: a transfer says ` a transfer: no rate per clock or compute unit, 80.5% of host link peak`.
 pub fn per_clock(case: &CaseResult) -> String {
+    let ceiling = case.peak.as_deref().map(|p| p.split_once(": ").map_or(p, |(name, _)| name));
+    let share =
+        case.peak_percent.zip(ceiling).map(|(percent, ceiling)| format!(", {percent:.1}% of {ceiling} peak"));
     if case.dispatch.is_some_and(|d| d.counted == Counted::Copies) {
-        return ", a transfer: no rate per clock or compute unit".into();
+        return format!(", a transfer: no rate per clock or compute unit{}", share.unwrap_or_default());
     }
-    let Some(mhz) = case.clock_mhz else { return ", per clock and peak unknown".into() };
+    let Some(mhz) = case.clock_mhz else {
+        return match share {
+            Some(share) => format!(", per clock unknown{share}"),
+            None => ", per clock and peak unknown".into(),
+        };
+    };
     // The trust layer gives rates per compute unit only where it knows the units, and clocks per
     // dependent load, which need no unit count, wherever it knows the clock.
     let mut text = match case.per_clock.is_empty() {
@@ -291,11 +302,7 @@ pub fn per_clock(case: &CaseResult) -> String {
             format!(" = {} at {mhz:.0} MHz", rates.join(", "))
         }
     };
-    let ceiling = case.peak.as_deref().map(|p| p.split_once(": ").map_or(p, |(name, _)| name));
-    match (case.peak_percent, ceiling) {
-        (Some(percent), Some(ceiling)) => text.push_str(&format!(", {percent:.1}% of {ceiling} peak")),
-        _ => text.push_str(", peak unknown"),
-    }
+    text.push_str(share.as_deref().unwrap_or(", peak unknown"));
     text
 }
 

@@ -6,6 +6,7 @@
 //! "unknown"), never 0 or inf.
 
 use super::flag::Flag;
+use crate::caps::link::Lanes;
 use crate::caps::{peaks, Architecture, Ceiling};
 use crate::caps::{ComputeUnits, DeviceInfo};
 use crate::record::outcome::{Counted, Outcome};
@@ -25,6 +26,8 @@ pub struct Trust {
     pub compute_units: Option<ComputeUnits>,
     /// The architecture, where perftest knows it.
     pub architecture: Option<&'static Architecture>,
+    /// The host link's lanes, where they could be read.
+    pub host_link: Option<Lanes>,
 }
 
 /// The share of a known peak a case reached.
@@ -75,6 +78,7 @@ impl Trust {
         Trust {
             compute_units: info.compute_units,
             architecture: peaks::architecture(info.vendor_id, info.device_id),
+            host_link: info.host_link.as_ref().ok().map(|link| link.lanes),
         }
     }
 
@@ -92,16 +96,22 @@ impl Trust {
     pub fn judge(&self, outcome: &Outcome) -> Judgement {
         let Outcome::Timed { measurement, counted, .. } = outcome else { return Judgement::default() };
         let clock_mhz = measurement.clock_mhz();
-        let Some(mhz) = clock_mhz else { return Judgement::default() };
+        // Bytes across the host link are a share of the link, whatever the clock.
+        let mut judgement = Judgement { clock_mhz, peak: self.link_share(outcome), ..Judgement::default() };
+        let Some(mhz) = clock_mhz else { return judgement };
         // A transfer's bytes are not moved by the compute units: no rate per unit.
         if *counted == Counted::Copies {
-            return Judgement { clock_mhz, ..Judgement::default() };
+            return judgement;
         }
-        let mut judgement = Judgement { clock_mhz, ..Judgement::default() };
         for (rate, work) in outcome.rates() {
             // A dependent load's rate is a latency: clocks per load, whatever the unit count.
             if work.unit == Unit::DependentLoad {
                 judgement.per_clock.push((mhz * 1e6 / rate, "clk/load".to_owned()));
+                continue;
+            }
+            // So is a dispatch's: clocks per dispatch, for the whole device.
+            if work.unit == Unit::Dispatch {
+                judgement.per_clock.push((mhz * 1e6 / rate, "clk/dispatch".to_owned()));
                 continue;
             }
             let Some(units) = self.compute_units else { continue };
@@ -118,6 +128,15 @@ impl Trust {
             judgement.per_clock.push((value, unit));
         }
         judgement
+    }
+
+    /// The share of the host link of a timed outcome's work bounded by it, where the link is known.
+    fn link_share(&self, outcome: &Outcome) -> Option<PeakShare> {
+        let lanes = self.host_link?;
+        let (rate, _) = outcome.rates().into_iter().find(|(_, w)| w.ceiling == Some(Ceiling::HostLink))?;
+        let link = lanes.bytes_per_s();
+        let peak = format!("{} GB/s each way, {}", sig4(link / 1e9), lanes.name());
+        Some(PeakShare { percent: rate / link * 100.0, ceiling: Ceiling::HostLink, peak })
     }
 
     /// How the compute units are known, for the header.
@@ -162,8 +181,12 @@ impl Judgement {
     /// The flag of a result above a known peak, if it is one.
     pub fn implausible(&self) -> Option<Flag> {
         let peak = self.peak.as_ref().filter(|p| p.percent > IMPLAUSIBLE_PERCENT)?;
+        let why = match peak.ceiling {
+            Ceiling::HostLink => "a cache on the GPU's side of the link served the bytes",
+            _ => "the compiler may have removed work",
+        };
         Some(Flag::Implausible(format!(
-            "implausible: {:.0}% of the {} peak ({}): the compiler may have removed work",
+            "implausible: {:.0}% of the {} peak ({}): {why}",
             peak.percent,
             peak.ceiling.name(),
             peak.peak
@@ -249,6 +272,7 @@ mod tests {
         Trust {
             compute_units: Some(ComputeUnits { count: 132, name: "SM", source: "VK_NV_shader_sm_builtins" }),
             architecture: peaks::architecture(0x10de, 0x2330),
+            host_link: Some(Lanes { gts: 32.0, width: 16 }),
         }
     }
 
@@ -299,6 +323,35 @@ mod tests {
             line_of(&outcome, h100()),
             " = 7.794 loads/clk/SM, 124.7 B/clk/SM at 1980 MHz, 97.4% of L1 peak"
         );
+    }
+
+    #[test]
+    fn host_transfers_are_a_share_of_the_link_with_or_without_a_clock() {
+        let link = Work::new(1.0, Unit::Byte).bounded_by(Ceiling::HostLink);
+        // 50.7 GB/s for 10 ms, timed by a transfer without a clock reading.
+        let Outcome::Timed { measurement, work, .. } = timed(vec![(50.7e9 * 0.010, link)], vec![]) else {
+            unreachable!()
+        };
+        let copy =
+            Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: Counted::Copies };
+        let judged = h100().judge(&copy);
+        let peak = judged.peak.clone().unwrap();
+        assert!((peak.percent - 50.7 / 63.015_384_6 * 100.0).abs() < 1e-3, "{}", peak.percent);
+        assert_eq!(peak.peak, "63.02 GB/s each way, PCIe Gen5 x16");
+        assert_eq!(
+            line_of(&copy, h100()),
+            ", a transfer: no rate per clock or compute unit, 80.5% of host link peak"
+        );
+        // The L2 answering a repeated host read: 3.93 TB/s across a 63 GB/s link.
+        let served = h100().judge(&timed(vec![(3.93e12 * 0.010, link)], vec![1980.0]));
+        assert_eq!(
+            served.implausible().unwrap(),
+            "implausible: 6237% of the host link peak (63.02 GB/s each way, PCIe Gen5 x16): a cache on \
+             the GPU's side of the link served the bytes"
+        );
+        let unknown = Trust { host_link: None, ..h100() };
+        assert_eq!(unknown.judge(&copy).peak, None, "no link, no share");
+        assert_eq!(line_of(&copy, unknown), ", a transfer: no rate per clock or compute unit");
     }
 
     #[test]

@@ -24,6 +24,10 @@ use crate::vk::{Buffer, Context, Pipeline, TimestampPool};
 pub const DISPATCHES: u64 = 4;
 /// Workgroups of a verify run.
 pub const VERIFY_GROUPS: u32 = 2;
+/// Dispatches of a verify run of a [`Scale::Dispatches`] case.
+pub const VERIFY_DISPATCHES: u64 = 64;
+/// The most dispatches one measurement records: about 16 bytes of commands each.
+const MAX_DISPATCHES: u64 = 1 << 18;
 /// What the results buffer holds before a verify run, so an unwritten result shows.
 const POISON: u32 = 0xDEAD_BEEF;
 
@@ -66,6 +70,8 @@ pub struct Bench<'ctx, 'p> {
     resources: Resources<'ctx>,
     /// What a verify run reads back instead of the results ([`CaseSpec::checks`]).
     checked: Option<Checked>,
+    /// The workgroup count of indirect dispatches ([`Scale::Dispatches`]).
+    indirect: Option<Buffer<'ctx>>,
     probe: Option<&'p ClockProbe<'ctx>>,
 }
 
@@ -208,6 +214,15 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
         }
         let set = DescriptorSet::new(ctx, pipeline, &bindings, name)?;
         let timestamps = TimestampPool::new(ctx, &format!("{name}: timestamps"))?;
+        let indirect = match case.scale {
+            Scale::Dispatches { indirect: true, .. } => {
+                let desc = buffer_desc(Placement::DeviceLocal, 12, vk::BufferUsageFlags::INDIRECT_BUFFER);
+                let groups =
+                    |bytes: &mut [u8]| bytes.copy_from_slice(&[1u32, 1, 1].map(u32::to_ne_bytes).concat());
+                Some(Buffer::with_data(ctx, &format!("{name}: indirect"), desc, Some(&groups))?)
+            }
+            _ => None,
+        };
         Ok(Self {
             ctx,
             case,
@@ -219,6 +234,7 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
             results,
             resources,
             checked,
+            indirect,
             probe: None,
         })
     }
@@ -229,10 +245,27 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
         self
     }
 
-    /// Work of one measurement of `groups` workgroups per dispatch, per unit of the case's work.
+    /// Work of one measurement of `groups` workgroups per dispatch (or of `groups` dispatches,
+    /// [`Scale::Dispatches`]), per unit of the case's work.
     pub fn work(&self, groups: u64) -> Vec<(f64, Work)> {
-        let invocations = (DISPATCHES * groups * self.case.invocations_per_group()) as f64;
-        self.case.work.iter().map(|w| (invocations * w.per_invocation, *w)).collect()
+        let counted = match self.case.scale {
+            Scale::Dispatches { .. } => groups as f64,
+            _ => (DISPATCHES * groups * self.case.invocations_per_group()) as f64,
+        };
+        self.case.work.iter().map(|w| (counted * w.per_invocation, *w)).collect()
+    }
+
+    /// Records `count` dispatches of one workgroup as its [`Scale::Dispatches`] asks.
+    fn record_train(&self, rec: &Recorder<'_>, count: u64, barrier: bool) {
+        for i in 0..count {
+            if barrier && i > 0 {
+                rec.compute_barrier();
+            }
+            match &self.indirect {
+                Some(buffer) => rec.dispatch_indirect(buffer),
+                None => rec.dispatch([1, 1, 1]),
+            }
+        }
     }
 
     /// A note per buffer placed in a kind of memory: which memory type, heap and flags it got.
@@ -300,7 +333,15 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
             self.record_resets(rec);
             rec.bind(self.pipeline, &self.set, &self.push[1]);
             rec.compute_barrier();
-            rec.dispatch([VERIFY_GROUPS, 1, 1]);
+            match self.case.scale {
+                Scale::Dispatches { barrier, indirect } => {
+                    if indirect {
+                        rec.indirect_barrier();
+                    }
+                    self.record_train(rec, VERIFY_DISPATCHES, barrier);
+                }
+                _ => rec.dispatch([VERIFY_GROUPS, 1, 1]),
+            }
             if let Some((checked, readback)) = &readback {
                 rec.compute_to_transfer();
                 match *checked {
@@ -323,6 +364,26 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
         let bytes = readback.as_ref().map_or_else(|| self.results.bytes(), |(_, r)| r.bytes())?;
         let what = if readback.is_some() { "word" } else { "invocation" };
         verify::compare(&self.case.name, &verify::words(bytes), what, reference.as_ref())
+    }
+
+    /// One measurement: `count` dispatches of one workgroup between two timestamps
+    /// ([`Scale::Dispatches`]), after its resets, as [`Bench::record_timed`] orders them.
+    fn record_dispatches(&mut self, count: u64, barrier: bool) -> Result<f64> {
+        if !self.resets.is_empty() {
+            submit(self.ctx, |rec| self.record_resets(rec))?;
+        }
+        let wall = submit(self.ctx, |rec| {
+            rec.reset_timestamps(&self.timestamps);
+            rec.bind(self.pipeline, &self.set, &self.push[0]);
+            rec.compute_barrier();
+            if self.indirect.is_some() {
+                rec.indirect_barrier();
+            }
+            rec.timestamp(&self.timestamps, Stamp::Start);
+            self.record_train(rec, count, barrier);
+            rec.timestamp(&self.timestamps, Stamp::End);
+        })?;
+        gpu_ms(self.ctx, &self.timestamps, wall, &self.case.name)
     }
 
     /// One measurement: `DISPATCHES` dispatches of `shape` between two timestamps. Resets go in a
@@ -472,6 +533,9 @@ impl Timer for Bench<'_, '_> {
                 word.copy_from_slice(&count.to_ne_bytes());
                 self.record_timed([1, 1, 1])
             }
+            Scale::Dispatches { barrier, .. } => {
+                self.record_dispatches(groups.clamp(1, MAX_DISPATCHES), barrier)
+            }
         }
     }
 
@@ -479,6 +543,7 @@ impl Timer for Bench<'_, '_> {
         match self.case.scale {
             Scale::Groups => shape_groups(dispatch_shape(groups, self.ctx.info.max_group_count)),
             Scale::PushWord(_) => groups.clamp(1, MAX_PUSH_COUNT),
+            Scale::Dispatches { .. } => groups.clamp(1, MAX_DISPATCHES),
         }
     }
 

@@ -93,6 +93,23 @@ impl Recorder<'_> {
         unsafe { self.device.cmd_dispatch(self.cmd, x, y, z) };
     }
 
+    /// Dispatches the workgroup count `buffer` holds at offset 0 (three words).
+    pub fn dispatch_indirect(&self, buffer: &Buffer<'_>) {
+        // SAFETY: a compute pipeline is bound (callers bind first); the buffer was created with
+        // INDIRECT_BUFFER usage and holds at least 12 bytes.
+        unsafe { self.device.cmd_dispatch_indirect(self.cmd, buffer.raw, 0) };
+    }
+
+    /// Orders earlier transfer writes before indirect dispatches read their workgroup counts.
+    pub fn indirect_barrier(&self) {
+        self.barrier(
+            vk::PipelineStageFlags::TRANSFER,
+            vk::AccessFlags::TRANSFER_WRITE,
+            vk::PipelineStageFlags::DRAW_INDIRECT,
+            vk::AccessFlags::INDIRECT_COMMAND_READ,
+        );
+    }
+
     /// Resets both queries of `pool`; nothing for a pool timed by fences.
     pub fn reset_timestamps(&self, pool: &TimestampPool<'_>) {
         if pool.fenced {

@@ -6,7 +6,7 @@ use ash::vk;
 
 use super::features::FeatureStructs;
 use super::instance::Instance;
-use crate::caps::{kind_name, ComputeUnits, DeviceInfo, Row};
+use crate::caps::{kind_name, link, ComputeUnits, DeviceInfo, HostLink, Row};
 use crate::caps::{CoopMatShape, DeviceCaps, Feature, FeatureSet, FloatControl, Heap, Limits, MemoryType};
 use crate::error::{vk_err, Result};
 
@@ -78,6 +78,31 @@ fn extensions(instance: &Instance, physical: vk::PhysicalDevice) -> Vec<vk::Exte
 
 fn offers(list: &[vk::ExtensionProperties], name: &CStr) -> bool {
     list.iter().any(|e| e.extension_name_as_c_str() == Ok(name))
+}
+
+/// The PCIe link of `physical` (a discrete or virtual GPU), read from sysfs at the address
+/// VK_EXT_pci_bus_info gives; why not otherwise.
+fn host_link(
+    instance: &Instance,
+    physical: vk::PhysicalDevice,
+    offered: &[vk::ExtensionProperties],
+    kind: vk::PhysicalDeviceType,
+) -> std::result::Result<HostLink, String> {
+    if matches!(kind, vk::PhysicalDeviceType::CPU | vk::PhysicalDeviceType::INTEGRATED_GPU) {
+        return Err("none: the device works in the host's memory".into());
+    }
+    if !offers(offered, ash::ext::pci_bus_info::NAME) {
+        return Err(
+            "unknown: the driver does not offer VK_EXT_pci_bus_info, which gives the PCI address".into()
+        );
+    }
+    let mut bus = vk::PhysicalDevicePCIBusInfoPropertiesEXT::default();
+    let mut props = vk::PhysicalDeviceProperties2::default().push_next(&mut bus);
+    // SAFETY: physical belongs to instance (Vulkan 1.2); the chained struct is the offered
+    // extension's and lives across the call.
+    unsafe { instance.raw.get_physical_device_properties2(physical, &mut props) };
+    let address = link::address(bus.pci_domain, bus.pci_bus, bus.pci_device, bus.pci_function);
+    link::read(std::path::Path::new(link::SYSFS), &address).map_err(|why| format!("unknown: {why}"))
 }
 
 /// Whether `physical` accelerates packed 4x8-bit dot products (signed, unsigned); `None` where
@@ -270,6 +295,7 @@ pub fn describe(
             .collect()
         }),
         integer_dot_accelerated: integer_dot_accelerated(instance, physical, &offered),
+        host_link: host_link(instance, physical, &offered, p.device_type),
     };
     (info, caps)
 }
