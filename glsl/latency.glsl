@@ -4,8 +4,8 @@
 // loads; the result is the word index reached. Timed runs resume where the previous dispatch
 // stopped (`state`), so a chain never retraces a path the L2 still holds; verify runs start at 0.
 //   PATH 0  index: a storage buffer of word indexes, `at = next[at]` (the address is computed)
-//        1  pointer: each line holds the 64-bit device address of the next (`at = at.next`),
-//           so the loaded value is the next address, as a CPU linked list is
+//        1  pointer: each line holds the 64-bit device address of the next
+//           (`at = Line(at).next`), so the loaded value is the next address, as a CPU linked list is
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -36,15 +36,17 @@ const uint CHAIN = 256u;
 void main() {
 #if PATH == 1
     bool fresh = params.write_enable != 0u || resume == uvec2(0u);
-    Line at = fresh ? params.base : Line(resume);
+    // The address crosses the loop as a uvec2 and becomes a pointer for each load (a bit cast):
+    // SwiftShader 153's compiler crashes on a loop-carried pointer (an OpPhi of one).
+    uvec2 at = fresh ? uvec2(params.base) : resume;
     for (uint r = 0u; r < params.count; r++) {
         [[unroll]] for (uint i = 0u; i < CHAIN; i++) {
-            at = at.next;
+            at = uvec2(Line(at).next);
         }
     }
-    resume = uvec2(at);
+    resume = at;
     // The word index reached (the set is under 4 GiB, so the low words' difference is exact).
-    write_result(global_index(), (uvec2(at).x - uvec2(params.base).x) / 4u);
+    write_result(global_index(), (at.x - uvec2(params.base).x) / 4u);
 #else
     uint at = params.write_enable != 0u ? 0u : resume;
     for (uint r = 0u; r < params.count; r++) {

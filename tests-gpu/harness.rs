@@ -42,7 +42,8 @@ impl Gpu {
     /// Builds every case's pipeline and runs every case as `settings` say, handing each to
     /// `on_done` as it finishes; one result per case, in order.
     pub fn run(&self, settings: &RunSettings, on_done: impl FnMut(Finished<'_>)) -> Vec<(String, Outcome)> {
-        let prepared = prepare(&self.ctx, &self.cases, 2, !settings.verify).unwrap_or_else(|e| panic!("{e}"));
+        let prepared =
+            prepare(&self.ctx, &self.cases, 2, !settings.verify, false).unwrap_or_else(|e| panic!("{e}"));
         let results =
             run_cases(&self.ctx, &self.cases, &prepared, settings, on_done).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(results.len(), self.cases.len(), "a result per case");

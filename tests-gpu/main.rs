@@ -106,7 +106,9 @@ fn every_case_verifies_against_its_cpu_reference() {
             // A latency case is one chain per workgroup: each result is the end of 1024 loads.
             Outcome::Verified { checked } if name.starts_with("Latency") => assert_eq!(*checked, 2, "{name}"),
             // A dispatch case checks its counter's 16 bytes: the count of dispatches, then zeros.
-            Outcome::Verified { checked } if name.starts_with("Dispatch") => assert_eq!(*checked, 4, "{name}"),
+            Outcome::Verified { checked } if name.starts_with("Dispatch") => {
+                assert_eq!(*checked, 4, "{name}")
+            }
             Outcome::Verified { checked } => assert!(*checked >= 256, "{name}: only {checked} results"),
             Outcome::Skipped(_) => {}
             Outcome::Timed { .. } | Outcome::Compiled { .. } => panic!("{name}: not verified: {outcome:?}"),
@@ -175,7 +177,7 @@ fn without_the_baseline_load_lines_say_why_there_is_no_ratio() {
 #[test]
 fn cases_that_differ_only_in_push_constants_share_a_pipeline() {
     let gpu = Gpu::open(&["branch.n=0:24:8"], of("branch", ""));
-    let prepared = prepare(&gpu.ctx, &gpu.cases, 2, true).unwrap_or_else(|e| panic!("{e}"));
+    let prepared = prepare(&gpu.ctx, &gpu.cases, 2, true, false).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(gpu.cases.len(), 4 * 12);
     assert_eq!(prepared.pipelines.len(), 3, "baseline, long, short: one shader each");
 }

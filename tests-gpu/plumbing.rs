@@ -125,7 +125,7 @@ fn cases() -> Vec<CaseSpec> {
 fn every_binding_kind_and_reset_works_end_to_end() {
     let gpu = Gpu::with_cases(cases());
     let (ctx, cases) = (&gpu.ctx, &gpu.cases);
-    let prepared = prepare(ctx, cases, 2, true).unwrap_or_else(|e| panic!("{e}"));
+    let prepared = prepare(ctx, cases, 2, true, false).unwrap_or_else(|e| panic!("{e}"));
     for (case, skipped) in cases.iter().zip(&prepared.skipped) {
         assert_eq!(skipped, &None, "{}: lavapipe and real GPUs offer all of these", case.name);
         let pipeline = prepared.pipelines.get(case).expect("built");
@@ -150,7 +150,7 @@ fn a_push_block_that_disagrees_with_the_shader_is_a_compile_error_naming_the_cas
     let options = ContextOptions { validation: true, ..Default::default() };
     let adapter = Adapter::open(&options).unwrap_or_else(|e| panic!("{e}"));
     let ctx = context_for(adapter, std::slice::from_ref(&case)).unwrap_or_else(|e| panic!("{e}"));
-    let error = prepare(&ctx, std::slice::from_ref(&case), 1, true).err().expect("the sizes differ");
+    let error = prepare(&ctx, std::slice::from_ref(&case), 1, true, false).err().expect("the sizes differ");
     assert_eq!(error.exit_code(), perftest::ExitCode::Compile);
     let text = error.to_string();
     assert!(
@@ -165,7 +165,7 @@ fn a_latency_chain_resumes_when_timed_but_verify_starts_at_line_0() {
     // so a verify run that resumed from there instead of starting over would not match the CPU.
     let gpu = Gpu::open(&["latency.bytes=96K"], of("latency", "Latency 96 KiB"));
     let (ctx, cases) = (&gpu.ctx, &gpu.cases);
-    let prepared = prepare(ctx, cases, 1, false).unwrap_or_else(|e| panic!("{e}"));
+    let prepared = prepare(ctx, cases, 1, false, false).unwrap_or_else(|e| panic!("{e}"));
     let pipeline = prepared.pipelines.get(&cases[0]).expect("built");
     let mut bench = Bench::new(ctx, &cases[0], pipeline).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(bench.verify().unwrap_or_else(|e| panic!("{e}")), 2);

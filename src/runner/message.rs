@@ -15,6 +15,10 @@ pub struct Job {
     pub row: Option<usize>,
     /// The cases to run, in order.
     pub cases: Vec<String>,
+    /// Build each case's pipeline just before it runs, not all of them first: a worker died
+    /// building them all, and this way a driver that crashes on one shader costs that case.
+    #[serde(default)]
+    pub lazy: bool,
 }
 
 /// The device opened and made ready: what the header says.

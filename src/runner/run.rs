@@ -78,18 +78,22 @@ pub struct Prepared<'ctx> {
     pub clock: Clock<'ctx>,
     /// The warm-up load and the level the first warm-up reached (timed runs only).
     pub warmth: Option<Warmth<'ctx>>,
-    /// The pipelines of the runnable cases.
+    /// The pipelines of the runnable cases (none where they are built as each case runs).
     pub pipelines: Pipelines<'ctx>,
+    /// Whether each case builds its pipeline just before it runs ([`Job::lazy`](super::message::Job::lazy)).
+    pub lazy: bool,
 }
 
 /// Checks each case's requirements against the device, builds the runnable cases' pipelines on
-/// `threads` threads, and with `timed` (timed runs) calibrates the clock probe (after a fixed
-/// time of load if a clock still climbing from idle fails it) and warms the device up.
+/// `threads` threads (with `lazy`, none: each case builds its own as it runs), and with `timed`
+/// (timed runs) calibrates the clock probe (after a fixed time of load if a clock still climbing
+/// from idle fails it) and warms the device up.
 pub fn prepare<'ctx>(
     ctx: &'ctx Context,
     cases: &[CaseSpec],
     threads: usize,
     timed: bool,
+    lazy: bool,
 ) -> Result<Prepared<'ctx>> {
     // The reasons name what the device lacks; a case whose features it offers but which were
     // not all enabled (none today: each case's group is enabled whole) is checked against what
@@ -105,13 +109,17 @@ pub fn prepare<'ctx>(
         })
         .collect();
     // Transfer cases run no shader: nothing to build.
-    let runnable: Vec<&CaseSpec> =
-        cases.iter().zip(&skipped).filter(|(c, s)| s.is_none() && !c.transfer).map(|(c, _)| c).collect();
+    let runnable: Vec<&CaseSpec> = cases
+        .iter()
+        .zip(&skipped)
+        .filter(|(c, s)| s.is_none() && !c.transfer && !lazy)
+        .map(|(c, _)| c)
+        .collect();
     let pipelines = pipelines::build_all(ctx, &runnable, threads)?;
     if !timed {
         let clock =
             Clock { probe: None, unknown: Some("not read: --verify and --compile-only time nothing".into()) };
-        return Ok(Prepared { skipped, clock, warmth: None, pipelines });
+        return Ok(Prepared { skipped, clock, warmth: None, pipelines, lazy });
     }
     let heater = Heater::new(ctx)?;
     let clock = match clock::probe(ctx) {
@@ -130,7 +138,7 @@ pub fn prepare<'ctx>(
         }
     };
     let warmth = Warmth::start(heater, clock.probe.as_ref())?;
-    Ok(Prepared { skipped, clock, warmth: Some(warmth), pipelines })
+    Ok(Prepared { skipped, clock, warmth: Some(warmth), pipelines, lazy })
 }
 
 /// A case's outcome, its notes, and the driver's statistics of its shader (where offered).
@@ -292,9 +300,16 @@ fn run_case(
             Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: Counted::Copies };
         return Ok((timed, notes, None));
     }
-    let pipeline = prepared.pipelines.get(case).ok_or_else(|| crate::error::Error::CaseSpec {
-        case: case.name.clone(),
-        problem: "its pipeline was not built (run it through runner::prepare)".into(),
+    // Built here where the worker builds each case's pipeline as it runs: kept until the case ends.
+    let own = match prepared.lazy {
+        true => Some(pipelines::build_all(ctx, &[case], 1)?),
+        false => None,
+    };
+    let pipeline = own.as_ref().unwrap_or(&prepared.pipelines).get(case).ok_or_else(|| {
+        crate::error::Error::CaseSpec {
+            case: case.name.clone(),
+            problem: "its pipeline was not built (run it through runner::prepare)".into(),
+        }
     })?;
     if settings.compile_only {
         let statistics = pipeline.statistics()?;

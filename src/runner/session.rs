@@ -208,6 +208,7 @@ fn benchmark_row(session: &Session, index: Option<usize>, paths: Paths<'_>) -> R
     let job = Job {
         row: index,
         cases: order(&selected, !settings.timed()).into_iter().map(|i| selected[i].name.clone()).collect(),
+        lazy: false,
     };
     // Text goes to stdout line by line; every other destination gets one document at the end.
     let stream = session.format == report::Format::Text && output.is_none();

@@ -50,10 +50,24 @@ pub fn supervise(
 ) -> Result<u32> {
     let mut remaining: VecDeque<String> = job.cases.iter().cloned().collect();
     let mut workers = 0;
+    let mut lazy = job.lazy;
     while !remaining.is_empty() && !STOP.load(Ordering::SeqCst) {
         workers += 1;
-        let next = Job { row: job.row, cases: remaining.iter().cloned().collect() };
-        let progressed = run_worker(args, &next, watchdog, take, &mut remaining)?;
+        let next = Job { row: job.row, cases: remaining.iter().cloned().collect(), lazy };
+        let progressed = match run_worker(args, &next, watchdog, take, &mut remaining)? {
+            Step::Ran(progressed) => progressed,
+            // A driver that crashes compiling one shader would cost every case: build each
+            // case's pipeline as it runs instead, so the crash is that case's.
+            Step::DiedPreparing(died) if !lazy => {
+                eprintln!(
+                    "perftest: the worker process {died} {PREPARING}; a fresh one builds each case's pipeline \
+                     just before it runs, so a driver crash costs one case"
+                );
+                lazy = true;
+                continue;
+            }
+            Step::DiedPreparing(died) => return Err(Error::Worker { detail: format!("{died} {PREPARING}") }),
+        };
         if !progressed && !remaining.is_empty() && !STOP.load(Ordering::SeqCst) {
             return Err(Error::Worker {
                 detail: format!("ended without running a case, with {} left", remaining.len()),
@@ -64,6 +78,17 @@ pub fn supervise(
         }
     }
     Ok(workers)
+}
+
+/// What a worker was doing when it died before its first message after the job.
+const PREPARING: &str = "while opening the device and building the pipelines";
+
+/// How a worker's life went.
+enum Step {
+    /// It ran (or ended between cases); whether it finished a case.
+    Ran(bool),
+    /// It died before it was ready (`died with SIGSEGV (signal 11)`).
+    DiedPreparing(String),
 }
 
 /// Why the parent ended a worker.
@@ -78,14 +103,14 @@ enum Ended {
 }
 
 /// Runs one worker until it ends; records the case it was in if it died in one. Whether it
-/// finished a case (so that a fresh worker is worth starting).
+/// finished a case (so that a fresh worker is worth starting), or that it died getting ready.
 fn run_worker(
     args: &[OsString],
     job: &Job,
     watchdog: Duration,
     take: &mut dyn FnMut(Message) -> Result<()>,
     remaining: &mut VecDeque<String>,
-) -> Result<bool> {
+) -> Result<Step> {
     let mut child = spawn(args)?;
     let mut stdin = child.stdin.take();
     if let Some(pipe) = stdin.as_mut() {
@@ -162,19 +187,20 @@ fn run_worker(
         let outcome = Outcome::Failed { failure, detail };
         let record = Record { case, outcome, notes: Vec::new(), shader: None, validation: Vec::new() };
         take(Message::Done(Box::new(record)))?;
-        return Ok(ended != Ended::Hurried);
+        return Ok(Step::Ran(ended != Ended::Hurried));
     }
     let after = match (ready, remaining.is_empty()) {
-        (false, _) => "while opening the device and building the pipelines",
+        (false, _) => PREPARING,
         (true, false) => "between cases",
         (true, true) => "after its last case",
     };
     match ended {
-        Ended::Hurried => Ok(false),
+        Ended::Hurried => Ok(Step::Ran(false)),
         Ended::Hung => {
             Err(Error::Worker { detail: format!("gave no answer in {} s {after}", start_limit.as_secs()) })
         }
-        Ended::Itself if status.success() => Ok(progressed),
+        Ended::Itself if status.success() => Ok(Step::Ran(progressed)),
+        Ended::Itself if !ready => Ok(Step::DiedPreparing(died(status, &last_words))),
         // Between two cases, or tearing down a lost device: no case to blame; a fresh worker goes
         // on with the next case, if any.
         Ended::Itself if progressed && (lost || !remaining.is_empty()) => {
@@ -182,7 +208,7 @@ fn run_worker(
                 "perftest: the worker process {} {after}; a fresh one goes on",
                 died(status, &last_words)
             );
-            Ok(true)
+            Ok(Step::Ran(true))
         }
         Ended::Itself => Err(Error::Worker { detail: format!("{} {after}", died(status, &last_words)) }),
     }

@@ -50,15 +50,20 @@ pub fn work(request: &Request, job: &Job, emit: &mut dyn FnMut(Message) -> Resul
         .collect::<Result<Vec<CaseSpec>>>()?;
     let baselines: HashSet<&str> = selected.iter().filter_map(|c| c.baseline.as_deref()).collect();
     let settings = &request.settings;
-    let prepared = prepare(&ctx, &cases, default_threads(), settings.timed())?;
+    let prepared = prepare(&ctx, &cases, default_threads(), settings.timed(), job.lazy)?;
     let built = &prepared.pipelines;
-    let pipelines = format!(
-        "{} for {} cases compiled and created in {:.2} s on {} threads",
-        built.len(),
-        cases.len(),
-        built.elapsed.as_secs_f64(),
-        built.threads
-    );
+    let pipelines = match job.lazy {
+        true => "each case's built just before it runs: a worker died building them all at once (a \
+                 driver crash), and this way a crash costs one case"
+            .to_owned(),
+        false => format!(
+            "{} for {} cases compiled and created in {:.2} s on {} threads",
+            built.len(),
+            cases.len(),
+            built.elapsed.as_secs_f64(),
+            built.threads
+        ),
+    };
     let clock = prepared.clock.unknown.clone().unwrap_or_else(|| text::CLOCK_MEASURED.to_owned());
     let warm_up = prepared.warmth.as_ref().map(|w| model::WarmUp::new(&w.first, w.reference()));
     let header = text::header(
