@@ -32,9 +32,10 @@ fn cli_a_worker_that_dies_by_a_signal_costs_its_case_and_a_fresh_worker_goes_on(
     let dir = temp_dir("crash");
     let file = dir.join("run.json");
     let file_arg = file.to_string_lossy().into_owned();
-    // Three timed chains, each at least 10 samples of 20 ms: the second is running when the
-    // first one's line comes, and the worker gets the signal of a driver's failed assertion
-    // (SIGSEGV sent by another process would not do: Rust's stack-overflow handler returns).
+    // Three timed chains, each at least 30 samples of 20 ms: the second has started 200 ms after
+    // the first one's line comes, and is still running, when the worker gets the signal of a
+    // driver's failed assertion (SIGSEGV sent by another process would not do: Rust's
+    // stack-overflow handler returns).
     let args = [
         "--filter",
         "Latency",
@@ -42,6 +43,8 @@ fn cli_a_worker_that_dies_by_a_signal_costs_its_case_and_a_fresh_worker_goes_on(
         "pointer",
         "--skip",
         "Shared",
+        "--samples",
+        "30",
         "--axis",
         "latency.bytes=16K,32K,64K",
     ];
@@ -62,6 +65,7 @@ fn cli_a_worker_that_dies_by_a_signal_costs_its_case_and_a_fresh_worker_goes_on(
         }
     }
     assert!(stdout.last().is_some_and(|l| l.contains("ns per load")), "the first case finished: {stdout:?}");
+    std::thread::sleep(std::time::Duration::from_millis(200));
     let workers = children(child.id());
     assert_eq!(workers.len(), 1, "one worker runs the cases: {workers:?}");
     let killed = Command::new("kill").args(["-ABRT", &workers[0].to_string()]).status().unwrap();

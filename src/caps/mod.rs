@@ -11,6 +11,7 @@ pub mod link;
 pub mod memory;
 pub mod peaks;
 pub mod profile;
+pub mod queues;
 
 use std::collections::BTreeSet;
 
@@ -21,6 +22,7 @@ pub use info::{kind_name, ComputeUnits, DeviceInfo, Row};
 pub use link::HostLink;
 pub use memory::{Footprint, MemoryKind, MemoryType};
 pub use peaks::{Architecture, Ceiling};
+pub use queues::{QueueFamily, QueueKind};
 
 /// A way a case uses a format, checked against `vkGetPhysicalDeviceFormatProperties`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -269,6 +271,8 @@ pub struct DeviceCaps {
     pub float16_controls: Vec<FloatControl>,
     /// Whether both the instance and the device are Vulkan 1.3 or later (SPIR-V 1.6).
     pub vulkan_1_3: bool,
+    /// Its queue families, by index.
+    pub queue_families: Vec<QueueFamily>,
 }
 
 impl DeviceCaps {
@@ -301,6 +305,8 @@ pub struct Requirements {
     pub float16_controls: BTreeSet<FloatControl>,
     /// Vulkan 1.3: the shader is SPIR-V 1.6 (GL_NV_cooperative_matrix2 needs it).
     pub vulkan_1_3: bool,
+    /// A queue family of this kind, with timestamps (a transfer timed on it).
+    pub queue: Option<QueueKind>,
 }
 
 impl Requirements {
@@ -363,6 +369,12 @@ impl Requirements {
         self
     }
 
+    /// Needs a queue family of `kind` with timestamps.
+    pub fn queue(mut self, kind: QueueKind) -> Self {
+        self.queue = Some(kind);
+        self
+    }
+
     /// Needs Vulkan 1.3: the shader is compiled to SPIR-V 1.6.
     pub fn vulkan_1_3(mut self) -> Self {
         self.vulkan_1_3 = true;
@@ -373,6 +385,7 @@ impl Requirements {
     pub fn union(&mut self, other: &Requirements) {
         self.subgroup |= other.subgroup;
         self.vulkan_1_3 |= other.vulkan_1_3;
+        self.queue = self.queue.or(other.queue);
         self.cooperative_matrix.extend(other.cooperative_matrix.iter().copied());
         self.cooperative_matrix_flexible.extend(other.cooperative_matrix_flexible.iter().copied());
         self.float16_controls.extend(other.float16_controls.iter().copied());
@@ -446,8 +459,10 @@ impl Requirements {
         let version = (self.vulkan_1_3 && !caps.vulkan_1_3).then(|| {
             "the case's shader is SPIR-V 1.6, which needs Vulkan 1.3 of the device and the loader".to_owned()
         });
+        let queue = self.queue.and_then(|kind| kind.unmet(&caps.queue_families));
         features
             .chain(version)
+            .chain(queue)
             .chain(limits)
             .chain(formats)
             .chain(memory)

@@ -9,7 +9,7 @@
 //! and a small copy repeated in place would measure the cache, not the bus or DRAM.
 
 use super::rotate;
-use crate::caps::{Ceiling, MemoryKind};
+use crate::caps::{Ceiling, MemoryKind, QueueKind};
 use crate::registry::{
     self, format_bytes, Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work,
 };
@@ -51,7 +51,8 @@ fn fill(bytes: &mut [u8]) {
     }
 }
 
-fn case(env: &Env, direction: Direction, bytes: u64) -> CaseSpec {
+/// `Copy {direction} {size}` on the run's queue, or `Copy {direction} on a {kind} queue {size}`.
+fn case(env: &Env, direction: Direction, queue: Option<QueueKind>, bytes: u64) -> CaseSpec {
     let host = |r: Resource| r.in_memory(MemoryKind::HostCached);
     // As many parts as both ends' memory allows.
     let ends = match direction {
@@ -70,8 +71,15 @@ fn case(env: &Env, direction: Direction, bytes: u64) -> CaseSpec {
         Direction::DeviceToHost => (source, host(target)),
         Direction::DeviceToDevice => (source, target),
     };
-    let variant = format!("Copy {}", direction.label());
-    let case = CaseSpec::copy(format!("{variant} {}", format_bytes(bytes)), source, target).rotating(slots);
+    let variant = match queue {
+        None => format!("Copy {}", direction.label()),
+        Some(kind) => format!("Copy {} on a {} queue", direction.label(), kind.label()),
+    };
+    let mut case =
+        CaseSpec::copy(format!("{variant} {}", format_bytes(bytes)), source, target).rotating(slots);
+    if let Some(kind) = queue {
+        case = case.on_queue(kind);
+    }
     match note {
         Some(note) => case.note(note),
         None => case,
@@ -126,9 +134,15 @@ fn shader_case(env: &Env, bytes: u64, width: u32) -> Option<CaseSpec> {
 fn expand(env: &Env) -> Vec<CaseSpec> {
     let sizes: Vec<u64> = env.axis("bytes").into_iter().map(|b| b / 4 * 4).filter(|&b| b > 0).collect();
     let width = env.workgroup_width(256);
-    let transfers =
-        Direction::ALL.into_iter().flat_map(|d| sizes.iter().map(move |&bytes| case(env, d, bytes)));
-    transfers.chain(sizes.iter().filter_map(|&bytes| shader_case(env, bytes, width))).collect()
+    let mut cases = Vec::new();
+    // The run's queue, then a queue of each kind of family (the copy engines among them).
+    for queue in std::iter::once(None).chain(QueueKind::ALL.map(Some)) {
+        for direction in Direction::ALL {
+            cases.extend(sizes.iter().map(|&bytes| case(env, direction, queue, bytes)));
+        }
+    }
+    cases.extend(sizes.iter().filter_map(|&bytes| shader_case(env, bytes, width)));
+    cases
 }
 
 /// The copy sizes.
@@ -174,17 +188,29 @@ mod tests {
         let settings = [registry::parse_setting("copy.bytes=1M").unwrap()];
         let env = Env { family, settings: &settings, device: None };
         let mut cases = expand(&env);
+        let shader = cases.pop().unwrap();
+        assert_eq!(shader.name, "Copy device to device by shader 1 MiB");
+        // Each kind of queue family copies the same way as the run's queue, and says so.
+        let on_queues = cases.split_off(3);
+        let queues: Vec<(&str, Option<QueueKind>)> =
+            on_queues.iter().map(|c| (c.name.as_str(), c.queue)).collect();
+        assert_eq!(queues.len(), 9);
+        assert_eq!(queues[0], ("Copy host to device on a graphics queue 1 MiB", Some(QueueKind::Graphics)));
+        assert_eq!(
+            queues[5],
+            ("Copy device to device on a compute-only queue 1 MiB", Some(QueueKind::ComputeOnly))
+        );
+        assert_eq!(
+            queues[7],
+            ("Copy device to host on a transfer-only queue 1 MiB", Some(QueueKind::TransferOnly))
+        );
+        assert!(on_queues.iter().all(|c| c.requirements().queue == c.queue && c.validate().is_ok()));
         let names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(
             names,
-            [
-                "Copy host to device 1 MiB",
-                "Copy device to host 1 MiB",
-                "Copy device to device 1 MiB",
-                "Copy device to device by shader 1 MiB"
-            ]
+            ["Copy host to device 1 MiB", "Copy device to host 1 MiB", "Copy device to device 1 MiB"]
         );
-        let shader = cases.pop().unwrap();
+        assert!(cases.iter().all(|c| c.queue.is_none()));
         assert!(
             !shader.transfer && shader.checks == Some(1),
             "the shader copy runs a shader and checks its target"

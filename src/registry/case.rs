@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::resource::Resource;
 use super::value::Value;
-use crate::caps::{Ceiling, Limit, Requirements};
+use crate::caps::{Ceiling, Limit, QueueKind, Requirements};
 
 /// One GLSL file from `glsl/`, embedded in the binary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -217,6 +217,8 @@ pub struct CaseSpec {
     /// A transfer case's buffers hold this many equal parts; copy i copies part i modulo it, so
     /// the copies rotate through more bytes than a cache holds (1: the whole buffer each time).
     pub slots: u64,
+    /// A transfer case's queue: a family of this kind (`None`: the run's own queue).
+    pub queue: Option<QueueKind>,
     /// The case compiled from the same source with its access qualifiers changed (`readonly` or
     /// not), run before this one: the reports compare the two shaders' statistics.
     pub twin: Option<String>,
@@ -287,6 +289,7 @@ impl CaseSpec {
             scale: Scale::Groups,
             transfer: false,
             slots: 1,
+            queue: None,
             twin: None,
             checks: None,
             notes: Vec::new(),
@@ -318,6 +321,14 @@ impl CaseSpec {
         let mut case = Self::new(name, NO_SHADER, [1, 1, 1]).resource(source).resource(target);
         case.transfer = true;
         case
+    }
+
+    /// Runs a transfer case on a queue of a family of `kind` (skipped where the device has none
+    /// with timestamps).
+    pub fn on_queue(mut self, kind: QueueKind) -> Self {
+        self.queue = Some(kind);
+        self.requires = self.requires.queue(kind);
+        self
     }
 
     /// Makes a transfer case's copies rotate through `slots` equal parts of its buffers.

@@ -280,6 +280,12 @@ fn a_case_described_wrongly_is_refused_with_the_problem() {
     assert_eq!(copy.validate(), Ok(()));
     copy.slots = 3;
     assert_eq!(copy.validate(), Err("its buffers do not split into 3 equal parts".into()));
+    // Only a transfer runs on another queue.
+    let shader_copy = all().into_iter().find(|c| c.name == "Copy device to device by shader 1 MiB").unwrap();
+    assert_eq!(
+        shader_copy.on_queue(crate::caps::QueueKind::TransferOnly).validate(),
+        Err("only a transfer runs on a transfer-only queue: a shader runs on the run's own".into())
+    );
 }
 
 #[test]

@@ -21,6 +21,12 @@ impl CaseSpec {
                 _ => Err("a transfer case has exactly a source and a target".into()),
             };
         }
+        if let Some(kind) = self.queue {
+            return Err(format!(
+                "only a transfer runs on a {} queue: a shader runs on the run's own",
+                kind.label()
+            ));
+        }
         if let Some(index) = self.checks {
             let kind = self.resources.get(index).map(|r| r.kind);
             let storage = matches!(

@@ -422,6 +422,17 @@ pub(super) fn gpu_ms(
     wall: Duration,
     case: &str,
 ) -> Result<f64> {
+    gpu_ms_of(ctx, timestamps, wall, case, ctx.info.timestamp_valid_bits)
+}
+
+/// [`gpu_ms`] of timestamps written on a queue whose family has `valid_bits`.
+pub(super) fn gpu_ms_of(
+    ctx: &Context,
+    timestamps: &TimestampPool<'_>,
+    wall: Duration,
+    case: &str,
+    valid_bits: u32,
+) -> Result<f64> {
     if ctx.fenced {
         let ms = wall.as_secs_f64() * 1e3;
         return match ms > 0.0 {
@@ -433,8 +444,9 @@ pub(super) fn gpu_ms(
     }
     let [start, end] = timestamps.read()?;
     let info = &ctx.info;
-    let ms = elapsed_ms(start, end, info.timestamp_valid_bits, info.timestamp_period).ok_or_else(|| {
-        Error::Timing { case: case.to_owned(), detail: format!("the timestamps are equal ({start})") }
+    let ms = elapsed_ms(start, end, valid_bits, info.timestamp_period).ok_or_else(|| Error::Timing {
+        case: case.to_owned(),
+        detail: format!("the timestamps are equal ({start})"),
     })?;
     let wall_ms = wall.as_secs_f64() * 1e3;
     if ms > wall_ms * 1.05 + 0.5 {

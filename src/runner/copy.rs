@@ -10,14 +10,14 @@
 
 use ash::vk;
 
-use super::bench::{buffer_desc, gpu_ms};
+use super::bench::{buffer_desc, gpu_ms_of};
 use super::clock::ClockProbe;
 use super::measure::Timer;
 use super::verify;
 use crate::error::{Error, Result};
 use crate::registry::{CaseSpec, Work};
 use crate::vk::buffer::BufferDesc;
-use crate::vk::commands::{submit, Stamp};
+use crate::vk::commands::{submit, submit_on, Stamp};
 use crate::vk::{Buffer, Context, TimestampPool};
 
 /// The most copies one measurement records: a few thousand commands.
@@ -39,6 +39,8 @@ pub struct CopyBench<'ctx, 'p> {
     part: u64,
     /// The part the next measurement's first copy copies.
     next: u64,
+    /// The queue family the copies run on (the run's own, or a side queue's).
+    family: u32,
 }
 
 fn spec_error(case: &CaseSpec, problem: &str) -> Error {
@@ -57,23 +59,36 @@ impl<'ctx, 'p> CopyBench<'ctx, 'p> {
         let part = bytes / case.slots;
         let usage = vk::BufferUsageFlags::empty();
         let name = &case.name;
+        // Requirements hold that the device has a family of the kind, with timestamps.
+        let family = match case.queue {
+            None => ctx.info.row.family,
+            Some(kind) => ctx.queue_family(kind).ok_or_else(|| {
+                spec_error(case, &format!("the device has no {} queue family", kind.label()))
+            })?,
+        };
+        // A side queue copies buffers the run's queue filled: both families share them.
+        let desc = |placement, usage| {
+            let desc = buffer_desc(placement, bytes, usage);
+            if family == ctx.info.row.family {
+                desc
+            } else {
+                desc.concurrent()
+            }
+        };
         let fill = from.fill.as_deref().map(|f| f as &dyn Fn(&mut [u8]));
-        let source = Buffer::with_data(
-            ctx,
-            &format!("{name}: source"),
-            buffer_desc(from.placement, bytes, usage),
-            fill,
-        )?;
-        let target_desc = buffer_desc(to.placement, bytes, usage);
-        let target = Buffer::with_data(ctx, &format!("{name}: target"), target_desc, None)?;
+        let source = Buffer::with_data(ctx, &format!("{name}: source"), desc(from.placement, usage), fill)?;
+        let target = Buffer::with_data(ctx, &format!("{name}: target"), desc(to.placement, usage), None)?;
         let readback = match target.mapped() {
             true => None,
             false => {
-                Some(Buffer::new(ctx, &format!("{name}: readback"), BufferDesc::gpu_to_cpu(bytes, usage))?)
+                let readback_desc = BufferDesc::gpu_to_cpu(bytes, usage);
+                let readback_desc =
+                    if family == ctx.info.row.family { readback_desc } else { readback_desc.concurrent() };
+                Some(Buffer::new(ctx, &format!("{name}: readback"), readback_desc)?)
             }
         };
         let timestamps = TimestampPool::new(ctx, &format!("{name}: timestamps"))?;
-        Ok(Self { ctx, case, timestamps, source, target, readback, probe, part, next: 0 })
+        Ok(Self { ctx, case, timestamps, source, target, readback, probe, part, next: 0, family })
     }
 
     /// Which memory types the source and target got, where they were placed by kind.
@@ -97,7 +112,7 @@ impl<'ctx, 'p> CopyBench<'ctx, 'p> {
         if let Some(readback) = &mut self.readback {
             readback.bytes_mut()?.chunks_exact_mut(4).for_each(|w| w.copy_from_slice(&POISON.to_ne_bytes()));
         }
-        submit(self.ctx, |rec| {
+        submit_on(self.ctx, self.family, |rec| {
             rec.fill_buffer(&self.target, POISON);
             rec.transfer_barrier();
             for slot in 0..self.case.slots {
@@ -117,8 +132,15 @@ impl<'ctx, 'p> CopyBench<'ctx, 'p> {
 impl Timer for CopyBench<'_, '_> {
     fn time_ms(&mut self, count: u64) -> Result<f64> {
         let copies = count.clamp(1, MAX_COPIES);
-        let wall = submit(self.ctx, |rec| {
-            rec.reset_timestamps(&self.timestamps);
+        let side = self.family != self.ctx.info.row.family;
+        if side {
+            // A transfer-only queue may not reset queries: the run's queue does, before.
+            submit(self.ctx, |rec| rec.reset_timestamps(&self.timestamps))?;
+        }
+        let wall = submit_on(self.ctx, self.family, |rec| {
+            if !side {
+                rec.reset_timestamps(&self.timestamps);
+            }
             // Orders these copies after the previous submission's.
             rec.transfer_barrier();
             rec.timestamp(&self.timestamps, Stamp::Start);
@@ -133,7 +155,9 @@ impl Timer for CopyBench<'_, '_> {
         })?;
         // The next measurement starts at the part after this one's last.
         self.next = (self.next + copies) % self.case.slots;
-        gpu_ms(self.ctx, &self.timestamps, wall, &self.case.name)
+        let bits =
+            self.ctx.caps.queue_families.get(self.family as usize).map_or(0, |f| f.timestamp_valid_bits);
+        gpu_ms_of(self.ctx, &self.timestamps, wall, &self.case.name, bits)
     }
 
     fn actual_groups(&self, count: u64) -> u64 {

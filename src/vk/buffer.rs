@@ -31,12 +31,20 @@ pub struct BufferDesc {
     pub usage: vk::BufferUsageFlags,
     /// Where its memory lives.
     pub location: Location,
+    /// Shared by every queue family of the context (`VK_SHARING_MODE_CONCURRENT`), for a buffer a
+    /// side queue copies; otherwise owned by the run's family.
+    pub concurrent: bool,
 }
 
 impl BufferDesc {
+    /// The same buffer, shared by every queue family of the context.
+    pub fn concurrent(self) -> Self {
+        Self { concurrent: true, ..self }
+    }
+
     fn new(size: u64, usage: vk::BufferUsageFlags, location: MemoryLocation) -> Self {
         let usage = usage | vk::BufferUsageFlags::TRANSFER_DST | vk::BufferUsageFlags::TRANSFER_SRC;
-        Self { size, usage, location: Location::Allocator(location) }
+        Self { size, usage, location: Location::Allocator(location), concurrent: false }
     }
 
     /// Memory of `kind`, mapped (every kind is host-visible and coherent).
@@ -81,8 +89,12 @@ pub struct Buffer<'ctx> {
 impl<'ctx> Buffer<'ctx> {
     /// Creates a buffer named `name`; its contents are undefined (host-visible ones are mapped).
     pub fn new(ctx: &'ctx Context, name: &str, desc: BufferDesc) -> Result<Self> {
-        let info = vk::BufferCreateInfo::default().size(desc.size.max(4)).usage(desc.usage);
-        // SAFETY: valid device and create-info.
+        let families = ctx.families();
+        let mut info = vk::BufferCreateInfo::default().size(desc.size.max(4)).usage(desc.usage);
+        if desc.concurrent && families.len() > 1 {
+            info = info.sharing_mode(vk::SharingMode::CONCURRENT).queue_family_indices(&families);
+        }
+        // SAFETY: valid device and create-info (concurrent sharing names distinct families).
         let raw = unsafe { ctx.device.create_buffer(&info, None) }.map_err(vk_err("vkCreateBuffer"))?;
         let mut buffer = Self { ctx, raw, size: desc.size, memory_type: None, memory: None };
         // SAFETY: raw is a live buffer of this device.

@@ -18,7 +18,29 @@ const FENCE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Records with `record`, submits, and waits; returns the CPU wall time from submit to fence.
 pub fn submit(ctx: &Context, record: impl FnOnce(&Recorder<'_>)) -> Result<Duration> {
-    let (device, cmd) = (&ctx.device, ctx.command_buffer);
+    run(ctx, (ctx.queue, ctx.command_buffer, ctx.fence), record)
+}
+
+/// [`submit`] on the context's queue of `family`: the run's own, or a side queue (a copy engine,
+/// an async-compute queue). A family the context has no queue of is an error.
+pub fn submit_on(ctx: &Context, family: u32, record: impl FnOnce(&Recorder<'_>)) -> Result<Duration> {
+    if family == ctx.info.row.family {
+        return submit(ctx, record);
+    }
+    let side = ctx.side.iter().find(|s| s.family == family).ok_or(crate::error::Error::CaseSpec {
+        case: "(a side queue)".into(),
+        problem: format!("the context has no queue of family {family}"),
+    })?;
+    run(ctx, (side.queue, side.command_buffer, side.fence), record)
+}
+
+/// Records into `cmd`, submits it on `queue` with `fence`, and waits.
+fn run(
+    ctx: &Context,
+    (queue, cmd, fence): (vk::Queue, vk::CommandBuffer, vk::Fence),
+    record: impl FnOnce(&Recorder<'_>),
+) -> Result<Duration> {
+    let device = &ctx.device;
     let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
     // SAFETY: the buffer is not pending (every submission is waited for) and its pool allows reset.
     unsafe { device.reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty()) }
@@ -31,12 +53,12 @@ pub fn submit(ctx: &Context, record: impl FnOnce(&Recorder<'_>)) -> Result<Durat
     let buffers = [cmd];
     let submits = [vk::SubmitInfo::default().command_buffers(&buffers)];
     // SAFETY: the fence is unsignaled (reset after each wait).
-    unsafe { device.reset_fences(&[ctx.fence]) }.map_err(vk_err("vkResetFences"))?;
+    unsafe { device.reset_fences(&[fence]) }.map_err(vk_err("vkResetFences"))?;
     let start = Instant::now();
-    // SAFETY: executable buffer, idle queue of this device.
-    unsafe { device.queue_submit(ctx.queue, &submits, ctx.fence) }.map_err(vk_err("vkQueueSubmit"))?;
+    // SAFETY: executable buffer of the queue's family, idle queue of this device.
+    unsafe { device.queue_submit(queue, &submits, fence) }.map_err(vk_err("vkQueueSubmit"))?;
     // SAFETY: the fence belongs to this device.
-    let waited = unsafe { device.wait_for_fences(&[ctx.fence], true, FENCE_TIMEOUT.as_nanos() as u64) };
+    let waited = unsafe { device.wait_for_fences(&[fence], true, FENCE_TIMEOUT.as_nanos() as u64) };
     if let Err(result) = waited {
         // The submission may still be running (a timeout): the caller drops what it uses next,
         // so wait for the device first; its own error (a lost device) changes nothing here.

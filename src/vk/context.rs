@@ -13,7 +13,7 @@ use super::debug::Sink;
 use super::device;
 use super::instance::Instance;
 use super::select;
-use crate::caps::{DeviceCaps, Feature, FeatureSet};
+use crate::caps::{DeviceCaps, Feature, FeatureSet, QueueKind};
 use crate::caps::{DeviceInfo, Row};
 use crate::error::{vk_err, Error, Result};
 
@@ -87,6 +87,8 @@ pub struct Context {
     /// Whether times are the CPU's wall time around each submission and its fence rather than GPU
     /// timestamps: the queue has none (`timestampValidBits = 0`), or `--fence-timing` asked.
     pub fenced: bool,
+    /// A queue of each other kind of family the device has, for transfers timed there.
+    pub(crate) side: Vec<SideQueue>,
     debug_utils: Option<ash::ext::debug_utils::Device>,
     // Dropped last, after the device is destroyed in Drop::drop.
     instance: Instance,
@@ -104,13 +106,23 @@ impl Context {
         }
         let whole = wanted.iter().filter(|group| group.iter().all(|&f| caps.features.get(f)));
         let enabled = caps.features.enabled_of(whole.flatten().copied());
-        let (device, queue) = device::create(&instance, physical, row.family, &enabled)?;
+        let mut side_families: Vec<u32> = Vec::new();
+        for kind in QueueKind::ALL {
+            if let Some(family) = kind.family(&caps.queue_families) {
+                if family != row.family && !side_families.contains(&family) {
+                    side_families.push(family);
+                }
+            }
+        }
+        let (device, queue, side_queues) =
+            device::create(&instance, physical, row.family, &side_families, &enabled)?;
         // From here on, a failure must destroy what was made, then the device.
         let mut partial = Partial {
             device: &device,
             pool: vk::CommandPool::null(),
             fence: vk::Fence::null(),
             cache: vk::PipelineCache::null(),
+            side: Vec::new(),
         };
         // SAFETY: valid device; the cache is destroyed in Drop (or by `partial` on failure).
         let pipeline_cache =
@@ -144,6 +156,11 @@ impl Context {
         let fence = unsafe { device.create_fence(&vk::FenceCreateInfo::default(), None) }
             .map_err(vk_err("vkCreateFence"))?;
         partial.fence = fence;
+        for (&family, &queue) in side_families.iter().zip(&side_queues) {
+            let side = SideQueue::new(&device, family, queue)?;
+            partial.side.push(side);
+        }
+        let side = std::mem::take(&mut partial.side);
         std::mem::forget(partial);
         let debug_utils =
             instance.debug_utils.then(|| ash::ext::debug_utils::Device::new(&instance.raw, &device));
@@ -161,6 +178,7 @@ impl Context {
             command_buffer,
             fence,
             fenced,
+            side,
             debug_utils,
             instance,
         })
@@ -216,6 +234,16 @@ impl Context {
         self.enabled.get(Feature::PipelineExecutableInfo)
     }
 
+    /// The families with a queue of this context: the run's, then the side queues'.
+    pub fn families(&self) -> Vec<u32> {
+        std::iter::once(self.info.row.family).chain(self.side.iter().map(|s| s.family)).collect()
+    }
+
+    /// The family of `kind` this context has a queue of (the run's own where it is of that kind).
+    pub fn queue_family(&self, kind: QueueKind) -> Option<u32> {
+        kind.family(&self.caps.queue_families)
+    }
+
     /// The raw instance (for instance-level extension loaders).
     pub fn instance(&self) -> &ash::Instance {
         &self.instance.raw
@@ -228,10 +256,76 @@ struct Partial<'a> {
     pool: vk::CommandPool,
     fence: vk::Fence,
     cache: vk::PipelineCache,
+    side: Vec<SideQueue>,
+}
+
+/// A queue of another family than the run's, with its own command buffer and fence: transfers
+/// timed on a copy engine or an async-compute queue.
+pub(crate) struct SideQueue {
+    /// Its family.
+    pub family: u32,
+    pub queue: vk::Queue,
+    pub pool: vk::CommandPool,
+    pub command_buffer: vk::CommandBuffer,
+    pub fence: vk::Fence,
+}
+
+impl SideQueue {
+    /// A command pool, one command buffer and a fence for `queue` of `family`; what was made is
+    /// destroyed again if a step fails.
+    fn new(device: &ash::Device, family: u32, queue: vk::Queue) -> Result<Self> {
+        let pool_info = vk::CommandPoolCreateInfo::default()
+            .queue_family_index(family)
+            .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
+        // SAFETY: valid device; the pool is destroyed in SideQueue::destroy.
+        let pool =
+            unsafe { device.create_command_pool(&pool_info, None) }.map_err(vk_err("vkCreateCommandPool"))?;
+        let mut side = SideQueue {
+            family,
+            queue,
+            pool,
+            command_buffer: vk::CommandBuffer::null(),
+            fence: vk::Fence::null(),
+        };
+        let alloc_info = vk::CommandBufferAllocateInfo::default()
+            .command_pool(pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(1);
+        // SAFETY: valid pool.
+        match unsafe { device.allocate_command_buffers(&alloc_info) } {
+            Ok(buffers) => side.command_buffer = buffers[0],
+            Err(result) => {
+                side.destroy(device);
+                return Err(vk_err("vkAllocateCommandBuffers")(result));
+            }
+        }
+        // SAFETY: valid device; destroyed in SideQueue::destroy.
+        match unsafe { device.create_fence(&vk::FenceCreateInfo::default(), None) } {
+            Ok(fence) => side.fence = fence,
+            Err(result) => {
+                side.destroy(device);
+                return Err(vk_err("vkCreateFence")(result));
+            }
+        }
+        Ok(side)
+    }
+
+    /// Destroys the fence and the pool (with its command buffer).
+    fn destroy(&self, device: &ash::Device) {
+        // SAFETY: the queue is idle (the caller waited, or nothing was submitted); null handles
+        // are ignored; each is destroyed once.
+        unsafe {
+            device.destroy_fence(self.fence, None);
+            device.destroy_command_pool(self.pool, None);
+        }
+    }
 }
 
 impl Drop for Partial<'_> {
     fn drop(&mut self) {
+        for side in &self.side {
+            side.destroy(self.device);
+        }
         // SAFETY: nothing was submitted yet; null handles are ignored; children go before the device.
         unsafe {
             self.device.destroy_fence(self.fence, None);
@@ -249,6 +343,9 @@ impl Drop for Context {
         let _ = unsafe { self.device.device_wait_idle() };
         // SAFETY: dropped once, before the device it allocates from.
         unsafe { ManuallyDrop::drop(&mut self.allocator) };
+        for side in &self.side {
+            side.destroy(&self.device);
+        }
         // SAFETY: the fence and pool are idle (after the wait) and destroyed once.
         unsafe { self.device.destroy_fence(self.fence, None) };
         // SAFETY: as above; this also frees the command buffer.

@@ -7,7 +7,9 @@ use ash::vk;
 use super::features::FeatureStructs;
 use super::instance::Instance;
 use crate::caps::{kind_name, link, ComputeUnits, DeviceInfo, HostLink, Row};
-use crate::caps::{CoopMatShape, DeviceCaps, Feature, FeatureSet, FloatControl, Heap, Limits, MemoryType};
+use crate::caps::{
+    CoopMatShape, DeviceCaps, Feature, FeatureSet, FloatControl, Heap, Limits, MemoryType, QueueFamily,
+};
 use crate::error::{vk_err, Result};
 
 /// The compute units `physical` reports through a vendor extension it offers
@@ -207,6 +209,8 @@ pub fn describe(
     let limits = &p.limits;
     let has_coopmat2 = offers(&offered, crate::caps::COOPERATIVE_MATRIX2);
     let coopmat2 = (has_coopmat2 && coopmat2_limits).then(|| super::coopmat2::limits(instance, physical));
+    // SAFETY: physical belongs to instance.
+    let families = unsafe { instance.raw.get_physical_device_queue_family_properties(physical) };
     let caps = DeviceCaps {
         features: supported_features(instance, physical, &offered),
         limits: Limits {
@@ -257,9 +261,11 @@ pub fn describe(
         .map(|(control, _)| control)
         .collect(),
         vulkan_1_3: p.api_version.min(instance.api_version) >= vk::API_VERSION_1_3,
+        queue_families: families
+            .iter()
+            .map(|f| QueueFamily { flags: f.queue_flags, timestamp_valid_bits: f.timestamp_valid_bits })
+            .collect(),
     };
-    // SAFETY: as above.
-    let families = unsafe { instance.raw.get_physical_device_queue_family_properties(physical) };
     let v = p.api_version;
     let info = DeviceInfo {
         row: row.clone(),
@@ -309,17 +315,21 @@ pub fn simulate(profile: &crate::caps::profile::Profile, info: &mut DeviceInfo, 
     info.simulating = Some(profile.name.clone());
 }
 
-/// Creates the device with one queue of `family`, the features in `enabled` and the extensions
-/// they need.
+/// Creates the device with one queue of `family` and one of each of `side` (other families, for
+/// transfers), the features in `enabled` and the extensions they need. Returns the device, the
+/// queue of `family` and those of `side`, in order.
 pub fn create(
     instance: &Instance,
     physical: vk::PhysicalDevice,
     family: u32,
+    side: &[u32],
     enabled: &FeatureSet,
-) -> Result<(ash::Device, vk::Queue)> {
+) -> Result<(ash::Device, vk::Queue, Vec<vk::Queue>)> {
     let priorities = [1.0];
-    let queues =
-        [vk::DeviceQueueCreateInfo::default().queue_family_index(family).queue_priorities(&priorities)];
+    let queues: Vec<vk::DeviceQueueCreateInfo> = std::iter::once(family)
+        .chain(side.iter().copied())
+        .map(|f| vk::DeviceQueueCreateInfo::default().queue_family_index(f).queue_priorities(&priorities))
+        .collect();
     let wanted = enabled.extensions();
     let mut extensions: Vec<*const std::ffi::c_char> = wanted.iter().map(|e| e.as_ptr()).collect();
     // A portability implementation (MoltenVK) must be created with the extension that says so.
@@ -339,5 +349,7 @@ pub fn create(
         unsafe { instance.raw.create_device(physical, &info, None) }.map_err(vk_err("vkCreateDevice"))?;
     // SAFETY: the queue (family, 0) was requested above.
     let queue = unsafe { device.get_device_queue(family, 0) };
-    Ok((device, queue))
+    // SAFETY: as above, for each side family.
+    let side = side.iter().map(|&f| unsafe { device.get_device_queue(f, 0) }).collect();
+    Ok((device, queue, side))
 }
