@@ -84,6 +84,8 @@ pub enum Counted {
     Copies,
     /// Dispatches in one command buffer ([`crate::registry::Scale::Dispatches`]).
     Dispatches,
+    /// Submissions, each waited for ([`crate::registry::Scale::Submissions`]).
+    Submissions,
 }
 
 impl std::fmt::Display for Counted {
@@ -93,6 +95,7 @@ impl std::fmt::Display for Counted {
             Counted::Repeats => "repeats of one workgroup",
             Counted::Copies => "copies",
             Counted::Dispatches => "dispatches",
+            Counted::Submissions => "submissions",
         })
     }
 }

@@ -65,11 +65,14 @@ pub enum Unit {
     /// Dispatches recorded in one command buffer: their rate is a cost, printed with the
     /// nanoseconds (and clocks) each takes.
     Dispatch,
+    /// Submissions waited for one at a time (CPU-timed round trips), printed with the time each
+    /// takes.
+    Submission,
 }
 
 impl Unit {
     /// Every unit.
-    pub const ALL: [Unit; 9] = [
+    pub const ALL: [Unit; 10] = [
         Unit::Flop,
         Unit::IntOp,
         Unit::Load,
@@ -79,6 +82,7 @@ impl Unit {
         Unit::Atomic,
         Unit::Store,
         Unit::Dispatch,
+        Unit::Submission,
     ];
 
     /// The unit whose rate is written `name` (`B/s`), as results files hold it.
@@ -98,6 +102,7 @@ impl Unit {
             Unit::Atomic => "atomics/s",
             Unit::Store => "stores/s",
             Unit::Dispatch => "dispatches/s",
+            Unit::Submission => "submissions/s",
         }
     }
 
@@ -113,6 +118,7 @@ impl Unit {
             Unit::Atomic => "atomics",
             Unit::Store => "stores",
             Unit::Dispatch => "dispatches",
+            Unit::Submission => "submissions",
         }
     }
 }
@@ -252,6 +258,9 @@ pub enum Scale {
         /// Each dispatch reads its workgroup count from a buffer.
         indirect: bool,
     },
+    /// Submit more command buffers of one dispatch each, waiting for each one's fence before the
+    /// next: the CPU's time from submit to fence, so the measurement is CPU-timed.
+    Submissions,
 }
 
 impl std::fmt::Debug for CaseSpec {
@@ -340,6 +349,12 @@ impl CaseSpec {
     /// Scales timed runs by the number of dispatches (see [`Scale::Dispatches`]).
     pub fn scale_by_dispatches(mut self, barrier: bool, indirect: bool) -> Self {
         self.scale = Scale::Dispatches { barrier, indirect };
+        self
+    }
+
+    /// Scales timed runs by the number of submissions (see [`Scale::Submissions`]).
+    pub fn scale_by_submissions(mut self) -> Self {
+        self.scale = Scale::Submissions;
         self
     }
 

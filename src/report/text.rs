@@ -286,6 +286,9 @@ pub fn per_clock(case: &CaseResult) -> String {
     if case.dispatch.is_some_and(|d| d.counted == Counted::Copies) {
         return format!(", a transfer: no rate per clock or compute unit{}", share.unwrap_or_default());
     }
+    if case.dispatch.is_some_and(|d| d.counted == Counted::Submissions) {
+        return ", round trips timed by the CPU: no rate per clock or compute unit".into();
+    }
     let Some(mhz) = case.clock_mhz else {
         return match share {
             Some(share) => format!(", per clock unknown{share}"),

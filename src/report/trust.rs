@@ -114,6 +114,10 @@ impl Trust {
                 judgement.per_clock.push((mhz * 1e6 / rate, "clk/dispatch".to_owned()));
                 continue;
             }
+            // A submission's round trip is the CPU's time: no rate per clock or unit.
+            if work.unit == Unit::Submission {
+                continue;
+            }
             let Some(units) = self.compute_units else { continue };
             let value = rate / (mhz * 1e6) / f64::from(units.count);
             let unit = per_clock_unit(work.unit, units.name);
@@ -352,6 +356,31 @@ mod tests {
         let unknown = Trust { host_link: None, ..h100() };
         assert_eq!(unknown.judge(&copy).peak, None, "no link, no share");
         assert_eq!(line_of(&copy, unknown), ", a transfer: no rate per clock or compute unit");
+    }
+
+    #[test]
+    fn dispatches_take_clocks_and_round_trips_take_none() {
+        let dispatch = Work::new(1.0, Unit::Dispatch);
+        // 6.14 M dispatches per second at 1982 MHz: 322.8 clocks each.
+        let outcome = timed(vec![(6.14e6 * 0.010, dispatch)], vec![1982.0]);
+        let judged = h100().judge(&outcome);
+        assert_eq!(judged.per_clock.len(), 1);
+        assert_eq!(judged.per_clock[0].1, "clk/dispatch");
+        assert!((judged.per_clock[0].0 - 1982e6 / 6.14e6).abs() < 1e-6);
+        let Outcome::Timed { measurement, .. } = timed(vec![], vec![1982.0]) else { unreachable!() };
+        let work = vec![(318.0, Work::new(1.0, Unit::Submission))];
+        let trips = Outcome::Timed {
+            measurement,
+            work,
+            ratio: None,
+            with_time: false,
+            counted: Counted::Submissions,
+        };
+        assert!(h100().judge(&trips).per_clock.is_empty(), "a CPU-timed round trip has no clocks");
+        assert_eq!(
+            line_of(&trips, h100()),
+            ", round trips timed by the CPU: no rate per clock or compute unit"
+        );
     }
 
     #[test]

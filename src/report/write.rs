@@ -142,7 +142,7 @@ pub fn amount_text(rate: &super::model::Amount) -> String {
         Some(crate::registry::Unit::DependentLoad) => {
             format!("{} ns per load", super::trust::sig4(1e9 / rate.value))
         }
-        Some(crate::registry::Unit::Dispatch) => {
+        Some(crate::registry::Unit::Dispatch | crate::registry::Unit::Submission) => {
             let ns = 1e9 / rate.value;
             let each = match ns < 1000.0 {
                 true => format!("{} ns", super::trust::sig4(ns)),

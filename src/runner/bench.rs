@@ -28,6 +28,8 @@ pub const VERIFY_GROUPS: u32 = 2;
 pub const VERIFY_DISPATCHES: u64 = 64;
 /// The most dispatches one measurement records: about 16 bytes of commands each.
 const MAX_DISPATCHES: u64 = 1 << 18;
+/// The most submissions one measurement makes (a few seconds at the slowest round trips).
+const MAX_SUBMISSIONS: u64 = 100_000;
 /// What the results buffer holds before a verify run, so an unwritten result shows.
 const POISON: u32 = 0xDEAD_BEEF;
 
@@ -72,6 +74,8 @@ pub struct Bench<'ctx, 'p> {
     checked: Option<Checked>,
     /// The workgroup count of indirect dispatches ([`Scale::Dispatches`]).
     indirect: Option<Buffer<'ctx>>,
+    /// Each round trip of a [`Scale::Submissions`] case's measurements, submit to fence.
+    round_trips: Vec<Duration>,
     probe: Option<&'p ClockProbe<'ctx>>,
 }
 
@@ -235,6 +239,7 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
             resources,
             checked,
             indirect,
+            round_trips: Vec::new(),
             probe: None,
         })
     }
@@ -249,10 +254,51 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
     /// [`Scale::Dispatches`]), per unit of the case's work.
     pub fn work(&self, groups: u64) -> Vec<(f64, Work)> {
         let counted = match self.case.scale {
-            Scale::Dispatches { .. } => groups as f64,
+            Scale::Dispatches { .. } | Scale::Submissions => groups as f64,
             _ => (DISPATCHES * groups * self.case.invocations_per_group()) as f64,
         };
         self.case.work.iter().map(|w| (counted * w.per_invocation, *w)).collect()
+    }
+
+    /// Records one dispatch of one workgroup, after a barrier that orders it after the last
+    /// submission's: a [`Scale::Submissions`] case's whole command buffer.
+    fn record_one(&self, rec: &Recorder<'_>, push: &[u8]) {
+        rec.bind(self.pipeline, &self.set, push);
+        rec.compute_barrier();
+        rec.dispatch([1, 1, 1]);
+    }
+
+    /// One measurement of a [`Scale::Submissions`] case: `count` submissions of one dispatch,
+    /// each waited for; the CPU's milliseconds in all (each round trip is kept).
+    fn time_submissions(&mut self, count: u64) -> Result<f64> {
+        if !self.resets.is_empty() {
+            submit(self.ctx, |rec| self.record_resets(rec))?;
+        }
+        let mut total = Duration::ZERO;
+        for _ in 0..count {
+            let wall = submit(self.ctx, |rec| self.record_one(rec, &self.push[0]))?;
+            self.round_trips.push(wall);
+            total += wall;
+        }
+        Ok(total.as_secs_f64() * 1e3)
+    }
+
+    /// What the round trips of a [`Scale::Submissions`] case's measurements were: median, 99th
+    /// percentile and longest, over how many; `None` for other cases.
+    pub fn round_trip_note(&self) -> Option<String> {
+        let mut micros: Vec<f64> = self.round_trips.iter().map(|d| d.as_secs_f64() * 1e6).collect();
+        micros.sort_by(f64::total_cmp);
+        let at = |q: f64| micros[((micros.len() - 1) as f64 * q).round() as usize];
+        (!micros.is_empty()).then(|| {
+            format!(
+                "round trip, vkQueueSubmit to vkWaitForFences returning (CPU-timed): median {:.1} µs, 99th \
+                 percentile {:.1} µs, longest {:.1} µs over {} submissions (warm-up included)",
+                at(0.5),
+                at(0.99),
+                at(1.0),
+                micros.len()
+            )
+        })
     }
 
     /// Records `count` dispatches of one workgroup as its [`Scale::Dispatches`] asks.
@@ -329,8 +375,18 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
             }
             None => None,
         };
+        // A submissions case submits its dispatches one at a time, each waited for; the last
+        // goes with the readback below.
+        if self.case.scale == Scale::Submissions {
+            submit(self.ctx, |rec| self.record_resets(rec))?;
+            for _ in 1..VERIFY_DISPATCHES {
+                submit(self.ctx, |rec| self.record_one(rec, &self.push[1]))?;
+            }
+        }
         submit(self.ctx, |rec| {
-            self.record_resets(rec);
+            if self.case.scale != Scale::Submissions {
+                self.record_resets(rec);
+            }
             rec.bind(self.pipeline, &self.set, &self.push[1]);
             rec.compute_barrier();
             match self.case.scale {
@@ -340,6 +396,7 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
                     }
                     self.record_train(rec, VERIFY_DISPATCHES, barrier);
                 }
+                Scale::Submissions => rec.dispatch([1, 1, 1]),
                 _ => rec.dispatch([VERIFY_GROUPS, 1, 1]),
             }
             if let Some((checked, readback)) = &readback {
@@ -548,6 +605,7 @@ impl Timer for Bench<'_, '_> {
             Scale::Dispatches { barrier, .. } => {
                 self.record_dispatches(groups.clamp(1, MAX_DISPATCHES), barrier)
             }
+            Scale::Submissions => self.time_submissions(groups.clamp(1, MAX_SUBMISSIONS)),
         }
     }
 
@@ -556,6 +614,7 @@ impl Timer for Bench<'_, '_> {
             Scale::Groups => shape_groups(dispatch_shape(groups, self.ctx.info.max_group_count)),
             Scale::PushWord(_) => groups.clamp(1, MAX_PUSH_COUNT),
             Scale::Dispatches { .. } => groups.clamp(1, MAX_DISPATCHES),
+            Scale::Submissions => groups.clamp(1, MAX_SUBMISSIONS),
         }
     }
 

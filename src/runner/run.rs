@@ -324,12 +324,15 @@ fn run_case(
         return Ok((Outcome::Verified { checked: bench.verify()? }, notes, statistics));
     }
     let mut measurement = steady.measure(&mut bench, policy, settings, &mut notes)?;
-    measurement.fenced = ctx.fenced;
+    // Round trips are the CPU's time, whatever the queue's timestamps.
+    measurement.fenced = ctx.fenced || case.scale == Scale::Submissions;
+    notes.extend(bench.round_trip_note());
     let work = bench.work(measurement.groups);
     let counted = match case.scale {
         Scale::Groups => Counted::Workgroups,
         Scale::PushWord(_) => Counted::Repeats,
         Scale::Dispatches { .. } => Counted::Dispatches,
+        Scale::Submissions => Counted::Submissions,
     };
     Ok((Outcome::Timed { measurement, work, ratio: None, with_time: false, counted }, notes, statistics))
 }
