@@ -1,7 +1,8 @@
 // copy.glsl: the shader copy of the copy family (src/cases/copy.rs). Each workgroup copies
 // COPIES rows of LOCAL_SIZE_X consecutive uvec4s (each invocation one per row: coalesced loads
 // and stores) of one part of the buffers; consecutive workgroups fill a part, then move on to the
-// next, so repeated dispatches rotate through every part as the transfer copies do.
+// next, so a dispatch (hundreds of thousands of workgroups on a large GPU) walks through every
+// part, and no part is copied again before the others.
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 #define FAMILY_PARAMS uint part_vec4s; uint slots; uint groups_per_part; uint unused;

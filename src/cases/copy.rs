@@ -163,8 +163,8 @@ inventory::submit! {
                        compute shader",
             invocation: "no shader: one copy of the given size, repeated between two timestamps with a \
                          transfer barrier between copies, each copy the next part of buffers spanning 256 MiB; \
-                         by shader: each invocation copies 4 uvec4s, 256-wide rows, consecutive workgroups \
-                         fill a part and move on to the next",
+                         by shader: each invocation copies 4 uvec4s in rows as wide as the workgroup (256 \
+                         where the device allows), consecutive workgroups fill a part and move on to the next",
             rate: "bytes per second (each byte copied counts once)",
         },
         name: "copy",

@@ -249,7 +249,7 @@ pub enum Scale {
     /// the family's push word at this index (0 = the first word after the header); the shader
     /// repeats its work that many times, and work is counted per repetition as if per workgroup.
     PushWord(usize),
-    /// Record more dispatches of the case's workgroups (`VkCmdDispatch` or, with `indirect`,
+    /// Record more dispatches of one workgroup (`vkCmdDispatch` or, with `indirect`,
     /// `vkCmdDispatchIndirect`), with a compute barrier between two where `barrier`; work is
     /// counted per dispatch.
     Dispatches {

@@ -25,7 +25,7 @@ pub fn header(
          type:       {} (vendor 0x{:04x}, device 0x{:04x})\n\
          driver:     {} (Vulkan {})\n\
          queue:      family {}, subgroup size {}\n\
-         timestamps: {} ns per tick, {} valid bits\n\
+         timestamps: {} ns per tick, {} valid bits{}\n\
          clock:      {clock}\n\
          units:      {}\n\
          peaks:      {}\n\
@@ -44,6 +44,7 @@ pub fn header(
         info.subgroup_size,
         info.timestamp_period,
         info.timestamp_valid_bits,
+        info.timestamp_steps.as_ref().map_or_else(String::new, |steps| format!("; {steps}")),
         trust.units_line(),
         trust.peaks_line(info.vendor_id, info.device_id),
         info.host_link.as_ref().map_or_else(String::clone, |link| link.describe()),

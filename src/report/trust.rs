@@ -67,6 +67,15 @@ pub fn sig4(value: f64) -> String {
     format!("{value:.decimals$}")
 }
 
+/// A time in nanoseconds as text, in ns below a microsecond and in µs from one (`813.0 ns`,
+/// `22.50 µs`), four significant digits.
+pub fn ns_text(ns: f64) -> String {
+    match ns < 1000.0 {
+        true => format!("{} ns", sig4(ns)),
+        false => format!("{} µs", sig4(ns / 1e3)),
+    }
+}
+
 /// The unit of a rate per clock per compute unit (`B/clk/SM`).
 pub fn per_clock_unit(unit: Unit, compute_unit: &str) -> String {
     format!("{}/clk/{compute_unit}", unit.amount_name())

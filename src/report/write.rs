@@ -143,12 +143,7 @@ pub fn amount_text(rate: &super::model::Amount) -> String {
             format!("{} ns per load", super::trust::sig4(1e9 / rate.value))
         }
         Some(crate::registry::Unit::Dispatch | crate::registry::Unit::Submission) => {
-            let ns = 1e9 / rate.value;
-            let each = match ns < 1000.0 {
-                true => format!("{} ns", super::trust::sig4(ns)),
-                false => format!("{} µs", super::trust::sig4(ns / 1e3)),
-            };
-            format!("{}, {each} each", si(rate.value, &rate.unit))
+            format!("{}, {} each", si(rate.value, &rate.unit), super::trust::ns_text(1e9 / rate.value))
         }
         _ => si(rate.value, &rate.unit),
     }

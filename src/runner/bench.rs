@@ -250,8 +250,8 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
         self
     }
 
-    /// Work of one measurement of `groups` workgroups per dispatch (or of `groups` dispatches,
-    /// [`Scale::Dispatches`]), per unit of the case's work.
+    /// Work of one measurement of `groups` workgroups per dispatch (or of `groups` dispatches or
+    /// submissions, [`Scale::Dispatches`], [`Scale::Submissions`]), per unit of the case's work.
     pub fn work(&self, groups: u64) -> Vec<(f64, Work)> {
         let counted = match self.case.scale {
             Scale::Dispatches { .. } | Scale::Submissions => groups as f64,

@@ -288,6 +288,15 @@ fn run_case(
         return Ok((Outcome::Skipped("a transfer: it runs no shader to compile".into()), Vec::new(), None));
     }
     if case.transfer {
+        if let Some(kind) = case.queue.filter(|&kind| ctx.queue_family(kind) == Some(ctx.info.row.family)) {
+            let reason = format!(
+                "the run's own queue is of family {}, the first {} family: the lines without a queue are \
+                 these copies",
+                ctx.info.row.family,
+                kind.label()
+            );
+            return Ok((Outcome::Skipped(reason), Vec::new(), None));
+        }
         let mut bench = CopyBench::new(ctx, case, steady.probe)?;
         let mut notes = bench.memory_notes();
         if settings.verify {

@@ -36,6 +36,11 @@ pub fn work(request: &Request, job: &Job, emit: &mut dyn FnMut(Message) -> Resul
     let options = ContextOptions { device_index: job.row, ..request.options.clone() };
     let (mut ctx, selected) = open(&options, &request.axes, &request.selection)?;
     ctx.fenced |= request.settings.fence_timing;
+    // A probe of the timer for the header; a failure here is said there, and the cases go on.
+    ctx.info.timestamp_steps = match crate::vk::timestamps::steps(&ctx) {
+        Ok(steps) => steps.map(|s| s.describe()),
+        Err(error) => Some(format!("steps not measured ({error})")),
+    };
     let sink = ctx.validation_sink();
     let by_name: HashMap<&str, &CaseSpec> = selected.iter().map(|c| (c.name.as_str(), c)).collect();
     let cases = job

@@ -132,13 +132,21 @@ impl Recorder<'_> {
         );
     }
 
-    /// Resets both queries of `pool`; nothing for a pool timed by fences.
+    /// Writes query `index` of `pool` at the bottom of the pipe (after every command before it).
+    pub fn timestamp_at(&self, pool: &TimestampPool<'_>, index: u32) {
+        // SAFETY: the query was reset earlier in this command buffer and index < pool.count.
+        unsafe {
+            self.device.cmd_write_timestamp(self.cmd, vk::PipelineStageFlags::BOTTOM_OF_PIPE, pool.raw, index)
+        };
+    }
+
+    /// Resets every query of `pool`; nothing for a pool timed by fences.
     pub fn reset_timestamps(&self, pool: &TimestampPool<'_>) {
         if pool.fenced {
             return;
         }
-        // SAFETY: the pool has two queries and no pending use.
-        unsafe { self.device.cmd_reset_query_pool(self.cmd, pool.raw, 0, 2) };
+        // SAFETY: the pool has `count` queries and no pending use.
+        unsafe { self.device.cmd_reset_query_pool(self.cmd, pool.raw, 0, pool.count) };
     }
 
     /// Writes query `index` of `pool` (0: start, 1: end); nothing for a pool timed by fences.

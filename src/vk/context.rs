@@ -239,7 +239,8 @@ impl Context {
         std::iter::once(self.info.row.family).chain(self.side.iter().map(|s| s.family)).collect()
     }
 
-    /// The family of `kind` this context has a queue of (the run's own where it is of that kind).
+    /// The first family of `kind` on the device: a side queue's, or the run's own (copies on it
+    /// would repeat the run's queue's).
     pub fn queue_family(&self, kind: QueueKind) -> Option<u32> {
         kind.family(&self.caps.queue_families)
     }
@@ -264,9 +265,13 @@ struct Partial<'a> {
 pub(crate) struct SideQueue {
     /// Its family.
     pub family: u32,
+    /// The queue (index 0 of the family).
     pub queue: vk::Queue,
+    /// The pool of its command buffer.
     pub pool: vk::CommandPool,
+    /// Its one command buffer, reset before each submission.
     pub command_buffer: vk::CommandBuffer,
+    /// Signalled when its submission completes.
     pub fence: vk::Fence,
 }
 

@@ -15,30 +15,43 @@ pub fn elapsed_ms(start: u64, end: u64, valid_bits: u32, period_ns: f32) -> Opti
     (ticks > 0 && ms.is_finite()).then_some(ms)
 }
 
-/// A query pool of two timestamps: start and end of one measurement.
+/// A query pool of timestamps: two, start and end of one measurement (or more, [`steps`]).
 pub struct TimestampPool<'ctx> {
     ctx: &'ctx Context,
     /// The pool handle.
     pub raw: vk::QueryPool,
+    /// How many queries it holds.
+    pub count: u32,
     /// Whether the context is timed by CPU fences ([`Context::fenced`]): then recording resets
     /// and writes nothing (a queue without timestamps may not write them).
     pub fenced: bool,
 }
 
 impl<'ctx> TimestampPool<'ctx> {
-    /// Creates the pool.
+    /// Creates the pool of two.
     pub fn new(ctx: &'ctx Context, name: &str) -> Result<Self> {
-        let info = vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TIMESTAMP).query_count(2);
+        Self::of(ctx, name, 2)
+    }
+
+    /// Creates a pool of `count`.
+    fn of(ctx: &'ctx Context, name: &str, count: u32) -> Result<Self> {
+        let info = vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TIMESTAMP).query_count(count);
         // SAFETY: valid device and create-info.
         let raw =
             unsafe { ctx.device.create_query_pool(&info, None) }.map_err(vk_err("vkCreateQueryPool"))?;
         ctx.set_name(raw, name);
-        Ok(Self { ctx, raw, fenced: ctx.fenced })
+        Ok(Self { ctx, raw, count, fenced: ctx.fenced })
     }
 
     /// The two raw values, after the submission that wrote them has completed.
     pub fn read(&self) -> Result<[u64; 2]> {
-        let mut ticks = [0u64; 2];
+        let all = self.read_all()?;
+        Ok([all[0], all[1]])
+    }
+
+    /// Every raw value, after the submission that wrote them has completed.
+    fn read_all(&self) -> Result<Vec<u64>> {
+        let mut ticks = vec![0u64; self.count as usize];
         // SAFETY: both queries were reset and written by a completed submission.
         unsafe {
             self.ctx.device.get_query_pool_results(
@@ -53,6 +66,63 @@ impl<'ctx> TimestampPool<'ctx> {
     }
 }
 
+/// Timestamps written back to back: how far apart they read.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Steps {
+    /// The smallest non-zero difference between two consecutive ones, ns.
+    pub min_ns: f64,
+    /// The median difference, ns.
+    pub median_ns: f64,
+    /// Consecutive pairs that read the same value.
+    pub equal: usize,
+    /// Consecutive pairs.
+    pub pairs: usize,
+}
+
+impl Steps {
+    /// `back to back 32.00 ns apart at the least, 64.00 ns median (63 pairs, 0 equal)`.
+    pub fn describe(&self) -> String {
+        let text = crate::report::trust::ns_text;
+        format!(
+            "back to back {} apart at the least, {} median ({} pairs, {} equal)",
+            text(self.min_ns),
+            text(self.median_ns),
+            self.pairs,
+            self.equal
+        )
+    }
+}
+
+/// How many timestamps [`steps`] writes.
+const STEP_QUERIES: u32 = 64;
+
+/// Writes 64 timestamps back to back in one submission (nothing between them) and measures how
+/// far apart consecutive ones read: an upper bound of the counter's step, and how fast the GPU
+/// writes them. `None` where the run
+/// is timed by fences, or no pair differed.
+pub fn steps(ctx: &Context) -> Result<Option<Steps>> {
+    if ctx.fenced {
+        return Ok(None);
+    }
+    let pool = TimestampPool::of(ctx, "timestamp steps", STEP_QUERIES)?;
+    super::commands::submit(ctx, |rec| {
+        rec.reset_timestamps(&pool);
+        for index in 0..STEP_QUERIES {
+            rec.timestamp_at(&pool, index);
+        }
+    })?;
+    let ticks = pool.read_all()?;
+    let mask =
+        if ctx.info.timestamp_valid_bits >= 64 { u64::MAX } else { (1 << ctx.info.timestamp_valid_bits) - 1 };
+    let period = f64::from(ctx.info.timestamp_period);
+    let mut gaps: Vec<f64> =
+        ticks.windows(2).map(|w| ((w[1] & mask).wrapping_sub(w[0] & mask) & mask) as f64 * period).collect();
+    gaps.sort_by(f64::total_cmp);
+    let equal = gaps.iter().filter(|&&g| g == 0.0).count();
+    let Some(&min_ns) = gaps.iter().find(|&&g| g > 0.0) else { return Ok(None) };
+    Ok(Some(Steps { min_ns, median_ns: gaps[gaps.len() / 2], equal, pairs: gaps.len() }))
+}
+
 impl Drop for TimestampPool<'_> {
     fn drop(&mut self) {
         // SAFETY: no submission using the pool is pending.
@@ -63,6 +133,15 @@ impl Drop for TimestampPool<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn steps_read_in_the_unit_that_fits() {
+        let steps = Steps { min_ns: 32.0, median_ns: 22_503.0, equal: 1, pairs: 63 };
+        assert_eq!(
+            steps.describe(),
+            "back to back 32.00 ns apart at the least, 22.50 µs median (63 pairs, 1 equal)"
+        );
+    }
 
     #[test]
     fn converts_ticks_with_the_period() {
