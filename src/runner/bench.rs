@@ -423,45 +423,43 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
         verify::compare(&self.case.name, &verify::words(bytes), what, reference.as_ref())
     }
 
-    /// One measurement: `count` dispatches of one workgroup between two timestamps
-    /// ([`Scale::Dispatches`]), after its resets, as [`Bench::record_timed`] orders them.
-    fn record_dispatches(&mut self, count: u64, barrier: bool) -> Result<f64> {
-        if !self.resets.is_empty() {
-            submit(self.ctx, |rec| self.record_resets(rec))?;
-        }
-        let wall = submit(self.ctx, |rec| {
-            rec.reset_timestamps(&self.timestamps);
-            rec.bind(self.pipeline, &self.set, &self.push[0]);
-            rec.compute_barrier();
-            if self.indirect.is_some() {
-                rec.indirect_barrier();
-            }
-            rec.timestamp(&self.timestamps, Stamp::Start);
-            self.record_train(rec, count, barrier);
-            rec.timestamp(&self.timestamps, Stamp::End);
-        })?;
-        gpu_ms(self.ctx, &self.timestamps, wall, &self.case.name)
-    }
-
-    /// One measurement: `DISPATCHES` dispatches of `shape` between two timestamps. Resets go in a
-    /// submission of their own first: a top-of-pipe timestamp does not wait for earlier commands,
-    /// so a reset recorded before it in the same submission could run into the timed interval.
-    fn record_timed(&mut self, shape: [u32; 3]) -> Result<f64> {
-        if !self.resets.is_empty() {
-            submit(self.ctx, |rec| self.record_resets(rec))?;
-        }
-        let wall = submit(self.ctx, |rec| {
-            rec.reset_timestamps(&self.timestamps);
-            rec.bind(self.pipeline, &self.set, &self.push[0]);
-            // Orders these dispatches after the previous submission's writes and transfers.
-            rec.compute_barrier();
-            rec.timestamp(&self.timestamps, Stamp::Start);
+    /// One measurement: `DISPATCHES` dispatches of `shape` between two timestamps.
+    fn record_timed(&self, shape: [u32; 3]) -> Result<f64> {
+        self.time_between_stamps(|rec| {
             for i in 0..DISPATCHES {
                 if i > 0 {
                     rec.compute_barrier();
                 }
                 rec.dispatch(shape);
             }
+        })
+    }
+
+    /// One measurement: `count` dispatches of one workgroup between two timestamps
+    /// ([`Scale::Dispatches`]).
+    fn record_dispatches(&self, count: u64, barrier: bool) -> Result<f64> {
+        self.time_between_stamps(|rec| self.record_train(rec, count, barrier))
+    }
+
+    /// The GPU milliseconds of what `body` records, between two timestamps, with the pipeline
+    /// bound. Resets go in a submission of their own first: a top-of-pipe timestamp does not
+    /// wait for earlier commands, so a reset recorded before it in the same submission could run
+    /// into the timed interval.
+    fn time_between_stamps(&self, body: impl FnOnce(&Recorder<'_>)) -> Result<f64> {
+        if !self.resets.is_empty() {
+            submit(self.ctx, |rec| self.record_resets(rec))?;
+        }
+        let wall = submit(self.ctx, |rec| {
+            rec.reset_timestamps(&self.timestamps);
+            rec.bind(self.pipeline, &self.set, &self.push[0]);
+            // Orders this measurement after the previous submission's writes and transfers (and
+            // indirect dispatches after the upload of their workgroup count).
+            rec.compute_barrier();
+            if self.indirect.is_some() {
+                rec.indirect_barrier();
+            }
+            rec.timestamp(&self.timestamps, Stamp::Start);
+            body(rec);
             rec.timestamp(&self.timestamps, Stamp::End);
         })?;
         gpu_ms(self.ctx, &self.timestamps, wall, &self.case.name)

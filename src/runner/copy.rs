@@ -67,23 +67,16 @@ impl<'ctx, 'p> CopyBench<'ctx, 'p> {
             })?,
         };
         // A side queue copies buffers the run's queue filled: both families share them.
-        let desc = |placement, usage| {
-            let desc = buffer_desc(placement, bytes, usage);
-            if family == ctx.info.row.family {
-                desc
-            } else {
-                desc.concurrent()
-            }
-        };
+        let shared = |desc: BufferDesc| if family == ctx.info.row.family { desc } else { desc.concurrent() };
         let fill = from.fill.as_deref().map(|f| f as &dyn Fn(&mut [u8]));
-        let source = Buffer::with_data(ctx, &format!("{name}: source"), desc(from.placement, usage), fill)?;
-        let target = Buffer::with_data(ctx, &format!("{name}: target"), desc(to.placement, usage), None)?;
+        let source_desc = shared(buffer_desc(from.placement, bytes, usage));
+        let source = Buffer::with_data(ctx, &format!("{name}: source"), source_desc, fill)?;
+        let target_desc = shared(buffer_desc(to.placement, bytes, usage));
+        let target = Buffer::with_data(ctx, &format!("{name}: target"), target_desc, None)?;
         let readback = match target.mapped() {
             true => None,
             false => {
-                let readback_desc = BufferDesc::gpu_to_cpu(bytes, usage);
-                let readback_desc =
-                    if family == ctx.info.row.family { readback_desc } else { readback_desc.concurrent() };
+                let readback_desc = shared(BufferDesc::gpu_to_cpu(bytes, usage));
                 Some(Buffer::new(ctx, &format!("{name}: readback"), readback_desc)?)
             }
         };

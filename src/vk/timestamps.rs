@@ -112,11 +112,10 @@ pub fn steps(ctx: &Context) -> Result<Option<Steps>> {
         }
     })?;
     let ticks = pool.read_all()?;
-    let mask =
-        if ctx.info.timestamp_valid_bits >= 64 { u64::MAX } else { (1 << ctx.info.timestamp_valid_bits) - 1 };
-    let period = f64::from(ctx.info.timestamp_period);
+    let (bits, period) = (ctx.info.timestamp_valid_bits, ctx.info.timestamp_period);
+    // elapsed_ms says `None` for two equal readings: a gap of 0.
     let mut gaps: Vec<f64> =
-        ticks.windows(2).map(|w| ((w[1] & mask).wrapping_sub(w[0] & mask) & mask) as f64 * period).collect();
+        ticks.windows(2).map(|w| elapsed_ms(w[0], w[1], bits, period).map_or(0.0, |ms| ms * 1e6)).collect();
     gaps.sort_by(f64::total_cmp);
     let equal = gaps.iter().filter(|&&g| g == 0.0).count();
     let Some(&min_ns) = gaps.iter().find(|&&g| g > 0.0) else { return Ok(None) };
