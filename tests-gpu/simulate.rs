@@ -68,8 +68,10 @@ fn cli_the_android_baseline_and_a_powervr_ge8300_verify_or_skip_with_reasons() {
                 Status::Skipped => {
                     let reason = case.reason.as_deref().unwrap_or_default();
                     assert!(!reason.is_empty(), "{}", case.name);
-                    // Workgroups narrow to the device's limits (128 invocations on the baseline).
-                    assert!(!reason.contains("workgroup"), "{fixture}: {}: {reason}", case.name);
+                    // Workgroups narrow to the device's limits (128 invocations on the baseline),
+                    // except a GEMM's, fixed by its tile (and these devices have no tensor cores).
+                    let narrows = case.family != "gemm";
+                    assert!(!narrows || !reason.contains("workgroup"), "{fixture}: {}: {reason}", case.name);
                 }
                 other => panic!("{fixture}: {} is {other:?}: {:?}", case.name, case.reason),
             }

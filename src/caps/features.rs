@@ -80,6 +80,9 @@ macro_rules! feature_table {
                 /// Cooperative-matrix sizes of any multiple of the advertised granularity.
                 CooperativeMatrixFlexibleDimensions => cooperative_matrix2.flexible_dimensions,
                     "cooperativeMatrixFlexibleDimensions", Some($crate::caps::COOPERATIVE_MATRIX2);
+                /// Cooperative-matrix loads and stores through tensor layouts and views.
+                CooperativeMatrixTensorAddressing => cooperative_matrix2.tensor_addressing,
+                    "cooperativeMatrixTensorAddressing", Some($crate::caps::COOPERATIVE_MATRIX2);
         }
     };
 }

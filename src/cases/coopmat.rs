@@ -12,7 +12,7 @@
 
 use ash::vk;
 
-use super::data::half_bits;
+use super::matrix::{self, a_value, b_value, component, encode, C};
 use crate::caps::component::BFLOAT16;
 use crate::caps::{Ceiling, CoopMatFlexible, CoopMatShape, Feature, Limit, Requirements};
 use crate::registry::{self, CaseSpec, Env, Family, Glsl, Push, Reset, Resource, Unit, Value, Work};
@@ -31,22 +31,6 @@ const SLOTS: u32 = 32;
 const ACCUMULATOR_REGISTERS: u64 = 64;
 /// The most independent accumulators per subgroup or workgroup.
 const MAX_CHAINS: u64 = 8;
-
-type C = vk::ComponentTypeKHR;
-
-/// The GLSL type, the short name and the byte size of a component type, if GLSL has one here.
-fn component(ty: C) -> Option<(&'static str, &'static str, u64)> {
-    Some(match ty {
-        C::FLOAT16 => ("float16_t", "f16", 2),
-        BFLOAT16 => ("bfloat16_t", "bf16", 2),
-        C::FLOAT32 => ("float", "f32", 4),
-        C::SINT8 => ("int8_t", "s8", 1),
-        C::UINT8 => ("uint8_t", "u8", 1),
-        C::SINT32 => ("int32_t", "s32", 4),
-        C::UINT32 => ("uint32_t", "u32", 4),
-        _ => return None,
-    })
-}
 
 /// One case's matrices: the shape (its actual M, N, K and scope), the invocations that share it
 /// and how many independent accumulators each subgroup or workgroup runs.
@@ -122,40 +106,6 @@ fn common() -> Vec<CoopMatShape> {
     ]
 }
 
-/// Element `e` of A or B: small exact values from a hash of `e` and `salt` (f16, bf16: multiples
-/// of 1/4; A in -0.5..0.5, B in -0.25..0.5), so that a product over the wrong rows, columns,
-/// stride or tile differs from the right one (a unit test checks each).
-fn element(ty: C, e: u64, salt: u32, period: u64, offset: i64) -> f64 {
-    let h = u64::from(((e as u32) ^ salt).wrapping_mul(0x9E37_79B1) >> 24) % period;
-    let k = h as i64 + offset;
-    match ty {
-        C::FLOAT16 | BFLOAT16 => k as f64 / 4.0,
-        C::UINT8 => h as f64,
-        _ => k as f64,
-    }
-}
-
-fn a_value(ty: C, e: u64) -> f64 {
-    element(ty, e, 0, 5, -2)
-}
-
-fn b_value(ty: C, e: u64) -> f64 {
-    element(ty, e, 0x5BD1_E995, 4, -1)
-}
-
-/// `value` as `ty`'s bytes.
-fn encode(ty: C, value: f64, out: &mut [u8]) {
-    match ty {
-        C::FLOAT16 if value == 0.0 => out.fill(0),
-        C::FLOAT16 => out.copy_from_slice(&half_bits(value as f32).to_ne_bytes()),
-        // The values are exact in bfloat16: the top half of their fp32 bits.
-        BFLOAT16 => out.copy_from_slice(&(((value as f32).to_bits() >> 16) as u16).to_ne_bytes()),
-        C::FLOAT32 => out.copy_from_slice(&(value as f32).to_ne_bytes()),
-        C::SINT8 | C::UINT8 => out[0] = value as i64 as u8,
-        _ => out.copy_from_slice(&(value as i64 as u32).to_ne_bytes()),
-    }
-}
-
 /// The verify run's sum at (i, j): `chains` accumulators, accumulator c starting at c, of 2
 /// multiply-adds each.
 fn expected(shape: &CoopMatShape, chains: u64, i: u64, j: u64) -> f64 {
@@ -222,22 +172,7 @@ fn requirements(plan: &Plan) -> Requirements {
             .subgroup(vk::SubgroupFeatureFlags::BASIC)
             .feature(Feature::ComputeFullSubgroups),
     };
-    for ty in [shape.a, shape.c] {
-        needs = match ty {
-            C::FLOAT16 => needs.feature(Feature::ShaderFloat16).feature(Feature::StorageBuffer16BitAccess),
-            // glslang declares Float16 in bfloat16 shaders too (a test checks every capability).
-            BFLOAT16 => needs
-                .feature(Feature::ShaderFloat16)
-                .feature(Feature::ShaderBfloat16Type)
-                .feature(Feature::ShaderBfloat16CooperativeMatrix)
-                .feature(Feature::StorageBuffer16BitAccess),
-            C::SINT8 | C::UINT8 => {
-                needs.feature(Feature::ShaderInt8).feature(Feature::StorageBuffer8BitAccess)
-            }
-            _ => needs,
-        };
-    }
-    needs
+    [shape.a, shape.c].into_iter().fold(needs, matrix::type_requirements)
 }
 
 /// The case for `plan`, if perftest has a shader for it (subgroup scope or a flexible

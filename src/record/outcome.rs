@@ -82,7 +82,8 @@ pub enum Counted {
     Repeats,
     /// Copies, made by the driver's transfer path rather than by shaders on the compute units.
     Copies,
-    /// Dispatches in one command buffer ([`crate::registry::Scale::Dispatches`]).
+    /// Dispatches in one command buffer ([`crate::registry::Scale::Dispatches`], and whole
+    /// problems, [`crate::registry::Scale::Problem`]).
     Dispatches,
     /// Submissions, each waited for ([`crate::registry::Scale::Submissions`]).
     Submissions,

@@ -261,6 +261,13 @@ pub enum Scale {
     /// Submit more command buffers of one dispatch each, waiting for each one's fence before the
     /// next: the CPU's time from submit to fence, so the measurement is CPU-timed.
     Submissions,
+    /// Record more dispatches of one whole problem (every tile of a matrix multiply: this many
+    /// workgroups), with a compute barrier between two, as a stream of kernel launches runs them;
+    /// work is counted per dispatch, and a verify run dispatches the problem once.
+    Problem {
+        /// Workgroups per dispatch.
+        groups: u32,
+    },
 }
 
 impl std::fmt::Debug for CaseSpec {
@@ -349,6 +356,12 @@ impl CaseSpec {
     /// Scales timed runs by the number of dispatches (see [`Scale::Dispatches`]).
     pub fn scale_by_dispatches(mut self, barrier: bool, indirect: bool) -> Self {
         self.scale = Scale::Dispatches { barrier, indirect };
+        self
+    }
+
+    /// Scales timed runs by whole problems of `groups` workgroups each (see [`Scale::Problem`]).
+    pub fn scale_by_problem(mut self, groups: u32) -> Self {
+        self.scale = Scale::Problem { groups: groups.max(1) };
         self
     }
 

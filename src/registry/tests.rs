@@ -203,7 +203,9 @@ fn workgroups_narrow_to_what_a_device_allows_and_say_so() {
     let full = all();
     assert_eq!(cases.len(), full.len(), "narrowing drops no case");
     let mut narrowed = 0;
-    for case in cases.iter().filter(|c| c.family != "coopmat") {
+    // Tensor-core tiles keep their workgroups (the shaders' matrices are shaped by them): a device
+    // that allows fewer invocations skips them with the reason.
+    for case in cases.iter().filter(|c| c.family != "coopmat" && c.family != "gemm") {
         let unmet = case.requirements().unmet(&caps);
         assert!(!unmet.iter().any(|u| u.contains("workgroup")), "{}: {unmet:?}", case.name);
         let was = full.iter().find(|c| c.name == case.name).expect("names do not depend on the workgroup");

@@ -250,11 +250,12 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
         self
     }
 
-    /// Work of one measurement of `groups` workgroups per dispatch (or of `groups` dispatches or
-    /// submissions, [`Scale::Dispatches`], [`Scale::Submissions`]), per unit of the case's work.
+    /// Work of one measurement of `groups` workgroups per dispatch (or of `groups` dispatches,
+    /// problems or submissions: [`Scale::Dispatches`], [`Scale::Problem`], [`Scale::Submissions`]),
+    /// per unit of the case's work.
     pub fn work(&self, groups: u64) -> Vec<(f64, Work)> {
         let counted = match self.case.scale {
-            Scale::Dispatches { .. } | Scale::Submissions => groups as f64,
+            Scale::Dispatches { .. } | Scale::Problem { .. } | Scale::Submissions => groups as f64,
             _ => (DISPATCHES * groups * self.case.invocations_per_group()) as f64,
         };
         self.case.work.iter().map(|w| (counted * w.per_invocation, *w)).collect()
@@ -301,15 +302,21 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
         })
     }
 
-    /// Records `count` dispatches of one workgroup as its [`Scale::Dispatches`] asks.
+    /// Records `count` dispatches as its [`Scale::Dispatches`] or [`Scale::Problem`] asks: one
+    /// workgroup each (or the problem's), directly or indirectly, with a barrier between two
+    /// where `barrier`.
     fn record_train(&self, rec: &Recorder<'_>, count: u64, barrier: bool) {
+        let groups = match self.case.scale {
+            Scale::Problem { groups } => groups,
+            _ => 1,
+        };
         for i in 0..count {
             if barrier && i > 0 {
                 rec.compute_barrier();
             }
             match &self.indirect {
                 Some(buffer) => rec.dispatch_indirect(buffer),
-                None => rec.dispatch([1, 1, 1]),
+                None => rec.dispatch([groups, 1, 1]),
             }
         }
     }
@@ -396,6 +403,7 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
                     }
                     self.record_train(rec, VERIFY_DISPATCHES, barrier);
                 }
+                Scale::Problem { .. } => self.record_train(rec, 1, true),
                 Scale::Submissions => rec.dispatch([1, 1, 1]),
                 _ => rec.dispatch([VERIFY_GROUPS, 1, 1]),
             }
@@ -435,8 +443,8 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
         })
     }
 
-    /// One measurement: `count` dispatches of one workgroup between two timestamps
-    /// ([`Scale::Dispatches`]).
+    /// One measurement: `count` dispatches between two timestamps ([`Scale::Dispatches`],
+    /// [`Scale::Problem`]).
     fn record_dispatches(&self, count: u64, barrier: bool) -> Result<f64> {
         self.time_between_stamps(|rec| self.record_train(rec, count, barrier))
     }
@@ -603,6 +611,7 @@ impl Timer for Bench<'_, '_> {
             Scale::Dispatches { barrier, .. } => {
                 self.record_dispatches(groups.clamp(1, MAX_DISPATCHES), barrier)
             }
+            Scale::Problem { .. } => self.record_dispatches(groups.clamp(1, MAX_DISPATCHES), true),
             Scale::Submissions => self.time_submissions(groups.clamp(1, MAX_SUBMISSIONS)),
         }
     }
@@ -611,7 +620,7 @@ impl Timer for Bench<'_, '_> {
         match self.case.scale {
             Scale::Groups => shape_groups(dispatch_shape(groups, self.ctx.info.max_group_count)),
             Scale::PushWord(_) => groups.clamp(1, MAX_PUSH_COUNT),
-            Scale::Dispatches { .. } => groups.clamp(1, MAX_DISPATCHES),
+            Scale::Dispatches { .. } | Scale::Problem { .. } => groups.clamp(1, MAX_DISPATCHES),
             Scale::Submissions => groups.clamp(1, MAX_SUBMISSIONS),
         }
     }

@@ -340,7 +340,7 @@ fn run_case(
     let counted = match case.scale {
         Scale::Groups => Counted::Workgroups,
         Scale::PushWord(_) => Counted::Repeats,
-        Scale::Dispatches { .. } => Counted::Dispatches,
+        Scale::Dispatches { .. } | Scale::Problem { .. } => Counted::Dispatches,
         Scale::Submissions => Counted::Submissions,
     };
     Ok((Outcome::Timed { measurement, work, ratio: None, with_time: false, counted }, notes, statistics))

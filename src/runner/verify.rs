@@ -3,24 +3,26 @@
 use crate::error::{Error, Result};
 use crate::registry::Value;
 
-/// Compares each GPU word with `reference(index)`; returns how many were checked. The first
-/// difference is reported with the case name, as `what` and its index (`invocation 3`, `word 3`),
-/// and how many differ in all.
+/// Compares each GPU word with `reference(index)`; returns how many were checked (words the
+/// reference leaves [`Value::Unchecked`] are not counted). The first difference is reported with
+/// the case name, as `what` and its index (`invocation 3`, `word 3`), and how many differ in all.
 pub fn compare(case: &str, words: &[u32], what: &str, reference: impl Fn(u32) -> Value) -> Result<usize> {
     let mut first = None;
     let mut mismatches = 0;
+    let mut checked = 0;
     for (index, &got) in words.iter().enumerate() {
         let expected = reference(index as u32);
+        checked += usize::from(expected != Value::Unchecked);
         if !expected.matches(got) {
             mismatches += 1;
             first.get_or_insert((index, expected, expected.same_type(got)));
         }
     }
     match first {
-        None => Ok(words.len()),
+        None => Ok(checked),
         Some((invocation, expected, got)) => Err(Error::Verify {
             case: case.to_owned(),
-            checked: words.len(),
+            checked,
             mismatches,
             first: format!("{what} {invocation}"),
             expected: expected.to_string(),
@@ -55,6 +57,15 @@ mod tests {
             "case \"ALU int32 multiply-add\" failed verification: 3 of 4 results differ from the CPU \
              reference; the first is invocation 0: expected 1, got 0"
         );
+    }
+
+    #[test]
+    fn unchecked_words_pass_and_are_not_counted() {
+        let words = [7, 0xDEAD_BEEF, 11];
+        let reference = |i| if i == 1 { Value::Unchecked } else { Value::U32(2 * i + 7) };
+        assert_eq!(compare("sampled", &words, "word", reference).unwrap(), 2);
+        let error = compare("sampled", &[7, 0, 8], "word", reference).unwrap_err();
+        assert!(error.to_string().contains("1 of 2 results differ"), "{error}");
     }
 
     #[test]

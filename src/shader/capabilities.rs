@@ -44,6 +44,8 @@ pub fn need(capability: u32) -> Option<Need> {
         5117 => Need::Feature(Feature::ShaderBfloat16DotProduct),
         5118 => Need::Feature(Feature::ShaderBfloat16CooperativeMatrix),
         5345 => Need::Feature(Feature::VulkanMemoryModel),
+        // CooperativeMatrixTensorAddressingNV, TensorAddressingNV.
+        5433 | 5439 => Need::Feature(Feature::CooperativeMatrixTensorAddressing),
         5346 => Need::Feature(Feature::VulkanMemoryModelDeviceScope),
         5347 => Need::Feature(Feature::BufferDeviceAddress),
         // DotProductInput4x8BitPacked, DotProduct.
