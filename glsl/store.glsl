@@ -1,5 +1,6 @@
-// store.glsl: stores (src/cases/store.rs). Workgroup g's invocation t does STORES stores: store i
-// goes to row g * STORES + i (wrapping at `rows`), element t of the row. PATTERN 0 is linear
+// store.glsl: stores (src/cases/store.rs). Workgroup g of G's invocation t does STORES stores:
+// store i goes to row i * G + g (wrapping at `rows`), element t of the row, so the workgroups in
+// flight write one band of consecutive rows at a time, as a grid-stride loop does. PATTERN 0 is linear
 // (a subgroup writes consecutive elements), 1 moves every 128-byte line to a fixed pseudo-random
 // place (`lines` is a power of two), 2 is uniform: the whole workgroup writes one element per
 // store (the row's first), a write conflict. Each element's value depends only on its index, so
@@ -76,7 +77,11 @@ uint element(uint row, uint t) {
 void main() {
     uint t = gl_LocalInvocationIndex;
     uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-    uint row = (group * STORES) % params.rows;
+    // Row i * G + g, wrapping; `rows` is a power of two (src/cases/store.rs), so a mask wraps it
+    // (a division here costs uniform stores, which issue at 10 per clock per SM, a tenth).
+    uint wrap = params.rows - 1u;
+    uint step = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+    uint row = group & wrap;
     uint last = 0u;
     [[unroll]] for (uint i = 0u; i < STORES; ++i) {
         uint e = element(row, t);
@@ -88,7 +93,7 @@ void main() {
         imageStore(data, ivec2(e % params.width_texels, e / params.width_texels), value_of(e));
 #endif
         last = e;
-        row = row + 1u == params.rows ? 0u : row + 1u;
+        row = (row + step) & wrap;
     }
     write_result(global_index(), last);
 }

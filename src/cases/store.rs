@@ -1,7 +1,8 @@
 //! Stores: what writes cost, by width, pattern and working set, and through imageStore.
 //!
-//! Each invocation does 16 stores (glsl/store.glsl), one per row of 256 elements from its
-//! workgroup's window of rows (wrapping in the set): `Store uint|uint2|uint4 linear|random|uniform
+//! Each invocation does 16 stores (glsl/store.glsl), one per row of 256 elements: store i of
+//! workgroup g of G goes to row i * G + g (wrapping in the set), so the workgroups in flight write
+//! one band of consecutive rows, as a grid-stride loop does: `Store uint|uint2|uint4 linear|random|uniform
 //! SIZE` writes 4, 8 or 16 bytes per store to a storage buffer, coalesced, with every 128-byte line
 //! moved to a fixed pseudo-random place, or with the whole workgroup on one element (a write
 //! conflict); `--axis store.bytes` is the set, 16 KiB to 256 MiB by default. `RWBuffer<FORMAT>.Store`
@@ -219,8 +220,8 @@ inventory::submit! {
             measures: "stores: 4, 8 and 16 bytes per store to a storage buffer, linear (coalesced), random \
                        (128-byte lines scattered) and uniform (a workgroup on one element: a write conflict), \
                        16 KiB to 256 MiB; imageStore to storage texel buffers and storage images in nine formats",
-            invocation: "16 stores, one per row of 256 elements from its workgroup's window of rows (wrapping \
-                         in the set); each element's value depends only on its index",
+            invocation: "16 stores, one per row of 256 elements: store i of workgroup g of G to row i * G + g \
+                         (wrapping in the set); each element's value depends only on its index",
             rate: "stores per second, and bytes per second",
         },
         name: "store",
@@ -268,6 +269,28 @@ mod tests {
         let narrow = buffer_case(1, Pattern::Linear, 1 << 20, 128).reference.unwrap();
         assert_eq!(narrow(4095), Value::U32(word_value(4095)));
         assert_eq!(narrow(4096), Value::U32(0), "row 32 of 128 is not written");
+    }
+
+    #[test]
+    fn every_case_has_a_power_of_two_rows_for_the_shaders_mask() {
+        // glsl/store.glsl wraps rows with a mask: any size on the axis, any workgroup width.
+        let family = crate::registry::families().into_iter().find(|f| f.name == "store").unwrap();
+        let setting = crate::registry::parse_setting("store.bytes=16K,48K,3M,1G").unwrap();
+        let settings = [setting];
+        for settings in [&settings[..], &[]] {
+            for width in [256, 192, 64] {
+                let mut caps = crate::caps::DeviceCaps::default();
+                caps.limits.workgroup_invocations = width;
+                caps.limits.workgroup_size = [width, width, 64];
+                let env = Env { family, settings, device: Some(&caps) };
+                for case in (family.expand)(&env) {
+                    let push = case.push.bytes(crate::registry::Mode::Time);
+                    let at = crate::registry::HEADER_BYTES;
+                    let rows = u32::from_ne_bytes(push[at..at + 4].try_into().unwrap());
+                    assert!(rows.is_power_of_two(), "{}: {rows} rows", case.name);
+                }
+            }
+        }
     }
 
     #[test]
