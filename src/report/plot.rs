@@ -16,7 +16,7 @@ use super::matching::{match_runs, Matched};
 use super::model::{Amount, CaseResult, Run};
 use super::write::{amount_text, rate_text};
 use crate::error::{Error, Result};
-use crate::registry::Unit;
+use crate::registry::{self, AxisUnit, Unit};
 
 /// What the charts show.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -276,11 +276,8 @@ fn lines(
         Metric::Rate => printable(&unit).into_owned(),
         Metric::Ratio => "ratio to the baseline".to_owned(),
     };
-    let x_label = match axis {
-        "n" => "n (iterations)".to_owned(),
-        "m" => "M (mask taps)".to_owned(),
-        _ => axis.to_owned(),
-    };
+    let family = panel.rows.first().map(|m| m.any().family.as_str()).unwrap_or_default();
+    let x_label = axis_label(family, axis);
     let lower_is_faster = if unit == LATENCY { ", lower is faster" } else { "" };
     let caption = format!("{} (x: {x_label}{lower_is_faster})", panel.group);
     let x_range = (x_min, x_max.max(x_min + 1.0));
@@ -308,6 +305,17 @@ fn lines(
     } else {
         let mut chart = chart.build_cartesian_2d(x_range.0..x_range.1, 0.0..y_top).map_err(fail)?;
         draw_series(&mut chart, &series, &y_label, &x_label, bytes)
+    }
+}
+
+/// The x label of `family`'s axis `axis`: its name and what it counts, as the registry declares
+/// it (`n (iterations)` for the branch family, `n (rows)` for GEMM); just the name for a bytes
+/// axis or one the registry does not know (a results file from another version).
+fn axis_label(family: &str, axis: &str) -> String {
+    let declared = registry::families().into_iter().find(|f| f.name == family);
+    match declared.and_then(|f| f.axes.iter().find(|a| a.name == axis)).map(|a| a.unit) {
+        Some(AxisUnit::Count(what)) => format!("{axis} ({what})"),
+        _ => axis.to_owned(),
     }
 }
 
@@ -449,6 +457,7 @@ mod tests {
                     case.name = format!("{}X Divergent branch {variant}", k * 8);
                     case.variant = format!("Divergent branch {variant}");
                     case.group = "branch Divergent".into();
+                    case.family = "branch".into();
                     case.axes = [("n".to_owned(), k * 8)].into_iter().collect();
                     case.ratio = Some(1.0 + k as f64 / 10.0);
                     case
@@ -463,6 +472,7 @@ mod tests {
         // The convolution's groups hold one size each; the mask size M changes within them.
         let mut run = swept_run();
         for case in &mut run.cases {
+            case.family = "conv".into();
             let n = case.axes.remove("n").unwrap();
             case.axes.insert("bytes".into(), 16 << 20);
             case.axes.insert("m".into(), 2 * n + 3);
@@ -471,7 +481,7 @@ mod tests {
         assert_eq!(panels[0].axis().as_deref(), Some("m"));
         let text = svg(&["a"], &[run], Metric::Ratio);
         assert_eq!(data_lines(&text), 3, "a line per variant, over M");
-        assert!(text.contains("M (mask taps)"), "the axis is named");
+        assert!(text.contains("m (taps)"), "the axis is named");
     }
 
     /// The drawn data lines: polylines through all 8 points of the sweep.
@@ -495,6 +505,10 @@ mod tests {
             assert!(text.contains(variant), "the legend names {variant}");
         }
         assert!(text.contains("n (iterations)"), "the axis is named");
+        // The label is the family's own: GEMM's n counts rows; a family this version does not
+        // know (a results file from another) gets the bare name.
+        assert_eq!(axis_label("gemm", "n"), "n (rows)");
+        assert_eq!(axis_label("no such family", "n"), "n");
         // 24 cases as bars would need over 24 rows; as lines they take one panel.
         let height: i32 = text.split("height=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
         assert!(height < 600, "{height} px");
