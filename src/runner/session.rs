@@ -13,7 +13,7 @@ use super::progress::write_line;
 use super::run::{HURRY, STOP};
 use super::supervise::supervise;
 use super::work::{work, Request};
-use crate::caps::{DeviceInfo, Feature, Requirements};
+use crate::caps::{DeviceInfo, Feature, QueueKind, Requirements};
 use crate::error::{Error, Result};
 use crate::registry::{self, CaseSpec, Selection};
 use crate::report::trust::Trust;
@@ -39,27 +39,33 @@ pub fn check_validation(sink: &Sink) -> Result<()> {
 /// A group is enabled only if the device offers all of its features, so a case that lacks one
 /// enables none (the Vulkan memory model that cooperative matrices need would otherwise change
 /// the rules for every other shader). Groups hold features only: a case whose features are all
-/// offered but whose shape or limit is not still enables them (harmless so far).
-pub fn needs(cases: &[CaseSpec]) -> (Vec<Vec<Feature>>, Vec<ash::vk::Format>) {
+/// offered but whose shape or limit is not still enables them (harmless so far). Last, the kinds
+/// of queue family the cases copy on ([`Requirements::queue`]): the device gets a queue of each
+/// beside the run's, and none for a run without such copies.
+pub fn needs(cases: &[CaseSpec]) -> (Vec<Vec<Feature>>, Vec<ash::vk::Format>, Vec<QueueKind>) {
     let mut all = Requirements::new();
     let mut groups: Vec<Vec<Feature>> = Vec::new();
+    let mut queues: Vec<QueueKind> = Vec::new();
     for case in cases {
         let needs = case.requirements();
         let group: Vec<Feature> = needs.features.iter().copied().collect();
         if !group.is_empty() && !groups.contains(&group) {
             groups.push(group);
         }
+        if let Some(kind) = needs.queue.filter(|kind| !queues.contains(kind)) {
+            queues.push(kind);
+        }
         all.union(&needs);
     }
     groups.push(vec![Feature::PipelineExecutableInfo]);
     groups.push(vec![Feature::ShaderSubgroupClock]);
-    (groups, all.format_list())
+    (groups, all.format_list(), queues)
 }
 
 /// Creates the device of `adapter` with what `cases` need.
 pub fn context_for(adapter: Adapter, cases: &[CaseSpec]) -> Result<Context> {
-    let (features, formats) = needs(cases);
-    Context::new(adapter, &features, &formats)
+    let (features, formats, queues) = needs(cases);
+    Context::new(adapter, &features, &formats, &queues)
 }
 
 /// Opens the row `options` name, expands the families with its facts, keeps the cases `filter`
@@ -292,6 +298,19 @@ fn benchmark_row(session: &Session, index: Option<usize>, paths: Paths<'_>) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn side_queues_are_asked_for_only_by_cases_that_copy_on_them() {
+        let family = |name| {
+            let family = registry::families().into_iter().find(|f| f.name == name).unwrap();
+            (family.expand)(&registry::Env { family, settings: &[], device: None })
+        };
+        let (_, _, queues) = needs(&family("load"));
+        assert!(queues.is_empty(), "{queues:?}");
+        let (_, _, queues) = needs(&family("copy"));
+        assert_eq!(queues.len(), QueueKind::ALL.len(), "{queues:?}");
+        assert!(QueueKind::ALL.iter().all(|kind| queues.contains(kind)));
+    }
 
     #[test]
     fn each_row_gets_its_own_file_next_to_the_named_one() {

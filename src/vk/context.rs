@@ -97,7 +97,14 @@ pub struct Context {
 impl Context {
     /// Creates the device of `adapter` with each group of `wanted` features that it supports
     /// whole (a group is what one case needs), and describes it with the properties of `formats`.
-    pub fn new(adapter: Adapter, wanted: &[Vec<Feature>], formats: &[vk::Format]) -> Result<Self> {
+    /// Beside the run's queue it gets one queue of the first family of each of `queues`' kinds
+    /// the device has (copies on other families); a run without such copies makes none.
+    pub fn new(
+        adapter: Adapter,
+        wanted: &[Vec<Feature>],
+        formats: &[vk::Format],
+        queues: &[QueueKind],
+    ) -> Result<Self> {
         let Adapter { instance, physical, row, simulate } = adapter;
         let workgroup_scope = wanted.iter().flatten().any(|&f| f == Feature::CooperativeMatrixWorkgroupScope);
         let (mut info, mut caps) = device::describe(&instance, physical, &row, formats, workgroup_scope);
@@ -107,7 +114,7 @@ impl Context {
         let whole = wanted.iter().filter(|group| group.iter().all(|&f| caps.features.get(f)));
         let enabled = caps.features.enabled_of(whole.flatten().copied());
         let mut side_families: Vec<u32> = Vec::new();
-        for kind in QueueKind::ALL {
+        for kind in queues {
             if let Some(family) = kind.family(&caps.queue_families) {
                 if family != row.family && !side_families.contains(&family) {
                     side_families.push(family);
