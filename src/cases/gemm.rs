@@ -1,5 +1,5 @@
 //! GEMM: a whole tiled matrix multiply C = A * B on the tensor cores, M = N = K = n, timed one
-//! problem per dispatch as a stream of kernel launches runs it, the rate beside cuBLAS's.
+//! problem per dispatch as a stream of kernel launches runs it: the rate to hold against cuBLAS.
 //!
 //! Two ways to write it (glsl/gemm.glsl). **Subgroup tiles** (`VK_KHR_cooperative_matrix`, what
 //! portable Vulkan ML code such as llama.cpp's `mul_mm` does): a workgroup's subgroups each own a
