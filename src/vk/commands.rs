@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use ash::vk;
 
 use super::buffer::Buffer;
-use super::context::Context;
+use super::context::{Context, Submitter};
 use super::image::Image;
 use super::pipeline::{DescriptorSet, Pipeline};
 use super::timestamps::TimestampPool;
@@ -18,28 +18,22 @@ const FENCE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Records with `record`, submits, and waits; returns the CPU wall time from submit to fence.
 pub fn submit(ctx: &Context, record: impl FnOnce(&Recorder<'_>)) -> Result<Duration> {
-    run(ctx, (ctx.queue, ctx.command_buffer, ctx.fence), record)
+    run(ctx, &ctx.submitter, record)
 }
 
 /// [`submit`] on the context's queue of `family`: the run's own, or a side queue (a copy engine,
 /// an async-compute queue). A family the context has no queue of is an error.
 pub fn submit_on(ctx: &Context, family: u32, record: impl FnOnce(&Recorder<'_>)) -> Result<Duration> {
-    if family == ctx.info.row.family {
-        return submit(ctx, record);
-    }
-    let side = ctx.side.iter().find(|s| s.family == family).ok_or(crate::error::Error::CaseSpec {
+    let submitter = ctx.submitters().find(|s| s.family == family).ok_or(crate::error::Error::CaseSpec {
         case: "(a side queue)".into(),
         problem: format!("the context has no queue of family {family}"),
     })?;
-    run(ctx, (side.queue, side.command_buffer, side.fence), record)
+    run(ctx, submitter, record)
 }
 
-/// Records into `cmd`, submits it on `queue` with `fence`, and waits.
-fn run(
-    ctx: &Context,
-    (queue, cmd, fence): (vk::Queue, vk::CommandBuffer, vk::Fence),
-    record: impl FnOnce(&Recorder<'_>),
-) -> Result<Duration> {
+/// Records into `submitter`'s command buffer, submits it on its queue with its fence, and waits.
+fn run(ctx: &Context, submitter: &Submitter, record: impl FnOnce(&Recorder<'_>)) -> Result<Duration> {
+    let Submitter { queue, command_buffer: cmd, fence, .. } = *submitter;
     let device = &ctx.device;
     let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
     // SAFETY: the buffer is not pending (every submission is waited for) and its pool allows reset.

@@ -70,8 +70,6 @@ pub struct Context {
     pub device: ash::Device,
     /// The physical device behind it.
     pub physical: vk::PhysicalDevice,
-    /// The compute queue of the selected family.
-    pub queue: vk::Queue,
     /// Header facts.
     pub info: DeviceInfo,
     /// What the device offers (features, limits, the formats asked about).
@@ -81,14 +79,13 @@ pub struct Context {
     /// The pipeline cache every pipeline of the run is created with.
     pub pipeline_cache: vk::PipelineCache,
     pub(crate) allocator: ManuallyDrop<RefCell<Allocator>>,
-    pub(crate) command_pool: vk::CommandPool,
-    pub(crate) command_buffer: vk::CommandBuffer,
-    pub(crate) fence: vk::Fence,
+    /// The compute queue of the selected family, with its command buffer and fence.
+    pub(crate) submitter: Submitter,
     /// Whether times are the CPU's wall time around each submission and its fence rather than GPU
     /// timestamps: the queue has none (`timestampValidBits = 0`), or `--fence-timing` asked.
     pub fenced: bool,
-    /// A queue of each other kind of family the device has, for transfers timed there.
-    pub(crate) side: Vec<SideQueue>,
+    /// A queue of each other kind of family the selected cases copy on, for transfers timed there.
+    pub(crate) side: Vec<Submitter>,
     debug_utils: Option<ash::ext::debug_utils::Device>,
     // Dropped last, after the device is destroyed in Drop::drop.
     instance: Instance,
@@ -124,13 +121,8 @@ impl Context {
         let (device, queue, side_queues) =
             device::create(&instance, physical, row.family, &side_families, &enabled)?;
         // From here on, a failure must destroy what was made, then the device.
-        let mut partial = Partial {
-            device: &device,
-            pool: vk::CommandPool::null(),
-            fence: vk::Fence::null(),
-            cache: vk::PipelineCache::null(),
-            side: Vec::new(),
-        };
+        let mut partial =
+            Partial { device: &device, cache: vk::PipelineCache::null(), submitters: Vec::new() };
         // SAFETY: valid device; the cache is destroyed in Drop (or by `partial` on failure).
         let pipeline_cache =
             unsafe { device.create_pipeline_cache(&vk::PipelineCacheCreateInfo::default(), None) }
@@ -145,29 +137,15 @@ impl Context {
             allocation_sizes: Default::default(),
         })
         .map_err(|source| Error::Allocation { case: None, source })?;
-        let pool_info = vk::CommandPoolCreateInfo::default()
-            .queue_family_index(row.family)
-            .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
-        // SAFETY: valid device; the pool is destroyed in Drop.
-        let command_pool =
-            unsafe { device.create_command_pool(&pool_info, None) }.map_err(vk_err("vkCreateCommandPool"))?;
-        partial.pool = command_pool;
-        let alloc_info = vk::CommandBufferAllocateInfo::default()
-            .command_pool(command_pool)
-            .level(vk::CommandBufferLevel::PRIMARY)
-            .command_buffer_count(1);
-        // SAFETY: valid pool.
-        let command_buffer = unsafe { device.allocate_command_buffers(&alloc_info) }
-            .map_err(vk_err("vkAllocateCommandBuffers"))?[0];
-        // SAFETY: valid device; destroyed in Drop.
-        let fence = unsafe { device.create_fence(&vk::FenceCreateInfo::default(), None) }
-            .map_err(vk_err("vkCreateFence"))?;
-        partial.fence = fence;
-        for (&family, &queue) in side_families.iter().zip(&side_queues) {
-            let side = SideQueue::new(&device, family, queue)?;
-            partial.side.push(side);
+        // The run's queue first, then the side queues.
+        let queues =
+            std::iter::once((row.family, queue)).chain(side_families.iter().copied().zip(side_queues));
+        for (family, queue) in queues {
+            let submitter = Submitter::new(&device, family, queue)?;
+            partial.submitters.push(submitter);
         }
-        let side = std::mem::take(&mut partial.side);
+        let mut side = std::mem::take(&mut partial.submitters);
+        let submitter = side.remove(0);
         std::mem::forget(partial);
         let debug_utils =
             instance.debug_utils.then(|| ash::ext::debug_utils::Device::new(&instance.raw, &device));
@@ -175,15 +153,12 @@ impl Context {
         Ok(Self {
             device,
             physical,
-            queue,
             info,
             caps,
             enabled,
             pipeline_cache,
             allocator: ManuallyDrop::new(RefCell::new(allocator)),
-            command_pool,
-            command_buffer,
-            fence,
+            submitter,
             fenced,
             side,
             debug_utils,
@@ -241,9 +216,15 @@ impl Context {
         self.enabled.get(Feature::PipelineExecutableInfo)
     }
 
+    /// The queues of this context, with their command buffers and fences: the run's, then the
+    /// side queues.
+    pub(crate) fn submitters(&self) -> impl Iterator<Item = &Submitter> {
+        std::iter::once(&self.submitter).chain(&self.side)
+    }
+
     /// The families with a queue of this context: the run's, then the side queues'.
     pub fn families(&self) -> Vec<u32> {
-        std::iter::once(self.info.row.family).chain(self.side.iter().map(|s| s.family)).collect()
+        self.submitters().map(|s| s.family).collect()
     }
 
     /// The first family of `kind` on the device: a side queue's, or the run's own (copies on it
@@ -261,15 +242,14 @@ impl Context {
 /// What `Context::new` has made so far; dropped (destroying it all) only if a later step fails.
 struct Partial<'a> {
     device: &'a ash::Device,
-    pool: vk::CommandPool,
-    fence: vk::Fence,
     cache: vk::PipelineCache,
-    side: Vec<SideQueue>,
+    submitters: Vec<Submitter>,
 }
 
-/// A queue of another family than the run's, with its own command buffer and fence: transfers
-/// timed on a copy engine or an async-compute queue.
-pub(crate) struct SideQueue {
+/// A queue with its own command pool, one command buffer and a fence: what a submission records
+/// into and waits on. The context has one for the run's queue and one per side queue (a copy
+/// engine, an async-compute queue).
+pub(crate) struct Submitter {
     /// Its family.
     pub family: u32,
     /// The queue (index 0 of the family).
@@ -282,17 +262,17 @@ pub(crate) struct SideQueue {
     pub fence: vk::Fence,
 }
 
-impl SideQueue {
+impl Submitter {
     /// A command pool, one command buffer and a fence for `queue` of `family`; what was made is
     /// destroyed again if a step fails.
     fn new(device: &ash::Device, family: u32, queue: vk::Queue) -> Result<Self> {
         let pool_info = vk::CommandPoolCreateInfo::default()
             .queue_family_index(family)
             .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
-        // SAFETY: valid device; the pool is destroyed in SideQueue::destroy.
+        // SAFETY: valid device; the pool is destroyed in Submitter::destroy.
         let pool =
             unsafe { device.create_command_pool(&pool_info, None) }.map_err(vk_err("vkCreateCommandPool"))?;
-        let mut side = SideQueue {
+        let mut submitter = Submitter {
             family,
             queue,
             pool,
@@ -305,21 +285,21 @@ impl SideQueue {
             .command_buffer_count(1);
         // SAFETY: valid pool.
         match unsafe { device.allocate_command_buffers(&alloc_info) } {
-            Ok(buffers) => side.command_buffer = buffers[0],
+            Ok(buffers) => submitter.command_buffer = buffers[0],
             Err(result) => {
-                side.destroy(device);
+                submitter.destroy(device);
                 return Err(vk_err("vkAllocateCommandBuffers")(result));
             }
         }
-        // SAFETY: valid device; destroyed in SideQueue::destroy.
+        // SAFETY: valid device; destroyed in Submitter::destroy.
         match unsafe { device.create_fence(&vk::FenceCreateInfo::default(), None) } {
-            Ok(fence) => side.fence = fence,
+            Ok(fence) => submitter.fence = fence,
             Err(result) => {
-                side.destroy(device);
+                submitter.destroy(device);
                 return Err(vk_err("vkCreateFence")(result));
             }
         }
-        Ok(side)
+        Ok(submitter)
     }
 
     /// Destroys the fence and the pool (with its command buffer).
@@ -335,13 +315,11 @@ impl SideQueue {
 
 impl Drop for Partial<'_> {
     fn drop(&mut self) {
-        for side in &self.side {
-            side.destroy(self.device);
+        for submitter in &self.submitters {
+            submitter.destroy(self.device);
         }
         // SAFETY: nothing was submitted yet; null handles are ignored; children go before the device.
         unsafe {
-            self.device.destroy_fence(self.fence, None);
-            self.device.destroy_command_pool(self.pool, None);
             self.device.destroy_pipeline_cache(self.cache, None);
             self.device.destroy_device(None);
         }
@@ -355,13 +333,10 @@ impl Drop for Context {
         let _ = unsafe { self.device.device_wait_idle() };
         // SAFETY: dropped once, before the device it allocates from.
         unsafe { ManuallyDrop::drop(&mut self.allocator) };
-        for side in &self.side {
-            side.destroy(&self.device);
+        // Idle after the wait; each destroyed once (its pool frees its command buffer).
+        for submitter in self.submitters() {
+            submitter.destroy(&self.device);
         }
-        // SAFETY: the fence and pool are idle (after the wait) and destroyed once.
-        unsafe { self.device.destroy_fence(self.fence, None) };
-        // SAFETY: as above; this also frees the command buffer.
-        unsafe { self.device.destroy_command_pool(self.command_pool, None) };
         // SAFETY: every pipeline created with the cache is done being created.
         unsafe { self.device.destroy_pipeline_cache(self.pipeline_cache, None) };
         // SAFETY: every child object has been destroyed (per-case objects borrow the context).
