@@ -14,7 +14,7 @@ use ash::vk;
 
 use super::matrix::{self, a_value, b_value, component, encode, C};
 use crate::caps::component::BFLOAT16;
-use crate::caps::{Ceiling, CoopMatFlexible, CoopMatShape, Feature, Limit, Requirements};
+use crate::caps::{Ceiling, CoopMatFlexible, CoopMatShape, Requirements};
 use crate::registry::{self, CaseSpec, Env, Family, Glsl, Push, Reset, Resource, Unit, Value, Work};
 
 const GLSL: Glsl = Glsl { file: "coopmat.glsl", source: include_str!("../../glsl/coopmat.glsl") };
@@ -151,28 +151,16 @@ fn name(plan: &Plan) -> Option<String> {
 /// the features of its component types.
 fn requirements(plan: &Plan) -> Requirements {
     let shape = plan.shape;
-    // glslang declares the Vulkan memory model in these shaders (a test checks); enabled, it
-    // needs device scope too, which the other families' atomics and barriers use.
-    let mut needs = Requirements::new()
-        .feature(Feature::CooperativeMatrix)
-        .feature(Feature::VulkanMemoryModel)
-        .feature(Feature::VulkanMemoryModelDeviceScope);
-    needs = match plan.flexible {
-        Some(family) => needs
-            .vulkan_1_3()
-            .feature(Feature::CooperativeMatrixWorkgroupScope)
-            .feature(Feature::CooperativeMatrixFlexibleDimensions)
-            .cooperative_matrix_flexible(family)
-            .limit(Limit::CooperativeMatrixDimension(shape.m.max(shape.n).max(shape.k)))
-            .limit(Limit::CooperativeMatrixWorkgroupInvocations(plan.invocations)),
-        // Subgroup-scope matrices in SPIR-V 1.5 need full subgroups (the pipeline requires them;
-        // the workgroup must be a multiple of the subgroup size, which case() checks).
-        None => needs
-            .cooperative_matrix(shape)
-            .subgroup(vk::SubgroupFeatureFlags::BASIC)
-            .feature(Feature::ComputeFullSubgroups),
+    let scope = match plan.flexible {
+        Some(family) => matrix::Scope::Workgroup {
+            family,
+            dimension: shape.m.max(shape.n).max(shape.k),
+            invocations: plan.invocations,
+        },
+        // The workgroup must be a multiple of the subgroup size, which case() checks.
+        None => matrix::Scope::Subgroup(shape),
     };
-    [shape.a, shape.c].into_iter().fold(needs, matrix::type_requirements)
+    matrix::requirements(scope, shape.a, shape.c)
 }
 
 /// The case for `plan`, if perftest has a shader for it (subgroup scope or a flexible
@@ -291,6 +279,7 @@ inventory::submit! {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::caps::Feature;
 
     fn subgroup_plan(shape: CoopMatShape) -> Plan {
         Plan::subgroup(shape, 32)

@@ -191,15 +191,10 @@ fn flexible_family(env: &Env, plan: &Plan) -> CoopMatFlexible {
 }
 
 fn requirements(env: &Env, plan: &Plan) -> Requirements {
-    let needs = Requirements::new()
-        .feature(Feature::CooperativeMatrix)
-        .feature(Feature::VulkanMemoryModel)
-        .feature(Feature::VulkanMemoryModelDeviceScope);
-    let tile = plan.tile;
-    let needs = match tile.scope {
+    let (a, c, tile) = (plan.a, plan.c, plan.tile);
+    match tile.scope {
         Scope::Subgroup(_) => {
             let step = 16 * 2 / plan.input_bytes() as u32;
-            let (a, c) = (plan.a, plan.c);
             let shape = CoopMatShape {
                 m: 16,
                 n: 16,
@@ -211,22 +206,18 @@ fn requirements(env: &Env, plan: &Plan) -> Requirements {
                 saturating: false,
                 scope: vk::ScopeKHR::SUBGROUP,
             };
-            needs
-                .cooperative_matrix(shape)
-                .subgroup(vk::SubgroupFeatureFlags::BASIC)
-                .feature(Feature::ComputeFullSubgroups)
+            matrix::requirements(matrix::Scope::Subgroup(shape), a, c)
                 .limit(Limit::SharedMemoryBytes(plan.shared_bytes()))
         }
-        Scope::Workgroup => needs
-            .vulkan_1_3()
-            .feature(Feature::CooperativeMatrixWorkgroupScope)
-            .feature(Feature::CooperativeMatrixFlexibleDimensions)
-            .feature(Feature::CooperativeMatrixTensorAddressing)
-            .cooperative_matrix_flexible(flexible_family(env, plan))
-            .limit(Limit::CooperativeMatrixDimension(tile.m.max(tile.n).max(tile.k(plan.input_bytes()))))
-            .limit(Limit::CooperativeMatrixWorkgroupInvocations(WORKGROUP_INVOCATIONS)),
-    };
-    [plan.a, plan.c].into_iter().fold(needs, matrix::type_requirements)
+        Scope::Workgroup => {
+            let scope = matrix::Scope::Workgroup {
+                family: flexible_family(env, plan),
+                dimension: tile.m.max(tile.n).max(tile.k(plan.input_bytes())),
+                invocations: WORKGROUP_INVOCATIONS,
+            };
+            matrix::requirements(scope, a, c).feature(Feature::CooperativeMatrixTensorAddressing)
+        }
+    }
 }
 
 fn case(env: &Env, plan: Plan) -> Option<CaseSpec> {

@@ -6,7 +6,7 @@ use ash::vk;
 
 use super::data::half_bits;
 use crate::caps::component::BFLOAT16;
-use crate::caps::{Feature, Requirements};
+use crate::caps::{CoopMatFlexible, CoopMatShape, Feature, Limit, Requirements};
 
 /// A cooperative-matrix component type.
 pub type C = vk::ComponentTypeKHR;
@@ -61,8 +61,44 @@ pub fn encode(ty: C, value: f64, out: &mut [u8]) {
     }
 }
 
+/// Where a shader's cooperative matrices live.
+pub enum Scope {
+    /// Subgroup scope (VK_KHR_cooperative_matrix), of this shape.
+    Subgroup(CoopMatShape),
+    /// Workgroup scope (VK_NV_cooperative_matrix2): a flexible-dimension family, the largest
+    /// dimension used and the workgroup's invocations.
+    Workgroup { family: CoopMatFlexible, dimension: u32, invocations: u32 },
+}
+
+/// What a cooperative-matrix shader at `scope` with inputs of `a` and accumulators of `c` needs
+/// of the device.
+pub fn requirements(scope: Scope, a: C, c: C) -> Requirements {
+    // glslang declares the Vulkan memory model in these shaders (a test checks); enabled, it
+    // needs device scope too, which the other families' atomics and barriers use.
+    let needs = Requirements::new()
+        .feature(Feature::CooperativeMatrix)
+        .feature(Feature::VulkanMemoryModel)
+        .feature(Feature::VulkanMemoryModelDeviceScope);
+    let needs = match scope {
+        Scope::Workgroup { family, dimension, invocations } => needs
+            .vulkan_1_3()
+            .feature(Feature::CooperativeMatrixWorkgroupScope)
+            .feature(Feature::CooperativeMatrixFlexibleDimensions)
+            .cooperative_matrix_flexible(family)
+            .limit(Limit::CooperativeMatrixDimension(dimension))
+            .limit(Limit::CooperativeMatrixWorkgroupInvocations(invocations)),
+        // Subgroup-scope matrices in SPIR-V 1.5 need full subgroups (the pipeline requires them;
+        // the workgroup must be a multiple of the subgroup size).
+        Scope::Subgroup(shape) => needs
+            .cooperative_matrix(shape)
+            .subgroup(vk::SubgroupFeatureFlags::BASIC)
+            .feature(Feature::ComputeFullSubgroups),
+    };
+    [a, c].into_iter().fold(needs, type_requirements)
+}
+
 /// `needs` with what a matrix of `ty` needs of the device: its arithmetic and storage features.
-pub fn type_requirements(needs: Requirements, ty: C) -> Requirements {
+fn type_requirements(needs: Requirements, ty: C) -> Requirements {
     match ty {
         C::FLOAT16 => needs.feature(Feature::ShaderFloat16).feature(Feature::StorageBuffer16BitAccess),
         // glslang declares Float16 in bfloat16 shaders too (a test checks every capability).
