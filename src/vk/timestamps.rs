@@ -98,8 +98,7 @@ const STEP_QUERIES: u32 = 64;
 
 /// Writes 64 timestamps back to back in one submission (nothing between them) and measures how
 /// far apart consecutive ones read: an upper bound of the counter's step, and how fast the GPU
-/// writes them. `None` where the run
-/// is timed by fences, or no pair differed.
+/// writes them. `None` where the run is timed by fences, or no pair differed.
 pub fn steps(ctx: &Context) -> Result<Option<Steps>> {
     if ctx.fenced {
         return Ok(None);
