@@ -5,8 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Vulkan loader, lavapipe, the validation layer, shaderc's build needs (cmake, python3, a C++ compiler),
-# and what fetches and unpacks SwiftShader for ci/main-job.sh (curl, brotli).
-packages=(libvulkan1 mesa-vulkan-drivers vulkan-validationlayers cmake python3 g++ ninja-build curl brotli)
+# what fetches and unpacks SwiftShader for ci/main-job.sh (curl, brotli), and the browser that
+# opens a report in ci/report-check.sh (chromium).
+packages=(libvulkan1 mesa-vulkan-drivers vulkan-validationlayers cmake python3 g++ ninja-build curl brotli chromium)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -37,3 +38,5 @@ echo "== cargo test --release (unit tests, then tests-gpu on lavapipe with the v
 cargo test --release
 echo "== the README's main job on lavapipe (ci/main-job.sh)"
 bash ci/main-job.sh
+echo "== perftest report of the committed H100 run, in headless Chromium (ci/report-check.sh)"
+bash ci/report-check.sh

@@ -37,8 +37,8 @@ pub fn run(cli: &Cli) -> Result<()> {
                 _ => Ok(()),
             }
         }
-        Some(Command::Show { file, format, output }) => {
-            write(output.as_deref(), &report::render(&report::load(file)?, *format)?)
+        Some(Command::Show { file, format, output, verbose }) => {
+            write(output.as_deref(), &report::render(&report::load(file)?, *format, *verbose)?)
         }
         Some(Command::Check { file, expect }) => {
             let run = report::load(file)?;
@@ -63,6 +63,11 @@ pub fn run(cli: &Cli) -> Result<()> {
                 listed.len(),
                 shown
             ))?)
+        }
+        Some(Command::Report { files, output }) => {
+            let (labels, runs) = load_all(files)?;
+            report::page::write(&labels, runs, output)?;
+            Ok(write_line(&format!("{}: index.html and report.md written", output.display()))?)
         }
         Some(Command::Plot { files, metric, output }) => {
             let (labels, runs) = load_all(files)?;
@@ -107,8 +112,12 @@ fn listed_by(run: &report::Run, file: &std::path::Path) -> Result<Vec<registry::
             problem: format!("has an axis perftest cannot read ({e})"),
         })?;
     let s = &run.settings;
-    let selection =
-        registry::Selection { families: s.families.clone(), filter: s.filter.clone(), skip: s.skip.clone() };
+    let selection = registry::Selection {
+        families: s.families.clone(),
+        filter: s.filter.clone(),
+        skip: s.skip.clone(),
+        quick: s.quick,
+    };
     selection.apply(registry::expand(&axes, None))
 }
 
@@ -165,6 +174,7 @@ fn session_of(cli: &Cli) -> Session {
         in_process: cli.in_process,
         watchdog: watchdog(cli),
         strict: cli.strict,
+        verbose: cli.verbose,
         worker_args: std::env::args_os().skip(1).collect(),
     }
 }

@@ -51,6 +51,11 @@ pub struct Cli {
     #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     pub skip: Vec<String>,
 
+    /// A first look in about a minute: each family's headline cases (`--describe` names them),
+    /// measured for 10 ms in 5 samples unless --target-ms or --samples say otherwise.
+    #[arg(long)]
+    pub quick: bool,
+
     /// Check every selected case against its CPU reference instead of timing it.
     #[arg(long)]
     pub verify: bool,
@@ -84,6 +89,11 @@ pub struct Cli {
     /// `perftest show FILE` prints it again as the run printed it.
     #[arg(long, value_name = "FILE")]
     pub json: Option<std::path::PathBuf>,
+
+    /// Text: print each case's full line (every rate and per-clock figure, median, min, spread,
+    /// flags in full) and the whole header, instead of columns that fit 120.
+    #[arg(long)]
+    pub verbose: bool,
 
     /// Print the driver's statistics of each case's compiled shader (registers, instructions, ...).
     #[arg(long)]
@@ -160,6 +170,7 @@ impl Cli {
             families: self.family.clone(),
             filter: self.filter.clone(),
             skip: self.skip.clone(),
+            quick: self.quick,
         }
     }
 }
@@ -231,6 +242,10 @@ pub enum Command {
         /// Write to FILE (atomically) instead of stdout.
         #[arg(long, value_name = "FILE")]
         output: Option<std::path::PathBuf>,
+        /// Text: each case's full line (every rate, per clock, peak, median, min, spread and flag)
+        /// instead of the columns that fit 120.
+        #[arg(long)]
+        verbose: bool,
     },
     /// Check a run written with --format json against a driver's known faults: every case its
     /// selection lists is there with a status, every failure is a known one, and every known one
@@ -242,6 +257,18 @@ pub enum Command {
         /// The driver's expectations file (ci/expectations/ has lavapipe's).
         #[arg(long, value_name = "FILE")]
         expect: std::path::PathBuf,
+    },
+    /// Write the page a programmer acts on: DIR/index.html (self-contained: inline SVG, no
+    /// script) and DIR/report.md, with the run's device and settings, the findings computed from
+    /// it, a table and chart per family, and with two or more runs, the compare verdicts.
+    Report {
+        /// One or more JSON results files; runs of one device row with no case in common are
+        /// parts of one run, others are compared with the first.
+        #[arg(required = true, num_args = 1.., value_name = "RUN")]
+        files: Vec<std::path::PathBuf>,
+        /// The folder to write into (made if missing).
+        #[arg(long, value_name = "DIR")]
+        output: std::path::PathBuf,
     },
     /// Draw results files written with --format json as an SVG bar chart, a panel per family.
     Plot {
@@ -394,6 +421,11 @@ impl Cli {
     }
 }
 
+/// What one measurement aims at under `--quick` (milliseconds of GPU time).
+pub const QUICK_TARGET_MS: f64 = 10.0;
+/// Timed samples per case under `--quick`.
+pub const QUICK_SAMPLES: u32 = 5;
+
 /// Parses `args` (program name first) with no environment; bad input is clap's error, exit code 2.
 pub fn parse_from<I, T>(args: I) -> Result<Cli, clap::Error>
 where
@@ -412,6 +444,16 @@ where
     let matches =
         Cli::command().try_get_matches_from(expand_row_shorthand(args.into_iter().map(Into::into)))?;
     let mut cli = <Cli as clap::FromArgMatches>::from_arg_matches(&matches)?;
+    if cli.quick {
+        // Shorter measurements, where neither the command line nor the environment sets them.
+        let given = |option| matches.value_source(option) == Some(clap::parser::ValueSource::CommandLine);
+        if !given("target_ms") {
+            cli.target_ms = QUICK_TARGET_MS;
+        }
+        if !given("samples") {
+            cli.samples = QUICK_SAMPLES;
+        }
+    }
     cli.apply_env(&matches, lookup)?;
     if cli.all_devices && cli.format != Format::Text && cli.output.is_none() {
         return Err(Cli::command().error(
@@ -534,6 +576,17 @@ mod tests {
         assert_eq!(parsed.device_name.as_deref(), Some("RTX"));
         assert_eq!(parsed.device_index, Some(2));
         assert_eq!(cli(&["-12"]).unwrap().device_index, Some(12));
+    }
+
+    #[test]
+    fn quick_shortens_measurements_unless_told_otherwise() {
+        let quick = cli(&["--quick"]).unwrap();
+        assert!(quick.quick && quick.selection().quick);
+        assert_eq!((quick.target_ms, quick.samples), (QUICK_TARGET_MS, QUICK_SAMPLES));
+        let told = cli(&["--quick", "--samples", "20"]).unwrap();
+        assert_eq!((told.target_ms, told.samples), (QUICK_TARGET_MS, 20));
+        let env = with_env(&["--quick"], &[("PERFTEST_TARGET_MS", "30")]).unwrap();
+        assert_eq!(env.target_ms, 30.0, "the environment wins over --quick's default");
     }
 
     #[test]

@@ -60,5 +60,10 @@ impl Gpu {
 
 /// The cases of `family` whose names contain `filter`.
 pub fn of(family: &str, filter: &str) -> Selection {
-    Selection { families: vec![family.to_owned()], filter: Some(filter.to_owned()), skip: Vec::new() }
+    Selection {
+        families: vec![family.to_owned()],
+        filter: Some(filter.to_owned()),
+        skip: Vec::new(),
+        quick: false,
+    }
 }

@@ -4,6 +4,7 @@
 //! device. "Unmet" is a set difference with one reason per missing item, and the device is
 //! created with the union of what the selected cases need. Neither side imports the other.
 
+pub mod boards;
 pub mod component;
 mod features;
 pub mod info;

@@ -29,6 +29,7 @@ inventory::submit! {
         ratio_note: Some("\"Buffer<RGBA8>.Load random\""),
         levels: false,
         device_cases: false,
+        quick: &["BufferAddress<float>.Load linear", "BufferAddress<float4>.Load linear"],
         expand,
     }
 }

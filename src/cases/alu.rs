@@ -333,6 +333,7 @@ inventory::submit! {
         ratio_note: None,
         levels: false,
         device_cases: false,
+        quick: &["ALU fp32 FMA", "ALU fp16 FMA (f16vec2)", "ALU fp64 FMA", "ALU int32 multiply-add"],
         expand,
     }
 }

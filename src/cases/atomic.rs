@@ -298,6 +298,13 @@ inventory::submit! {
         ratio_note: None,
         levels: false,
         device_cases: false,
+        quick: &[
+            "AtomicAdd u32 1 address",
+            "AtomicAdd u32 1048576 addresses",
+            "AtomicAdd u32 per subgroup",
+            "SubgroupAdd + AtomicAdd u32 1 address",
+            "Shared AtomicAdd u32 1 address",
+        ],
         expand,
     }
 }

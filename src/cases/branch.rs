@@ -209,6 +209,12 @@ inventory::submit! {
         ratio_note: Some("\"NX Coherent branch baseline\""),
         levels: false,
         device_cases: false,
+        quick: &[
+            "64X Coherent branch baseline",
+            "64X Coherent branch long",
+            "64X Divergent branch baseline",
+            "64X Divergent branch long",
+        ],
         expand,
     }
 }

@@ -75,6 +75,10 @@ inventory::submit! {
         ratio_note: Some("\"Buffer<RGBA8>.Load random\""),
         levels: false,
         device_cases: false,
+        quick: &[
+            "ByteAddressBuffer.Load4 uniform (subgroup broadcast)",
+            "Buffer<RGBA32f>.Load uniform (subgroup broadcast)",
+        ],
         expand,
     }
 }

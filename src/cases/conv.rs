@@ -270,6 +270,12 @@ inventory::submit! {
         ratio_note: Some("the plain path of the same type, M and size"),
         levels: false,
         device_cases: false,
+        quick: &[
+            "Conv1D<float> M=15 plain 1 MiB",
+            "Conv1D<float> M=15 readonly 1 MiB",
+            "Conv1D<float> M=15 texel 1 MiB",
+            "Conv1D<float> M=15 reuse 1 MiB",
+        ],
         expand,
     }
 }

@@ -272,6 +272,7 @@ inventory::submit! {
         ratio_note: None,
         levels: false,
         device_cases: true,
+        quick: &["CoopMat f16*f16+f32 16x16x16 subgroup", "CoopMat s8*s8+s32 16x16x32 subgroup"],
         expand,
     }
 }

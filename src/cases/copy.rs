@@ -173,6 +173,12 @@ inventory::submit! {
         ratio_note: None,
         levels: false,
         device_cases: false,
+        quick: &[
+            "Copy host to device 64 MiB",
+            "Copy device to host 64 MiB",
+            "Copy device to device 1 GiB",
+            "Copy device to device by shader 1 GiB",
+        ],
         expand,
     }
 }

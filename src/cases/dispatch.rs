@@ -70,6 +70,7 @@ inventory::submit! {
         ratio_note: None,
         levels: false,
         device_cases: false,
+        quick: &["Dispatch direct", "Dispatch indirect"],
         expand,
     }
 }

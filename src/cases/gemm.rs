@@ -329,6 +329,10 @@ inventory::submit! {
         ratio_note: None,
         levels: false,
         device_cases: false,
+        quick: &[
+            "GEMM f16*f16+f32 8192^3 workgroup tiles 128x256x64 (256 invocations)",
+            "GEMM s8*s8+s32 8192^3 workgroup tiles 128x256x128 (256 invocations)",
+        ],
         expand,
     }
 }

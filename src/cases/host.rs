@@ -73,6 +73,7 @@ inventory::submit! {
         ratio_note: None,
         levels: false,
         device_cases: false,
+        quick: &["Host-cached vec4 linear 4 MiB", "Host-visible device-local vec4 linear 64 MiB"],
         expand,
     }
 }

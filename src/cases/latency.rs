@@ -161,6 +161,7 @@ inventory::submit! {
         ratio_note: None,
         levels: true,
         device_cases: false,
+        quick: &["Latency pointer 16 KiB", "Latency pointer 4 MiB", "Latency pointer 1 GiB"],
         expand,
     }
 }

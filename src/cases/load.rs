@@ -305,6 +305,18 @@ inventory::submit! {
         ratio_note: Some("\"Buffer<RGBA8>.Load random\""),
         levels: false,
         device_cases: false,
+        quick: &[
+            "Buffer<RGBA8>.Load random",
+            "Buffer<R32f>.Load linear",
+            "Buffer<RGBA32f>.Load linear",
+            "ByteAddressBuffer.Load linear",
+            "ByteAddressBuffer.Load4 uniform",
+            "ByteAddressBuffer.Load4 linear",
+            "ByteAddressBuffer.Load4 random",
+            "StructuredBuffer<float>.Load linear",
+            "StructuredBuffer<float4>.Load linear",
+            "StructuredBuffer<float4>.Load random",
+        ],
         expand,
     }
 }

@@ -131,6 +131,7 @@ inventory::submit! {
         ratio_note: None,
         levels: false,
         device_cases: false,
+        quick: &["Shared float", "Shared vec4", "Shared float stride 32", "Shared latency"],
         expand,
     }
 }

@@ -230,6 +230,7 @@ inventory::submit! {
         ratio_note: None,
         levels: false,
         device_cases: false,
+        quick: &["Store uint4 linear 16 KiB", "Store uint4 linear 64 MiB", "Store uint linear 64 MiB"],
         expand,
     }
 }

@@ -219,6 +219,12 @@ inventory::submit! {
         ratio_note: None,
         levels: true,
         device_cases: false,
+        quick: &[
+            "Sweep SSBO vec4 linear 64 KiB",
+            "Sweep SSBO vec4 linear 4 MiB",
+            "Sweep SSBO vec4 linear 1 GiB",
+            "Sweep SSBO vec4 linear 128 MiB",
+        ],
         expand,
     }
 }

@@ -148,6 +148,13 @@ inventory::submit! {
         ratio_note: Some("\"Buffer<RGBA8>.Load random\""),
         levels: false,
         device_cases: false,
+        quick: &[
+            "Texture2D<RGBA8>.Load linear",
+            "Texture2D<RGBA8>.Sample(nearest) linear",
+            "Texture2D<RGBA8>.Sample(bilinear) linear",
+            "Texture2D<RGBA32F>.Load linear",
+            "Texture2D<RGBA32F>.Sample(bilinear) linear",
+        ],
         expand,
     }
 }

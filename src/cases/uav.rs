@@ -48,6 +48,11 @@ inventory::submit! {
         ratio_note: Some("\"Buffer<RGBA8>.Load random\""),
         levels: false,
         device_cases: false,
+        quick: &[
+            "RWBuffer<RGBA8>.Load linear",
+            "RWByteAddressBuffer.Load4 linear",
+            "RWStructuredBuffer<float4>.Load linear",
+        ],
         expand,
     }
 }

@@ -13,8 +13,8 @@ mod validate;
 mod value;
 
 pub use axis::{
-    floor_power_of_two, format_bytes, parse_setting, parse_values, Axis, AxisSetting, AxisUnit, Env,
-    MAX_VALUES,
+    floor_power_of_two, format_bytes, parse_setting, parse_values, string_axes, Axis, AxisSetting, AxisUnit,
+    Env, MAX_VALUES,
 };
 pub use case::{
     CaseSpec, Glsl, Mode, Push, Reference, Scale, Unit, Work, HEADER_BYTES, MAX_PUSH_BYTES, NO_SHADER,
@@ -56,6 +56,9 @@ pub struct Family {
     /// Whether a device adds cases that `--list` (no device) cannot name: the cooperative-matrix
     /// shapes it advertises. `perftest check` accepts a run's extra cases of such a family.
     pub device_cases: bool,
+    /// Its headline cases, by their names at the axes' defaults: what `--quick` runs of it (a
+    /// family's baseline among them, so its ratios stand).
+    pub quick: &'static [&'static str],
     /// Builds the cases, in run order.
     pub expand: fn(&Env) -> Vec<CaseSpec>,
 }
@@ -139,6 +142,8 @@ pub fn describe(cases: &[CaseSpec]) -> String {
             let text = format!("{axis}: {} (--axis {}.{axis}=VALUE,...)", values.join(", "), family.name);
             out.push_str(&wrapped("axis", &text));
         }
+        out.push_str(&wrapped("--quick runs", &family.quick.join("; ")));
+        out.push_str(&wrapped("more", &format!("docs/families/{}.md", family.name)));
         out.push('\n');
     }
     out.push_str(FLAGS);
@@ -216,12 +221,17 @@ pub struct Selection {
     pub filter: Option<String>,
     /// `--skip`.
     pub skip: Vec<String>,
+    /// `--quick`: only each family's headline cases ([`Family::quick`]).
+    pub quick: bool,
 }
 
 impl Selection {
     /// Whether `case` is selected.
     pub fn keeps(&self, case: &CaseSpec) -> bool {
+        let headline =
+            || families().iter().any(|f| f.name == case.family && f.quick.contains(&case.name.as_str()));
         (self.families.is_empty() || self.families.iter().any(|f| f == case.family))
+            && (!self.quick || headline())
             && self.filter.as_deref().is_none_or(|f| contains_ignore_case(&case.name, f))
             && !self.skip.iter().any(|x| contains_ignore_case(&case.name, x))
     }
@@ -231,6 +241,7 @@ impl Selection {
         let kept: Vec<CaseSpec> = cases.into_iter().filter(|c| self.keeps(c)).collect();
         if kept.is_empty() {
             let mut what: Vec<String> = self.families.iter().map(|f| format!("--family {f}")).collect();
+            what.extend(self.quick.then(|| "--quick".to_owned()));
             what.extend(self.filter.iter().map(|f| format!("--filter \"{f}\"")));
             what.extend(self.skip.iter().map(|s| format!("--skip \"{s}\"")));
             return Err(Error::NothingMatched { what: what.join(" with ") });

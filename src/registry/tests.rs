@@ -4,7 +4,8 @@ use super::*;
 
 /// The cases whose names contain `filter` and none of `skip`, as `--filter` and `--skip` select.
 fn filter(cases: Vec<CaseSpec>, filter: Option<&str>, skip: &[String]) -> Result<Vec<CaseSpec>> {
-    Selection { families: Vec::new(), filter: filter.map(str::to_owned), skip: skip.to_vec() }.apply(cases)
+    Selection { families: Vec::new(), filter: filter.map(str::to_owned), skip: skip.to_vec(), quick: false }
+        .apply(cases)
 }
 
 fn names(cases: &[CaseSpec]) -> Vec<&str> {
@@ -314,4 +315,27 @@ fn a_string_axis_selects_by_what_a_case_varies_in() {
     let error = parse_setting("load.pattern=diagonal").unwrap_err();
     assert!(error.contains("it takes uniform, linear, random"), "{error}");
     assert!(describe(&all()).contains("pattern: uniform, linear, random (--axis load.pattern=VALUE,...)"));
+}
+
+#[test]
+fn every_family_has_headline_cases_that_exist_with_their_baselines() {
+    let cases = expand(&[], None);
+    for family in families() {
+        assert!(!family.quick.is_empty(), "{} has no --quick cases", family.name);
+        for name in family.quick {
+            let case = cases.iter().find(|c| c.family == family.name && c.name == *name);
+            let case = case.unwrap_or_else(|| panic!("{}: no case named {name:?}", family.name));
+            if let Some(baseline) = &case.baseline {
+                assert!(
+                    family.quick.contains(&baseline.as_str())
+                        || families().iter().any(|f| f.quick.contains(&baseline.as_str())),
+                    "{name:?}'s baseline {baseline:?} is not among the --quick cases"
+                );
+            }
+        }
+    }
+    let quick = Selection { quick: true, ..Default::default() }.apply(cases).unwrap();
+    assert_eq!(quick.len(), families().iter().map(|f| f.quick.len()).sum::<usize>());
+    let alu = Selection { quick: true, families: vec!["alu".into()], ..Default::default() };
+    assert!(alu.apply(expand(&[], None)).unwrap().iter().all(|c| c.family == "alu"));
 }

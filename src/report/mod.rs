@@ -1,15 +1,18 @@
 //! Results as documents: the data model and its JSON (kept, compared, plotted), CSV and markdown;
 //! the text lines of a run; `compare` and `plot`. One run matcher and one number formatter serve all.
 
+pub mod columns;
 pub mod compare;
 pub mod expect;
 pub mod failures;
+pub mod findings;
 pub mod flag;
 pub mod format;
 pub mod levels;
 pub mod matching;
 pub mod model;
 pub mod output;
+pub mod page;
 pub mod plot;
 pub mod run_flags;
 pub mod text;

@@ -176,6 +176,9 @@ pub struct Settings {
     pub filter: Option<String>,
     /// `--skip`.
     pub skip: Vec<String>,
+    /// `--quick`: each family's headline cases only.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub quick: bool,
     /// The `--axis` settings, as `FAMILY.AXIS=VALUES` (axes not set ran their defaults).
     #[serde(default)]
     pub axes: Vec<String>,
@@ -685,6 +688,7 @@ pub(crate) mod tests {
                 families: Vec::new(),
                 filter: None,
                 skip: vec![],
+                quick: false,
                 axes: vec!["branch.n=0:256:64".into()],
                 branch_iterations: None,
             },

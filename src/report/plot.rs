@@ -107,6 +107,11 @@ fn font(size: u32) -> FontDesc<'static> {
     ("sans-serif", size).into_font()
 }
 
+/// The SVG text of `perftest plot` of `runs` (labelled by `labels`): for the report's charts.
+pub fn svg(labels: &[String], runs: &[Run], metric: Metric) -> Result<String, String> {
+    render(labels, runs, metric)
+}
+
 /// The SVG text of [`plot`].
 fn render(labels: &[String], runs: &[Run], metric: Metric) -> Result<String, String> {
     let panels = panels(runs, metric);

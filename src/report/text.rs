@@ -132,10 +132,17 @@ pub const CLOCK_MEASURED: &str =
 
 /// The whole text document of a run, as a live run prints it to stdout (less its progress bar):
 /// the header, a line per case with its notes, the memory levels, the clock and baseline
-/// summaries, and how the run ended. `perftest show` prints a saved run with it.
-pub fn document(run: &Run) -> String {
-    let lines: String = run.cases.iter().map(|c| line(c) + "\n").collect();
-    format!("{}\n{lines}{}\n{}\n", header_of(run), summary(run), run.ending.line())
+/// summaries, and how the run ended; each line fits 120 columns ([`super::columns`]), or, with
+/// `verbose`, each case's full line. `perftest show` prints a saved run with it.
+pub fn document(run: &Run, verbose: bool) -> String {
+    if verbose {
+        let lines: String = run.cases.iter().map(|c| line(c) + "\n").collect();
+        return format!("{}\n{lines}{}\n{}\n", header_of(run), summary(run), run.ending.line());
+    }
+    let layouts = super::columns::Layouts::of_run(run);
+    let lines: String = run.cases.iter().map(|c| layouts.line(c) + "\n").collect();
+    let end = super::columns::fit(&format!("{}\n{}", summary(run), run.ending.line()));
+    format!("{}\n{lines}{end}\n", super::columns::header(&header_of(run)))
 }
 
 /// The header a run printed; for files older than format 6, which did not keep it, the device
@@ -249,18 +256,22 @@ pub fn line(case: &CaseResult) -> String {
 /// How the reason of a verified case starts.
 pub const VERIFIED: &str = "verified: ";
 
+/// The original perftest's columns of a case that leads with them: the time 2^32 of its first
+/// work unit would take, and its ratio where it has one (`11.302ms 3.907x`).
+pub fn original_lead(case: &CaseResult) -> Option<String> {
+    // The loader refuses a non-positive rate, so the time is finite.
+    let first = case.rates.first().filter(|_| case.original_time)?;
+    let mut lead = format!("{:.3}ms", TIME_FOR / first.value * 1e3);
+    if let Some(r) = case.ratio {
+        lead.push_str(&format!(" {r:.3}x"));
+    }
+    Some(lead)
+}
+
 /// A timed line after the name.
 fn timed(case: &CaseResult, median: f64) -> String {
     let rates: Vec<String> = case.rates.iter().map(amount_text).collect();
-    let mut lead = String::new();
-    // The loader refuses a non-positive rate, so the time is finite.
-    if let Some(first) = case.rates.first().filter(|_| case.original_time) {
-        lead = format!("{:.3}ms", TIME_FOR / first.value * 1e3);
-        if let Some(r) = case.ratio {
-            lead.push_str(&format!(" {r:.3}x"));
-        }
-        lead.push_str("  ");
-    }
+    let lead = original_lead(case).map_or_else(String::new, |lead| lead + "  ");
     let dispatch = match case.dispatch {
         Some(d) => format!(" of {} {}", d.count, d.counted),
         None => String::new(),

@@ -18,10 +18,11 @@ use super::model::{CaseResult, Run, Status};
 pub use super::output::write_atomic;
 use super::trust::sig4;
 
-/// `run` as a `format` document: every format is rendered from the record alone.
-pub fn render(run: &Run, format: Format) -> Result<String> {
+/// `run` as a `format` document: every format is rendered from the record alone; `verbose` text
+/// gives each case's full line instead of the columns that fit 120.
+pub fn render(run: &Run, format: Format, verbose: bool) -> Result<String> {
     Ok(match format {
-        Format::Text => super::text::document(run),
+        Format::Text => super::text::document(run, verbose),
         Format::Json => to_json(run)?,
         Format::Csv => to_csv(run)?,
         Format::Markdown => to_markdown(run),

@@ -7,6 +7,7 @@ use super::message::{Message, Ready};
 use super::progress::Progress;
 use crate::error::{Error, ExitCode, Result};
 use crate::registry::CaseSpec;
+use crate::report::columns::{self, Known, Layouts};
 use crate::report::model::CaseResult;
 use crate::report::trust::Trust;
 use crate::report::{text, twins};
@@ -15,8 +16,14 @@ use crate::report::{text, twins};
 pub struct Collector<'c> {
     assembler: Assembler<'c>,
     trust: Trust,
-    /// Whether lines are printed as they come (text to stdout).
-    stream: bool,
+    /// How lines are printed as they come (text to stdout): the columns of `layouts`, or with
+    /// `Some(true)` each case's full line; `None` when they are not.
+    stream: Option<bool>,
+    /// The cases, in list order.
+    cases: &'c [CaseSpec],
+    /// The default line's columns per family, decided by the cases' names and the device row
+    /// (when it is ready).
+    layouts: Layouts,
     progress: Progress,
     /// The first worker's header facts (a fresh worker after a crash says the same).
     pub ready: Option<Ready>,
@@ -30,12 +37,14 @@ pub struct Collector<'c> {
 
 impl<'c> Collector<'c> {
     /// A collector for `cases` (in list order), judging rates with `trust`; with `stream`, lines
-    /// are printed as they come.
-    pub fn new(cases: &'c [CaseSpec], trust: Trust, stream: bool) -> Self {
+    /// are printed as they come (`Some(verbose)`).
+    pub fn new(cases: &'c [CaseSpec], trust: Trust, stream: Option<bool>) -> Self {
         Collector {
             assembler: Assembler::new(cases),
             trust,
             stream,
+            cases,
+            layouts: Layouts::default(),
             progress: Progress::new(cases.len()),
             ready: None,
             records: Vec::new(),
@@ -48,8 +57,14 @@ impl<'c> Collector<'c> {
     pub fn take(&mut self, message: Message) -> Result<()> {
         match message {
             Message::Ready(ready) if self.ready.is_none() => {
-                if self.stream {
-                    super::progress::write_line(&ready.header)?;
+                let names = self.cases.iter().map(|c| (c.family, c.name.as_str(), c.baseline.is_some()));
+                let mut device = ready.device.clone();
+                device.clock = Some(ready.clock.clone());
+                self.layouts = Layouts::of(names, Known::of(&device));
+                match self.stream {
+                    Some(true) => super::progress::write_line(&ready.header)?,
+                    Some(false) => super::progress::write_line(&columns::header(&ready.header))?,
+                    None => {}
                 }
                 self.ready = Some(*ready);
             }
@@ -89,10 +104,18 @@ impl<'c> Collector<'c> {
         record.compiled = twin.and_then(|t| twins::compiled(&t.name, &t.shader_stats, &record.shader_stats));
         let compiled = record.compiled.iter().map(|c| format!("compiled: {c}"));
         record.notes = notes.iter().cloned().chain(text::retry_note(outcome)).chain(compiled).collect();
-        if !self.stream {
-            self.progress.advance();
-        } else if let Err(e) = self.progress.finish_case(&text::line(&record)) {
-            self.write_error.get_or_insert(e);
+        let line = match self.stream {
+            None => None,
+            Some(true) => Some(text::line(&record)),
+            Some(false) => Some(self.layouts.line(&record)),
+        };
+        match line {
+            None => self.progress.advance(),
+            Some(line) => {
+                if let Err(e) = self.progress.finish_case(&line) {
+                    self.write_error.get_or_insert(e);
+                }
+            }
         }
         self.records.push(record);
     }

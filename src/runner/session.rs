@@ -122,6 +122,8 @@ pub struct Session {
     pub watchdog: Duration,
     /// Exit 12 or 13 on implausible results or a flagged baseline (`--strict`).
     pub strict: bool,
+    /// Print each case's full line, not the columns that fit 120 (`--verbose`).
+    pub verbose: bool,
     /// The arguments a worker is started with (this process's own).
     pub worker_args: Vec<OsString>,
 }
@@ -218,7 +220,7 @@ fn benchmark_row(session: &Session, index: Option<usize>, paths: Paths<'_>) -> R
     };
     // Text goes to stdout line by line; every other destination gets one document at the end.
     let stream = session.format == report::Format::Text && output.is_none();
-    let mut collector = Collector::new(&selected, Trust::of(&info), stream);
+    let mut collector = Collector::new(&selected, Trust::of(&info), stream.then_some(session.verbose));
     let ran = if session.in_process {
         work(request, &job, &mut |message| collector.take(message)).map(|()| None)
     } else {
@@ -246,6 +248,7 @@ fn benchmark_row(session: &Session, index: Option<usize>, paths: Paths<'_>) -> R
             families: request.selection.families.clone(),
             filter: request.selection.filter.clone(),
             skip: request.selection.skip.clone(),
+            quick: request.selection.quick,
             axes: request.axes.iter().map(|a| format!("{}.{}={}", a.family, a.axis, a.text)).collect(),
             branch_iterations: None,
         },
@@ -279,10 +282,16 @@ fn benchmark_row(session: &Session, index: Option<usize>, paths: Paths<'_>) -> R
     let mut write_error = collector.write_error.take();
     // Streamed text printed its header and lines already: only the rest is rendered.
     match output {
-        Some(path) => report::output::write_or_rescue(path, &report::render(&run, session.format)?)?,
-        None if !stream => write_line(report::render(&run, session.format)?.trim_end())?,
+        Some(path) => {
+            report::output::write_or_rescue(path, &report::render(&run, session.format, session.verbose)?)?
+        }
+        None if !stream => write_line(report::render(&run, session.format, session.verbose)?.trim_end())?,
         None => {
-            if let Err(e) = write_line(&format!("{}\n{}", text::summary(&run), run.ending.line())) {
+            let mut end = format!("{}\n{}", text::summary(&run), run.ending.line());
+            if !session.verbose {
+                end = report::columns::fit(&end);
+            }
+            if let Err(e) = write_line(&end) {
                 write_error.get_or_insert(e);
             }
         }

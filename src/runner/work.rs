@@ -73,7 +73,7 @@ pub fn work(request: &Request, job: &Job, emit: &mut dyn FnMut(Message) -> Resul
     let warm_up = prepared.warmth.as_ref().map(|w| model::WarmUp::new(&w.first, w.reference()));
     let header = text::header(
         &ctx.info,
-        &settings_text(settings, &selected, ctx.fenced),
+        &settings_text(settings, &selected, ctx.fenced, request.selection.quick),
         &pipelines,
         &clock,
         warm_up.as_ref().map(|w| w.text.as_str()),
@@ -134,8 +134,9 @@ pub fn serve(request: &Request) -> u8 {
     }
 }
 
-/// The header's `settings:` text: how cases are timed (or verified) and what ratios are against.
-fn settings_text(settings: &RunSettings, cases: &[CaseSpec], fenced: bool) -> String {
+/// The header's `settings:` text: how cases are timed (or verified), whether `--quick` chose
+/// them, and what ratios are against.
+fn settings_text(settings: &RunSettings, cases: &[CaseSpec], fenced: bool, quick: bool) -> String {
     if settings.verify {
         return "verify: each case writes its results and they are compared with a CPU reference".into();
     }
@@ -164,6 +165,9 @@ fn settings_text(settings: &RunSettings, cases: &[CaseSpec], fenced: bool) -> St
         "target {} ms per measurement ({DISPATCHES} dispatches between two timestamps), {} samples after warm-up",
         settings.target_ms, settings.samples
     );
+    if quick {
+        text.push_str(&format!("; --quick: each family's headline cases, {} in all", cases.len()));
+    }
     if !notes.is_empty() {
         text.push_str(&format!(
             "\nratio lines: ms for 2^32 of the first unit (loads, invocations), then the rate over the case's \

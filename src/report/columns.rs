@@ -1,0 +1,373 @@
+//! The default text line: the original's `NAME: X.XXXms Y.YYYx` prefix, then aligned columns per
+//! family that fit a 120-column terminal; `--verbose` prints the full line (`text::line`).
+//!
+//! A family's layout is decided by its names (its widest one, and whether its lines lead with the
+//! original's time and ratio) and by the device row's record (whether clocks were measured and
+//! peaks are known: on a device where neither is, such as lavapipe, those columns would say
+//! "unknown" on every line, and the header says why once). So a live run, which knows its cases
+//! and device before they run, and `perftest show`, which reads them back, print the same
+//! columns. Columns are added in order of use (rate, share of peak, per clock per compute unit,
+//! second rate) while they fit; flags go after them as short names, or on a line of their own
+//! where they do not fit.
+
+use std::collections::HashMap;
+
+use super::model::{CaseResult, Status};
+use super::text;
+use super::trust::sig4;
+use super::write::amount_text;
+use crate::record::outcome::Counted;
+
+/// The width every line of the default text output fits in.
+pub const WIDTH: usize = 120;
+
+/// Room kept at the end of a line for short flags (`[noisy]`).
+const FLAG_ROOM: usize = 7;
+
+/// The original's `X.XXXms Y.YYYx` at its widest usual value (`999.999ms 9.999x`).
+const LEAD: usize = 16;
+
+/// One column after the name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Column {
+    /// The headline rate (`1.92 Tloads/s`).
+    Rate,
+    /// The headline rate per clock per compute unit (`7.349 loads/clk/SM`).
+    PerClock,
+    /// The share of a known peak, and which (`45.9% L1`, `80.1% host link`).
+    Peak,
+    /// The second rate (`15.4 TB/s`).
+    Second,
+}
+
+impl Column {
+    /// In the order columns are added while they fit (a line shows them in declaration order).
+    const BY_PRIORITY: [Column; 4] = [Column::Rate, Column::Peak, Column::PerClock, Column::Second];
+
+    /// The width a cell is right-aligned to.
+    fn width(self) -> usize {
+        match self {
+            Column::Rate => 13,
+            Column::PerClock => 19,
+            Column::Peak => 15,
+            Column::Second => 10,
+        }
+    }
+
+    /// What `case` shows in this column (empty where it has nothing to show).
+    fn cell(self, case: &CaseResult) -> String {
+        let counted = case.dispatch.map(|d| d.counted);
+        match self {
+            Column::Rate => case.rates.first().map(amount_text).unwrap_or_default(),
+            Column::Second => case.rates.get(1).map(amount_text).unwrap_or_default(),
+            Column::PerClock => match (counted, case.clock_mhz, case.per_clock.first()) {
+                (Some(Counted::Copies), ..) => "a transfer".into(),
+                (Some(Counted::Submissions), ..) => "CPU-timed".into(),
+                (_, None, _) => "per clk unknown".into(),
+                (_, Some(_), None) => "per CU unknown".into(),
+                (_, Some(_), Some(rate)) => format!("{} {}", sig4(rate.value), rate.unit),
+            },
+            Column::Peak => {
+                let ceiling = case.peak.as_deref().map(|p| p.split_once(": ").map_or(p, |(name, _)| name));
+                match (case.peak_percent, ceiling) {
+                    (Some(percent), Some(ceiling)) => format!("{percent:.1}% {ceiling}"),
+                    _ => "peak unknown".into(),
+                }
+            }
+        }
+    }
+}
+
+/// How one family's timed lines are laid out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Layout {
+    /// Where the first column starts: the widest name, its colon and the original's lead.
+    lead: usize,
+    /// The columns that fit, in order.
+    columns: Vec<Column>,
+}
+
+impl Layout {
+    /// The layout of a family whose widest name is `name` characters long, with the original's
+    /// time and ratio after the name where `timed_prefix`, on a device that `known` describes.
+    fn new(name: usize, timed_prefix: bool, known: Known) -> Self {
+        let lead = name + 1 + if timed_prefix { 1 + LEAD } else { 0 };
+        let mut columns = Vec::new();
+        let mut end = lead;
+        let useful = |column: &Column| match column {
+            Column::PerClock => known.clock,
+            Column::Peak => known.peaks,
+            Column::Rate | Column::Second => true,
+        };
+        for column in Column::BY_PRIORITY.into_iter().filter(useful) {
+            if column == Column::Rate || end + 2 + column.width() + FLAG_ROOM <= WIDTH {
+                end += 2 + column.width();
+                columns.push(column);
+            }
+        }
+        columns.sort_by_key(|&column| column as u8);
+        Layout { lead, columns }
+    }
+}
+
+/// What the device row's record says the columns can show.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Known {
+    /// The clock was measured around each case, so rates per clock are known.
+    pub clock: bool,
+    /// The architecture's peaks are known, so shares of a peak are.
+    pub peaks: bool,
+}
+
+impl Known {
+    /// What `device` (a run's record of its row) lets the columns show.
+    pub fn of(device: &super::model::Device) -> Self {
+        Known {
+            clock: device.clock.as_deref() == Some(text::CLOCK_MEASURED),
+            peaks: device.architecture.is_some(),
+        }
+    }
+}
+
+/// Everything known: what a line rendered without its run shows.
+impl Default for Known {
+    fn default() -> Self {
+        Known { clock: true, peaks: true }
+    }
+}
+
+/// The layout of every family of a run.
+#[derive(Clone, Debug, Default)]
+pub struct Layouts {
+    families: HashMap<String, Layout>,
+    known: Known,
+}
+
+impl Layouts {
+    /// The layouts of the families of `cases` on a device that `known` describes: each case's
+    /// family, name, and whether its line leads with the original's time and ratio (a case with a
+    /// baseline).
+    pub fn of<'a>(cases: impl IntoIterator<Item = (&'a str, &'a str, bool)>, known: Known) -> Self {
+        let mut widest: HashMap<&str, (usize, bool)> = HashMap::new();
+        for (family, name, timed_prefix) in cases {
+            let entry = widest.entry(family).or_default();
+            *entry = (entry.0.max(name.chars().count()), entry.1 || timed_prefix);
+        }
+        let families = widest
+            .into_iter()
+            .map(|(f, (name, prefix))| (f.to_owned(), Layout::new(name, prefix, known)))
+            .collect();
+        Layouts { families, known }
+    }
+
+    /// The layouts of a saved run's families, as its live run printed them.
+    pub fn of_run(run: &super::model::Run) -> Self {
+        let cases = run.cases.iter().map(|c| (c.family.as_str(), c.name.as_str(), c.original_time));
+        Self::of(cases, Known::of(&run.device))
+    }
+
+    /// The default line of `case`, with its notes below it, each fitting [`WIDTH`] columns.
+    pub fn line(&self, case: &CaseResult) -> String {
+        let (Status::Ok, Some(_)) = (case.status, case.median_ms) else {
+            return fit(&text::line(case));
+        };
+        let fallback;
+        let layout = match self.families.get(&case.family) {
+            Some(layout) => layout,
+            None => {
+                fallback = Layout::new(case.name.chars().count(), case.original_time, self.known);
+                &fallback
+            }
+        };
+        let mut head = format!("{}:", case.name);
+        if let Some(lead) = text::original_lead(case) {
+            head = format!("{head} {lead}");
+        }
+        let mut line = format!("{head:<width$}", width = layout.lead);
+        for column in &layout.columns {
+            line.push_str(&format!("  {:>width$}", column.cell(case), width = column.width()));
+        }
+        let mut line = line.trim_end().to_owned();
+        let flags: Vec<String> =
+            case.flags.iter().filter_map(|f| f.in_line()).map(|f| format!("[{}]", f.name())).collect();
+        if !flags.is_empty() {
+            let flags = flags.join(" ");
+            let joint =
+                if line.chars().count() + 2 + flags.chars().count() <= WIDTH { "  " } else { "\n    " };
+            line = format!("{line}{joint}{flags}");
+        }
+        for note in &case.notes {
+            line.push('\n');
+            line.push_str(&wrap(note, "    ", "      "));
+        }
+        line
+    }
+}
+
+/// `text` with each line longer than [`WIDTH`] wrapped at a space, its continuation indented to
+/// where its value starts (after `label:` and its spaces, as in the header), or by four.
+pub fn fit(text: &str) -> String {
+    let lines: Vec<String> = text
+        .split('\n')
+        .map(|line| {
+            if line.chars().count() <= WIDTH {
+                return line.to_owned();
+            }
+            let indent = line.len() - line.trim_start().len();
+            let value = line[indent..].find(": ").map(|colon| {
+                let after = &line[indent + colon + 1..];
+                indent + colon + 1 + after.len() - after.trim_start().len()
+            });
+            let hang = value.filter(|&v| v <= 16).unwrap_or(indent + 4);
+            wrap(line.trim_start(), &line[..indent], &" ".repeat(hang))
+        })
+        .collect();
+    lines.join("\n")
+}
+
+/// `text` wrapped to [`WIDTH`] with these indents.
+fn wrap(text: &str, first: &str, rest: &str) -> String {
+    let options = textwrap::Options::new(WIDTH).initial_indent(first).subsequent_indent(rest);
+    textwrap::wrap(text, options).join("\n")
+}
+
+/// The header a run printed, with its long lists (the cooperative-matrix shapes) left to
+/// `--verbose`, and every line fitting [`WIDTH`] columns.
+pub fn header(header: &str) -> String {
+    let lines: Vec<String> = header
+        .lines()
+        .map(|line| match line.split_once(" advertised (") {
+            Some((count, rest)) if line.chars().count() > WIDTH => {
+                let extension = rest.split_once(')').map_or(rest, |(name, _)| name);
+                format!("{count} advertised ({extension}); --verbose lists them")
+            }
+            _ => line.to_owned(),
+        })
+        .collect();
+    fit(&lines.join("\n")) + if header.ends_with('\n') { "\n" } else { "" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::Amount;
+
+    fn timed(family: &str, name: &str, original: bool) -> CaseResult {
+        let mut case = CaseResult::of(
+            name,
+            &crate::record::outcome::Outcome::Skipped(String::new()),
+            &Default::default(),
+            None,
+        );
+        case.family = family.into();
+        case.status = Status::Ok;
+        case.reason = None;
+        case.median_ms = Some(20.0);
+        case.original_time = original;
+        case.ratio = original.then_some(1.25);
+        case.rates = vec![
+            Amount { value: 1.92e12, unit: "loads/s".into() },
+            Amount { value: 15.4e12, unit: "B/s".into() },
+        ];
+        case.clock_mhz = Some(1980.0);
+        case.per_clock = vec![Amount { value: 7.349, unit: "loads/clk/SM".into() }];
+        case.peak_percent = Some(45.9);
+        case.peak = Some("L1: 128.0 B/clk/SM".into());
+        case
+    }
+
+    #[test]
+    fn a_line_keeps_the_original_prefix_and_aligns_its_columns() {
+        let short = timed("load", "Buffer<R8>.Load uniform", true);
+        let long = timed("load", "ByteAddressBuffer.Load4 unaligned random", true);
+        let names = [&short, &long].map(|c| (c.family.as_str(), c.name.as_str(), true));
+        let layouts = Layouts::of(names, Known::default());
+        let (a, b) = (layouts.line(&short), layouts.line(&long));
+        let time = crate::record::outcome::TIME_FOR / 1.92e12 * 1e3;
+        assert!(a.starts_with(&format!("Buffer<R8>.Load uniform: {time:.3}ms 1.250x  ")), "{a}");
+        assert_eq!(a.find("1.92 Tloads/s"), b.find("1.92 Tloads/s"), "aligned:\n{a}\n{b}");
+        assert!(a.contains("7.349 loads/clk/SM") && a.contains("45.9% L1"), "{a}");
+        assert!(a.chars().count() <= WIDTH && b.chars().count() <= WIDTH, "\n{a}\n{b}");
+    }
+
+    #[test]
+    fn a_long_name_drops_the_last_columns_and_flags_that_do_not_fit_go_below() {
+        let name = "GEMM bf16*bf16+f32 8192^3 workgroup tiles 128x256x64 (256 invocations)";
+        let mut case = timed("gemm", name, false);
+        case.flags = vec![crate::report::flag::Flag::Noisy, crate::report::flag::Flag::Unsettled];
+        let line = Layouts::default().line(&case);
+        let first = line.lines().next().unwrap();
+        assert!(first.starts_with(&format!("{name}:")) && first.contains("1.92 Tloads/s"), "{line}");
+        assert!(first.contains("45.9% L1"), "the peak comes before the per-clock rate: {line}");
+        assert!(!first.contains("15.4 TB/s"), "the second rate does not fit: {line}");
+        assert!(line.lines().all(|l| l.chars().count() <= WIDTH), "{line}");
+        assert!(line.contains("[noisy] [unsettled]"), "{line}");
+    }
+
+    #[test]
+    fn unknowns_say_unknown_and_skips_wrap() {
+        let mut case = timed("load", "Buffer<R8>.Load uniform", true);
+        (case.clock_mhz, case.per_clock, case.peak_percent) = (None, Vec::new(), None);
+        let line = Layouts::default().line(&case);
+        assert!(line.contains("per clk unknown") && line.contains("peak unknown"), "{line}");
+        let reason = "the device lacks ".to_owned() + &"shaderFloat64 and more, ".repeat(8);
+        let skipped = CaseResult::of(
+            "ALU fp64 FMA",
+            &crate::record::outcome::Outcome::Skipped(reason),
+            &Default::default(),
+            None,
+        );
+        let text = Layouts::default().line(&skipped);
+        assert!(
+            text.starts_with("ALU fp64 FMA: skipped (the device lacks") && text.lines().count() > 1,
+            "{text}"
+        );
+        assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
+    }
+
+    #[test]
+    fn a_device_without_clocks_or_peaks_shows_neither_column() {
+        let case = timed("load", "Buffer<R8>.Load uniform", true);
+        let names = [(case.family.as_str(), case.name.as_str(), true)];
+        let layouts = Layouts::of(names, Known { clock: false, peaks: false });
+        let line = layouts.line(&case);
+        assert!(line.contains("1.92 Tloads/s") && line.contains("15.4 TB/s"), "{line}");
+        assert!(!line.contains("loads/clk") && !line.contains("L1"), "{line}");
+    }
+
+    #[test]
+    fn every_line_of_the_kept_runs_fits_and_keeps_the_original_prefix() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results/report");
+        for file in ["h100/parta.json", "h100/partb.json", "h200/parta.json", "lavapipe/run.json"] {
+            let run = crate::report::load(&root.join(file)).unwrap();
+            let text = text::document(&run, false);
+            let long: Vec<&str> = text.lines().filter(|l| l.chars().count() > WIDTH).collect();
+            assert!(long.is_empty(), "{file}: {long:#?}");
+            let original = run.cases.iter().find(|c| c.original_time && c.ratio.is_some()).unwrap();
+            let prefix = format!("\n{}: {}  ", original.name, text::original_lead(original).unwrap());
+            assert!(text.contains(&prefix), "{file}: no line starts {prefix:?}");
+        }
+    }
+
+    #[test]
+    fn fit_wraps_a_header_line_under_its_value() {
+        let line = format!("peaks:      {}", "fp32 FMA 256.0 FLOP/clk/SM, ".repeat(8));
+        let text = fit(&line);
+        let mut lines = text.lines();
+        assert!(lines.next().unwrap().starts_with("peaks:      fp32"));
+        let hangs = |l: &str| l.starts_with(&" ".repeat(12)) && !l.starts_with(&" ".repeat(13));
+        assert!(lines.all(|l| hangs(l) && l.chars().count() <= WIDTH), "{text}");
+        assert_eq!(fit("short\nlines"), "short\nlines");
+    }
+
+    #[test]
+    fn a_long_shape_list_is_left_to_verbose() {
+        let list = "16x16x16 FLOAT16*FLOAT16+FLOAT16 SUBGROUP, ".repeat(6);
+        let header =
+            format!("device:     X\ncoopmat:    11 shapes advertised (VK_KHR_cooperative_matrix): {list}\n");
+        assert_eq!(
+            super::header(&header),
+            "device:     X\ncoopmat:    11 shapes advertised (VK_KHR_cooperative_matrix); --verbose lists them\n"
+        );
+    }
+}

@@ -1,0 +1,412 @@
+//! What a run says a programmer should do, as tested rules: each reads named cases of the run and
+//! says one sentence with its evidence, or nothing where the run lacks the cases, they did not
+//! run, or the data do not support a claim (a difference within [`SAME`] is said to be none).
+
+use super::format::ratio_text;
+use super::levels::LATENCY;
+use super::model::{CaseResult, Run, Status};
+use super::write::amount_text;
+
+/// Rates within this fraction of each other are the same rate here: the run-to-run spread of a
+/// steady case is under 1% on the H100 (NOTES.md), so 5% is a difference, not noise.
+pub const SAME: f64 = 0.05;
+
+/// One finding: a sentence, and the result lines it rests on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finding {
+    /// A short name (`typed-raw-structured`), stable for tests and links.
+    pub id: &'static str,
+    /// The family whose rows it rests on (where the report links to).
+    pub family: &'static str,
+    /// What to do or know, with its numbers.
+    pub text: String,
+    /// The cases it rests on, each with what it measured (`1.92 Tloads/s`).
+    pub evidence: Vec<(String, String)>,
+}
+
+/// Every finding the run supports, in the order of the families.
+pub fn of(run: &Run) -> Vec<Finding> {
+    let rules: [fn(&Run) -> Option<Finding>; 10] = [
+        typed_raw_structured,
+        load_or_sample,
+        writable_buffers,
+        cache_levels,
+        subgroup_broadcast,
+        shared_staging,
+        atomics,
+        copies,
+        compute_peaks,
+        flagged,
+    ];
+    let mut found: Vec<Finding> = rules.iter().filter_map(|rule| rule(run)).collect();
+    for finding in found.iter_mut().filter(|f| f.id != "flagged") {
+        let doubtful = finding.evidence.iter().filter(|(_, shown)| shown.contains(FLAGGED)).count();
+        if doubtful > 0 {
+            finding.text.push_str(&format!(
+                " ({doubtful} of the {} results it rests on are flagged: rerun before acting on it.)",
+                finding.evidence.len()
+            ));
+        }
+    }
+    found
+}
+
+/// How an evidence line says its case is flagged.
+const FLAGGED: &str = "(flagged: ";
+
+/// The case named `name` if it ran and has a rate.
+fn ok<'r>(run: &'r Run, name: &str) -> Option<&'r CaseResult> {
+    run.cases.iter().find(|c| c.name == name && c.status == Status::Ok && c.rate.is_some())
+}
+
+fn rate(case: &CaseResult) -> f64 {
+    case.rate.as_ref().map_or(0.0, |r| r.value)
+}
+
+fn shown(case: &CaseResult) -> (String, String) {
+    let mut text = case.rate.as_ref().map(amount_text).unwrap_or_default();
+    if let Some(percent) = case.peak_percent {
+        text.push_str(&format!(", {percent:.1}% of peak"));
+    }
+    if !case.flags.is_empty() {
+        let names: Vec<String> = case.flags.iter().map(|f| f.name()).collect();
+        text.push_str(&format!(" {FLAGGED}{})", names.join(", ")));
+    }
+    (case.name.clone(), text)
+}
+
+/// `b`'s rate over `a`'s, as the sentence says it: `2.6x` or `the same rate`.
+fn versus(a: &CaseResult, b: &CaseResult) -> String {
+    let ratio = rate(b) / rate(a);
+    if (ratio - 1.0).abs() <= SAME {
+        "the same rate".into()
+    } else {
+        format!("{} the rate", ratio_text(ratio))
+    }
+}
+
+/// Typed (`Buffer<T>`), raw (`ByteAddressBuffer`) and structured loads of 4 and 16 bytes.
+fn typed_raw_structured(run: &Run) -> Option<Finding> {
+    let widths = [
+        (
+            "4-byte",
+            "Buffer<R32f>.Load linear",
+            "ByteAddressBuffer.Load linear",
+            "StructuredBuffer<float>.Load linear",
+        ),
+        (
+            "16-byte",
+            "Buffer<RGBA32f>.Load linear",
+            "ByteAddressBuffer.Load4 linear",
+            "StructuredBuffer<float4>.Load linear",
+        ),
+    ];
+    let mut parts = Vec::new();
+    let mut evidence = Vec::new();
+    for (width, typed, raw, structured) in widths {
+        let (Some(t), Some(r), Some(s)) = (ok(run, typed), ok(run, raw), ok(run, structured)) else {
+            continue;
+        };
+        let best = [t, r, s].into_iter().max_by(|a, b| rate(a).total_cmp(&rate(b)))?;
+        let kind = |c: &CaseResult| match c.name.as_str() {
+            n if n == typed => "typed",
+            n if n == raw => "raw",
+            _ => "structured",
+        };
+        parts.push(format!(
+            "{width} linear loads: {} is fastest ({}); typed runs at {}, raw at {}, structured at {} of it",
+            kind(best),
+            amount_text(best.rate.as_ref()?),
+            percent(t, best),
+            percent(r, best),
+            percent(s, best)
+        ));
+        evidence.extend([t, r, s].map(shown));
+    }
+    (!parts.is_empty()).then(|| Finding {
+        id: "typed-raw-structured",
+        family: "load",
+        text: sentence(&parts),
+        evidence,
+    })
+}
+
+fn percent(case: &CaseResult, of: &CaseResult) -> String {
+    format!("{:.0}%", rate(case) / rate(of) * 100.0)
+}
+
+fn sentence(parts: &[String]) -> String {
+    let mut text = parts.join("; ");
+    text.push('.');
+    text
+}
+
+/// Texture loads against point and bilinear samples of the same format.
+fn load_or_sample(run: &Run) -> Option<Finding> {
+    let mut parts = Vec::new();
+    let mut evidence = Vec::new();
+    for format in ["RGBA8", "RGBA32F"] {
+        let load = ok(run, &format!("Texture2D<{format}>.Load linear"));
+        let bilinear = ok(run, &format!("Texture2D<{format}>.Sample(bilinear) linear"));
+        let (Some(load), Some(bilinear)) = (load, bilinear) else { continue };
+        parts.push(format!(
+            "{format}: a bilinear sample runs at {} of a texel load",
+            ratio_text(rate(bilinear) / rate(load))
+        ));
+        evidence.extend([load, bilinear].map(shown));
+    }
+    (!parts.is_empty()).then(|| Finding {
+        id: "load-or-sample",
+        family: "texture",
+        text: sentence(&parts),
+        evidence,
+    })
+}
+
+/// Loads from buffers declared writable (the `uav` family) against the same loads from
+/// read-only ones, and the convolution's `readonly` path against its plain one.
+fn writable_buffers(run: &Run) -> Option<Finding> {
+    let mut ratios: Vec<(f64, &CaseResult, &CaseResult)> = Vec::new();
+    for writable in run.cases.iter().filter(|c| c.family == "uav") {
+        let Some(name) = writable.name.strip_prefix("RW") else { continue };
+        if let (Some(w), Some(r)) = (ok(run, &writable.name), ok(run, name)) {
+            ratios.push((rate(w) / rate(r), w, r));
+        }
+    }
+    if ratios.is_empty() {
+        return None;
+    }
+    ratios.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let median = ratios[ratios.len() / 2].0;
+    let (worst, w, r) = ratios[0];
+    let mut text = format!(
+        "Loads from a writable buffer run at {} of the same load from a read-only one (median of {} pairs); \
+         the worst pair, {}, at {}",
+        ratio_text(median),
+        ratios.len(),
+        w.name,
+        ratio_text(worst)
+    );
+    let mut evidence = vec![shown(w), shown(r)];
+    let plain = ok(run, "Conv1D<float> M=15 plain 1 MiB");
+    if let (Some(plain), Some(readonly)) = (plain, ok(run, "Conv1D<float> M=15 readonly 1 MiB")) {
+        text.push_str(&format!(
+            "; declaring a convolution's input `readonly` gives {}",
+            versus(plain, readonly).replace("the rate", "the plain path's rate")
+        ));
+        evidence.extend([plain, readonly].map(shown));
+    }
+    text.push('.');
+    Some(Finding { id: "writable-buffers", family: "uav", text, evidence })
+}
+
+/// Where each cache level ends and what it delivers, from the linear vec4 sweep's levels, with
+/// DRAM against the board's datasheet where perftest knows the board.
+fn cache_levels(run: &Run) -> Option<Finding> {
+    let levels = run.levels.iter().find(|l| l.variant == "Sweep SSBO vec4 linear" && l.unit != LATENCY)?;
+    if levels.levels.len() < 2 {
+        return None;
+    }
+    let bytes = |b: u64| crate::registry::format_bytes(b);
+    let mut parts: Vec<String> = levels
+        .levels
+        .iter()
+        .map(|l| {
+            let rate = amount_text(&super::model::Amount { value: l.rate, unit: levels.unit.clone() });
+            format!("{} {} from {} to {}", l.name, rate, bytes(l.from_bytes), bytes(l.to_bytes))
+        })
+        .collect();
+    let board = crate::caps::boards::board(run.device.vendor_id, run.device.device_id);
+    if let (Some(board), Some(dram)) = (board, levels.levels.iter().find(|l| l.name == "DRAM")) {
+        parts.push(format!(
+            "DRAM reads reach {:.0}% of the {} datasheet's {} ({})",
+            dram.rate / board.memory_bytes_per_s * 100.0,
+            board.name,
+            amount_text(&super::model::Amount { value: board.memory_bytes_per_s, unit: "B/s".into() }),
+            board.memory
+        ));
+    }
+    let evidence: Vec<(String, String)> = run
+        .cases
+        .iter()
+        .filter(|c| c.variant == levels.variant && c.status == Status::Ok)
+        .filter(|c| levels.levels.iter().any(|l| c.axes.get("bytes") == Some(&l.to_bytes)))
+        .map(shown)
+        .collect();
+    // Levels kept in a file whose cases are gone support nothing.
+    if evidence.is_empty() {
+        return None;
+    }
+    Some(Finding {
+        id: "cache-levels",
+        family: "sweep",
+        text: format!("Linear vec4 reads (Sweep SSBO vec4 linear): {}.", parts.join("; ")),
+        evidence,
+    })
+}
+
+/// The subgroup-broadcast trick: one invocation loads, the subgroup shares it.
+fn subgroup_broadcast(run: &Run) -> Option<Finding> {
+    let plain = ok(run, "ByteAddressBuffer.Load4 uniform")?;
+    let broadcast = ok(run, "ByteAddressBuffer.Load4 uniform (subgroup broadcast)")?;
+    let text = format!(
+        "A uniform 16-byte load read by one invocation and shared with subgroupBroadcastFirst runs at {} \
+         of the plain uniform load: {}.",
+        ratio_text(rate(broadcast) / rate(plain)),
+        if rate(broadcast) > rate(plain) * (1.0 + SAME) { "use it" } else { "it does not pay here" }
+    );
+    Some(Finding {
+        id: "subgroup-broadcast",
+        family: "broadcast",
+        text,
+        evidence: vec![shown(plain), shown(broadcast)],
+    })
+}
+
+/// Where staging through shared memory (`reuse`) starts to beat the plain path, per size.
+fn shared_staging(run: &Run) -> Option<Finding> {
+    let mut pays: Vec<(u64, &CaseResult, &CaseResult)> = Vec::new();
+    let mut never = true;
+    let mut all_m: Vec<u64> = Vec::new();
+    for reuse in run.cases.iter().filter(|c| c.family == "conv" && c.name.contains(" reuse ")) {
+        let Some(r) = ok(run, &reuse.name) else { continue };
+        let Some(p) = ok(run, &reuse.name.replace(" reuse ", " plain ")) else { continue };
+        let m = *reuse.axes.get("m")?;
+        all_m.push(m);
+        if rate(r) > rate(p) * (1.0 + SAME) {
+            never = false;
+            pays.push((m, r, p));
+        }
+    }
+    if all_m.is_empty() {
+        return None;
+    }
+    if never {
+        return Some(Finding {
+            id: "shared-staging",
+            family: "conv",
+            text: format!(
+                "Staging a convolution's input through shared memory never beat the plain path by more than {:.0}% \
+                 in {} pairs: let the caches do it.",
+                SAME * 100.0,
+                all_m.len()
+            ),
+            evidence: Vec::new(),
+        });
+    }
+    pays.sort_by_key(|(m, ..)| *m);
+    let (m, r, p) = pays[0];
+    let share = pays.len() as f64 / all_m.len() as f64 * 100.0;
+    Some(Finding {
+        id: "shared-staging",
+        family: "conv",
+        text: format!(
+            "Staging a convolution's input through shared memory pays from M={m} taps ({} at best there) and in \
+             {share:.0}% of the {} type, size and mask pairs.",
+            ratio_text(rate(r) / rate(p)),
+            all_m.len()
+        ),
+        evidence: vec![shown(p), shown(r)],
+    })
+}
+
+/// What contention does to atomics, and what a subgroup reduction first buys.
+fn atomics(run: &Run) -> Option<Finding> {
+    let one = ok(run, "AtomicAdd u32 1 address")?;
+    let spread = ok(run, "AtomicAdd u32 1048576 addresses")?;
+    let mut text = format!(
+        "Every invocation adding to one address runs at {} of the same adds spread over 1048576 addresses",
+        ratio_text(rate(one) / rate(spread))
+    );
+    let mut evidence = vec![shown(one), shown(spread)];
+    if let Some(reduced) = ok(run, "SubgroupAdd + AtomicAdd u32 1 address") {
+        text.push_str(&format!(
+            "; adding within the subgroup first (subgroupAdd, then one atomic) gives {} the contended rate",
+            ratio_text(rate(reduced) / rate(one))
+        ));
+        evidence.push(shown(reduced));
+    }
+    text.push('.');
+    Some(Finding { id: "atomics", family: "atomic", text, evidence })
+}
+
+/// A copy within the GPU by a compute shader against `vkCmdCopyBuffer`.
+fn copies(run: &Run) -> Option<Finding> {
+    let command = ok(run, "Copy device to device 1 GiB")?;
+    let shader = ok(run, "Copy device to device by shader 1 GiB")?;
+    let text = format!(
+        "Copying 1 GiB within the GPU with a compute shader runs at {} of vkCmdCopyBuffer on the same queue.",
+        ratio_text(rate(shader) / rate(command))
+    );
+    Some(Finding { id: "copies", family: "copy", text, evidence: vec![shown(command), shown(shader)] })
+}
+
+/// The ALU and tensor rates against the architecture's peaks.
+fn compute_peaks(run: &Run) -> Option<Finding> {
+    let mut parts = Vec::new();
+    let mut evidence = Vec::new();
+    for name in ["ALU fp32 FMA", "ALU fp16 FMA (f16vec2)", "ALU fp64 FMA", "ALU int32 multiply-add"] {
+        if let Some(case) = ok(run, name).filter(|c| c.peak_percent.is_some()) {
+            parts.push(format!("{} {:.0}%", name.trim_start_matches("ALU "), case.peak_percent?));
+            evidence.push(shown(case));
+        }
+    }
+    for family in ["coopmat", "gemm"] {
+        let best = run
+            .cases
+            .iter()
+            .filter(|c| c.family == family && c.status == Status::Ok && c.peak_percent.is_some())
+            .max_by(|a, b| a.peak_percent.unwrap_or(0.0).total_cmp(&b.peak_percent.unwrap_or(0.0)));
+        if let Some(best) = best {
+            let what =
+                if family == "gemm" { "the best GEMM" } else { "the best cooperative-matrix multiply-add" };
+            parts.push(format!("{what} {:.0}% ({})", best.peak_percent?, best.name));
+            evidence.push(shown(best));
+        }
+    }
+    (!parts.is_empty()).then(|| Finding {
+        id: "compute-peaks",
+        family: "alu",
+        text: format!("Against the architecture's peak: {}.", parts.join(", ")),
+        evidence,
+    })
+}
+
+/// The results to doubt: implausible, throttled, noisy or otherwise flagged.
+fn flagged(run: &Run) -> Option<Finding> {
+    let timed = run.cases.iter().filter(|c| c.median_ms.is_some()).count();
+    let flagged: Vec<&CaseResult> = run.cases.iter().filter(|c| !c.flags.is_empty()).collect();
+    if timed == 0 {
+        return None;
+    }
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for name in flagged.iter().flat_map(|c| c.flags.iter().map(|f| f.name())) {
+        match counts.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, count)) => *count += 1,
+            None => counts.push((name, 1)),
+        }
+    }
+    let text = match counts.is_empty() {
+        true => {
+            format!("None of the {timed} timed results is flagged: no noise, throttling or implausible rate.")
+        }
+        false => {
+            let list: Vec<String> = counts.iter().map(|(name, n)| format!("{n} {name}")).collect();
+            format!(
+                "{} of {timed} timed results are flagged ({}): read them with care.",
+                flagged.len(),
+                list.join(", ")
+            )
+        }
+    };
+    let family = "flags";
+    Some(Finding {
+        id: "flagged",
+        family,
+        text,
+        evidence: flagged.iter().take(5).map(|c| shown(c)).collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests;

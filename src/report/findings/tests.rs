@@ -1,0 +1,80 @@
+//! The rules on the runs in results/: what each says on the H100, the H200 and lavapipe.
+
+use super::*;
+
+/// The run in `path` (relative to the repository), its parts combined as the report combines them.
+fn run(paths: &[&str]) -> Run {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let runs: Vec<Run> = paths.iter().map(|p| crate::report::load(&root.join(p)).unwrap()).collect();
+    let labels: Vec<String> = paths.iter().map(|p| (*p).to_owned()).collect();
+    crate::report::page::combine(&labels, runs).1.remove(0)
+}
+
+fn find<'f>(found: &'f [Finding], id: &str) -> &'f Finding {
+    found.iter().find(|f| f.id == id).unwrap_or_else(|| panic!("no {id} finding in {found:#?}"))
+}
+
+#[test]
+fn the_h100_run_says_raw_and_structured_beat_typed_and_where_its_caches_end() {
+    let found = of(&run(&["results/report/h100/parta.json", "results/report/h100/partb.json"]));
+    let loads = find(&found, "typed-raw-structured");
+    assert!(loads.text.starts_with("4-byte linear loads: structured is fastest"), "{}", loads.text);
+    assert_eq!(loads.evidence.len(), 6);
+    let levels = find(&found, "cache-levels");
+    assert!(
+        levels.text.contains("L1") && levels.text.contains("L2") && levels.text.contains("DRAM"),
+        "{}",
+        levels.text
+    );
+    assert!(levels.text.contains("of the H100 SXM5 80GB datasheet's 3.35 TB/s"), "{}", levels.text);
+    let atomics = find(&found, "atomics");
+    assert!(atomics.text.contains("subgroupAdd"), "{}", atomics.text);
+    let peaks = find(&found, "compute-peaks");
+    assert!(peaks.text.contains("fp32 FMA 9") && peaks.text.contains("the best GEMM"), "{}", peaks.text);
+    assert!(
+        find(&found, "copies").text.contains("compute shader runs at 3."),
+        "{}",
+        find(&found, "copies").text
+    );
+    for f in &found {
+        assert!(!f.text.contains("NaN") && !f.text.contains("inf"), "{f:?}");
+        for (case, _) in &f.evidence {
+            assert!(run(&["results/report/h100/parta.json", "results/report/h100/partb.json"])
+                .cases
+                .iter()
+                .any(|c| &c.name == case));
+        }
+    }
+}
+
+#[test]
+fn the_h200_datasheet_is_its_own() {
+    let found = of(&run(&["results/report/h200/parta.json", "results/report/h200/partb.json"]));
+    assert!(find(&found, "cache-levels").text.contains("H200 SXM 141GB datasheet's 4.80 TB/s"));
+}
+
+#[test]
+fn lavapipe_gets_no_peak_or_datasheet_claims() {
+    let found = of(&run(&["results/report/lavapipe/run.json"]));
+    assert!(found.iter().all(|f| f.id != "compute-peaks"), "lavapipe has no peaks: {found:#?}");
+    if let Some(levels) = found.iter().find(|f| f.id == "cache-levels") {
+        assert!(!levels.text.contains("datasheet"), "{}", levels.text);
+    }
+    assert!(find(&found, "flagged").text.contains("noisy"), "lavapipe's samples are noisy");
+    let loads = find(&found, "typed-raw-structured");
+    assert!(
+        loads.text.contains("flagged: rerun before acting on it"),
+        "lavapipe's noise is said: {}",
+        loads.text
+    );
+}
+
+#[test]
+fn a_run_without_the_cases_supports_no_finding() {
+    let mut only_alu = run(&["results/report/lavapipe/run.json"]);
+    only_alu.cases.retain(|c| c.family == "dispatch");
+    let found = of(&only_alu);
+    assert!(found.iter().all(|f| f.id == "flagged"), "{found:#?}");
+    only_alu.cases.clear();
+    assert!(of(&only_alu).is_empty());
+}

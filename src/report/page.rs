@@ -1,0 +1,518 @@
+//! `perftest report RUN.json [MORE.json ...] --output DIR`: the page a programmer acts on, as
+//! `DIR/index.html` (self-contained: inline SVG and CSS, no script, no network) and `DIR/report.md`
+//! (the same blocks, its charts beside it in `DIR/charts/`).
+//!
+//! The page is built once as [`Block`]s and rendered twice. Runs of one device row whose cases do
+//! not overlap (a full run made in parts, `--family` by `--family`) are one run here; runs of
+//! other devices, or of the same cases again, are compared: verdicts side by side.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use super::compare;
+use super::findings::{self, Finding};
+use super::format::ratio_text;
+use super::model::{CaseResult, Run, RunState, Status};
+use super::plot::{self, Metric};
+use super::trust::sig4;
+use super::write::{amount_text, write_atomic};
+use crate::error::{Error, Result};
+
+/// One block of the page.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Block {
+    /// A heading with its anchor.
+    Heading {
+        /// 2 for a section, 3 for a subsection.
+        level: u8,
+        /// Its words.
+        text: String,
+        /// Its anchor.
+        id: String,
+    },
+    /// A paragraph of plain text.
+    Para(String),
+    /// A list; each item is text, then links (label, anchor).
+    List(Vec<(String, Vec<(String, String)>)>),
+    /// A table.
+    Table {
+        /// The column names (all empty: no head row in HTML).
+        head: Vec<String>,
+        /// Each row with its anchor, if any.
+        rows: Vec<(Option<String>, Vec<String>)>,
+    },
+    /// A chart.
+    Chart {
+        /// Its file name under `charts/`, which markdown links to.
+        file: String,
+        /// Its SVG, which HTML holds inline.
+        svg: String,
+    },
+    /// Preformatted text (the run's header).
+    Pre(String),
+    /// Blocks folded under a summary line (HTML `<details>`; markdown shows them).
+    Fold {
+        /// The line shown folded.
+        summary: String,
+        /// What unfolds.
+        blocks: Vec<Block>,
+    },
+}
+
+/// Writes the report of the runs in `files` (already loaded as `runs`) to `dir`.
+pub fn write(labels: &[String], runs: Vec<Run>, dir: &Path) -> Result<()> {
+    let (labels, runs) = combine(labels, runs);
+    let blocks = blocks(&labels, &runs);
+    let failed = |detail: String| Error::Output { path: dir.display().to_string(), detail };
+    std::fs::create_dir_all(dir.join("charts")).map_err(|e| failed(e.to_string()))?;
+    for block in blocks.iter().flat_map(flatten) {
+        if let Block::Chart { file, svg } = block {
+            write_atomic(&dir.join("charts").join(file), svg)?;
+        }
+    }
+    write_atomic(&dir.join("report.md"), &markdown(&blocks))?;
+    write_atomic(&dir.join("index.html"), &html(&title(&runs), &blocks))
+}
+
+/// Each block and the blocks folded in it.
+fn flatten(block: &Block) -> Vec<&Block> {
+    match block {
+        Block::Fold { blocks, .. } => std::iter::once(block).chain(blocks.iter().flat_map(flatten)).collect(),
+        other => vec![other],
+    }
+}
+
+/// Whether `a` and `b` ran on the same device row.
+fn same_row(a: &Run, b: &Run) -> bool {
+    let (x, y) = (&a.device, &b.device);
+    (x.name.as_str(), x.driver.as_str(), x.vendor_id, x.device_id, x.queue_family)
+        == (y.name.as_str(), y.driver.as_str(), y.vendor_id, y.device_id, y.queue_family)
+}
+
+/// The runs as the report shows them: each run after the first that is of the same row as the
+/// one before it and shares no case with it is added to it as a part (its label joined).
+pub fn combine(labels: &[String], runs: Vec<Run>) -> (Vec<String>, Vec<Run>) {
+    let mut out: Vec<(String, Run)> = Vec::new();
+    for (label, run) in labels.iter().cloned().zip(runs) {
+        match out.last_mut() {
+            Some((last_label, last))
+                if same_row(last, &run)
+                    && !run.cases.iter().any(|c| last.cases.iter().any(|l| l.name == c.name)) =>
+            {
+                last_label.push_str(&format!(" + {label}"));
+                last.header.clear();
+                if !last.settings.families.is_empty() && !run.settings.families.is_empty() {
+                    last.settings.families.extend(run.settings.families);
+                }
+                last.cases.extend(run.cases);
+                last.levels.extend(run.levels);
+                if run.ending.state != RunState::Complete {
+                    last.ending = run.ending;
+                }
+            }
+            _ => out.push((label, run)),
+        }
+    }
+    out.into_iter().unzip()
+}
+
+/// The page's title.
+fn title(runs: &[Run]) -> String {
+    let devices: Vec<&str> = runs.iter().map(|r| r.device.name.as_str()).collect();
+    format!("perftest report: {}", devices.join(" vs "))
+}
+
+/// A case's anchor: its name in lower-case letters, digits and dashes.
+pub fn anchor(name: &str) -> String {
+    let mut slug = String::from("case-");
+    for c in name.chars() {
+        match c {
+            'a'..='z' | '0'..='9' => slug.push(c),
+            'A'..='Z' => slug.push(c.to_ascii_lowercase()),
+            '*' => slug.push('x'),
+            '+' => slug.push('p'),
+            _ if !slug.ends_with('-') => slug.push('-'),
+            _ => {}
+        }
+    }
+    slug.trim_end_matches('-').to_owned()
+}
+
+/// The blocks of the page.
+pub fn blocks(labels: &[String], runs: &[Run]) -> Vec<Block> {
+    let mut blocks = vec![Block::Para(format!(
+        "Made by perftest {} from {}. Rates are medians of GPU-timed samples; per clock per compute unit at the \
+         clock measured around each case; % of peak against the architecture's datasheet; ratios against each \
+         family's baseline (above 1 = faster). docs/output.md says how to read every column and flag.",
+        env!("CARGO_PKG_VERSION"),
+        labels.join(", ")
+    ))];
+    for (label, run) in labels.iter().zip(runs) {
+        blocks.extend(run_blocks(label, run, runs.len() > 1));
+    }
+    if runs.len() > 1 {
+        blocks.extend(comparison(labels, runs));
+    }
+    blocks.extend(families(labels, runs));
+    blocks
+}
+
+/// A run's facts and its findings.
+fn run_blocks(label: &str, run: &Run, several: bool) -> Vec<Block> {
+    let d = &run.device;
+    let id = format!("run-{}", anchor(label).trim_start_matches("case-"));
+    let mut blocks = vec![Block::Heading { level: 2, text: format!("{} ({label})", d.name), id }];
+    let s = &run.settings;
+    let mut settings = format!("{} ms per measurement, {} samples", s.target_ms, s.samples);
+    if s.quick {
+        settings.push_str(", --quick");
+    }
+    if !s.families.is_empty() {
+        settings.push_str(&format!(", families {}", s.families.join(", ")));
+    }
+    let clock = match run.clock_median_mhz {
+        Some(mhz) => format!("median {mhz:.0} MHz"),
+        None => d.clock.clone().unwrap_or_else(|| "unknown".into()),
+    };
+    let units = match (d.compute_units, &d.compute_unit) {
+        (Some(n), Some(unit)) => format!("{n} {unit}"),
+        _ => "unknown".into(),
+    };
+    blocks.push(Block::Table {
+        head: vec!["".into(), "".into()],
+        rows: [
+            (
+                "device",
+                format!(
+                    "{} ({}, vendor 0x{:04x}, device 0x{:04x})",
+                    d.name, d.kind, d.vendor_id, d.device_id
+                ),
+            ),
+            ("driver", format!("{} (Vulkan {})", d.driver, d.vulkan_version)),
+            ("queue", format!("family {}, subgroup size {}", d.queue_family, d.subgroup_size)),
+            ("compute units", units),
+            ("clock", clock),
+            ("peaks", d.architecture.clone().unwrap_or_else(|| "unknown: no % of peak".into())),
+            ("settings", settings),
+            ("date", run.date.clone()),
+            (
+                "cases",
+                format!(
+                    "{} ({} timed)",
+                    run.cases.len(),
+                    run.cases.iter().filter(|c| c.median_ms.is_some()).count()
+                ),
+            ),
+            ("ended", run.ending.line().trim_start_matches("run: ").to_owned()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (None, vec![k.to_owned(), v]))
+        .collect(),
+    });
+    if !run.header.is_empty() {
+        blocks.push(Block::Fold {
+            summary: "The run's header".into(),
+            blocks: vec![Block::Pre(run.header.clone())],
+        });
+    }
+    let found = findings::of(run);
+    let heading = if several { format!("Findings on {}", d.name) } else { "Findings".into() };
+    blocks.push(Block::Heading { level: 3, text: heading, id: format!("findings-{}", anchor(label)) });
+    blocks.push(match found.is_empty() {
+        true => Block::Para("The run has none of the cases the findings rest on.".into()),
+        false => Block::List(found.iter().map(finding_item).collect()),
+    });
+    blocks
+}
+
+fn finding_item(f: &Finding) -> (String, Vec<(String, String)>) {
+    let links = f.evidence.iter().map(|(case, shown)| (format!("{case}: {shown}"), anchor(case))).collect();
+    (f.text.clone(), links)
+}
+
+/// The compare verdicts of every run against the first.
+fn comparison(labels: &[String], runs: &[Run]) -> Vec<Block> {
+    let comparison = compare::compare(labels, runs);
+    let mut blocks =
+        vec![Block::Heading { level: 2, text: "Compared with the first run".into(), id: "compare".into() }];
+    blocks.push(Block::List(comparison.summaries.iter().map(|s| (s.clone(), Vec::new())).collect()));
+    let head = std::iter::once("case".to_owned()).chain(comparison.runs.iter().cloned()).collect();
+    let rows = comparison
+        .rows
+        .iter()
+        .map(|row| {
+            let cells = (0..row.cells.len()).map(|i| match (row.ratios[i], row.verdicts[i]) {
+                (Some(ratio), Some((verdict, _))) if i > 0 => {
+                    format!("{} ({}, {})", row.cells[i], ratio_text(ratio), verdict.word())
+                }
+                _ => row.cells[i].clone(),
+            });
+            (None, std::iter::once(row.name.clone()).chain(cells).collect())
+        })
+        .collect();
+    blocks.push(Block::Fold {
+        summary: format!("Every case side by side ({} rows)", comparison.rows.len()),
+        blocks: vec![Block::Table { head, rows }],
+    });
+    blocks
+}
+
+/// Per family: what it measures, its chart, and the first run's table.
+fn families(labels: &[String], runs: &[Run]) -> Vec<Block> {
+    let mut blocks = vec![Block::Heading { level: 2, text: "Families".into(), id: "families".into() }];
+    for family in crate::registry::families() {
+        let cases: Vec<&CaseResult> = runs[0].cases.iter().filter(|c| c.family == family.name).collect();
+        if cases.is_empty() {
+            continue;
+        }
+        blocks.push(Block::Heading {
+            level: 3,
+            text: format!("{} ({} cases)", family.name, cases.len()),
+            id: format!("family-{}", family.name),
+        });
+        blocks.push(Block::Para(format!(
+            "Measures {}. More: docs/families/{}.md.",
+            family.about.measures, family.name
+        )));
+        let only: Vec<Run> = runs
+            .iter()
+            .map(|r| Run {
+                cases: r.cases.iter().filter(|c| c.family == family.name).cloned().collect(),
+                ..r.clone()
+            })
+            .collect();
+        if only.iter().any(|r| r.cases.iter().any(|c| c.rate.is_some())) {
+            if let Ok(svg) = plot::svg(labels, &only, Metric::Rate) {
+                blocks.push(Block::Chart { file: format!("{}.svg", family.name), svg });
+            }
+        }
+        let head = ["case", "rate", "per clock per compute unit", "% of peak", "ratio", "flags"];
+        let rows = cases.iter().map(|c| (Some(anchor(&c.name)), row(c))).collect();
+        blocks.push(Block::Fold {
+            summary: format!("The {} table ({} rows)", family.name, cases.len()),
+            blocks: vec![Block::Table { head: head.map(str::to_owned).to_vec(), rows }],
+        });
+    }
+    blocks
+}
+
+/// A case's table row: the original's per-GPU table, with perftest's columns.
+fn row(c: &CaseResult) -> Vec<String> {
+    let rate = match (c.status, &c.rate) {
+        (Status::Ok, Some(rate)) => amount_text(rate),
+        (Status::Ok, None) => c.reason.clone().unwrap_or_default(),
+        (status, _) => format!("{} ({})", status.word(), c.reason.as_deref().unwrap_or("")),
+    };
+    let per_clock = c.per_clock.first().map_or(String::new(), |a| format!("{} {}", sig4(a.value), a.unit));
+    let peak = c.peak_percent.map_or(String::new(), |p| format!("{p:.1}%"));
+    let ratio = c.ratio.map_or(String::new(), ratio_text);
+    let flags: Vec<String> = c.flags.iter().map(|f| f.name()).collect();
+    vec![c.name.clone(), rate, per_clock, peak, ratio, flags.join(", ")]
+}
+
+/// `text` with `&`, `<`, `>` and `"` escaped for HTML.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+const STYLE: &str =
+    "body{font:15px/1.45 system-ui,sans-serif;max-width:1240px;margin:2em auto;padding:0 1em;color:#222}\
+table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 8px;text-align:left;\
+vertical-align:top}td:not(:first-child){font-variant-numeric:tabular-nums}tr:target{background:#ffd}\
+pre{background:#f6f6f6;padding:.6em;overflow-x:auto;font-size:12px}svg{max-width:100%;height:auto}\
+details{margin:.4em 0}summary{cursor:pointer;color:#235}li{margin:.3em 0}li ul{font-size:13px;color:#444}";
+
+/// The page as HTML.
+pub fn html(title: &str, blocks: &[Block]) -> String {
+    let mut out = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{}</h1>\n",
+        escape(title),
+        escape(title)
+    );
+    for block in blocks {
+        html_block(&mut out, block);
+    }
+    out.push_str("</body>\n</html>\n");
+    out
+}
+
+fn html_block(out: &mut String, block: &Block) {
+    match block {
+        Block::Heading { level, text, id } => {
+            let _ = writeln!(out, "<h{level} id=\"{}\">{}</h{level}>", escape(id), escape(text));
+        }
+        Block::Para(text) => {
+            let _ = writeln!(out, "<p>{}</p>", escape(text));
+        }
+        Block::List(items) => {
+            out.push_str("<ul>\n");
+            for (text, links) in items {
+                let _ = write!(out, "<li>{}", escape(text));
+                if !links.is_empty() {
+                    out.push_str("<ul>");
+                    for (label, id) in links {
+                        let _ = write!(out, "<li><a href=\"#{}\">{}</a></li>", escape(id), escape(label));
+                    }
+                    out.push_str("</ul>");
+                }
+                out.push_str("</li>\n");
+            }
+            out.push_str("</ul>\n");
+        }
+        Block::Table { head, rows } => {
+            out.push_str("<table>\n");
+            if head.iter().any(|h| !h.is_empty()) {
+                out.push_str("<tr>");
+                for h in head {
+                    let _ = write!(out, "<th>{}</th>", escape(h));
+                }
+                out.push_str("</tr>\n");
+            }
+            for (id, cells) in rows {
+                match id {
+                    Some(id) => {
+                        let _ = write!(out, "<tr id=\"{}\">", escape(id));
+                    }
+                    None => out.push_str("<tr>"),
+                }
+                for cell in cells {
+                    let _ = write!(out, "<td>{}</td>", escape(cell));
+                }
+                out.push_str("</tr>\n");
+            }
+            out.push_str("</table>\n");
+        }
+        Block::Chart { svg, .. } => {
+            // plotters writes an XML SVG document; inline, the element alone.
+            let element = svg.find("<svg").map_or(svg.as_str(), |at| &svg[at..]);
+            let _ = writeln!(out, "<figure>{element}</figure>");
+        }
+        Block::Pre(text) => {
+            let _ = writeln!(out, "<pre>{}</pre>", escape(text));
+        }
+        Block::Fold { summary, blocks } => {
+            let _ = writeln!(out, "<details>\n<summary>{}</summary>", escape(summary));
+            for block in blocks {
+                html_block(out, block);
+            }
+            out.push_str("</details>\n");
+        }
+    }
+}
+
+/// Text for markdown: `<` escaped, so `Buffer<R8>` is not read as a tag.
+fn md(text: &str) -> String {
+    text.replace('<', "&lt;")
+}
+
+/// A table cell for markdown: as [`md`], pipes escaped, line breaks as spaces.
+fn cell(text: &str) -> String {
+    md(text).replace('|', "\\|").replace('\n', " ")
+}
+
+/// The page as markdown (charts linked from `charts/`).
+pub fn markdown(blocks: &[Block]) -> String {
+    let mut out = String::new();
+    for block in blocks {
+        markdown_block(&mut out, block);
+    }
+    out
+}
+
+fn markdown_block(out: &mut String, block: &Block) {
+    match block {
+        Block::Heading { level, text, id } => {
+            let _ =
+                writeln!(out, "<a id=\"{id}\"></a>\n\n{} {}\n", "#".repeat(usize::from(*level)), md(text));
+        }
+        Block::Para(text) => {
+            let _ = writeln!(out, "{}\n", md(text));
+        }
+        Block::List(items) => {
+            for (text, links) in items {
+                let _ = writeln!(out, "- {}", md(text));
+                for (label, id) in links {
+                    let _ = writeln!(out, "  - [{}](#{id})", md(&label.replace(['[', ']'], "")));
+                }
+            }
+            out.push('\n');
+        }
+        Block::Table { head, rows } => {
+            let columns = head.len();
+            let _ = writeln!(out, "| {} |", head.iter().map(|h| cell(h)).collect::<Vec<_>>().join(" | "));
+            let _ = writeln!(out, "|{}", "---|".repeat(columns));
+            for (id, cells) in rows {
+                let mut cells: Vec<String> = cells.iter().map(|c| cell(c)).collect();
+                if let (Some(id), Some(first)) = (id, cells.first_mut()) {
+                    *first = format!("<a id=\"{id}\"></a>{first}");
+                }
+                let _ = writeln!(out, "| {} |", cells.join(" | "));
+            }
+            out.push('\n');
+        }
+        Block::Chart { file, .. } => {
+            let _ = writeln!(out, "![{file}](charts/{file})\n");
+        }
+        Block::Pre(text) => {
+            let _ = writeln!(out, "```\n{}\n```\n", text.trim_end());
+        }
+        Block::Fold { summary, blocks } => {
+            let _ = writeln!(out, "<details><summary>{}</summary>\n", md(summary));
+            for block in blocks {
+                markdown_block(out, block);
+            }
+            out.push_str("</details>\n\n");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn anchors_are_plain_and_distinct() {
+        assert_eq!(anchor("Buffer<R8>.Load uniform"), "case-buffer-r8-load-uniform");
+        assert_ne!(anchor("GEMM f16*f16+f32 4096^3"), anchor("GEMM f16 f16 f32 4096^3"));
+        assert!(anchor("Texture2D<RGBA8>.Sample(bilinear) linear")
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-'));
+    }
+
+    #[test]
+    fn html_escapes_text_and_keeps_inline_svg() {
+        let blocks = vec![
+            Block::Heading { level: 2, text: "a <b> & c".into(), id: "x".into() },
+            Block::Chart {
+                file: "load.svg".into(),
+                svg: "<?xml version=\"1.0\"?>\n<svg width=\"1\"></svg>".into(),
+            },
+            Block::Table {
+                head: vec!["case".into()],
+                rows: vec![(Some("case-b".into()), vec!["Buffer<R8>".into()])],
+            },
+        ];
+        let page = html("t", &blocks);
+        assert!(page.contains("<h2 id=\"x\">a &lt;b&gt; &amp; c</h2>"), "{page}");
+        assert!(
+            page.contains("<figure><svg width=\"1\"></svg></figure>") && !page.contains("<?xml"),
+            "{page}"
+        );
+        assert!(page.contains("<tr id=\"case-b\"><td>Buffer&lt;R8&gt;</td></tr>"), "{page}");
+        let md = markdown(&blocks);
+        assert!(
+            md.contains("![load.svg](charts/load.svg)") && md.contains("<a id=\"case-b\"></a>Buffer&lt;R8>"),
+            "{md}"
+        );
+    }
+}
