@@ -19,7 +19,7 @@ if grep -q ":CONSOLE" "$dir/chromium.log"; then
     grep ":CONSOLE" "$dir/chromium.log"
     exit 1
 fi
-count() { grep -o "$1" "$dir/dom.html" | wc -l; }
+count() { grep -o "$1" "$dir/dom.html" | wc -l || true; }
 findings=$(count '<a href="#case-')
 charts=$(count '<figure><svg')
 rows=$(count '<tr id="case-')
@@ -28,4 +28,10 @@ echo "== report: $findings evidence links, $charts charts, $rows case rows; scre
     echo "ci/report-check.sh: the page in Chromium lacks findings, charts or rows"
     exit 1
 }
+# Every in-page link has its target.
+missing=0
+for id in $(grep -o 'href="#[^"]*"' "$dir/dom.html" | sed 's/href="#//; s/"$//' | sort -u); do
+    grep -q "id=\"$id\"" "$dir/dom.html" || { echo "ci/report-check.sh: a link to #$id has no target"; missing=1; }
+done
+[ "$missing" = 0 ]
 test -s "$dir/h100.png"

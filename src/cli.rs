@@ -4,7 +4,8 @@ use std::ffi::OsString;
 
 use clap::{CommandFactory, Parser};
 
-/// Vulkan compute micro-benchmark: GPU-timed, verified load, sample, branch and ALU cases.
+/// Vulkan compute micro-benchmark: GPU-timed, verified cases of loads, samples, caches, memory,
+/// copies, atomics, dispatch cost, branches, ALU and tensor cores.
 #[derive(Debug, Parser)]
 #[command(name = "perftest", version, after_help = crate::error::help_text(), args_conflicts_with_subcommands = true)]
 pub struct Cli {
@@ -262,8 +263,9 @@ pub enum Command {
     /// script) and DIR/report.md, with the run's device and settings, the findings computed from
     /// it, a table and chart per family, and with two or more runs, the compare verdicts.
     Report {
-        /// One or more JSON results files; runs of one device row with no case in common are
-        /// parts of one run, others are compared with the first.
+        /// One or more JSON results files; a run given right after another of the same device
+        /// row and settings, with no case in common, is a part of it (a run made family by
+        /// family); any other run is compared with the first.
         #[arg(required = true, num_args = 1.., value_name = "RUN")]
         files: Vec<std::path::PathBuf>,
         /// The folder to write into (made if missing).

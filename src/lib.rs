@@ -1,11 +1,12 @@
-//! perftest: a Vulkan compute micro-benchmark of loads, samples, branches and ALU throughput.
+//! perftest: a Vulkan compute micro-benchmark of loads, samples, caches, memory, copies, atomics,
+//! dispatch cost, branches, ALU and tensor cores.
 //!
 //! The library holds everything the `perftest` binary does, so that the GPU integration tests in
 //! `tests-gpu/` drive the same code paths as a user. Layers, leaves first: [`caps`] (what a device
 //! offers and a case needs, and what a run reports about it, as data), [`record`] (what a run
 //! measured, as data), [`registry`] (families and their cases, as data), [`shader`]
 //! (GLSL to SPIR-V), [`vk`] (Vulkan objects; imports neither the registry nor the shader module),
-//! [`runner`] (the one place where cases meet Vulkan), [`report`] (documents, compare, plot), and
+//! [`runner`] (the one place where cases meet Vulkan), [`report`] (documents, compare, plot, report), and
 //! [`app`], which only dispatches commands. Families live in [`cases`] and register themselves.
 
 pub mod app;

@@ -10,7 +10,7 @@
 //! second rate) while they fit; flags go after them as short names, or on a line of their own
 //! where they do not fit.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::model::{CaseResult, Status};
 use super::text;
@@ -110,6 +110,28 @@ impl Layout {
     }
 }
 
+/// Per family of `cases` (family, name, leads with the original's time and ratio): its widest
+/// name in characters, and whether any of its lines leads so; what a run keeps
+/// ([`super::model::Run::line_widths`]) and a layout is made of.
+pub fn widths<'a>(
+    cases: impl IntoIterator<Item = (&'a str, &'a str, bool)>,
+) -> BTreeMap<String, (usize, bool)> {
+    let mut widest: BTreeMap<String, (usize, bool)> = BTreeMap::new();
+    for (family, name, timed_prefix) in cases {
+        let entry = widest.entry(family.to_owned()).or_default();
+        *entry = (entry.0.max(name.chars().count()), entry.1 || timed_prefix);
+    }
+    widest
+}
+
+/// Whether a case of family `name` (at the axes' defaults) counts work bounded by a known peak;
+/// a family perftest does not know (a newer file's) might.
+fn has_peak(name: &str) -> bool {
+    let Some(family) = crate::registry::families().into_iter().find(|f| f.name == name) else { return true };
+    let cases = (family.expand)(&crate::registry::Env { family, settings: &[], device: None });
+    cases.iter().flat_map(|c| &c.work).any(|w| w.ceiling.is_some())
+}
+
 /// What the device row's record says the columns can show.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Known {
@@ -148,20 +170,28 @@ impl Layouts {
     /// family, name, and whether its line leads with the original's time and ratio (a case with a
     /// baseline).
     pub fn of<'a>(cases: impl IntoIterator<Item = (&'a str, &'a str, bool)>, known: Known) -> Self {
-        let mut widest: HashMap<&str, (usize, bool)> = HashMap::new();
-        for (family, name, timed_prefix) in cases {
-            let entry = widest.entry(family).or_default();
-            *entry = (entry.0.max(name.chars().count()), entry.1 || timed_prefix);
-        }
-        let families = widest
-            .into_iter()
-            .map(|(f, (name, prefix))| (f.to_owned(), Layout::new(name, prefix, known)))
+        Self::of_widths(&widths(cases), known)
+    }
+
+    /// The layouts of families of these widths ([`widths`]). A family none of whose cases counts
+    /// work with a known peak (latency, dispatch, branch) has no peak column.
+    pub fn of_widths(widths: &BTreeMap<String, (usize, bool)>, known: Known) -> Self {
+        let families = widths
+            .iter()
+            .map(|(f, &(name, prefix))| {
+                let known = Known { peaks: known.peaks && has_peak(f), ..known };
+                (f.clone(), Layout::new(name, prefix, known))
+            })
             .collect();
         Layouts { families, known }
     }
 
-    /// The layouts of a saved run's families, as its live run printed them.
+    /// The layouts of a saved run's families, as its live run printed them: from the widths it
+    /// kept, or for an older file, from its cases.
     pub fn of_run(run: &super::model::Run) -> Self {
+        if !run.line_widths.is_empty() {
+            return Self::of_widths(&run.line_widths, Known::of(&run.device));
+        }
         let cases = run.cases.iter().map(|c| (c.family.as_str(), c.name.as_str(), c.original_time));
         Self::of(cases, Known::of(&run.device))
     }
@@ -187,13 +217,16 @@ impl Layouts {
         for column in &layout.columns {
             line.push_str(&format!("  {:>width$}", column.cell(case), width = column.width()));
         }
-        let mut line = line.trim_end().to_owned();
+        // A cell wider than its column (a long unit, a time of 1000 ms or more) shifts the rest;
+        // past the width, the line wraps rather than overflows.
+        let mut line = fit(line.trim_end());
         let flags: Vec<String> =
             case.flags.iter().filter_map(|f| f.in_line()).map(|f| format!("[{}]", f.name())).collect();
         if !flags.is_empty() {
             let flags = flags.join(" ");
+            let last = line.rsplit('\n').next().unwrap_or("");
             let joint =
-                if line.chars().count() + 2 + flags.chars().count() <= WIDTH { "  " } else { "\n    " };
+                if last.chars().count() + 2 + flags.chars().count() <= WIDTH { "  " } else { "\n    " };
             line = format!("{line}{joint}{flags}");
         }
         for note in &case.notes {
@@ -213,13 +246,15 @@ pub fn fit(text: &str) -> String {
             if line.chars().count() <= WIDTH {
                 return line.to_owned();
             }
-            let indent = line.len() - line.trim_start().len();
-            let value = line[indent..].find(": ").map(|colon| {
-                let after = &line[indent + colon + 1..];
-                indent + colon + 1 + after.len() - after.trim_start().len()
+            let body = line.trim_start();
+            let indent = line.len() - body.len();
+            // Where the value starts, in characters: after `label:` and its spaces.
+            let value = body.find(": ").map(|colon| {
+                let after = &body[colon + 1..];
+                indent + body[..colon + 1].chars().count() + after.len() - after.trim_start().len()
             });
             let hang = value.filter(|&v| v <= 16).unwrap_or(indent + 4);
-            wrap(line.trim_start(), &line[..indent], &" ".repeat(hang))
+            wrap(body, &line[..indent], &" ".repeat(hang))
         })
         .collect();
     lines.join("\n")
@@ -347,6 +382,16 @@ mod tests {
             let prefix = format!("\n{}: {}  ", original.name, text::original_lead(original).unwrap());
             assert!(text.contains(&prefix), "{file}: no line starts {prefix:?}");
         }
+    }
+
+    #[test]
+    fn a_family_without_a_peak_has_no_peak_column() {
+        let mut case = timed("latency", "Latency pointer 16 KiB", false);
+        case.peak_percent = None;
+        let layouts = Layouts::of([("latency", case.name.as_str(), false)], Known::default());
+        assert!(!layouts.line(&case).contains("peak unknown"), "{}", layouts.line(&case));
+        let loads = Layouts::of([("load", case.name.as_str(), false)], Known::default());
+        assert!(loads.line(&case).contains("peak unknown"));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! says one sentence with its evidence, or nothing where the run lacks the cases, they did not
 //! run, or the data do not support a claim (a difference within [`SAME`] is said to be none).
 
+use super::flag::Flag;
 use super::format::ratio_text;
 use super::levels::LATENCY;
 use super::model::{CaseResult, Run, Status};
@@ -40,7 +41,14 @@ pub fn of(run: &Run) -> Vec<Finding> {
     ];
     let mut found: Vec<Finding> = rules.iter().filter_map(|rule| rule(run)).collect();
     for finding in found.iter_mut().filter(|f| f.id != "flagged") {
-        let doubtful = finding.evidence.iter().filter(|(_, shown)| shown.contains(FLAGGED)).count();
+        // A flag on a rate counts; one on a ratio only (its baseline's) does not: no rule here
+        // rests on a ratio.
+        let doubtful = finding
+            .evidence
+            .iter()
+            .filter_map(|(name, _)| run.cases.iter().find(|c| c.name == *name))
+            .filter(|c| c.flags.iter().any(|f| !matches!(f, Flag::Baseline(_))))
+            .count();
         if doubtful > 0 {
             finding.text.push_str(&format!(
                 " ({doubtful} of the {} results it rests on are flagged: rerun before acting on it.)",
@@ -50,9 +58,6 @@ pub fn of(run: &Run) -> Vec<Finding> {
     }
     found
 }
-
-/// How an evidence line says its case is flagged.
-const FLAGGED: &str = "(flagged: ";
 
 /// The case named `name` if it ran and has a rate.
 fn ok<'r>(run: &'r Run, name: &str) -> Option<&'r CaseResult> {
@@ -70,18 +75,19 @@ fn shown(case: &CaseResult) -> (String, String) {
     }
     if !case.flags.is_empty() {
         let names: Vec<String> = case.flags.iter().map(|f| f.name()).collect();
-        text.push_str(&format!(" {FLAGGED}{})", names.join(", ")));
+        text.push_str(&format!(" (flagged: {})", names.join(", ")));
     }
     (case.name.clone(), text)
 }
 
-/// `b`'s rate over `a`'s, as the sentence says it: `2.6x` or `the same rate`.
-fn versus(a: &CaseResult, b: &CaseResult) -> String {
+/// `b`'s rate against `a`'s, which is `of`, as a sentence says it: `2.600x the rate of {of}`, or
+/// `the same rate as {of}` within [`SAME`].
+fn versus(a: &CaseResult, b: &CaseResult, of: &str) -> String {
     let ratio = rate(b) / rate(a);
     if (ratio - 1.0).abs() <= SAME {
-        "the same rate".into()
+        format!("the same rate as {of}")
     } else {
-        format!("{} the rate", ratio_text(ratio))
+        format!("{} the rate of {of}", ratio_text(ratio))
     }
 }
 
@@ -108,6 +114,15 @@ fn typed_raw_structured(run: &Run) -> Option<Finding> {
             continue;
         };
         let best = [t, r, s].into_iter().max_by(|a, b| rate(a).total_cmp(&rate(b)))?;
+        let slowest = [t, r, s].into_iter().map(rate).fold(f64::INFINITY, f64::min);
+        if slowest >= rate(best) * (1.0 - SAME) {
+            parts.push(format!(
+                "{width} linear loads run at the same rate typed, raw and structured ({})",
+                amount_text(best.rate.as_ref()?)
+            ));
+            evidence.extend([t, r, s].map(shown));
+            continue;
+        }
         let kind = |c: &CaseResult| match c.name.as_str() {
             n if n == typed => "typed",
             n if n == raw => "raw",
@@ -177,22 +192,26 @@ fn writable_buffers(run: &Run) -> Option<Finding> {
         return None;
     }
     ratios.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let median = ratios[ratios.len() / 2].0;
+    let middle = ratios.len() / 2;
+    let median = match ratios.len() % 2 {
+        1 => ratios[middle].0,
+        _ => (ratios[middle - 1].0 + ratios[middle].0) / 2.0,
+    };
     let (worst, w, r) = ratios[0];
     let mut text = format!(
-        "Loads from a writable buffer run at {} of the same load from a read-only one (median of {} pairs); \
-         the worst pair, {}, at {}",
+        "Loads from a writable buffer run at {} of the same load from a read-only one (median of {} pairs)",
         ratio_text(median),
         ratios.len(),
-        w.name,
-        ratio_text(worst)
     );
+    if ratios.len() > 2 && worst < 1.0 - SAME {
+        text.push_str(&format!("; the worst pair, {}, at {}", w.name, ratio_text(worst)));
+    }
     let mut evidence = vec![shown(w), shown(r)];
     let plain = ok(run, "Conv1D<float> M=15 plain 1 MiB");
     if let (Some(plain), Some(readonly)) = (plain, ok(run, "Conv1D<float> M=15 readonly 1 MiB")) {
         text.push_str(&format!(
             "; declaring a convolution's input `readonly` gives {}",
-            versus(plain, readonly).replace("the rate", "the plain path's rate")
+            versus(plain, readonly, "the plain path")
         ));
         evidence.extend([plain, readonly].map(shown));
     }
@@ -263,51 +282,50 @@ fn subgroup_broadcast(run: &Run) -> Option<Finding> {
     })
 }
 
-/// Where staging through shared memory (`reuse`) starts to beat the plain path, per size.
+/// Where staging through shared memory (`reuse`) beats the plain path by more than [`SAME`]: in
+/// how many of the (type, size, mask) pairs, from which mask size on in most of them, and by how
+/// much at best.
 fn shared_staging(run: &Run) -> Option<Finding> {
-    let mut pays: Vec<(u64, &CaseResult, &CaseResult)> = Vec::new();
-    let mut never = true;
-    let mut all_m: Vec<u64> = Vec::new();
+    // Per mask size M: pairs, pairs where staging pays, and the best pair.
+    let mut by_m: std::collections::BTreeMap<u64, (usize, usize)> = Default::default();
+    let mut best: Option<(f64, &CaseResult, &CaseResult)> = None;
     for reuse in run.cases.iter().filter(|c| c.family == "conv" && c.name.contains(" reuse ")) {
-        let Some(r) = ok(run, &reuse.name) else { continue };
-        let Some(p) = ok(run, &reuse.name.replace(" reuse ", " plain ")) else { continue };
-        let m = *reuse.axes.get("m")?;
-        all_m.push(m);
-        if rate(r) > rate(p) * (1.0 + SAME) {
-            never = false;
-            pays.push((m, r, p));
+        let (Some(r), Some(p), Some(&m)) =
+            (ok(run, &reuse.name), ok(run, &reuse.name.replace(" reuse ", " plain ")), reuse.axes.get("m"))
+        else {
+            continue;
+        };
+        let gain = rate(r) / rate(p);
+        let entry = by_m.entry(m).or_default();
+        entry.0 += 1;
+        if gain > 1.0 + SAME {
+            entry.1 += 1;
+        }
+        if best.is_none_or(|(b, ..)| gain > b) {
+            best = Some((gain, r, p));
         }
     }
-    if all_m.is_empty() {
-        return None;
+    let (gain, r, p) = best?;
+    let pairs: usize = by_m.values().map(|(n, _)| n).sum();
+    let paying: usize = by_m.values().map(|(_, k)| k).sum();
+    let mut text = format!(
+        "Staging a convolution's input through shared memory beats the plain path by more than {:.0}% in \
+         {paying} of {pairs} type, size and mask pairs",
+        SAME * 100.0
+    );
+    // The smallest M from which on most pairs pay, if a smaller measured M did not.
+    let sizes: Vec<(&u64, &(usize, usize))> = by_m.iter().collect();
+    let from = (1..sizes.len()).find(|&i| sizes[i..].iter().all(|(_, (n, k))| 2 * k > *n));
+    if let Some(i) = from {
+        text.push_str(&format!("; from M={} taps on, in most of them", sizes[i].0));
     }
-    if never {
-        return Some(Finding {
-            id: "shared-staging",
-            family: "conv",
-            text: format!(
-                "Staging a convolution's input through shared memory never beat the plain path by more than {:.0}% \
-                 in {} pairs: let the caches do it.",
-                SAME * 100.0,
-                all_m.len()
-            ),
-            evidence: Vec::new(),
-        });
+    if paying > 0 {
+        text.push_str(&format!("; at best {} ({})", ratio_text(gain), r.name));
+    } else {
+        text.push_str(": let the caches do it");
     }
-    pays.sort_by_key(|(m, ..)| *m);
-    let (m, r, p) = pays[0];
-    let share = pays.len() as f64 / all_m.len() as f64 * 100.0;
-    Some(Finding {
-        id: "shared-staging",
-        family: "conv",
-        text: format!(
-            "Staging a convolution's input through shared memory pays from M={m} taps ({} at best there) and in \
-             {share:.0}% of the {} type, size and mask pairs.",
-            ratio_text(rate(r) / rate(p)),
-            all_m.len()
-        ),
-        evidence: vec![shown(p), shown(r)],
-    })
+    text.push('.');
+    Some(Finding { id: "shared-staging", family: "conv", text, evidence: vec![shown(p), shown(r)] })
 }
 
 /// What contention does to atomics, and what a subgroup reduction first buys.
@@ -321,8 +339,8 @@ fn atomics(run: &Run) -> Option<Finding> {
     let mut evidence = vec![shown(one), shown(spread)];
     if let Some(reduced) = ok(run, "SubgroupAdd + AtomicAdd u32 1 address") {
         text.push_str(&format!(
-            "; adding within the subgroup first (subgroupAdd, then one atomic) gives {} the contended rate",
-            ratio_text(rate(reduced) / rate(one))
+            "; adding within the subgroup first (subgroupAdd, then one atomic) gives {}",
+            versus(one, reduced, "the contended adds")
         ));
         evidence.push(shown(reduced));
     }
@@ -335,8 +353,8 @@ fn copies(run: &Run) -> Option<Finding> {
     let command = ok(run, "Copy device to device 1 GiB")?;
     let shader = ok(run, "Copy device to device by shader 1 GiB")?;
     let text = format!(
-        "Copying 1 GiB within the GPU with a compute shader runs at {} of vkCmdCopyBuffer on the same queue.",
-        ratio_text(rate(shader) / rate(command))
+        "Copying 1 GiB within the GPU with a compute shader gives {} on the same queue.",
+        versus(command, shader, "vkCmdCopyBuffer")
     );
     Some(Finding { id: "copies", family: "copy", text, evidence: vec![shown(command), shown(shader)] })
 }

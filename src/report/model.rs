@@ -56,6 +56,12 @@ pub struct Run {
     /// crashed, hung or lost the device); null: run in perftest's own process (`--in-process`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workers: Option<u32>,
+    /// Per family, how its default text lines were laid out: its widest selected case name (in
+    /// characters) and whether its lines lead with the original's time and ratio, so that
+    /// `perftest show` of an interrupted run prints the columns the live run printed (empty in
+    /// files before it was kept: the finished cases decide).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub line_widths: std::collections::BTreeMap<String, (usize, bool)>,
     /// The cases, in run order.
     pub cases: Vec<CaseResult>,
 }
@@ -715,6 +721,7 @@ pub(crate) mod tests {
             warm_up: None,
             levels: Vec::new(),
             workers: None,
+            line_widths: Default::default(),
             cases: vec![
                 case("ByteAddressBuffer.Load uniform", Some(5.63e12), Some(2.985), Status::Ok),
                 case("ALU fp64 FMA", None, None, Status::Skipped),

@@ -6,7 +6,6 @@
 //! not overlap (a full run made in parts, `--family` by `--family`) are one run here; runs of
 //! other devices, or of the same cases again, are compared: verdicts side by side.
 
-use std::fmt::Write as _;
 use std::path::Path;
 
 use super::compare;
@@ -16,7 +15,10 @@ use super::model::{CaseResult, Run, RunState, Status};
 use super::plot::{self, Metric};
 use super::trust::sig4;
 use super::write::{amount_text, write_atomic};
+
+mod render;
 use crate::error::{Error, Result};
+pub use render::{escape, html, markdown};
 
 /// One block of the page.
 #[derive(Clone, Debug, PartialEq)]
@@ -82,27 +84,40 @@ fn flatten(block: &Block) -> Vec<&Block> {
     }
 }
 
-/// Whether `a` and `b` ran on the same device row.
-fn same_row(a: &Run, b: &Run) -> bool {
+/// Whether `a` and `b` ran on the same device row with the same perftest and measurement
+/// settings, so that their cases can stand in one table.
+fn parts_of_one(a: &Run, b: &Run) -> bool {
     let (x, y) = (&a.device, &b.device);
-    (x.name.as_str(), x.driver.as_str(), x.vendor_id, x.device_id, x.queue_family)
-        == (y.name.as_str(), y.driver.as_str(), y.vendor_id, y.device_id, y.queue_family)
+    let row = |d: &super::model::Device| {
+        (d.name.clone(), d.driver.clone(), d.vendor_id, d.device_id, d.queue_family)
+    };
+    let settings = |r: &Run| {
+        let s = &r.settings;
+        (r.perftest_version.clone(), s.target_ms.to_bits(), s.samples, s.verify, s.quick, s.axes.clone())
+    };
+    row(x) == row(y) && settings(a) == settings(b) && !a.cases.is_empty() && !b.cases.is_empty()
 }
 
-/// The runs as the report shows them: each run after the first that is of the same row as the
-/// one before it and shares no case with it is added to it as a part (its label joined).
+/// The runs as the report shows them: each run after the first that is a part of one with the
+/// run just before it (same device row, perftest and measurement settings) and shares no case
+/// with it is added to it (its label joined); any other run stands alone, compared with the first.
 pub fn combine(labels: &[String], runs: Vec<Run>) -> (Vec<String>, Vec<Run>) {
     let mut out: Vec<(String, Run)> = Vec::new();
     for (label, run) in labels.iter().cloned().zip(runs) {
         match out.last_mut() {
             Some((last_label, last))
-                if same_row(last, &run)
+                if parts_of_one(last, &run)
                     && !run.cases.iter().any(|c| last.cases.iter().any(|l| l.name == c.name)) =>
             {
                 last_label.push_str(&format!(" + {label}"));
                 last.header.clear();
-                if !last.settings.families.is_empty() && !run.settings.families.is_empty() {
-                    last.settings.families.extend(run.settings.families);
+                match run.settings.families.is_empty() {
+                    // A part of every family: the whole is too.
+                    true => last.settings.families.clear(),
+                    false if !last.settings.families.is_empty() => {
+                        last.settings.families.extend(run.settings.families)
+                    }
+                    false => {}
                 }
                 last.cases.extend(run.cases);
                 last.levels.extend(run.levels);
@@ -147,8 +162,10 @@ pub fn blocks(labels: &[String], runs: &[Run]) -> Vec<Block> {
         env!("CARGO_PKG_VERSION"),
         labels.join(", ")
     ))];
-    for (label, run) in labels.iter().zip(runs) {
-        blocks.extend(run_blocks(label, run, runs.len() > 1));
+    for (i, (label, run)) in labels.iter().zip(runs).enumerate() {
+        // Only the first run has tables to link to; the others' evidence links to the comparison.
+        let link = |case: &str| if i == 0 { anchor(case) } else { "compare".to_owned() };
+        blocks.extend(run_blocks(label, run, runs.len() > 1, &link));
     }
     if runs.len() > 1 {
         blocks.extend(comparison(labels, runs));
@@ -157,8 +174,8 @@ pub fn blocks(labels: &[String], runs: &[Run]) -> Vec<Block> {
     blocks
 }
 
-/// A run's facts and its findings.
-fn run_blocks(label: &str, run: &Run, several: bool) -> Vec<Block> {
+/// A run's facts and its findings, whose evidence links to `link(case)`.
+fn run_blocks(label: &str, run: &Run, several: bool, link: &dyn Fn(&str) -> String) -> Vec<Block> {
     let d = &run.device;
     let id = format!("run-{}", anchor(label).trim_start_matches("case-"));
     let mut blocks = vec![Block::Heading { level: 2, text: format!("{} ({label})", d.name), id }];
@@ -220,13 +237,13 @@ fn run_blocks(label: &str, run: &Run, several: bool) -> Vec<Block> {
     blocks.push(Block::Heading { level: 3, text: heading, id: format!("findings-{}", anchor(label)) });
     blocks.push(match found.is_empty() {
         true => Block::Para("The run has none of the cases the findings rest on.".into()),
-        false => Block::List(found.iter().map(finding_item).collect()),
+        false => Block::List(found.iter().map(|f| finding_item(f, link)).collect()),
     });
     blocks
 }
 
-fn finding_item(f: &Finding) -> (String, Vec<(String, String)>) {
-    let links = f.evidence.iter().map(|(case, shown)| (format!("{case}: {shown}"), anchor(case))).collect();
+fn finding_item(f: &Finding, link: &dyn Fn(&str) -> String) -> (String, Vec<(String, String)>) {
+    let links = f.evidence.iter().map(|(case, shown)| (format!("{case}: {shown}"), link(case))).collect();
     (f.text.clone(), links)
 }
 
@@ -310,175 +327,42 @@ fn row(c: &CaseResult) -> Vec<String> {
     vec![c.name.clone(), rate, per_clock, peak, ratio, flags.join(", ")]
 }
 
-/// `text` with `&`, `<`, `>` and `"` escaped for HTML.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-const STYLE: &str =
-    "body{font:15px/1.45 system-ui,sans-serif;max-width:1240px;margin:2em auto;padding:0 1em;color:#222}\
-table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 8px;text-align:left;\
-vertical-align:top}td:not(:first-child){font-variant-numeric:tabular-nums}tr:target{background:#ffd}\
-pre{background:#f6f6f6;padding:.6em;overflow-x:auto;font-size:12px}svg{max-width:100%;height:auto}\
-details{margin:.4em 0}summary{cursor:pointer;color:#235}li{margin:.3em 0}li ul{font-size:13px;color:#444}";
-
-/// The page as HTML.
-pub fn html(title: &str, blocks: &[Block]) -> String {
-    let mut out = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{}</h1>\n",
-        escape(title),
-        escape(title)
-    );
-    for block in blocks {
-        html_block(&mut out, block);
-    }
-    out.push_str("</body>\n</html>\n");
-    out
-}
-
-fn html_block(out: &mut String, block: &Block) {
-    match block {
-        Block::Heading { level, text, id } => {
-            let _ = writeln!(out, "<h{level} id=\"{}\">{}</h{level}>", escape(id), escape(text));
-        }
-        Block::Para(text) => {
-            let _ = writeln!(out, "<p>{}</p>", escape(text));
-        }
-        Block::List(items) => {
-            out.push_str("<ul>\n");
-            for (text, links) in items {
-                let _ = write!(out, "<li>{}", escape(text));
-                if !links.is_empty() {
-                    out.push_str("<ul>");
-                    for (label, id) in links {
-                        let _ = write!(out, "<li><a href=\"#{}\">{}</a></li>", escape(id), escape(label));
-                    }
-                    out.push_str("</ul>");
-                }
-                out.push_str("</li>\n");
-            }
-            out.push_str("</ul>\n");
-        }
-        Block::Table { head, rows } => {
-            out.push_str("<table>\n");
-            if head.iter().any(|h| !h.is_empty()) {
-                out.push_str("<tr>");
-                for h in head {
-                    let _ = write!(out, "<th>{}</th>", escape(h));
-                }
-                out.push_str("</tr>\n");
-            }
-            for (id, cells) in rows {
-                match id {
-                    Some(id) => {
-                        let _ = write!(out, "<tr id=\"{}\">", escape(id));
-                    }
-                    None => out.push_str("<tr>"),
-                }
-                for cell in cells {
-                    let _ = write!(out, "<td>{}</td>", escape(cell));
-                }
-                out.push_str("</tr>\n");
-            }
-            out.push_str("</table>\n");
-        }
-        Block::Chart { svg, .. } => {
-            // plotters writes an XML SVG document; inline, the element alone.
-            let element = svg.find("<svg").map_or(svg.as_str(), |at| &svg[at..]);
-            let _ = writeln!(out, "<figure>{element}</figure>");
-        }
-        Block::Pre(text) => {
-            let _ = writeln!(out, "<pre>{}</pre>", escape(text));
-        }
-        Block::Fold { summary, blocks } => {
-            let _ = writeln!(out, "<details>\n<summary>{}</summary>", escape(summary));
-            for block in blocks {
-                html_block(out, block);
-            }
-            out.push_str("</details>\n");
-        }
-    }
-}
-
-/// Text for markdown: `<` escaped, so `Buffer<R8>` is not read as a tag.
-fn md(text: &str) -> String {
-    text.replace('<', "&lt;")
-}
-
-/// A table cell for markdown: as [`md`], pipes escaped, line breaks as spaces.
-fn cell(text: &str) -> String {
-    md(text).replace('|', "\\|").replace('\n', " ")
-}
-
-/// The page as markdown (charts linked from `charts/`).
-pub fn markdown(blocks: &[Block]) -> String {
-    let mut out = String::new();
-    for block in blocks {
-        markdown_block(&mut out, block);
-    }
-    out
-}
-
-fn markdown_block(out: &mut String, block: &Block) {
-    match block {
-        Block::Heading { level, text, id } => {
-            let _ =
-                writeln!(out, "<a id=\"{id}\"></a>\n\n{} {}\n", "#".repeat(usize::from(*level)), md(text));
-        }
-        Block::Para(text) => {
-            let _ = writeln!(out, "{}\n", md(text));
-        }
-        Block::List(items) => {
-            for (text, links) in items {
-                let _ = writeln!(out, "- {}", md(text));
-                for (label, id) in links {
-                    let _ = writeln!(out, "  - [{}](#{id})", md(&label.replace(['[', ']'], "")));
-                }
-            }
-            out.push('\n');
-        }
-        Block::Table { head, rows } => {
-            let columns = head.len();
-            let _ = writeln!(out, "| {} |", head.iter().map(|h| cell(h)).collect::<Vec<_>>().join(" | "));
-            let _ = writeln!(out, "|{}", "---|".repeat(columns));
-            for (id, cells) in rows {
-                let mut cells: Vec<String> = cells.iter().map(|c| cell(c)).collect();
-                if let (Some(id), Some(first)) = (id, cells.first_mut()) {
-                    *first = format!("<a id=\"{id}\"></a>{first}");
-                }
-                let _ = writeln!(out, "| {} |", cells.join(" | "));
-            }
-            out.push('\n');
-        }
-        Block::Chart { file, .. } => {
-            let _ = writeln!(out, "![{file}](charts/{file})\n");
-        }
-        Block::Pre(text) => {
-            let _ = writeln!(out, "```\n{}\n```\n", text.trim_end());
-        }
-        Block::Fold { summary, blocks } => {
-            let _ = writeln!(out, "<details><summary>{}</summary>\n", md(summary));
-            for block in blocks {
-                markdown_block(out, block);
-            }
-            out.push_str("</details>\n\n");
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn part(families: &[&str], cases: &[&str]) -> Run {
+        let mut run = crate::report::load(std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/results/report/h100/final-quick1.json"
+        )))
+        .unwrap();
+        run.settings.families = families.iter().map(|f| (*f).to_owned()).collect();
+        run.cases.retain(|c| cases.contains(&c.name.as_str()));
+        run
+    }
+
+    #[test]
+    fn parts_of_one_run_combine_and_other_runs_stand_alone() {
+        let labels: Vec<String> = ["a", "b", "c"].map(str::to_owned).to_vec();
+        let a = part(&["alu"], &["ALU fp32 FMA"]);
+        let b = part(&["gemm"], &["ALU fp64 FMA"]);
+        let (names, runs) = combine(&labels[..2], vec![a.clone(), b.clone()]);
+        assert_eq!(names, ["a + b"]);
+        assert_eq!(
+            (runs[0].cases.len(), runs[0].settings.families.clone()),
+            (2, vec!["alu".into(), "gemm".into()])
+        );
+        // The same case again is a second run, to compare; so is a run with other settings.
+        let (names, _) = combine(&labels[..2], vec![a.clone(), a.clone()]);
+        assert_eq!(names, ["a", "b"]);
+        let mut longer = b.clone();
+        longer.settings.target_ms = 20.0;
+        assert_eq!(combine(&labels[..2], vec![a.clone(), longer]).0.len(), 2);
+        // A part of every family makes the whole every family.
+        let all = part(&[], &["ALU int32 multiply-add"]);
+        assert!(combine(&labels, vec![a, b, all]).1[0].settings.families.is_empty());
+    }
 
     #[test]
     fn anchors_are_plain_and_distinct() {
@@ -487,32 +371,5 @@ mod tests {
         assert!(anchor("Texture2D<RGBA8>.Sample(bilinear) linear")
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-'));
-    }
-
-    #[test]
-    fn html_escapes_text_and_keeps_inline_svg() {
-        let blocks = vec![
-            Block::Heading { level: 2, text: "a <b> & c".into(), id: "x".into() },
-            Block::Chart {
-                file: "load.svg".into(),
-                svg: "<?xml version=\"1.0\"?>\n<svg width=\"1\"></svg>".into(),
-            },
-            Block::Table {
-                head: vec!["case".into()],
-                rows: vec![(Some("case-b".into()), vec!["Buffer<R8>".into()])],
-            },
-        ];
-        let page = html("t", &blocks);
-        assert!(page.contains("<h2 id=\"x\">a &lt;b&gt; &amp; c</h2>"), "{page}");
-        assert!(
-            page.contains("<figure><svg width=\"1\"></svg></figure>") && !page.contains("<?xml"),
-            "{page}"
-        );
-        assert!(page.contains("<tr id=\"case-b\"><td>Buffer&lt;R8&gt;</td></tr>"), "{page}");
-        let md = markdown(&blocks);
-        assert!(
-            md.contains("![load.svg](charts/load.svg)") && md.contains("<a id=\"case-b\"></a>Buffer&lt;R8>"),
-            "{md}"
-        );
     }
 }

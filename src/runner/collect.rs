@@ -60,7 +60,7 @@ impl<'c> Collector<'c> {
                 let names = self.cases.iter().map(|c| (c.family, c.name.as_str(), c.baseline.is_some()));
                 let mut device = ready.device.clone();
                 device.clock = Some(ready.clock.clone());
-                self.layouts = Layouts::of(names, Known::of(&device));
+                self.layouts = Layouts::of_widths(&columns::widths(names), Known::of(&device));
                 match self.stream {
                     Some(true) => super::progress::write_line(&ready.header)?,
                     Some(false) => super::progress::write_line(&columns::header(&ready.header))?,

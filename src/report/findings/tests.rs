@@ -16,7 +16,8 @@ fn find<'f>(found: &'f [Finding], id: &str) -> &'f Finding {
 
 #[test]
 fn the_h100_run_says_raw_and_structured_beat_typed_and_where_its_caches_end() {
-    let found = of(&run(&["results/report/h100/parta.json", "results/report/h100/partb.json"]));
+    let h100 = run(&["results/report/h100/parta.json", "results/report/h100/partb.json"]);
+    let found = of(&h100);
     let loads = find(&found, "typed-raw-structured");
     assert!(loads.text.starts_with("4-byte linear loads: structured is fastest"), "{}", loads.text);
     assert_eq!(loads.evidence.len(), 6);
@@ -28,21 +29,24 @@ fn the_h100_run_says_raw_and_structured_beat_typed_and_where_its_caches_end() {
     );
     assert!(levels.text.contains("of the H100 SXM5 80GB datasheet's 3.35 TB/s"), "{}", levels.text);
     let atomics = find(&found, "atomics");
-    assert!(atomics.text.contains("subgroupAdd"), "{}", atomics.text);
+    assert!(
+        atomics.text.contains("subgroupAdd, then one atomic) gives the same rate as the contended adds"),
+        "{}",
+        atomics.text
+    );
+    let staging = find(&found, "shared-staging");
+    assert!(
+        staging.text.contains(" of 63 type, size and mask pairs") && staging.text.contains("at best"),
+        "{}",
+        staging.text
+    );
     let peaks = find(&found, "compute-peaks");
     assert!(peaks.text.contains("fp32 FMA 9") && peaks.text.contains("the best GEMM"), "{}", peaks.text);
-    assert!(
-        find(&found, "copies").text.contains("compute shader runs at 3."),
-        "{}",
-        find(&found, "copies").text
-    );
+    assert!(find(&found, "copies").text.contains("gives 3.5"), "{}", find(&found, "copies").text);
     for f in &found {
         assert!(!f.text.contains("NaN") && !f.text.contains("inf"), "{f:?}");
         for (case, _) in &f.evidence {
-            assert!(run(&["results/report/h100/parta.json", "results/report/h100/partb.json"])
-                .cases
-                .iter()
-                .any(|c| &c.name == case));
+            assert!(h100.cases.iter().any(|c| &c.name == case), "{case}");
         }
     }
 }
@@ -54,12 +58,9 @@ fn the_h200_datasheet_is_its_own() {
 }
 
 #[test]
-fn lavapipe_gets_no_peak_or_datasheet_claims() {
+fn lavapipe_gets_no_peak_claims_and_its_noise_is_said() {
     let found = of(&run(&["results/report/lavapipe/run.json"]));
     assert!(found.iter().all(|f| f.id != "compute-peaks"), "lavapipe has no peaks: {found:#?}");
-    if let Some(levels) = found.iter().find(|f| f.id == "cache-levels") {
-        assert!(!levels.text.contains("datasheet"), "{}", levels.text);
-    }
     assert!(find(&found, "flagged").text.contains("noisy"), "lavapipe's samples are noisy");
     let loads = find(&found, "typed-raw-structured");
     assert!(
@@ -71,10 +72,25 @@ fn lavapipe_gets_no_peak_or_datasheet_claims() {
 
 #[test]
 fn a_run_without_the_cases_supports_no_finding() {
-    let mut only_alu = run(&["results/report/lavapipe/run.json"]);
-    only_alu.cases.retain(|c| c.family == "dispatch");
-    let found = of(&only_alu);
+    let mut only_dispatch = run(&["results/report/lavapipe/run.json"]);
+    only_dispatch.cases.retain(|c| c.family == "dispatch");
+    let found = of(&only_dispatch);
     assert!(found.iter().all(|f| f.id == "flagged"), "{found:#?}");
-    only_alu.cases.clear();
-    assert!(of(&only_alu).is_empty());
+    only_dispatch.cases.clear();
+    assert!(of(&only_dispatch).is_empty());
+}
+
+#[test]
+fn a_quick_run_claims_no_more_than_its_few_pairs_show() {
+    let quick = run(&["results/report/h100/final-quick2.json"]);
+    let found = of(&quick);
+    let writable = find(&found, "writable-buffers");
+    // Two pairs: their mean, and no "worst pair" of two.
+    assert!(
+        writable.text.contains("(median of 2 pairs)") && !writable.text.contains("worst"),
+        "{}",
+        writable.text
+    );
+    let staging = find(&found, "shared-staging");
+    assert!(staging.text.contains("in 1 of 1 ") && !staging.text.contains("from M="), "{}", staging.text);
 }
