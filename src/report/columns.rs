@@ -406,6 +406,29 @@ mod tests {
     }
 
     #[test]
+    fn show_of_an_interrupted_run_prints_the_columns_the_live_run_printed() {
+        // The run stopped after the short name; the long one was selected but never ran.
+        let short = timed("load", "Buffer<R8>.Load uniform", true);
+        let long = timed("load", "ByteAddressBuffer.Load4 unaligned random", true);
+        let selected = [&short, &long].map(|c| (c.family.as_str(), c.name.as_str(), true));
+        let mut run = crate::report::model::tests::sample_run();
+        run.device.clock = Some(text::CLOCK_MEASURED.into());
+        let live = Layouts::of(selected, Known::of(&run.device)).line(&short);
+        assert!(live.contains("7.349 loads/clk/SM") && live.contains("45.9% L1"), "{live}");
+        (run.interrupted, run.line_widths, run.cases) = (true, widths(selected), vec![short.clone()]);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.json");
+        std::fs::write(&path, crate::report::write::to_json(&run).unwrap()).unwrap();
+        let saved = crate::report::model::load(&path).unwrap();
+        let shown = Layouts::of_run(&saved).line(&short);
+        assert_eq!(shown, live);
+        // Without the kept widths, the finished cases alone would decide, and the columns move.
+        let finished =
+            Layouts::of([("load", short.name.as_str(), true)], Known::of(&run.device)).line(&short);
+        assert_ne!(shown.find("1.92 Tloads/s"), finished.find("1.92 Tloads/s"), "\n{shown}\n{finished}");
+    }
+
+    #[test]
     fn a_long_shape_list_is_left_to_verbose() {
         let list = "16x16x16 FLOAT16*FLOAT16+FLOAT16 SUBGROUP, ".repeat(6);
         let header =

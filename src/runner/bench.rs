@@ -1,23 +1,24 @@
 //! One case on the GPU: its resources, descriptor set and timestamps; a timed run and a verify run.
 //!
 //! The runner is where the registry meets Vulkan: a [`CaseSpec`]'s resource descriptions become
-//! buffers, views, images and samplers here, through `vk/`'s wrappers (no raw ash calls).
+//! buffers, views, images and samplers (in `resources.rs`), through `vk/`'s wrappers (no raw ash
+//! calls).
 
 use std::time::Duration;
 
 use ash::vk;
 
 use super::clock::ClockProbe;
+use super::gpu_time::gpu_ms;
 use super::measure::Timer;
+use super::resources::{self, buffer_desc, memory_notes, spec_error, Built, Checked, ResetOp, Resources};
 use super::scaling::{dispatch_shape, shape_groups};
 use super::verify;
-use crate::error::{Error, Result};
-use crate::registry::{CaseSpec, Mode, Placement, Reset, Resource, ResourceKind, Scale, Work, HEADER_BYTES};
-use crate::vk::buffer::{BufferDesc, TexelView};
+use crate::error::Result;
+use crate::registry::{CaseSpec, Mode, Placement, Scale, Work, HEADER_BYTES};
+use crate::vk::buffer::BufferDesc;
 use crate::vk::commands::{submit, Recorder, Stamp};
-use crate::vk::image::{Image, ImageDesc, Sampler};
 use crate::vk::pipeline::{Binding, DescriptorSet};
-use crate::vk::timestamps::elapsed_ms;
 use crate::vk::{Buffer, Context, Pipeline, TimestampPool};
 
 /// Dispatches between the two timestamps of one measurement, each behind a barrier.
@@ -32,32 +33,6 @@ const MAX_DISPATCHES: u64 = 1 << 18;
 const MAX_SUBMISSIONS: u64 = 100_000;
 /// What the results buffer holds before a verify run, so an unwritten result shows.
 const POISON: u32 = 0xDEAD_BEEF;
-
-/// The resource a verify run reads back: a buffer or an image, by index in [`Resources`].
-#[derive(Clone, Copy)]
-enum Checked {
-    Buffer(usize),
-    Image(usize),
-}
-
-/// A reset recorded before each measurement.
-enum ResetOp {
-    /// Fill buffer `.0` with the word `.1`.
-    Fill(usize, u32),
-    /// Copy buffer `.0` (the pristine contents) into buffer `.1`.
-    CopyBuffer(usize, usize),
-    /// Copy buffer `.0` into image `.1`.
-    CopyImage(usize, usize),
-}
-
-/// The Vulkan objects made from a case's resources. Fields drop in order: views before buffers.
-#[derive(Default)]
-struct Resources<'ctx> {
-    views: Vec<TexelView<'ctx>>,
-    samplers: Vec<Sampler<'ctx>>,
-    images: Vec<Image<'ctx>>,
-    buffers: Vec<Buffer<'ctx>>,
-}
 
 /// A case ready to run. Fields drop in order: the set before the resources it binds.
 pub struct Bench<'ctx, 'p> {
@@ -79,17 +54,6 @@ pub struct Bench<'ctx, 'p> {
     probe: Option<&'p ClockProbe<'ctx>>,
 }
 
-fn spec_error(case: &CaseSpec, problem: String) -> Error {
-    Error::CaseSpec { case: case.name.clone(), problem }
-}
-
-impl<'ctx> Resources<'ctx> {
-    fn buffer(&mut self, buffer: Buffer<'ctx>) -> usize {
-        self.buffers.push(buffer);
-        self.buffers.len() - 1
-    }
-}
-
 impl<'ctx, 'p> Bench<'ctx, 'p> {
     /// Creates the case's resources and descriptor set for `pipeline`.
     pub fn new(ctx: &'ctx Context, case: &'p CaseSpec, pipeline: &'p Pipeline<'ctx>) -> Result<Self> {
@@ -101,117 +65,11 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
             &format!("{name}: results"),
             BufferDesc::gpu_to_cpu(result_bytes, vk::BufferUsageFlags::STORAGE_BUFFER),
         )?;
-        let mut resources = Resources::default();
-        let mut resets = Vec::new();
         let mut push = [case.push.bytes(Mode::Time), case.push.bytes(Mode::Verify)];
+        let Built { resources, bindings: mut resource_bindings, resets, checked } =
+            resources::build(ctx, case, &mut push)?;
         let mut bindings = vec![Binding::Storage(results.raw)];
-        let mut checked = None;
-        for (i, resource) in case.resources.iter().enumerate() {
-            let label = format!("{name}: resource {}", i + 1);
-            let fill = resource.fill.as_deref().map(|f| f as &dyn Fn(&mut [u8]));
-            let binding = match resource.kind {
-                ResourceKind::TransferBuffer { .. } => {
-                    return Err(spec_error(
-                        case,
-                        format!("resource {}: a transfer buffer is only for CaseSpec::copy cases", i + 1),
-                    ))
-                }
-                ResourceKind::StorageBuffer { bytes } => {
-                    let usage = vk::BufferUsageFlags::STORAGE_BUFFER;
-                    let at = add_buffer(ctx, &label, resource, bytes, usage, &mut resources, &mut resets)?;
-                    if case.checks == Some(i) {
-                        checked = Some(Checked::Buffer(at));
-                    }
-                    Some(Binding::Storage(resources.buffers[at].raw))
-                }
-                ResourceKind::UniformBuffer { bytes } => {
-                    let usage = vk::BufferUsageFlags::UNIFORM_BUFFER;
-                    let at = add_buffer(ctx, &label, resource, bytes, usage, &mut resources, &mut resets)?;
-                    Some(Binding::Uniform(resources.buffers[at].raw))
-                }
-                ResourceKind::UniformTexelBuffer { format, bytes }
-                | ResourceKind::StorageTexelBuffer { format, bytes } => {
-                    let storage = matches!(resource.kind, ResourceKind::StorageTexelBuffer { .. });
-                    let usage = if storage {
-                        vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER
-                    } else {
-                        vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER
-                    };
-                    let at = add_buffer(ctx, &label, resource, bytes, usage, &mut resources, &mut resets)?;
-                    if case.checks == Some(i) {
-                        checked = Some(Checked::Buffer(at));
-                    }
-                    let view = TexelView::new(ctx, &label, &resources.buffers[at], format)?;
-                    let binding = if storage {
-                        Binding::StorageTexel(view.raw)
-                    } else {
-                        Binding::UniformTexel(view.raw)
-                    };
-                    resources.views.push(view);
-                    Some(binding)
-                }
-                ResourceKind::SampledImage { format, size, .. }
-                | ResourceKind::StorageImage { format, size } => {
-                    let storage = matches!(resource.kind, ResourceKind::StorageImage { .. });
-                    let texel_bytes = crate::registry::texel_bytes(format).ok_or_else(|| {
-                        spec_error(case, format!("perftest does not know the texel size of {format:?}"))
-                    })?;
-                    let desc = ImageDesc { format, size, storage, texel_bytes };
-                    let bytes = desc.bytes();
-                    let staging =
-                        Buffer::staging(ctx, &format!("{label}: staging"), bytes, fill.unwrap_or(&|_| {}))?;
-                    let image = Image::new(ctx, &label, desc, &staging)?;
-                    let binding = match resource.kind {
-                        ResourceKind::SampledImage { filter, .. } => {
-                            let sampler = Sampler::new(ctx, &label, filter)?;
-                            let binding = Binding::CombinedImage(image.view, sampler.raw);
-                            resources.samplers.push(sampler);
-                            binding
-                        }
-                        _ => Binding::StorageImage(image.view),
-                    };
-                    resources.images.push(image);
-                    if case.checks == Some(i) {
-                        checked = Some(Checked::Image(resources.images.len() - 1));
-                    }
-                    match resource.reset {
-                        None => {}
-                        Some(Reset::Initial) => {
-                            let source = resources.buffer(staging);
-                            resets.push(ResetOp::CopyImage(source, resources.images.len() - 1));
-                        }
-                        Some(Reset::Fill(_)) => {
-                            return Err(spec_error(
-                                case,
-                                format!("resource {}: images reset to their initial contents only", i + 1),
-                            ))
-                        }
-                    }
-                    Some(binding)
-                }
-                ResourceKind::BufferAddress { bytes, push_offset } => {
-                    let usage =
-                        vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS;
-                    let at = add_buffer(ctx, &label, resource, bytes, usage, &mut resources, &mut resets)?;
-                    let address = resources.buffers[at].device_address().to_ne_bytes();
-                    let at = HEADER_BYTES + push_offset as usize;
-                    for block in &mut push {
-                        let slot = block.get_mut(at..at + 8).ok_or_else(|| {
-                            spec_error(
-                                case,
-                                format!(
-                                    "resource {}: push offset {push_offset} is outside the push block",
-                                    i + 1
-                                ),
-                            )
-                        })?;
-                        slot.copy_from_slice(&address);
-                    }
-                    None
-                }
-            };
-            bindings.extend(binding);
-        }
+        bindings.append(&mut resource_bindings);
         let types: Vec<vk::DescriptorType> = bindings.iter().map(|b| b.descriptor_type()).collect();
         if types != super::pipelines::descriptor_types(case) {
             return Err(spec_error(case, "its bindings differ from its pipeline's set layout".into()));
@@ -472,123 +330,6 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
         })?;
         gpu_ms(self.ctx, &self.timestamps, wall, &self.case.name)
     }
-}
-
-/// The GPU milliseconds between the two queries of `timestamps`, which a submission that took
-/// `wall` on the CPU wrote; an error naming `case` if they are equal, or longer than the wall time
-/// (the GPU cannot take longer than the CPU waited for it; clock granularity is allowed for).
-/// Timed by CPU fences ([`Context::fenced`]), the wall time itself: from just before the submission
-/// to the fence's wait returning.
-pub(super) fn gpu_ms(
-    ctx: &Context,
-    timestamps: &TimestampPool<'_>,
-    wall: Duration,
-    case: &str,
-) -> Result<f64> {
-    gpu_ms_of(ctx, timestamps, wall, case, ctx.info.timestamp_valid_bits)
-}
-
-/// [`gpu_ms`] of timestamps written on a queue whose family has `valid_bits`.
-pub(super) fn gpu_ms_of(
-    ctx: &Context,
-    timestamps: &TimestampPool<'_>,
-    wall: Duration,
-    case: &str,
-    valid_bits: u32,
-) -> Result<f64> {
-    if ctx.fenced {
-        let ms = wall.as_secs_f64() * 1e3;
-        return match ms > 0.0 {
-            true => Ok(ms),
-            false => {
-                Err(Error::Timing { case: case.to_owned(), detail: "the CPU's clock did not advance".into() })
-            }
-        };
-    }
-    let [start, end] = timestamps.read()?;
-    let info = &ctx.info;
-    let ms = elapsed_ms(start, end, valid_bits, info.timestamp_period).ok_or_else(|| Error::Timing {
-        case: case.to_owned(),
-        detail: format!("the timestamps are equal ({start})"),
-    })?;
-    let wall_ms = wall.as_secs_f64() * 1e3;
-    if ms > wall_ms * 1.05 + 0.5 {
-        return Err(Error::Timing {
-            case: case.to_owned(),
-            detail: format!(
-                "{ms:.3} ms between the timestamps, but the submission took {wall_ms:.3} ms of wall time \
-                 (timestamp period {} ns, {} valid bits)",
-                info.timestamp_period, info.timestamp_valid_bits
-            ),
-        });
-    }
-    Ok(ms)
-}
-
-/// `the buffer in memory type 2 (heap 1, 1 TiB: HOST_VISIBLE | ...)` for each named buffer in a
-/// dedicated memory type.
-pub(super) fn memory_notes<'a>(
-    ctx: &Context,
-    buffers: impl Iterator<Item = (&'a str, &'a Buffer<'a>)>,
-) -> Vec<String> {
-    buffers
-        .filter_map(|(what, buffer)| {
-            let index = buffer.memory_type?;
-            let ty = ctx.caps.memory_types.get(index as usize)?;
-            Some(format!("{what} in memory {}", ty.describe(index)))
-        })
-        .collect()
-}
-
-/// The buffer of `bytes` with `usage` that `placement` asks for.
-pub(super) fn buffer_desc(placement: Placement, bytes: u64, usage: vk::BufferUsageFlags) -> BufferDesc {
-    match placement {
-        Placement::DeviceLocal => BufferDesc::gpu_only(bytes, usage),
-        Placement::HostVisible => BufferDesc::cpu_to_gpu(bytes, usage),
-        Placement::Memory(kind) => BufferDesc::in_memory(bytes, usage, kind),
-    }
-}
-
-/// Creates a buffer-backed resource of `bytes` with `usage`, placed and filled (then relocated to
-/// its own address) as it asks, keeps it, and records its reset (a fill, or a copy from a pristine
-/// device-local copy; validate() refuses a reset of a relocated buffer). Returns its index in
-/// `resources.buffers`.
-fn add_buffer<'ctx>(
-    ctx: &'ctx Context,
-    label: &str,
-    resource: &Resource,
-    bytes: u64,
-    usage: vk::BufferUsageFlags,
-    resources: &mut Resources<'ctx>,
-    resets: &mut Vec<ResetOp>,
-) -> Result<usize> {
-    let fill = resource.fill.as_deref().map(|f| f as &dyn Fn(&mut [u8]));
-    let mut buffer = Buffer::new(ctx, label, buffer_desc(resource.placement, bytes, usage))?;
-    match &resource.relocate {
-        None => buffer.upload(label, fill)?,
-        Some(relocate) => {
-            let address = buffer.device_address();
-            let contents = |bytes: &mut [u8]| {
-                if let Some(fill) = fill {
-                    fill(bytes);
-                }
-                relocate(bytes, address);
-            };
-            buffer.upload(label, Some(&contents))?;
-        }
-    }
-    let at = resources.buffer(buffer);
-    match resource.reset {
-        None => {}
-        Some(Reset::Fill(value)) => resets.push(ResetOp::Fill(at, value)),
-        Some(Reset::Initial) => {
-            let desc = BufferDesc::gpu_only(bytes, vk::BufferUsageFlags::empty());
-            let pristine = Buffer::with_data(ctx, &format!("{label}: pristine"), desc, fill)?;
-            let source = resources.buffer(pristine);
-            resets.push(ResetOp::CopyBuffer(source, at));
-        }
-    }
-    Ok(at)
 }
 
 /// The largest count a [`Scale::PushWord`] case takes: llvmpipe (lavapipe) ends any loop after

@@ -10,9 +10,10 @@
 
 use ash::vk;
 
-use super::bench::{buffer_desc, gpu_ms_of};
 use super::clock::ClockProbe;
+use super::gpu_time::gpu_ms_of;
 use super::measure::Timer;
+use super::resources::buffer_desc;
 use super::verify;
 use crate::error::{Error, Result};
 use crate::registry::{CaseSpec, Work};
@@ -86,7 +87,7 @@ impl<'ctx, 'p> CopyBench<'ctx, 'p> {
 
     /// Which memory types the source and target got, where they were placed by kind.
     pub fn memory_notes(&self) -> Vec<String> {
-        super::bench::memory_notes(
+        super::resources::memory_notes(
             self.ctx,
             [("the source", &self.source), ("the target", &self.target)].into_iter(),
         )

@@ -1,0 +1,241 @@
+//! A case's resources on the GPU: the buffers, texel views, images and samplers its [`Resource`]
+//! descriptions ask for, their bindings, and the resets recorded before each measurement.
+
+use ash::vk;
+
+use crate::error::{Error, Result};
+use crate::registry::{CaseSpec, Placement, Reset, Resource, ResourceKind, HEADER_BYTES};
+use crate::vk::buffer::{BufferDesc, TexelView};
+use crate::vk::image::{Image, ImageDesc, Sampler};
+use crate::vk::pipeline::Binding;
+use crate::vk::{Buffer, Context};
+
+/// The resource a verify run reads back: a buffer or an image, by index in [`Resources`].
+#[derive(Clone, Copy)]
+pub(super) enum Checked {
+    Buffer(usize),
+    Image(usize),
+}
+
+/// A reset recorded before each measurement.
+pub(super) enum ResetOp {
+    /// Fill buffer `.0` with the word `.1`.
+    Fill(usize, u32),
+    /// Copy buffer `.0` (the pristine contents) into buffer `.1`.
+    CopyBuffer(usize, usize),
+    /// Copy buffer `.0` into image `.1`.
+    CopyImage(usize, usize),
+}
+
+/// The Vulkan objects made from a case's resources. Fields drop in order: views before buffers.
+#[derive(Default)]
+pub(super) struct Resources<'ctx> {
+    pub(super) views: Vec<TexelView<'ctx>>,
+    pub(super) samplers: Vec<Sampler<'ctx>>,
+    pub(super) images: Vec<Image<'ctx>>,
+    pub(super) buffers: Vec<Buffer<'ctx>>,
+}
+
+/// What [`build`] made of a case's resources.
+pub(super) struct Built<'ctx> {
+    pub(super) resources: Resources<'ctx>,
+    /// One per resource that binds, in the set's order (after the results buffer).
+    pub(super) bindings: Vec<Binding>,
+    pub(super) resets: Vec<ResetOp>,
+    pub(super) checked: Option<Checked>,
+}
+
+/// An error in `case`'s description: a defect in its family, not in the driver.
+pub(super) fn spec_error(case: &CaseSpec, problem: String) -> Error {
+    Error::CaseSpec { case: case.name.clone(), problem }
+}
+
+impl<'ctx> Resources<'ctx> {
+    pub(super) fn buffer(&mut self, buffer: Buffer<'ctx>) -> usize {
+        self.buffers.push(buffer);
+        self.buffers.len() - 1
+    }
+}
+
+/// Creates `case`'s resources, and writes the device address of each
+/// [`ResourceKind::BufferAddress`] into both of its push blocks (time and verify).
+pub(super) fn build<'ctx>(
+    ctx: &'ctx Context,
+    case: &CaseSpec,
+    push: &mut [Vec<u8>; 2],
+) -> Result<Built<'ctx>> {
+    let name = &case.name;
+    let mut resources = Resources::default();
+    let mut resets = Vec::new();
+    let mut bindings = Vec::new();
+    let mut checked = None;
+    for (i, resource) in case.resources.iter().enumerate() {
+        let label = format!("{name}: resource {}", i + 1);
+        let fill = resource.fill.as_deref().map(|f| f as &dyn Fn(&mut [u8]));
+        let binding = match resource.kind {
+            ResourceKind::TransferBuffer { .. } => {
+                return Err(spec_error(
+                    case,
+                    format!("resource {}: a transfer buffer is only for CaseSpec::copy cases", i + 1),
+                ))
+            }
+            ResourceKind::StorageBuffer { bytes } => {
+                let usage = vk::BufferUsageFlags::STORAGE_BUFFER;
+                let at = add_buffer(ctx, &label, resource, bytes, usage, &mut resources, &mut resets)?;
+                if case.checks == Some(i) {
+                    checked = Some(Checked::Buffer(at));
+                }
+                Some(Binding::Storage(resources.buffers[at].raw))
+            }
+            ResourceKind::UniformBuffer { bytes } => {
+                let usage = vk::BufferUsageFlags::UNIFORM_BUFFER;
+                let at = add_buffer(ctx, &label, resource, bytes, usage, &mut resources, &mut resets)?;
+                Some(Binding::Uniform(resources.buffers[at].raw))
+            }
+            ResourceKind::UniformTexelBuffer { format, bytes }
+            | ResourceKind::StorageTexelBuffer { format, bytes } => {
+                let storage = matches!(resource.kind, ResourceKind::StorageTexelBuffer { .. });
+                let usage = if storage {
+                    vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER
+                } else {
+                    vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER
+                };
+                let at = add_buffer(ctx, &label, resource, bytes, usage, &mut resources, &mut resets)?;
+                if case.checks == Some(i) {
+                    checked = Some(Checked::Buffer(at));
+                }
+                let view = TexelView::new(ctx, &label, &resources.buffers[at], format)?;
+                let binding =
+                    if storage { Binding::StorageTexel(view.raw) } else { Binding::UniformTexel(view.raw) };
+                resources.views.push(view);
+                Some(binding)
+            }
+            ResourceKind::SampledImage { format, size, .. } | ResourceKind::StorageImage { format, size } => {
+                let storage = matches!(resource.kind, ResourceKind::StorageImage { .. });
+                let texel_bytes = crate::registry::texel_bytes(format).ok_or_else(|| {
+                    spec_error(case, format!("perftest does not know the texel size of {format:?}"))
+                })?;
+                let desc = ImageDesc { format, size, storage, texel_bytes };
+                let bytes = desc.bytes();
+                let staging =
+                    Buffer::staging(ctx, &format!("{label}: staging"), bytes, fill.unwrap_or(&|_| {}))?;
+                let image = Image::new(ctx, &label, desc, &staging)?;
+                let binding = match resource.kind {
+                    ResourceKind::SampledImage { filter, .. } => {
+                        let sampler = Sampler::new(ctx, &label, filter)?;
+                        let binding = Binding::CombinedImage(image.view, sampler.raw);
+                        resources.samplers.push(sampler);
+                        binding
+                    }
+                    _ => Binding::StorageImage(image.view),
+                };
+                resources.images.push(image);
+                if case.checks == Some(i) {
+                    checked = Some(Checked::Image(resources.images.len() - 1));
+                }
+                match resource.reset {
+                    None => {}
+                    Some(Reset::Initial) => {
+                        let source = resources.buffer(staging);
+                        resets.push(ResetOp::CopyImage(source, resources.images.len() - 1));
+                    }
+                    Some(Reset::Fill(_)) => {
+                        return Err(spec_error(
+                            case,
+                            format!("resource {}: images reset to their initial contents only", i + 1),
+                        ))
+                    }
+                }
+                Some(binding)
+            }
+            ResourceKind::BufferAddress { bytes, push_offset } => {
+                let usage =
+                    vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS;
+                let at = add_buffer(ctx, &label, resource, bytes, usage, &mut resources, &mut resets)?;
+                let address = resources.buffers[at].device_address().to_ne_bytes();
+                let at = HEADER_BYTES + push_offset as usize;
+                for block in push.iter_mut() {
+                    let slot = block.get_mut(at..at + 8).ok_or_else(|| {
+                        spec_error(
+                            case,
+                            format!(
+                                "resource {}: push offset {push_offset} is outside the push block",
+                                i + 1
+                            ),
+                        )
+                    })?;
+                    slot.copy_from_slice(&address);
+                }
+                None
+            }
+        };
+        bindings.extend(binding);
+    }
+    Ok(Built { resources, bindings, resets, checked })
+}
+
+/// `the buffer in memory type 2 (heap 1, 1 TiB: HOST_VISIBLE | ...)` for each named buffer in a
+/// dedicated memory type.
+pub(super) fn memory_notes<'a>(
+    ctx: &Context,
+    buffers: impl Iterator<Item = (&'a str, &'a Buffer<'a>)>,
+) -> Vec<String> {
+    buffers
+        .filter_map(|(what, buffer)| {
+            let index = buffer.memory_type?;
+            let ty = ctx.caps.memory_types.get(index as usize)?;
+            Some(format!("{what} in memory {}", ty.describe(index)))
+        })
+        .collect()
+}
+
+/// The buffer of `bytes` with `usage` that `placement` asks for.
+pub(super) fn buffer_desc(placement: Placement, bytes: u64, usage: vk::BufferUsageFlags) -> BufferDesc {
+    match placement {
+        Placement::DeviceLocal => BufferDesc::gpu_only(bytes, usage),
+        Placement::HostVisible => BufferDesc::cpu_to_gpu(bytes, usage),
+        Placement::Memory(kind) => BufferDesc::in_memory(bytes, usage, kind),
+    }
+}
+
+/// Creates a buffer-backed resource of `bytes` with `usage`, placed and filled (then relocated to
+/// its own address) as it asks, keeps it, and records its reset (a fill, or a copy from a pristine
+/// device-local copy; validate() refuses a reset of a relocated buffer). Returns its index in
+/// `resources.buffers`.
+fn add_buffer<'ctx>(
+    ctx: &'ctx Context,
+    label: &str,
+    resource: &Resource,
+    bytes: u64,
+    usage: vk::BufferUsageFlags,
+    resources: &mut Resources<'ctx>,
+    resets: &mut Vec<ResetOp>,
+) -> Result<usize> {
+    let fill = resource.fill.as_deref().map(|f| f as &dyn Fn(&mut [u8]));
+    let mut buffer = Buffer::new(ctx, label, buffer_desc(resource.placement, bytes, usage))?;
+    match &resource.relocate {
+        None => buffer.upload(label, fill)?,
+        Some(relocate) => {
+            let address = buffer.device_address();
+            let contents = |bytes: &mut [u8]| {
+                if let Some(fill) = fill {
+                    fill(bytes);
+                }
+                relocate(bytes, address);
+            };
+            buffer.upload(label, Some(&contents))?;
+        }
+    }
+    let at = resources.buffer(buffer);
+    match resource.reset {
+        None => {}
+        Some(Reset::Fill(value)) => resets.push(ResetOp::Fill(at, value)),
+        Some(Reset::Initial) => {
+            let desc = BufferDesc::gpu_only(bytes, vk::BufferUsageFlags::empty());
+            let pristine = Buffer::with_data(ctx, &format!("{label}: pristine"), desc, fill)?;
+            let source = resources.buffer(pristine);
+            resets.push(ResetOp::CopyBuffer(source, at));
+        }
+    }
+    Ok(at)
+}
