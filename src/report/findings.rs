@@ -188,16 +188,8 @@ fn writable_buffers(run: &Run) -> Option<Finding> {
             ratios.push((rate(w) / rate(r), w, r));
         }
     }
-    if ratios.is_empty() {
-        return None;
-    }
-    ratios.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let middle = ratios.len() / 2;
-    let median = match ratios.len() % 2 {
-        1 => ratios[middle].0,
-        _ => (ratios[middle - 1].0 + ratios[middle].0) / 2.0,
-    };
-    let (worst, w, r) = ratios[0];
+    let median = crate::record::stats::median(ratios.iter().map(|(ratio, ..)| *ratio))?;
+    let &(worst, w, r) = ratios.iter().min_by(|a, b| a.0.total_cmp(&b.0))?;
     let mut text = format!(
         "Loads from a writable buffer run at {} of the same load from a read-only one (median of {} pairs)",
         ratio_text(median),

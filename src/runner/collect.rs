@@ -2,6 +2,8 @@
 //! lines and the progress bar out. Each case becomes its results record and its text line here,
 //! in list order with its ratio ([`Assembler`]), whichever process measured it.
 
+use std::collections::BTreeMap;
+
 use super::assemble::{Assembler, Finished};
 use super::message::{Message, Ready};
 use super::progress::Progress;
@@ -19,11 +21,12 @@ pub struct Collector<'c> {
     /// How lines are printed as they come (text to stdout): the columns of `layouts`, or with
     /// `Some(true)` each case's full line; `None` when they are not.
     stream: Option<bool>,
-    /// The cases, in list order.
-    cases: &'c [CaseSpec],
-    /// The default line's columns per family, decided by the cases' names and the device row
-    /// (when it is ready).
+    /// The default line's columns per family, decided by `line_widths` and the device row (when
+    /// it is ready).
     layouts: Layouts,
+    /// Per family of the cases, its widest name and whether its lines lead with the original's
+    /// time and ratio ([`columns::widths`]): what the results file keeps for `perftest show`.
+    pub line_widths: BTreeMap<String, (usize, bool)>,
     progress: Progress,
     /// The first worker's header facts (a fresh worker after a crash says the same).
     pub ready: Option<Ready>,
@@ -43,8 +46,10 @@ impl<'c> Collector<'c> {
             assembler: Assembler::new(cases),
             trust,
             stream,
-            cases,
             layouts: Layouts::default(),
+            line_widths: columns::widths(
+                cases.iter().map(|c| (c.family, c.name.as_str(), c.baseline.is_some())),
+            ),
             progress: Progress::new(cases.len()),
             ready: None,
             records: Vec::new(),
@@ -57,10 +62,9 @@ impl<'c> Collector<'c> {
     pub fn take(&mut self, message: Message) -> Result<()> {
         match message {
             Message::Ready(ready) if self.ready.is_none() => {
-                let names = self.cases.iter().map(|c| (c.family, c.name.as_str(), c.baseline.is_some()));
                 let mut device = ready.device.clone();
                 device.clock = Some(ready.clock.clone());
-                self.layouts = Layouts::of_widths(&columns::widths(names), Known::of(&device));
+                self.layouts = Layouts::of_widths(&self.line_widths, Known::of(&device));
                 match self.stream {
                     Some(true) => super::progress::write_line(&ready.header)?,
                     Some(false) => super::progress::write_line(&columns::header(&ready.header))?,

@@ -260,9 +260,7 @@ fn benchmark_row(session: &Session, index: Option<usize>, paths: Paths<'_>) -> R
         warm_up: ready.warm_up,
         levels: Vec::new(),
         workers: ran.as_ref().ok().copied().flatten(),
-        line_widths: report::columns::widths(
-            selected.iter().map(|c| (c.family, c.name.as_str(), c.baseline.is_some())),
-        ),
+        line_widths: std::mem::take(&mut collector.line_widths),
         cases: std::mem::take(&mut collector.records),
     };
     run.flag_throttled();

@@ -58,9 +58,11 @@ fn the_h200_datasheet_is_its_own() {
 }
 
 #[test]
-fn lavapipe_gets_no_peak_claims_and_its_noise_is_said() {
+fn lavapipe_gets_no_peak_or_datasheet_claims_and_its_noise_is_said() {
     let found = of(&run(&["results/report/lavapipe/run.json"]));
     assert!(found.iter().all(|f| f.id != "compute-peaks"), "lavapipe has no peaks: {found:#?}");
+    let levels = find(&found, "cache-levels");
+    assert!(!levels.text.contains("datasheet"), "{}", levels.text);
     assert!(find(&found, "flagged").text.contains("noisy"), "lavapipe's samples are noisy");
     let loads = find(&found, "typed-raw-structured");
     assert!(
