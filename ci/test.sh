@@ -5,13 +5,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Vulkan loader, lavapipe, the validation layer, shaderc's build needs (cmake, python3, a C++ compiler),
-# what fetches and unpacks SwiftShader for ci/main-job.sh (curl, brotli), and the browser that
-# opens a report in ci/report-check.sh (chromium).
-packages=(libvulkan1 mesa-vulkan-drivers vulkan-validationlayers cmake python3 g++ ninja-build curl brotli chromium)
+# the browser that opens a report in ci/report-check.sh (chromium), and GNU time, with which
+# tests/hostile.rs measures what loading a results file costs.
+packages=(libvulkan1 mesa-vulkan-drivers vulkan-validationlayers cmake python3 g++ ninja-build chromium time)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# npm (which brings node) fetches SwiftShader for ci/main-job.sh (tools/swiftshader-env.sh: npm pack,
+# unpacked with node's zlib when brotli is absent). Checked as a command: a node from elsewhere (such
+# as NodeSource's nodejs package, which ships npm and conflicts with Debian's npm) serves as well.
+command -v npm >/dev/null || missing+=(npm)
 if ((${#missing[@]})); then
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"

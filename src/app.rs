@@ -4,6 +4,7 @@ use crate::cli::{Cli, Command, CompareFormat};
 use crate::error::Result;
 use crate::registry;
 use crate::report::model::Status;
+use crate::report::output::{self, Named};
 use crate::report::{self, compare, plot};
 use crate::runner::progress::write_line;
 use crate::runner::run::RunSettings;
@@ -17,6 +18,7 @@ use crate::vk::select;
 pub fn run(cli: &Cli) -> Result<()> {
     match &cli.command {
         Some(Command::Compare { files, format, output, fail_on_slower }) => {
+            guard(&[output.as_deref()], &inputs(files))?;
             let (labels, runs) = load_all(files)?;
             let comparison = compare::compare(&labels, &runs);
             let document = match format {
@@ -38,6 +40,7 @@ pub fn run(cli: &Cli) -> Result<()> {
             }
         }
         Some(Command::Show { file, format, output, verbose }) => {
+            guard(&[output.as_deref()], &inputs(std::slice::from_ref(file)))?;
             write(output.as_deref(), &report::render(&report::load(file)?, *format, *verbose)?)
         }
         Some(Command::Check { file, expect }) => {
@@ -65,11 +68,16 @@ pub fn run(cli: &Cli) -> Result<()> {
             ))?)
         }
         Some(Command::Report { files, output }) => {
+            let written = report::page::files(output);
+            let named: Vec<Named<'_>> =
+                written.iter().map(|path| Named { role: "the report's file", path }).collect();
+            output::guard(&named, &inputs(files))?;
             let (labels, runs) = load_all(files)?;
             report::page::write(&labels, runs, output)?;
             Ok(write_line(&format!("{}: index.html and report.md written", output.display()))?)
         }
         Some(Command::Plot { files, metric, output }) => {
+            guard(&[Some(output.as_path())], &inputs(files))?;
             let (labels, runs) = load_all(files)?;
             plot::plot(&labels, &runs, *metric, output)
         }
@@ -119,6 +127,18 @@ fn listed_by(run: &report::Run, file: &std::path::Path) -> Result<Vec<registry::
         quick: s.quick,
     };
     selection.apply(registry::expand(&axes, None))
+}
+
+/// The results files a command reads, as inputs that no output may be.
+fn inputs(files: &[std::path::PathBuf]) -> Vec<Named<'_>> {
+    files.iter().map(|path| Named { role: "the results file", path }).collect()
+}
+
+/// Refuses an `--output` that is one of `inputs` (see [`output::guard`]).
+fn guard(outputs: &[Option<&std::path::Path>], inputs: &[Named<'_>]) -> Result<()> {
+    let outputs: Vec<Named<'_>> =
+        outputs.iter().flatten().map(|path| Named { role: "--output", path }).collect();
+    output::guard(&outputs, inputs)
 }
 
 /// Loads every results file (a bad one fails before anything is written), labelled by its path.

@@ -10,7 +10,7 @@ pub enum ExitCode {
     Success = 0,
     /// A Vulkan call failed unexpectedly, a measurement was not credible, or output failed.
     Failure = 1,
-    /// The command line could not be parsed (clap's own code).
+    /// The command line could not be parsed (clap's own code), or an output is one of its inputs.
     Usage = 2,
     /// The machine lacks Vulkan: no loader, no usable device, or no validation layer.
     NoVulkan = 3,
@@ -26,7 +26,7 @@ pub enum ExitCode {
     DeviceLost = 8,
     /// `--validation` is on and the validation layer reported a message.
     Validation = 9,
-    /// A results file given to `compare` is missing, not perftest JSON, or from a newer perftest.
+    /// A results file is missing, not perftest JSON, from a newer perftest, or edited past belief.
     BadResults = 10,
     /// `compare --fail-on-slower` found a case slower than the first run's beyond the threshold.
     Slower = 11,
@@ -70,9 +70,11 @@ impl ExitCode {
         match self {
             ExitCode::Success => "every selected case ran, or was skipped with a reason",
             ExitCode::Failure => {
-                "a case failed with an error (a Vulkan call, an implausible GPU time: the case is named and the run went on), or a Vulkan call outside the cases failed, or stdout could not be written"
+                "a case failed with an error (a Vulkan call, an implausible GPU time: the case is named and the run went on), or a Vulkan call outside the cases failed, or stdout or an output file could not be written (a finished run's document is then kept in the temporary folder, and the error says where)"
             }
-            ExitCode::Usage => "the command line could not be parsed (a bad option, value or --axis)",
+            ExitCode::Usage => {
+                "the command line could not be parsed (a bad option, value, --axis or --simulate profile), or an output is one of the command's inputs or another of its outputs (nothing was written)"
+            }
             ExitCode::NoVulkan => {
                 "no usable Vulkan: no loader, a broken driver manifest, no device with a compute queue, or no validation layer"
             }
@@ -87,7 +89,7 @@ impl ExitCode {
             }
             ExitCode::Validation => "--validation is on and the validation layer reported a message",
             ExitCode::BadResults => {
-                "a results file given to compare or plot is missing, not perftest JSON, or from a newer perftest"
+                "a results file given to show, compare, plot, report or check is missing, not perftest JSON, from a newer perftest, or holds a value perftest could not have written (the field is named)"
             }
             ExitCode::Slower => {
                 "compare --fail-on-slower found a case slower than in the first run, beyond the noise and the threshold"
@@ -336,6 +338,32 @@ pub enum Error {
         detail: String,
     },
 
+    /// An output names one of the command's inputs, or another of its outputs.
+    #[error(
+        "{output} is the same file as {other}; nothing was read or written: give the output a path of its own"
+    )]
+    SameFile {
+        /// The output, with the option that names it (`--output run.json`).
+        output: String,
+        /// The input or output it would destroy, likewise.
+        other: String,
+    },
+
+    /// An output passes through a symbolic link that the kernel would not follow either.
+    #[error(
+        "refusing to write {path}: it passes through the symbolic link {link}, which user {owner} owns in a \
+         world-writable sticky folder (the kernel's fs.protected_symlinks would not follow it either); remove \
+         the link or write elsewhere"
+    )]
+    UnsafeLink {
+        /// The path asked for.
+        path: String,
+        /// The link.
+        link: String,
+        /// The link's owner (a user id).
+        owner: u32,
+    },
+
     /// A buffer the CPU must write or read is not mapped (perftest asked for a host-visible one).
     #[error(
         "a buffer the CPU must read or write is not mapped ({mapped} of its {size} bytes); this is a bug in \
@@ -485,6 +513,7 @@ impl Error {
             }
             Error::Validation { .. } => ExitCode::Validation,
             Error::ResultsFile { .. } => ExitCode::BadResults,
+            Error::SameFile { .. } => ExitCode::Usage,
             Error::Interrupted { .. } => ExitCode::Interrupted,
             Error::Worker { .. } => ExitCode::Crashed,
             Error::Unexpected { .. } => ExitCode::Unexpected,
@@ -500,6 +529,7 @@ impl Error {
             | Error::Io(_)
             | Error::Serialize { .. }
             | Error::Output { .. }
+            | Error::UnsafeLink { .. }
             | Error::Unmapped { .. }
             | Error::OutputRescued { .. } => ExitCode::Failure,
         }

@@ -11,7 +11,8 @@ fn main() -> ExitCode {
     match perftest::app::run(&cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("perftest: {}", perftest::error::report(&error));
+            let text = perftest::error::report(&error);
+            eprintln!("perftest: {}", perftest::report::format::printable_lines(&text));
             ExitCode::from(error.exit_code() as u8)
         }
     }

@@ -402,7 +402,7 @@ fn cli_csv_and_markdown_formats() {
         ],
         &[],
     );
-    assert!(text(&out.stdout).contains("| Buffer<R8>.Load random | verified |"), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("| Buffer&lt;R8>.Load random | verified |"), "{}", text(&out.stdout));
 }
 
 #[test]
@@ -620,4 +620,19 @@ fn cli_a_portability_driver_is_listed_and_runs() {
     let out = perftest(&["--verify", "--validation", "--filter", "ALU fp32 FMA"], &env);
     assert_eq!(out.status.code(), Some(0), "{}{}", text(&out.stdout), text(&out.stderr));
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn cli_a_device_name_after_a_double_dash_reaches_the_worker() {
+    // `perftest [OPTIONS] -- DEVICE` once failed every case: the worker's own flag came after the `--`.
+    let devices = Command::new(env!("CARGO_BIN_EXE_perftest")).arg("--devices").output().unwrap();
+    let rows = text(&devices.stdout);
+    let name = rows.lines().next().and_then(|row| row.split_whitespace().nth(1)).expect("a device row");
+    let out = Command::new(env!("CARGO_BIN_EXE_perftest"))
+        .args(["--filter", "ALU fp32 FMA", "--target-ms", "2", "--samples", "3", "--", name])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains("ALU fp32 FMA"), "{stdout}");
 }

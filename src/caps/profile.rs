@@ -17,6 +17,8 @@ use super::{DeviceCaps, Feature};
 pub struct Profile {
     /// The profile's name (its `profiles` key), or the file's stem.
     pub name: String,
+    /// The file it was read from (an input no output of the run may replace).
+    pub source: std::path::PathBuf,
     /// Limits by their Vulkan names (`maxComputeWorkGroupInvocations`, ...).
     pub limits: BTreeMap<String, u64>,
     /// The features it has (members set to true in any feature struct).
@@ -31,17 +33,29 @@ pub struct Profile {
     pub timestamp_valid_bits: Option<u32>,
 }
 
-/// The limits perftest reads, by their Vulkan names.
-const LIMITS: [&str; 8] = [
-    "maxComputeWorkGroupInvocations",
-    "maxComputeSharedMemorySize",
-    "maxPushConstantsSize",
-    "maxStorageBufferRange",
-    "maxUniformBufferRange",
-    "maxTexelBufferElements",
-    "maxMemoryAllocationSize",
-    "maxComputeWorkGroupCount",
+/// The limits perftest reads, by their Vulkan names, with the least value the Vulkan
+/// specification allows (its table of required limits) and the most their type holds.
+const LIMITS: [(&str, u64, u64); 8] = [
+    ("maxComputeWorkGroupInvocations", 128, U32),
+    ("maxComputeSharedMemorySize", 16384, U32),
+    ("maxPushConstantsSize", 128, U32),
+    ("maxStorageBufferRange", 1 << 27, U32),
+    ("maxUniformBufferRange", 16384, U32),
+    ("maxTexelBufferElements", 65536, U32),
+    ("maxMemoryAllocationSize", 1 << 30, u64::MAX),
+    ("maxComputeWorkGroupCount", 65535, U32),
 ];
+
+const U32: u64 = u32::MAX as u64;
+
+/// The least `maxComputeWorkGroupSize` the specification allows, per dimension.
+const LEAST_WORKGROUP_SIZE: [u64; 3] = [128, 128, 64];
+
+/// The largest profile file perftest reads (Khronos' and gpuinfo.org's are below 1 MiB).
+pub const MAX_FILE_BYTES: u64 = 16 << 20;
+
+/// The longest profile name kept (a header line names it).
+const MAX_NAME_CHARS: usize = 256;
 
 /// The format features perftest's format uses test, by their Vulkan names.
 const FORMAT_FEATURES: [(&str, vk::FormatFeatureFlags); 5] = [
@@ -70,12 +84,14 @@ const SUBGROUP_OPERATIONS: [(&str, vk::SubgroupFeatureFlags); 8] = [
 impl Profile {
     /// Reads a profile file; the problem as a sentence if it is not one.
     pub fn load(path: &Path) -> Result<Self, String> {
+        let named = |problem: String| format!("{} {problem}", path.display());
         let text =
-            std::fs::read_to_string(path).map_err(|e| format!("{} cannot be read ({e})", path.display()))?;
+            crate::bounded::read_json(path, MAX_FILE_BYTES, "a Vulkan Profiles JSON file").map_err(named)?;
         let json: Value = serde_json::from_str(&text)
-            .map_err(|e| format!("{} is not JSON ({e}); pass a Vulkan Profiles JSON file", path.display()))?;
+            .map_err(|e| named(format!("is not JSON ({e}); pass a Vulkan Profiles JSON file")))?;
         let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        Self::from_json(&json, &stem).map_err(|problem| format!("{} {problem}", path.display()))
+        let profile = Self::from_json(&json, &stem).map_err(named)?;
+        Ok(Profile { source: path.to_path_buf(), ..profile })
     }
 
     /// The profile in `json`, named by its first profile (or `fallback`): every capabilities
@@ -90,32 +106,47 @@ impl Profile {
             .and_then(Value::as_object)
             .and_then(|p| p.keys().next().cloned())
             .unwrap_or_else(|| fallback.to_owned());
+        if name.chars().count() > MAX_NAME_CHARS || name.chars().any(char::is_control) {
+            return Err(format!(
+                "has a profile name of more than {MAX_NAME_CHARS} characters, or with control characters; \
+                 rename it"
+            ));
+        }
         let mut profile = Profile { name, ..Profile::default() };
         for block in blocks.values() {
-            profile.read_block(block);
+            profile.read_block(block)?;
         }
         Ok(profile)
     }
 
-    fn read_block(&mut self, block: &Value) {
+    fn read_block(&mut self, block: &Value) -> Result<(), String> {
         for structure in
             block.get("properties").and_then(Value::as_object).into_iter().flat_map(|p| p.values())
         {
             let limits = structure.get("limits").unwrap_or(structure);
-            for name in LIMITS {
+            for (name, least, most) in LIMITS {
                 let value = match limits.get(name) {
-                    Some(Value::Array(counts)) => counts.first().and_then(Value::as_u64),
-                    Some(value) => value.as_u64(),
-                    None => None,
+                    Some(Value::Array(counts)) => counts.first(),
+                    other => other,
                 };
                 if let Some(value) = value {
+                    let value = in_range(name, value, least, most)?;
                     let kept = self.limits.entry(name.to_owned()).or_insert(value);
                     *kept = (*kept).min(value);
                 }
             }
             // The one per-dimension limit perftest reads, kept as `maxComputeWorkGroupSize[i]`.
-            if let Some(Value::Array(sizes)) = limits.get("maxComputeWorkGroupSize") {
-                for (i, size) in sizes.iter().enumerate().filter_map(|(i, v)| Some((i, v.as_u64()?))) {
+            if let Some(sizes) = limits.get("maxComputeWorkGroupSize") {
+                let sizes = sizes.as_array().filter(|s| s.len() == 3).ok_or_else(|| {
+                    format!("has maxComputeWorkGroupSize = {}, not an array of three numbers", shown(sizes))
+                })?;
+                for (i, size) in sizes.iter().enumerate() {
+                    let size = in_range(
+                        &format!("maxComputeWorkGroupSize[{i}]"),
+                        size,
+                        LEAST_WORKGROUP_SIZE[i],
+                        U32,
+                    )?;
                     let kept = self.limits.entry(format!("maxComputeWorkGroupSize[{i}]")).or_insert(size);
                     *kept = (*kept).min(size);
                 }
@@ -127,8 +158,17 @@ impl Profile {
         }
         for structure in block.get("features").and_then(Value::as_object).into_iter().flat_map(|f| f.values())
         {
-            let members = structure.as_object().into_iter().flatten();
-            self.features.extend(members.filter(|(_, v)| v.as_bool() == Some(true)).map(|(k, _)| k.clone()));
+            for (name, value) in structure.as_object().into_iter().flatten() {
+                match value {
+                    Value::Bool(true) => {
+                        self.features.insert(name.clone());
+                    }
+                    Value::Bool(false) => {}
+                    other => {
+                        return Err(format!("has the feature {name} = {}, not true or false", shown(other)))
+                    }
+                }
+            }
         }
         for (format, properties) in block.get("formats").and_then(Value::as_object).into_iter().flatten() {
             let props =
@@ -149,12 +189,16 @@ impl Profile {
                 .get("queueFlags")
                 .and_then(Value::as_array)
                 .is_some_and(|flags| flags.iter().any(|f| f.as_str() == Some("VK_QUEUE_COMPUTE_BIT")));
-            let bits = props.get("timestampValidBits").and_then(Value::as_u64);
+            let bits = props
+                .get("timestampValidBits")
+                .map(|v| in_range("timestampValidBits", v, 0, 64))
+                .transpose()?;
             if let (true, Some(bits)) = (compute, bits) {
                 let bits = bits as u32;
                 self.timestamp_valid_bits = Some(self.timestamp_valid_bits.map_or(bits, |b| b.max(bits)));
             }
         }
+        Ok(())
     }
 
     /// Lowers `caps` to the profile: each limit it names to at most its value, each feature it
@@ -213,6 +257,26 @@ impl Profile {
     pub fn clamp_timestamp_bits(&self, bits: u32) -> u32 {
         self.timestamp_valid_bits.map_or(bits, |most| bits.min(most))
     }
+}
+
+/// `value` as a whole number from `least` to `most`, or a sentence naming the key `name`.
+fn in_range(name: &str, value: &Value, least: u64, most: u64) -> Result<u64, String> {
+    match value.as_u64() {
+        Some(v) if (least..=most).contains(&v) => Ok(v),
+        Some(_) | None if value.is_number() => Err(format!(
+            "has {name} = {}, outside what the Vulkan specification allows ({least} to {most}); fix the profile",
+            shown(value)
+        )),
+        _ => Err(format!("has {name} = {}, not a whole number; fix the profile", shown(value))),
+    }
+}
+
+/// A JSON value as a sentence shows it: at most 40 characters, control characters escaped.
+fn shown(value: &Value) -> String {
+    let text: String = value.to_string().chars().take(40).collect();
+    text.chars()
+        .map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() })
+        .collect()
 }
 
 /// The flags of `names` among `known` (names perftest does not test are left out).

@@ -12,6 +12,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use super::format::{pad_end, pad_start};
 use super::model::{CaseResult, Status};
 use super::text;
 use super::trust::sig4;
@@ -213,9 +214,9 @@ impl Layouts {
         if let Some(lead) = text::original_lead(case) {
             head = format!("{head} {lead}");
         }
-        let mut line = format!("{head:<width$}", width = layout.lead);
+        let mut line = pad_end(&head, layout.lead);
         for column in &layout.columns {
-            line.push_str(&format!("  {:>width$}", column.cell(case), width = column.width()));
+            line.push_str(&format!("  {}", pad_start(&column.cell(case), column.width())));
         }
         // A cell wider than its column (a long unit, a time of 1000 ms or more) shifts the rest;
         // past the width, the line wraps rather than overflows.

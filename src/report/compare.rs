@@ -134,11 +134,12 @@ fn cell(row: &Row, i: usize) -> String {
 /// A markdown table: a column per run, ratios against the first in brackets.
 pub fn to_markdown(comparison: &Comparison) -> String {
     let mut out = String::new();
+    let md = super::markdown::text;
     for (i, run) in comparison.runs.iter().enumerate() {
-        out.push_str(&format!("{}. {run}\n", i + 1));
+        out.push_str(&format!("{}. {}\n", i + 1, md(run)));
     }
     for summary in &comparison.summaries {
-        out.push_str(&format!("\n{summary}"));
+        out.push_str(&format!("\n{}", md(summary)));
     }
     if !comparison.summaries.is_empty() {
         out.push('\n');
@@ -149,9 +150,9 @@ pub fn to_markdown(comparison: &Comparison) -> String {
     }
     out.push_str(&format!("\n|---|{}\n", "---|".repeat(comparison.runs.len())));
     for row in &comparison.rows {
-        out.push_str(&format!("| {} |", row.name.replace('|', "\\|")));
+        out.push_str(&format!("| {} |", md(&row.name)));
         for i in 0..comparison.runs.len() {
-            out.push_str(&format!(" {} |", cell(row, i).replace('|', "\\|")));
+            out.push_str(&format!(" {} |", md(&cell(row, i))));
         }
         out.push('\n');
     }
@@ -177,12 +178,8 @@ pub fn to_text(comparison: &Comparison) -> String {
     }
     out.push('\n');
     for row in table {
-        // Padded by hand: format!'s width argument panics above 65,535.
-        let cells: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .map(|(c, w)| format!("{c}{}", " ".repeat(w - c.chars().count())))
-            .collect();
+        let cells: Vec<String> =
+            row.iter().zip(&widths).map(|(c, w)| super::format::pad_end(c, *w)).collect();
         out.push_str(cells.join("  ").trim_end());
         out.push('\n');
     }

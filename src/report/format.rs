@@ -30,6 +30,35 @@ pub fn si(value: f64, unit: &str) -> String {
     format!("{text} {}{unit}", PREFIXES[index])
 }
 
+/// `text` padded with spaces after it to `width` characters. By hand: `format!`'s width
+/// argument panics above 65,535, and a results file can hold a name that long.
+pub fn pad_end(text: &str, width: usize) -> String {
+    format!("{text}{}", " ".repeat(width.saturating_sub(text.chars().count())))
+}
+
+/// `text` padded with spaces before it to `width` characters (see [`pad_end`]).
+pub fn pad_start(text: &str, width: usize) -> String {
+    format!("{}{text}", " ".repeat(width.saturating_sub(text.chars().count())))
+}
+
+/// `text` as a terminal may show it: as [`printable`], but line breaks and tabs kept; what every
+/// line perftest prints to stdout or stderr passes through, so a results file, a profile or a
+/// driver cannot retitle, clear or overwrite the terminal with ESC, BEL or CR.
+pub fn printable_lines(text: &str) -> std::borrow::Cow<'_, str> {
+    let kept = |c: char| c == '\n' || c == '\t';
+    if !text.chars().any(|c| !kept(c) && (c.is_control() || c == '\u{FFFE}' || c == '\u{FFFF}')) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            c if kept(c) => out.push(c),
+            c => out.push_str(&printable(c.encode_utf8(&mut [0; 4]))),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// `text` safe to show on a terminal or put in XML: control characters (C0, DEL, C1) become
 /// visible escapes (`\u{1b}`), and U+FFFE/U+FFFF (not characters in XML) become U+FFFD. Results
 /// files are input like any other: their names must not move a cursor or break an SVG.

@@ -9,15 +9,18 @@ pub mod findings;
 pub mod flag;
 pub mod format;
 pub mod levels;
+pub mod markdown;
 pub mod matching;
 pub mod model;
 pub mod output;
 pub mod page;
 pub mod plot;
 pub mod run_flags;
+pub mod spread;
 pub mod text;
 pub mod trust;
 pub mod twins;
+pub mod validate;
 pub mod verdict;
 pub mod write;
 

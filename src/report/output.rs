@@ -3,11 +3,15 @@
 //! A regular file (or a path that does not exist yet) is replaced atomically: the document goes
 //! into a temporary file beside it, created exclusively under an unpredictable name (`tempfile`),
 //! flushed, given the old file's permissions, and renamed over it, so a reader never sees half a
-//! document. A symlink is followed and its target replaced, so the link stays a link. Anything
-//! else (`/dev/null`, a FIFO, a terminal) is written through, as a shell redirection would.
+//! document. A symlink is followed and its target replaced, so the link stays a link, but only
+//! where the kernel itself would follow it (`fs.protected_symlinks`): a link in a sticky,
+//! world-writable folder such as `/tmp` is followed only if this user or the folder's owner owns
+//! it, so another user cannot plant `/tmp/r.json -> ~you/.bashrc`. Anything else (`/dev/null`,
+//! a FIFO, a terminal) is written through, as a shell redirection would. [`guard`] refuses an
+//! output that is one of the command's inputs, or another of its outputs.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use crate::error::{Error, Result};
 
@@ -28,14 +32,98 @@ fn io_error(path: &Path, e: std::io::Error) -> Error {
     output_error(path, detail)
 }
 
-/// The file a write to `path` lands in: `path` itself, or a symlink's final target.
-fn resolve(path: &Path) -> PathBuf {
-    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+/// How many symbolic links one path may pass through, as Linux allows (`ELOOP` after 40).
+const MAX_LINKS: usize = 40;
+
+/// One step of a path walk.
+enum Step {
+    Root,
+    Up,
+    Name(std::ffi::OsString),
+}
+
+/// Puts `path`'s steps on `stack` so that popping gives them in order.
+fn push_steps(stack: &mut Vec<Step>, path: &Path) {
+    let steps = path.components().filter_map(|c| match c {
+        Component::RootDir | Component::Prefix(_) => Some(Step::Root),
+        Component::CurDir => None,
+        Component::ParentDir => Some(Step::Up),
+        Component::Normal(name) => Some(Step::Name(name.to_os_string())),
+    });
+    let steps: Vec<Step> = steps.collect();
+    stack.extend(steps.into_iter().rev());
+}
+
+/// The file a write to `path` lands in: `path` itself, or a symlink's final target, resolved
+/// step by step as the kernel would, refusing a link the kernel would not follow.
+pub fn resolve(path: &Path) -> Result<PathBuf> {
+    let absolute = std::path::absolute(path).map_err(|e| io_error(path, e))?;
+    let mut pending = Vec::new();
+    push_steps(&mut pending, &absolute);
+    let mut resolved = PathBuf::from("/");
+    let mut links = 0;
+    while let Some(step) = pending.pop() {
+        let name = match step {
+            Step::Root => {
+                resolved = PathBuf::from("/");
+                continue;
+            }
+            Step::Up => {
+                resolved.pop();
+                continue;
+            }
+            Step::Name(name) => name,
+        };
+        let next = resolved.join(&name);
+        match std::fs::symlink_metadata(&next) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                links += 1;
+                if links > MAX_LINKS {
+                    return Err(output_error(path, "it passes through too many symbolic links"));
+                }
+                refuse_unsafe_link(path, &next, &meta, &resolved)?;
+                let target = std::fs::read_link(&next).map_err(|e| io_error(path, e))?;
+                push_steps(&mut pending, &target);
+            }
+            // A missing step ends nothing: the write creates it or fails as it would anyway.
+            _ => resolved = next,
+        }
+    }
+    Ok(resolved)
+}
+
+/// Whether Linux's `fs.protected_symlinks` lets user `me` follow a link owned by `link_owner` in
+/// a folder of mode `folder_mode` owned by `folder_owner`: anywhere but in a sticky,
+/// world-writable folder; there, only a link of this user or of the folder's owner.
+fn kernel_follows(link_owner: u32, folder_mode: u32, folder_owner: u32, me: u32) -> bool {
+    let shared = folder_mode & 0o1000 != 0 && folder_mode & 0o002 != 0;
+    !shared || link_owner == me || link_owner == folder_owner
+}
+
+/// Refuses the symbolic link `link` (in the folder `folder`) where the kernel would
+/// ([`kernel_follows`]), whatever the machine's own setting.
+#[cfg(unix)]
+fn refuse_unsafe_link(path: &Path, link: &Path, meta: &std::fs::Metadata, folder: &Path) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(dir) = std::fs::metadata(folder) else { return Ok(()) };
+    if kernel_follows(meta.uid(), dir.mode(), dir.uid(), rustix::process::geteuid().as_raw()) {
+        return Ok(());
+    }
+    Err(Error::UnsafeLink {
+        path: path.display().to_string(),
+        link: link.display().to_string(),
+        owner: meta.uid(),
+    })
+}
+
+#[cfg(not(unix))]
+fn refuse_unsafe_link(_: &Path, _: &Path, _: &std::fs::Metadata, _: &Path) -> Result<()> {
+    Ok(())
 }
 
 /// Writes `text` to `path` (see the module documentation).
 pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
-    let target = resolve(path);
+    let target = resolve(path)?;
     match std::fs::metadata(&target) {
         Ok(meta) if !meta.is_file() => write_through(&target, text).map_err(|e| io_error(path, e)),
         Ok(meta) => replace(&target, text, Some(meta.permissions())).map_err(|e| io_error(path, e)),
@@ -115,7 +203,7 @@ pub fn write_or_rescue(path: &Path, text: &str) -> Result<()> {
 /// folder (or opens a non-regular target for writing), so a bad `--output` fails in a second,
 /// not after an hour of measuring.
 pub fn check_writable(path: &Path) -> Result<()> {
-    let target = resolve(path);
+    let target = resolve(path)?;
     match std::fs::metadata(&target) {
         Ok(meta) if !meta.is_file() => {
             std::fs::OpenOptions::new().write(true).open(&target).map(drop).map_err(|e| io_error(path, e))
@@ -129,6 +217,56 @@ pub fn check_writable(path: &Path) -> Result<()> {
             .map(drop)
             .map_err(|e| io_error(path, e)),
     }
+}
+
+/// A file a command reads or writes, and what its command line calls it (`--output`, `RUN`).
+#[derive(Clone, Copy, Debug)]
+pub struct Named<'a> {
+    /// The option or argument (`--json`, `the results file`).
+    pub role: &'static str,
+    /// The path as given.
+    pub path: &'a Path,
+}
+
+/// What a path names, to tell whether two paths are one file: its device and inode where it
+/// exists (so links and hard links count), else where it resolves to.
+#[derive(Debug, PartialEq, Eq)]
+enum Identity {
+    Inode(u64, u64),
+    Path(PathBuf),
+}
+
+/// The identity of `target` (resolved already); `None` for a device, FIFO or terminal, which
+/// two outputs can share without destroying anything.
+fn identity(target: &Path) -> Option<Identity> {
+    use std::os::unix::fs::MetadataExt;
+    match std::fs::metadata(target) {
+        Ok(meta) if meta.is_file() || meta.is_dir() => Some(Identity::Inode(meta.dev(), meta.ino())),
+        Ok(_) => None,
+        Err(_) => Some(Identity::Path(target.to_path_buf())),
+    }
+}
+
+/// Refuses a command whose outputs include one of its inputs, or name one file twice, before
+/// anything is read or written: `show run.json --output run.json` would replace the run it shows.
+pub fn guard(outputs: &[Named<'_>], inputs: &[Named<'_>]) -> Result<()> {
+    let mut seen: Vec<(Identity, Named<'_>)> = Vec::new();
+    for input in inputs {
+        if let Some(id) = std::fs::canonicalize(input.path).ok().and_then(|p| identity(&p)) {
+            seen.push((id, *input));
+        }
+    }
+    for output in outputs {
+        let Some(id) = identity(&resolve(output.path)?) else { continue };
+        if let Some((_, other)) = seen.iter().find(|(known, _)| *known == id) {
+            return Err(Error::SameFile {
+                output: format!("{} {}", output.role, output.path.display()),
+                other: format!("{} {}", other.role, other.path.display()),
+            });
+        }
+        seen.push((id, *output));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -174,6 +312,76 @@ mod tests {
         write_atomic(&link, "new").unwrap();
         assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
         assert_eq!(std::fs::read_to_string(&real).unwrap(), "new");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn links_are_followed_where_the_kernel_follows_them() {
+        let (me, other, root) = (1000, 1001, 0);
+        assert!(kernel_follows(other, 0o755, root, me), "not a shared folder");
+        assert!(kernel_follows(other, 0o777, root, me), "world-writable but not sticky");
+        assert!(kernel_follows(me, 0o1777, root, me), "my own link in /tmp");
+        assert!(kernel_follows(root, 0o1777, root, me), "the folder owner's link");
+        assert!(!kernel_follows(other, 0o1777, root, me), "another user's link in /tmp");
+        assert!(!kernel_follows(other, 0o1777, root, root), "root is no exception");
+    }
+
+    #[test]
+    fn another_users_link_in_a_sticky_folder_is_refused_and_its_target_kept() {
+        use std::os::unix::fs::PermissionsExt;
+        let me = rustix::process::geteuid().as_raw();
+        let dir = scratch("sticky");
+        let shared = dir.join("tmp");
+        std::fs::create_dir(&shared).unwrap();
+        std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
+        let victim = dir.join("victim");
+        std::fs::write(&victim, "keep me").unwrap();
+        let link = shared.join("r.json");
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        // Only root can give the link to another user; others check the rule alone (above).
+        if me == 0 {
+            std::os::unix::fs::lchown(&link, Some(65534), None).unwrap();
+            let error = write_atomic(&link, "results").unwrap_err();
+            assert!(matches!(error, Error::UnsafeLink { owner: 65534, .. }), "{error}");
+            assert!(error.to_string().contains("remove the link or write elsewhere"), "{error}");
+            assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+            assert!(check_writable(&link).is_err(), "found before a run too");
+            let rescued = write_or_rescue(&link, "results").unwrap_err();
+            assert!(matches!(rescued, Error::OutputRescued { .. }), "{rescued}");
+            if let Error::OutputRescued { rescued, .. } = rescued {
+                std::fs::remove_file(rescued).unwrap();
+            }
+        }
+        std::os::unix::fs::lchown(&link, Some(me), None).unwrap();
+        write_atomic(&link, "mine").unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "mine", "my own link is followed");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn an_output_that_is_an_input_or_another_output_is_refused() {
+        let dir = scratch("guard");
+        let (input, other) = (dir.join("run.json"), dir.join("other.json"));
+        std::fs::write(&input, "{}").unwrap();
+        std::fs::hard_link(&input, dir.join("hard.json")).unwrap();
+        std::os::unix::fs::symlink(&input, dir.join("soft.json")).unwrap();
+        fn named<'a>(role: &'static str, path: &'a Path) -> Named<'a> {
+            Named { role, path }
+        }
+        let inputs = [named("the results file", input.as_path())];
+        for alias in ["run.json", "hard.json", "soft.json", "./sub/../run.json"] {
+            std::fs::create_dir_all(dir.join("sub")).unwrap();
+            let out = dir.join(alias);
+            let error = guard(&[named("--output", &out)], &inputs).unwrap_err();
+            assert_eq!(error.exit_code(), crate::ExitCode::Usage, "{alias}");
+            assert!(error.to_string().contains("is the same file as the results file"), "{error}");
+        }
+        let two = [named("--output", other.as_path()), named("--json", other.as_path())];
+        let error = guard(&two, &[]).unwrap_err();
+        assert!(error.to_string().starts_with("--json"), "{error}");
+        guard(&[named("--output", &other), named("--json", &dir.join("x.json"))], &inputs).unwrap();
+        let devices = [named("--output", Path::new("/dev/null")), named("--json", Path::new("/dev/null"))];
+        guard(&devices, &[]).unwrap();
         std::fs::remove_dir_all(dir).unwrap();
     }
 

@@ -61,8 +61,17 @@ pub enum Block {
     },
 }
 
-/// Writes the report of the runs in `files` (already loaded as `runs`) to `dir`.
+/// Every file [`write()`] may write into `dir`: its page, its markdown and a chart per family.
+pub fn files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let charts =
+        crate::registry::families().into_iter().map(|f| dir.join("charts").join(format!("{}.svg", f.name)));
+    [dir.join("index.html"), dir.join("report.md")].into_iter().chain(charts).collect()
+}
+
+/// Writes the report of the runs in `files` (already loaded as `runs`) to `dir` (a symbolic
+/// link the kernel would not follow is refused, as for every output).
 pub fn write(labels: &[String], runs: Vec<Run>, dir: &Path) -> Result<()> {
+    let dir = &super::output::resolve(dir)?;
     let (labels, runs) = combine(labels, runs);
     let blocks = blocks(&labels, &runs);
     let failed = |detail: String| Error::Output { path: dir.display().to_string(), detail };

@@ -36,6 +36,10 @@ const HEADING: i32 = 30;
 const ROW_GAP: i32 = 5;
 /// Height of a line-chart panel (its heading included).
 const LINE_PANEL: i32 = 420;
+/// The most legend rows a line panel leaves room for above its data.
+const LEGEND_ROWS: usize = 12;
+/// The most octaves a log-scale value axis spans.
+const LOG_OCTAVES: i32 = 40;
 
 /// One group's cases, in matched order.
 struct Panel<'a> {
@@ -114,6 +118,11 @@ pub fn svg(labels: &[String], runs: &[Run], metric: Metric) -> Result<String, St
 
 /// The SVG text of [`plot`].
 fn render(labels: &[String], runs: &[Run], metric: Metric) -> Result<String, String> {
+    let summary = super::spread::summarize(runs, metric);
+    let (labels, runs) = match &summary {
+        Some((labels, runs)) => (labels.as_slice(), runs.as_slice()),
+        None => (labels, runs),
+    };
     let panels = panels(runs, metric);
     let legend = 18 * runs.len() as i32;
     let height = TITLE + legend + panels.iter().map(|p| p.height(runs.len()) + 8).sum::<i32>() + 10;
@@ -292,13 +301,21 @@ fn lines(
     // span 100x or more (atomics from one address to a million).
     let log = x_min > 0.0 && (bytes || x_max / x_min >= 16.0);
     let log_y = log && y_min > 0.0 && (bytes || y_max / y_min >= 100.0);
-    // A linear y axis leaves room above the data for the legend (upper right), a row per line.
-    let y_top = y_max * (1.1 + 0.07 * series.len() as f64);
+    // A linear y axis leaves room above the data for the legend (upper right), a row per line
+    // up to a dozen (more rows would squash the data; the legend then covers some of it).
+    let rows = series.len().min(LEGEND_ROWS) as f64;
+    let y_top = y_max * (1.1 + 0.07 * rows);
     let mut chart = ChartBuilder::on(area);
     chart.caption(printable(&caption), font(16)).margin(10).x_label_area_size(32).y_label_area_size(70);
     if log_y {
         // Half an octave per legend row above the data.
-        let y_range = (y_min / 1.3..y_max * 1.3 * 2f64.powf(0.5 * series.len() as f64)).log_scale().base(2.0);
+        // At most 40 octaves below the top: a tiny value is drawn at the bottom, not given an
+        // axis of a thousand octaves (plotters' tick loop would not end).
+        let y_low = (y_min / 1.3).max(y_max / 2f64.powi(LOG_OCTAVES));
+        for point in series.iter_mut().flat_map(|line| line.points.iter_mut()) {
+            point.1 = point.1.max(y_low);
+        }
+        let y_range = (y_low..y_max * 1.3 * 2f64.powf(0.5 * rows)).log_scale().base(2.0);
         let mut chart =
             chart.build_cartesian_2d((x_range.0..x_range.1).log_scale().base(2.0), y_range).map_err(fail)?;
         draw_series(&mut chart, &series, &y_label, &x_label, bytes)

@@ -22,7 +22,7 @@ use super::trust::sig4;
 /// gives each case's full line instead of the columns that fit 120.
 pub fn render(run: &Run, format: Format, verbose: bool) -> Result<String> {
     Ok(match format {
-        Format::Text => super::text::document(run, verbose),
+        Format::Text => super::format::printable_lines(&super::text::document(run, verbose)).into_owned(),
         Format::Json => to_json(run)?,
         Format::Csv => to_csv(run)?,
         Format::Markdown => to_markdown(run),
@@ -131,9 +131,9 @@ pub fn to_csv(run: &Run) -> Result<String> {
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-/// A markdown cell: `|` would end the cell, so it is escaped.
+/// A markdown cell (see [`super::markdown::text`]).
 fn cell(text: &str) -> String {
-    text.replace('|', "\\|")
+    super::markdown::text(text)
 }
 
 /// A rate as text: SI-prefixed, or a dependent-load rate as the latency it is (`712.0 ns per
@@ -171,18 +171,19 @@ pub fn to_markdown(run: &Run) -> String {
          | case | rate | per clock | % of peak | ratio | median ms | min ms | cv | flags |\n\
          |---|---|---|---|---|---|---|---|---|\n",
         cell(&d.name),
-        d.kind,
+        cell(&d.kind),
         cell(&d.driver),
-        d.vulkan_version,
+        cell(&d.vulkan_version),
         cell(d.architecture.as_deref().unwrap_or("unknown")),
-        run.perftest_version,
-        run.date
+        cell(&run.perftest_version),
+        cell(&run.date)
     );
     out.insert_str(out.find("\n\n").unwrap_or(0), &format!("\n\n{}", cell(&run.ending.line())));
     let num = |v: Option<f64>, digits: usize| v.map(|v| format!("{v:.digits$}")).unwrap_or_default();
     if !run.levels.is_empty() {
-        let levels = super::levels::text(&run.levels).replace('\n', "\n\n");
-        out.insert_str(out.find("\n\n| case |").map_or(0, |i| i + 2), &cell(&levels));
+        let levels: String =
+            super::levels::text(&run.levels).lines().map(|line| format!("{}\n\n", cell(line))).collect();
+        out.insert_str(out.find("\n\n| case |").map_or(0, |i| i + 2), &levels);
     }
     for c in &run.cases {
         let timed = c.median_ms.is_some();

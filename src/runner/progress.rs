@@ -47,9 +47,10 @@ impl Progress {
     }
 }
 
-/// Writes `text` and a newline to stdout; a closed pipe (`perftest | head`) is an error, not a panic.
+/// Writes `text` and a newline to stdout, its control characters but line breaks and tabs as
+/// visible escapes; a closed pipe (`perftest | head`) is an error, not a panic.
 pub fn write_line(text: &str) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
-    writeln!(out, "{text}")?;
+    writeln!(out, "{}", crate::report::format::printable_lines(text))?;
     out.flush()
 }

@@ -163,7 +163,10 @@ pub fn benchmark(session: &Session) -> Result<()> {
             // The first error is returned (and printed once, by main); later ones are said here.
             match first_error {
                 None => first_error = Some(error),
-                Some(_) => eprintln!("perftest: row {n}: {}", crate::error::report(&error)),
+                Some(_) => {
+                    let text = crate::error::report(&error);
+                    eprintln!("perftest: row {n}: {}", report::format::printable_lines(&text))
+                }
             }
         }
     }
@@ -200,7 +203,16 @@ fn benchmark_row(session: &Session, index: Option<usize>, paths: Paths<'_>) -> R
     let settings = &request.settings;
     let options = ContextOptions { device_index: index, ..request.options.clone() };
     let output = paths.output;
-    // A destination that cannot be written fails now, not after the run.
+    // A destination that cannot be written, or that is an input or the other output, fails now,
+    // not after the run.
+    use report::output::Named;
+    let outputs = [("--output", paths.output), ("--json", paths.json)];
+    let outputs: Vec<Named<'_>> =
+        outputs.into_iter().filter_map(|(role, path)| Some(Named { role, path: path? })).collect();
+    let profile = request.options.simulate.as_ref().map(|p| p.source.as_path());
+    let inputs: Vec<Named<'_>> =
+        profile.map(|path| Named { role: "the --simulate profile", path }).into_iter().collect();
+    report::output::guard(&outputs, &inputs)?;
     for path in paths.output.iter().chain(&paths.json) {
         report::output::check_writable(path)?;
     }

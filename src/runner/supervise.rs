@@ -17,6 +17,7 @@ use super::message::{Job, Message, Record};
 use super::run::{HURRY, STOP};
 use crate::error::{Error, Result};
 use crate::record::outcome::{Failure, Outcome};
+use crate::report::format::printable_lines;
 
 /// How long a worker may take to open the device, build the pipelines and warm up: the watchdog's
 /// time, plus [`WARM_UP`], plus this much per case it was given.
@@ -39,7 +40,7 @@ enum Event {
     Closed,
 }
 
-/// Runs `job` in worker processes started as `perftest ARGS --worker`, handing every message to
+/// Runs `job` in worker processes started as `perftest --worker ARGS`, handing every message to
 /// `take` (a crashed, hung or interrupted case as a record of its own). A case gets `watchdog` to
 /// answer. Returns how many workers were started.
 pub fn supervise(
@@ -60,8 +61,9 @@ pub fn supervise(
             // case's pipeline as it runs instead, so the crash is that case's.
             Step::DiedPreparing(died) if !lazy => {
                 eprintln!(
-                    "perftest: the worker process {died} {PREPARING}; a fresh one builds each case's pipeline \
-                     just before it runs, so a driver crash costs one case"
+                    "perftest: the worker process {} {PREPARING}; a fresh one builds each case's pipeline \
+                     just before it runs, so a driver crash costs one case",
+                    printable_lines(&died)
                 );
                 lazy = true;
                 continue;
@@ -206,7 +208,7 @@ fn run_worker(
         Ended::Itself if progressed && (lost || !remaining.is_empty()) => {
             eprintln!(
                 "perftest: the worker process {} {after}; a fresh one goes on",
-                died(status, &last_words)
+                printable_lines(&died(status, &last_words))
             );
             Ok(Step::Ran(true))
         }
@@ -214,14 +216,15 @@ fn run_worker(
     }
 }
 
-/// Starts `perftest ARGS --worker` in a process group of its own (a Ctrl-C at the terminal, or
+/// Starts `perftest --worker ARGS` in a process group of its own (a Ctrl-C at the terminal, or
 /// `timeout` signalling the parent's group, reaches the parent only; the parent stops it).
 fn spawn(args: &[OsString]) -> Result<Child> {
     let exe = std::env::current_exe().map_err(|e| Error::Worker {
         detail: format!("could not be started: this program's path is unknown ({e})"),
     })?;
     let mut command = Command::new(exe);
-    command.args(args).arg("--worker").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    // `--worker` goes first: after the user's own `--` it would be read as a device name.
+    command.arg("--worker").args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
     #[cfg(unix)]
     std::os::unix::process::CommandExt::process_group(&mut command, 0);
     command.spawn().map_err(|e| Error::Worker { detail: format!("could not be started ({e})") })
@@ -237,7 +240,7 @@ fn listen(child: &mut Child) -> (mpsc::Receiver<Event>, Arc<Mutex<VecDeque<Strin
                 let Ok(line) = line else { break };
                 let (text, message) = Message::parse(&line);
                 if !text.is_empty() {
-                    eprintln!("{text}");
+                    eprintln!("{}", printable_lines(text));
                 }
                 if let Some(message) = message {
                     if send.send(Event::Message(message)).is_err() {
@@ -254,7 +257,7 @@ fn listen(child: &mut Child) -> (mpsc::Receiver<Event>, Arc<Mutex<VecDeque<Strin
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines() {
                 let Ok(line) = line else { break };
-                eprintln!("{line}");
+                eprintln!("{}", printable_lines(&line));
                 if let Ok(mut kept) = kept.lock() {
                     kept.push_back(line);
                     if kept.len() > LAST_WORDS {

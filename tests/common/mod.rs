@@ -1,6 +1,9 @@
 //! What the CLI tests of both test binaries share: running the perftest binary, reading its
 //! output, a temporary folder, and counting what `--list` selects.
 
+// Each test binary that includes this module uses a part of it.
+#![allow(dead_code)]
+
 use std::process::{Command, Output};
 
 /// Runs the perftest binary with `args` and the environment variables `env`.

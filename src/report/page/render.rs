@@ -105,26 +105,9 @@ fn html_block(out: &mut String, block: &Block) {
     }
 }
 
-/// Text for markdown: what CommonMark would read as markup escaped (`<` so `Buffer<R8>` is not a
-/// tag, `*` so `f16*f16` is not emphasis, and brackets, backticks, underscores, backslashes).
+/// Text for markdown, a table cell too (see [`crate::report::markdown::text`]).
 fn md(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '<' => out.push_str("&lt;"),
-            '*' | '_' | '[' | ']' | '`' | '\\' => {
-                out.push('\\');
-                out.push(c);
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// A table cell for markdown: as [`md`], pipes escaped, line breaks as spaces.
-fn cell(text: &str) -> String {
-    md(text).replace('|', "\\|").replace('\n', " ")
+    crate::report::markdown::text(text)
 }
 
 /// The page as markdown (charts linked from `charts/`).
@@ -156,10 +139,10 @@ fn markdown_block(out: &mut String, block: &Block) {
         }
         Block::Table { head, rows } => {
             let columns = head.len();
-            let _ = writeln!(out, "| {} |", head.iter().map(|h| cell(h)).collect::<Vec<_>>().join(" | "));
+            let _ = writeln!(out, "| {} |", head.iter().map(|h| md(h)).collect::<Vec<_>>().join(" | "));
             let _ = writeln!(out, "|{}", "---|".repeat(columns));
             for (id, cells) in rows {
-                let mut cells: Vec<String> = cells.iter().map(|c| cell(c)).collect();
+                let mut cells: Vec<String> = cells.iter().map(|c| md(c)).collect();
                 if let (Some(id), Some(first)) = (id, cells.first_mut()) {
                     *first = format!("<a id=\"{id}\"></a>{first}");
                 }
@@ -168,13 +151,14 @@ fn markdown_block(out: &mut String, block: &Block) {
             out.push('\n');
         }
         Block::Chart { file, .. } => {
-            let _ = writeln!(out, "![{file}](charts/{file})\n");
+            let _ = writeln!(out, "![{}](charts/{file})\n", md(file));
         }
         Block::Pre(text) => {
-            let _ = writeln!(out, "```\n{}\n```\n", text.trim_end());
+            let _ = writeln!(out, "{}\n", crate::report::markdown::code_block(text));
         }
         Block::Fold { summary, blocks } => {
-            let _ = writeln!(out, "<details><summary>{}</summary>\n", md(summary));
+            // An HTML block: markdown escapes are not read inside it, HTML's are.
+            let _ = writeln!(out, "<details><summary>{}</summary>\n", escape(summary));
             for block in blocks {
                 markdown_block(out, block);
             }
