@@ -26,6 +26,8 @@ pub enum Flag {
     Throttled(String),
     /// Above a known peak; the sentence.
     Implausible(String),
+    /// The clock read above the board's highest; the sentence.
+    AboveMax(String),
     /// Re-measured, and the last try was in trouble too; the sentence.
     Remeasured(String),
     /// The ratio is against a baseline with flags of its own, named here (`noisy`, `throttled`).
@@ -64,6 +66,8 @@ impl Flag {
             Flag::Throttled(owned())
         } else if starts("implausible") {
             Flag::Implausible(owned())
+        } else if starts("clock above the board's maximum") {
+            Flag::AboveMax(owned())
         } else if starts("re-measured") {
             Flag::Remeasured(owned())
         } else {
@@ -106,6 +110,7 @@ impl fmt::Display for Flag {
             | Flag::BelowWarmUp(text)
             | Flag::Throttled(text)
             | Flag::Implausible(text)
+            | Flag::AboveMax(text)
             | Flag::Remeasured(text)
             | Flag::Other(text) => f.write_str(text),
         }
@@ -147,6 +152,11 @@ mod tests {
             Flag::BelowWarmUp("below the warm-up clock: ran at 345 MHz, the warm-up reached 1980 MHz".into()),
             Flag::Throttled("throttled: ran at 1395 MHz, run median 1978 MHz".into()),
             Flag::Implausible("implausible: 140% of the L1 peak (128.0 B/clk/SM)".into()),
+            Flag::AboveMax(
+                "clock above the board's maximum: read 2083 MHz, the board's highest is 1980 MHz; per-clock \
+                 figures use 1980 MHz"
+                    .into(),
+            ),
             Flag::Remeasured("re-measured once: it ran at 345 MHz".into()),
             Flag::Baseline(vec!["noisy".into(), "throttled".into()]),
             Flag::Other("a flag from a newer perftest".into()),

@@ -28,6 +28,8 @@ pub struct Trust {
     pub architecture: Option<&'static Architecture>,
     /// The host link's lanes, where they could be read.
     pub host_link: Option<Lanes>,
+    /// The highest clock the board is set to, MHz, where perftest knows the board.
+    pub max_clock_mhz: Option<f64>,
 }
 
 /// The share of a known peak a case reached.
@@ -44,8 +46,10 @@ pub struct PeakShare {
 /// What the trust layer says of one timed case.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Judgement {
-    /// The clock the samples ran at, MHz.
+    /// The clock the samples ran at, MHz (at most the board's highest).
     pub clock_mhz: Option<f64>,
+    /// What the probe read and the board's highest clock, MHz, where the reading was above it.
+    pub above_max: Option<(f64, f64)>,
     /// Each rate per clock per compute unit: value and unit (`B/clk/SM`), in the case's work order.
     pub per_clock: Vec<(f64, String)>,
     /// The highest share of a known peak among the case's work units.
@@ -88,6 +92,8 @@ impl Trust {
             compute_units: info.compute_units,
             architecture: peaks::architecture(info.vendor_id, info.device_id),
             host_link: info.host_link.as_ref().ok().map(|link| link.lanes),
+            max_clock_mhz: crate::caps::boards::board(info.vendor_id, info.device_id)
+                .map(|b| b.max_clock_mhz),
         }
     }
 
@@ -104,9 +110,14 @@ impl Trust {
     /// The judgement of a timed case (others get an empty one).
     pub fn judge(&self, outcome: &Outcome) -> Judgement {
         let Outcome::Timed { measurement, counted, .. } = outcome else { return Judgement::default() };
-        let clock_mhz = measurement.clock_mhz();
+        // A reading above the board's highest clock is not taken as the clock: per-clock figures
+        // use the highest, and the case is flagged with what the probe read.
+        let reading = measurement.clock_mhz();
+        let above_max = reading.zip(self.max_clock_mhz).filter(|(mhz, max)| mhz > max);
+        let clock_mhz = above_max.map_or(reading, |(_, max)| Some(max));
         // Bytes across the host link are a share of the link, whatever the clock.
-        let mut judgement = Judgement { clock_mhz, peak: self.link_share(outcome), ..Judgement::default() };
+        let mut judgement =
+            Judgement { clock_mhz, above_max, peak: self.link_share(outcome), ..Judgement::default() };
         let Some(mhz) = clock_mhz else { return judgement };
         // A transfer's bytes are not moved by the compute units: no rate per unit.
         if *counted == Counted::Copies {
@@ -213,7 +224,8 @@ impl Judgement {
 }
 
 /// Every flag of a timed case's result, in the order lines print them: noisy, unsettled, over the
-/// submission cap, a clock that changed during the samples, below the warm-up's clock, throttled
+/// submission cap, a clock that changed during the samples, below the warm-up's clock, above the
+/// board's highest clock, throttled
 /// (against the run's `median` clock), implausible, and re-measured (when the last try was in
 /// trouble too). Empty otherwise.
 pub fn flags(outcome: &Outcome, judged: &Judgement, median: Option<f64>) -> Vec<Flag> {
@@ -237,6 +249,12 @@ pub fn flags(outcome: &Outcome, judged: &Judgement, median: Option<f64>) -> Vec<
     if let Some((mhz, reference)) = measurement.below_reference() {
         flags.push(Flag::BelowWarmUp(format!(
             "below the warm-up clock: ran at {mhz:.0} MHz, the warm-up reached {reference:.0} MHz"
+        )));
+    }
+    if let Some((mhz, max)) = judged.above_max {
+        flags.push(Flag::AboveMax(format!(
+            "clock above the board's maximum: read {mhz:.0} MHz, the board's highest is {max:.0} MHz; \
+             per-clock figures use {max:.0} MHz"
         )));
     }
     flags.extend(judged.throttled(median));
@@ -286,6 +304,7 @@ mod tests {
             compute_units: Some(ComputeUnits { count: 132, name: "SM", source: "VK_NV_shader_sm_builtins" }),
             architecture: peaks::architecture(0x10de, 0x2330),
             host_link: Some(Lanes { gts: 32.0, width: 16 }),
+            max_clock_mhz: Some(1980.0),
         }
     }
 
@@ -316,6 +335,33 @@ mod tests {
     /// Bytes per 10 ms that make `per_clock` B/clk/SM on 132 SMs at 1980 MHz.
     fn bytes_for(per_clock: f64) -> f64 {
         per_clock * 132.0 * 1980e6 * 0.010
+    }
+
+    #[test]
+    fn a_clock_read_above_the_boards_highest_is_not_taken_as_the_clock() {
+        let bytes = Work::new(4096.0, Unit::Byte).bounded_by(Ceiling::L1Bytes);
+        let outcome = timed(vec![(bytes_for(100.0), bytes)], vec![2080.0, 2086.0]);
+        let judged = h100().judge(&outcome);
+        assert_eq!(judged.clock_mhz, Some(1980.0));
+        assert_eq!(judged.above_max, Some((2083.0, 1980.0)));
+        assert!(
+            (judged.per_clock[0].0 - 100.0).abs() < 1e-9,
+            "per clock at 1980 MHz: {:?}",
+            judged.per_clock
+        );
+        let flags = flags(&outcome, &judged, None);
+        assert_eq!(
+            flags,
+            [Flag::AboveMax(
+                "clock above the board's maximum: read 2083 MHz, the board's highest is 1980 MHz; per-clock \
+                 figures use 1980 MHz"
+                    .into()
+            )]
+        );
+        let unknown = Trust { max_clock_mhz: None, ..h100() }.judge(&outcome);
+        assert_eq!((unknown.clock_mhz, unknown.above_max), (Some(2083.0), None), "an unknown board");
+        let at_max = h100().judge(&timed(vec![(bytes_for(100.0), bytes)], vec![1980.0, 1980.0]));
+        assert_eq!((at_max.clock_mhz, at_max.above_max), (Some(1980.0), None));
     }
 
     #[test]
@@ -372,7 +418,7 @@ mod tests {
         let dispatch = Work::new(1.0, Unit::Dispatch);
         // 6.14 M dispatches per second at 1982 MHz: 322.8 clocks each.
         let outcome = timed(vec![(6.14e6 * 0.010, dispatch)], vec![1982.0]);
-        let judged = h100().judge(&outcome);
+        let judged = Trust { max_clock_mhz: None, ..h100() }.judge(&outcome);
         assert_eq!(judged.per_clock.len(), 1);
         assert_eq!(judged.per_clock[0].1, "clk/dispatch");
         assert!((judged.per_clock[0].0 - 1982e6 / 6.14e6).abs() < 1e-6);
