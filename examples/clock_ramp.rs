@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use perftest::runner::clock;
 use perftest::runner::heater::Heater;
-use perftest::runner::session::context_for;
+use perftest::runner::open::context_for;
 use perftest::vk::context::{Adapter, ContextOptions};
 use perftest::Error;
 

@@ -6,7 +6,8 @@
 //! offers and a case needs, and what a run reports about it, as data), [`record`] (what a run
 //! measured, as data), [`registry`] (families and their cases, as data), [`shader`]
 //! (GLSL to SPIR-V), [`vk`] (Vulkan objects; imports neither the registry nor the shader module),
-//! [`runner`] (the one place where cases meet Vulkan), [`report`] (documents, compare, plot, report), and
+//! [`runner`] (the worker: the one place where cases meet Vulkan), [`session`] (the parent: runs
+//! workers and collects their records), [`report`] (documents, compare, plot, report), and
 //! [`app`], which only dispatches commands. Families live in [`cases`] and register themselves.
 
 pub mod app;
@@ -15,10 +16,12 @@ pub mod caps;
 pub mod cases;
 pub mod cli;
 pub mod error;
+pub mod format;
 pub mod record;
 pub mod registry;
 pub mod report;
 pub mod runner;
+pub mod session;
 pub mod shader;
 pub mod vk;
 

@@ -12,7 +12,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             let text = perftest::error::report(&error);
-            eprintln!("perftest: {}", perftest::report::format::printable_lines(&text));
+            eprintln!("perftest: {}", perftest::format::printable_lines(&text));
             ExitCode::from(error.exit_code() as u8)
         }
     }

@@ -4,8 +4,8 @@
 use perftest::record::outcome::Outcome;
 use perftest::registry::{self, CaseSpec, Selection};
 use perftest::runner::assemble::Finished;
+use perftest::runner::open::{check_validation, context_for, open};
 use perftest::runner::run::{prepare, run_cases, RunSettings};
-use perftest::runner::session::{check_validation, context_for, open};
 use perftest::vk::context::{Adapter, ContextOptions};
 use perftest::vk::debug::Sink;
 use perftest::vk::Context;

@@ -9,8 +9,8 @@ use harness::{of, Gpu};
 use perftest::caps::Feature;
 use perftest::record::outcome::Outcome;
 use perftest::registry::{CaseSpec, Selection};
+use perftest::runner::open::check_validation;
 use perftest::runner::run::{prepare, RunSettings};
-use perftest::runner::session::check_validation;
 use perftest::vk::Context;
 
 #[path = "../tests/common/mod.rs"]

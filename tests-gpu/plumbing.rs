@@ -9,8 +9,8 @@ use perftest::caps::{Feature, FormatUse, Requirements};
 use perftest::registry::{CaseSpec, Glsl, Push, Reset, Resource, ResourceKind, Unit, Value, Work};
 use perftest::runner::bench::Bench;
 use perftest::runner::measure::Timer;
+use perftest::runner::open::context_for;
 use perftest::runner::run::prepare;
-use perftest::runner::session::context_for;
 use perftest::vk::context::{Adapter, ContextOptions};
 
 use crate::harness::{of, Gpu};

@@ -38,7 +38,7 @@ fn results_files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn show(file: &Path, format: Format, verbose: bool) -> String {
     let run = report::load(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
     let document = report::render(&run, format, verbose).unwrap();
-    format!("{}\n", report::format::printable_lines(document.trim_end()))
+    format!("{}\n", perftest::format::printable_lines(document.trim_end()))
 }
 
 /// The golden of `file` in the mode with `suffix`: `results/a/b.json` becomes `a__b.SUFFIX.gz`.
@@ -95,7 +95,9 @@ fn show_prints_every_committed_run_as_its_golden_files_say() {
             }
             match read_gz(&path) {
                 Some(golden) if golden == now => {}
-                Some(golden) => failures.push(format!("{}: {}", path.display(), first_difference(&now, &golden))),
+                Some(golden) => {
+                    failures.push(format!("{}: {}", path.display(), first_difference(&now, &golden)))
+                }
                 None => failures.push(format!("{}: missing (PERFTEST_BLESS=1 writes it)", path.display())),
             }
         }
@@ -113,5 +115,11 @@ fn show_prints_every_committed_run_as_its_golden_files_say() {
         }
     }
     assert!(stale.is_empty(), "goldens without a results file: {stale:?}");
-    assert!(failures.is_empty(), "{} of {} goldens differ:\n{}", failures.len(), expected.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} goldens differ:\n{}",
+        failures.len(),
+        expected.len(),
+        failures.join("\n")
+    );
 }

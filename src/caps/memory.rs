@@ -6,7 +6,7 @@
 
 use ash::vk;
 
-use crate::registry::format_bytes;
+use crate::format::format_bytes;
 
 /// Where a buffer's memory lives, named by what the shader's loads cross.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -15,9 +15,9 @@
 //! integers, so every sum is exact in each type and `--verify` compares it to the bit.
 
 use crate::caps::{Ceiling, Feature, Limit, Requirements};
+use crate::format::format_bytes;
 use crate::registry::{
-    self, floor_power_of_two, format_bytes, Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, Resource,
-    Unit, Value, Work,
+    self, floor_power_of_two, Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work,
 };
 use ash::vk;
 

@@ -10,7 +10,8 @@
 use super::rotate;
 use super::sweep::{self, Kind};
 use crate::caps::{Ceiling, MemoryKind};
-use crate::registry::{self, format_bytes, Axis, AxisUnit, CaseSpec, Env, Family, Unit};
+use crate::format::format_bytes;
+use crate::registry::{self, Axis, AxisUnit, CaseSpec, Env, Family, Unit};
 
 /// `{label} vec4 linear {size}` in memory of `kind` (`None`: device-local).
 fn case(env: &Env, kind: Option<MemoryKind>, bytes: u64, width: u32) -> CaseSpec {

@@ -13,9 +13,8 @@
 //! 64-bit device addresses stored in the lines (`at = at.next`: the loaded value is the next
 //! address), which is the load-to-use latency alone.
 
-use crate::registry::{
-    self, format_bytes, Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work,
-};
+use crate::format::format_bytes;
+use crate::registry::{self, Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work};
 
 const GLSL: Glsl = Glsl { file: "latency.glsl", source: include_str!("../../glsl/latency.glsl") };
 

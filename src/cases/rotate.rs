@@ -11,7 +11,8 @@
 use ash::vk::MemoryPropertyFlags;
 
 use crate::caps::MemoryKind;
-use crate::registry::{format_bytes, Env};
+use crate::format::format_bytes;
+use crate::registry::Env;
 
 const DEVICE_LOCAL: MemoryPropertyFlags = MemoryPropertyFlags::DEVICE_LOCAL;
 

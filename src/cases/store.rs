@@ -14,9 +14,10 @@
 //! compare every word with what the run's two workgroups wrote there (0 elsewhere).
 
 use super::data::half_bits;
+use crate::format::format_bytes;
 use crate::registry::{
-    self, floor_power_of_two, format_bytes, originals, Axis, AxisUnit, CaseSpec, Env, Family, FormatInfo,
-    Glsl, Push, Reset, Resource, ResourceKind, Unit, Value, Work,
+    self, floor_power_of_two, originals, Axis, AxisUnit, CaseSpec, Env, Family, FormatInfo, Glsl, Push,
+    Reset, Resource, ResourceKind, Unit, Value, Work,
 };
 
 const GLSL: Glsl = Glsl { file: "store.glsl", source: include_str!("../../glsl/store.glsl") };

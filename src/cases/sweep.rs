@@ -9,9 +9,8 @@
 use ash::vk;
 
 use crate::caps::Ceiling;
-use crate::registry::{
-    self, format_bytes, Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work,
-};
+use crate::format::format_bytes;
+use crate::registry::{self, Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work};
 
 const GLSL: Glsl = Glsl { file: "sweep.glsl", source: include_str!("../../glsl/sweep.glsl") };
 

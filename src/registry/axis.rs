@@ -228,17 +228,6 @@ pub fn parse_setting(text: &str) -> Result<AxisSetting, String> {
 /// Settings with at most this many values have each value checked on its own.
 const CHECKED_ONE_BY_ONE: usize = 256;
 
-/// Sizes in names: the largest binary unit that divides the value (`64 MiB`, `1536 KiB`, `100 B`).
-pub fn format_bytes(bytes: u64) -> String {
-    const UNITS: [(u32, &str); 4] = [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")];
-    for (shift, unit) in UNITS {
-        if bytes >= 1 << shift && bytes % (1 << shift) == 0 {
-            return format!("{} {unit}", bytes >> shift);
-        }
-    }
-    format!("{bytes} B")
-}
-
 /// What a family's `expand` sees: its axes' values for this run, and the device's facts if known.
 pub struct Env<'a> {
     /// The family being expanded.
@@ -332,14 +321,5 @@ mod tests {
         assert!(parse_values("99999999999T", u64::MAX).unwrap_err().contains("too large"));
         let top = u64::MAX.to_string();
         assert_eq!(parse_values(&format!("{top}:{top}:2"), u64::MAX).unwrap(), [u64::MAX], "no overflow");
-    }
-
-    #[test]
-    fn sizes_print_with_binary_units() {
-        assert_eq!(format_bytes(16 << 10), "16 KiB");
-        assert_eq!(format_bytes(64 << 20), "64 MiB");
-        assert_eq!(format_bytes(2 << 30), "2 GiB");
-        assert_eq!(format_bytes(1536 << 10), "1536 KiB");
-        assert_eq!(format_bytes(100), "100 B");
     }
 }

@@ -13,8 +13,8 @@ mod validate;
 mod value;
 
 pub use axis::{
-    floor_power_of_two, format_bytes, parse_setting, parse_values, string_axes, Axis, AxisSetting, AxisUnit,
-    Env, MAX_VALUES,
+    floor_power_of_two, parse_setting, parse_values, string_axes, Axis, AxisSetting, AxisUnit, Env,
+    MAX_VALUES,
 };
 pub use case::{
     CaseSpec, Glsl, Mode, Push, Reference, Scale, Unit, Work, HEADER_BYTES, MAX_PUSH_BYTES, NO_SHADER,

@@ -12,11 +12,11 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::format::{pad_end, pad_start};
 use super::model::{CaseResult, Status};
 use super::text;
-use super::trust::sig4;
 use super::write::amount_text;
+use crate::format::sig4;
+use crate::format::{pad_end, pad_start};
 use crate::record::outcome::Counted;
 
 /// The width every line of the default text output fits in.

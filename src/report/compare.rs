@@ -2,11 +2,11 @@
 
 use serde::Serialize;
 
-use super::format::{printable, ratio_text};
 use super::matching::match_runs;
 use super::model::{CaseResult, Run};
 use super::verdict::{verdict, Verdict};
 use super::write::rate_text;
+use crate::format::{printable, ratio_text};
 
 /// One case across the runs.
 #[derive(Debug, Serialize, PartialEq)]
@@ -179,7 +179,7 @@ pub fn to_text(comparison: &Comparison) -> String {
     out.push('\n');
     for row in table {
         let cells: Vec<String> =
-            row.iter().zip(&widths).map(|(c, w)| super::format::pad_end(c, *w)).collect();
+            row.iter().zip(&widths).map(|(c, w)| crate::format::pad_end(c, *w)).collect();
         out.push_str(cells.join("  ").trim_end());
         out.push('\n');
     }

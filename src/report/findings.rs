@@ -3,10 +3,10 @@
 //! run, or the data do not support a claim (a difference within [`SAME`] is said to be none).
 
 use super::flag::Flag;
-use super::format::ratio_text;
 use super::levels::LATENCY;
 use super::model::{CaseResult, Run, Status};
 use super::write::amount_text;
+use crate::format::ratio_text;
 
 /// Rates within this fraction of each other are the same rate here: the run-to-run spread of a
 /// steady case is under 1% on the H100 (NOTES.md), so 5% is a difference, not noise.
@@ -218,7 +218,7 @@ fn cache_levels(run: &Run) -> Option<Finding> {
     if levels.levels.len() < 2 {
         return None;
     }
-    let bytes = |b: u64| crate::registry::format_bytes(b);
+    let bytes = |b: u64| crate::format::format_bytes(b);
     let mut parts: Vec<String> = levels
         .levels
         .iter()

@@ -11,9 +11,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::format::si;
 use super::model::{CaseResult, Run, Status};
-use crate::registry::{format_bytes, Unit};
+use crate::format::format_bytes;
+use crate::format::si;
+use crate::registry::Unit;
 
 /// A point below this fraction of its plateau's best rate starts the next plateau.
 pub const DROP: f64 = 0.75;
@@ -188,7 +189,7 @@ pub fn text(all: &[Levels]) -> String {
                 .enumerate()
                 .map(|(i, level)| {
                     let rate = match l.unit.as_str() {
-                        LATENCY => format!("{} ns", super::trust::sig4(level.rate)),
+                        LATENCY => format!("{} ns", crate::format::sig4(level.rate)),
                         unit => si(level.rate, unit),
                     };
                     if i + 1 == count {

@@ -44,7 +44,7 @@ pub fn fence(text: &str) -> String {
 
 /// `text` as a fenced code block, its control characters but line breaks and tabs visible escapes.
 pub fn code_block(text: &str) -> String {
-    let body = super::format::printable_lines(text.trim_end());
+    let body = crate::format::printable_lines(text.trim_end());
     let fence = fence(&body);
     format!("{fence}\n{body}\n{fence}")
 }

@@ -7,7 +7,6 @@ pub mod expect;
 pub mod failures;
 pub mod findings;
 pub mod flag;
-pub mod format;
 pub mod levels;
 pub mod markdown;
 pub mod matching;

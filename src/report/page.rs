@@ -10,11 +10,11 @@ use std::path::Path;
 
 use super::compare;
 use super::findings::{self, Finding};
-use super::format::ratio_text;
 use super::model::{CaseResult, Run, RunState, Status};
 use super::plot::{self, Metric};
-use super::trust::sig4;
 use super::write::{amount_text, write_atomic};
+use crate::format::ratio_text;
+use crate::format::sig4;
 
 mod render;
 use crate::error::{Error, Result};

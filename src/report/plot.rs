@@ -10,12 +10,12 @@ use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::format::{printable, ratio_text, si};
 use super::levels::LATENCY;
 use super::matching::{match_runs, Matched};
 use super::model::{Amount, CaseResult, Run};
 use super::write::{amount_text, rate_text};
 use crate::error::{Error, Result};
+use crate::format::{printable, ratio_text, si};
 use crate::registry::{self, AxisUnit, Unit};
 
 /// What the charts show.
@@ -345,7 +345,7 @@ fn axis_label(family: &str, axis: &str) -> String {
 /// in the largest binary unit below them (`97.7 KiB` for a log scale's 100000).
 fn bytes_label(bytes: f64) -> String {
     if bytes.fract() == 0.0 && (bytes as u64).is_power_of_two() {
-        return crate::registry::format_bytes(bytes as u64);
+        return crate::format::format_bytes(bytes as u64);
     }
     let units = [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")];
     let (shift, name) = units.into_iter().find(|(shift, _)| bytes >= 2f64.powi(*shift)).unwrap_or((0, "B"));

@@ -2,9 +2,10 @@
 
 use super::flag::Flag;
 use super::model::{CaseResult, Run, Status};
-use super::trust::{self, sig4, Trust};
+use super::trust::{self, Trust};
 use super::write::amount_text;
 use crate::caps::DeviceInfo;
+use crate::format::sig4;
 use crate::record::outcome::{Counted, Outcome, TIME_FOR};
 
 /// The header printed before the cases; `pipelines` says what building them cost, `clock` how

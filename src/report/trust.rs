@@ -9,6 +9,7 @@ use super::flag::Flag;
 use crate::caps::link::Lanes;
 use crate::caps::{peaks, Architecture, Ceiling};
 use crate::caps::{ComputeUnits, DeviceInfo};
+use crate::format::sig4;
 use crate::record::outcome::{Counted, Outcome};
 use crate::registry::Unit;
 
@@ -54,30 +55,6 @@ pub struct Judgement {
     pub per_clock: Vec<(f64, String)>,
     /// The highest share of a known peak among the case's work units.
     pub peak: Option<PeakShare>,
-}
-
-/// A number with four significant digits, for per-clock figures (`124.7`, `15.50`, `0.08600`);
-/// never rounded to 0: below 10^-6 it switches to an exponent (`3.000e-7`).
-pub fn sig4(value: f64) -> String {
-    let magnitude = value.abs();
-    if magnitude >= 1000.0 {
-        return format!("{value:.0}");
-    }
-    if magnitude < 1e-6 {
-        return format!("{value:.3e}");
-    }
-    // Digits after the point so that four significant ones show: 3 for [1, 10), 4 for [0.1, 1), ...
-    let decimals = (3 - magnitude.log10().floor() as i32).max(0) as usize;
-    format!("{value:.decimals$}")
-}
-
-/// A time in nanoseconds as text, in ns below a microsecond and in µs from one (`813.0 ns`,
-/// `22.50 µs`), four significant digits.
-pub fn ns_text(ns: f64) -> String {
-    match ns < 1000.0 {
-        true => format!("{} ns", sig4(ns)),
-        false => format!("{} µs", sig4(ns / 1e3)),
-    }
 }
 
 /// The unit of a rate per clock per compute unit (`B/clk/SM`).

@@ -3,7 +3,7 @@
 //! sentence instead of drawing an endless chart or padding a line to a million columns.
 
 use super::model::{Amount, CaseResult, Run, IMPLAUSIBLE};
-use crate::report::format::printable;
+use crate::format::printable;
 
 /// The longest name perftest writes is under 100 characters; a case, family, group, variant,
 /// baseline, axis or label name, a device name or driver above this was edited.

@@ -13,16 +13,16 @@ pub enum Format {
     Markdown,
 }
 
-use super::format::{ratio_text, si};
 use super::model::{CaseResult, Run, Status};
 pub use super::output::write_atomic;
-use super::trust::sig4;
+use crate::format::sig4;
+use crate::format::{ratio_text, si};
 
 /// `run` as a `format` document: every format is rendered from the record alone; `verbose` text
 /// gives each case's full line instead of the columns that fit 120.
 pub fn render(run: &Run, format: Format, verbose: bool) -> Result<String> {
     Ok(match format {
-        Format::Text => super::format::printable_lines(&super::text::document(run, verbose)).into_owned(),
+        Format::Text => crate::format::printable_lines(&super::text::document(run, verbose)).into_owned(),
         Format::Json => to_json(run)?,
         Format::Csv => to_csv(run)?,
         Format::Markdown => to_markdown(run),
@@ -141,10 +141,10 @@ fn cell(text: &str) -> String {
 pub fn amount_text(rate: &super::model::Amount) -> String {
     match rate.rate_unit() {
         Some(crate::registry::Unit::DependentLoad) => {
-            format!("{} ns per load", super::trust::sig4(1e9 / rate.value))
+            format!("{} ns per load", crate::format::sig4(1e9 / rate.value))
         }
         Some(crate::registry::Unit::Dispatch | crate::registry::Unit::Submission) => {
-            format!("{}, {} each", si(rate.value, &rate.unit), super::trust::ns_text(1e9 / rate.value))
+            format!("{}, {} each", si(rate.value, &rate.unit), crate::format::ns_text(1e9 / rate.value))
         }
         _ => si(rate.value, &rate.unit),
     }

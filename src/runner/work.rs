@@ -8,9 +8,9 @@ use std::sync::atomic::Ordering;
 
 use super::bench::DISPATCHES;
 use super::message::{Job, Message, Ready};
+use super::open::open;
 use super::pipelines::default_threads;
 use super::run::{execute, prepare, RunSettings, STOP};
-use super::session::open;
 use crate::error::{Error, Result};
 use crate::registry::{self, AxisSetting, CaseSpec, Selection};
 use crate::report::{model, text};

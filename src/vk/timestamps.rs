@@ -82,7 +82,7 @@ pub struct Steps {
 impl Steps {
     /// `back to back 32.00 ns apart at the least, 64.00 ns median (63 pairs, 0 equal)`.
     pub fn describe(&self) -> String {
-        let text = crate::report::trust::ns_text;
+        let text = crate::format::ns_text;
         format!(
             "back to back {} apart at the least, {} median ({} pairs, {} equal)",
             text(self.min_ns),

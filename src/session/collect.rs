@@ -4,8 +4,6 @@
 
 use std::collections::BTreeMap;
 
-use super::assemble::{Assembler, Finished};
-use super::message::{Message, Ready};
 use super::progress::Progress;
 use crate::error::{Error, ExitCode, Result};
 use crate::registry::CaseSpec;
@@ -13,6 +11,8 @@ use crate::report::columns::{self, Known, Layouts};
 use crate::report::model::CaseResult;
 use crate::report::trust::Trust;
 use crate::report::{text, twins};
+use crate::runner::assemble::{Assembler, Finished};
+use crate::runner::message::{Message, Ready};
 
 /// What the messages of a run have given so far.
 pub struct Collector<'c> {

@@ -13,11 +13,11 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::message::{Job, Message, Record};
-use super::run::{HURRY, STOP};
 use crate::error::{Error, Result};
+use crate::format::printable_lines;
 use crate::record::outcome::{Failure, Outcome};
-use crate::report::format::printable_lines;
+use crate::runner::message::{Job, Message, Record};
+use crate::runner::run::{HURRY, STOP};
 
 /// How long a worker may take to open the device, build the pipelines and warm up: the watchdog's
 /// time, plus [`WARM_UP`], plus this much per case it was given.

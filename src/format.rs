@@ -1,4 +1,6 @@
-//! One way to write numbers: SI-prefixed rates with three significant digits, and ratios.
+//! One way to write numbers and text for people, a leaf every layer may use: SI-prefixed rates
+//! with three significant digits, per-clock figures with four, times, byte sizes, ratios, padding
+//! that cannot panic, and text made safe for a terminal or XML.
 
 /// Formats `value` with three significant digits and an SI prefix: `65.2 TFLOPS`.
 pub fn si(value: f64, unit: &str) -> String {
@@ -28,6 +30,41 @@ pub fn si(value: f64, unit: &str) -> String {
         return format!("{value:e} {unit}");
     }
     format!("{text} {}{unit}", PREFIXES[index])
+}
+
+/// A number with four significant digits, for per-clock figures (`124.7`, `15.50`, `0.08600`);
+/// never rounded to 0: below 10^-6 it switches to an exponent (`3.000e-7`).
+pub fn sig4(value: f64) -> String {
+    let magnitude = value.abs();
+    if magnitude >= 1000.0 {
+        return format!("{value:.0}");
+    }
+    if magnitude < 1e-6 {
+        return format!("{value:.3e}");
+    }
+    // Digits after the point so that four significant ones show: 3 for [1, 10), 4 for [0.1, 1), ...
+    let decimals = (3 - magnitude.log10().floor() as i32).max(0) as usize;
+    format!("{value:.decimals$}")
+}
+
+/// A time in nanoseconds as text, in ns below a microsecond and in µs from one (`813.0 ns`,
+/// `22.50 µs`), four significant digits.
+pub fn ns_text(ns: f64) -> String {
+    match ns < 1000.0 {
+        true => format!("{} ns", sig4(ns)),
+        false => format!("{} µs", sig4(ns / 1e3)),
+    }
+}
+
+/// Sizes in names: the largest binary unit that divides the value (`64 MiB`, `1536 KiB`, `100 B`).
+pub fn format_bytes(bytes: u64) -> String {
+    const UNITS: [(u32, &str); 4] = [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")];
+    for (shift, unit) in UNITS {
+        if bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+            return format!("{} {unit}", bytes >> shift);
+        }
+    }
+    format!("{bytes} B")
 }
 
 /// `text` padded with spaces after it to `width` characters. By hand: `format!`'s width
@@ -90,6 +127,15 @@ pub fn ratio_text(ratio: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_print_with_binary_units() {
+        assert_eq!(format_bytes(16 << 10), "16 KiB");
+        assert_eq!(format_bytes(64 << 20), "64 MiB");
+        assert_eq!(format_bytes(2 << 30), "2 GiB");
+        assert_eq!(format_bytes(1536 << 10), "1536 KiB");
+        assert_eq!(format_bytes(100), "100 B");
+    }
 
     #[test]
     fn si_keeps_three_significant_digits() {

@@ -51,6 +51,6 @@ impl Progress {
 /// visible escapes; a closed pipe (`perftest | head`) is an error, not a panic.
 pub fn write_line(text: &str) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
-    writeln!(out, "{}", crate::report::format::printable_lines(text))?;
+    writeln!(out, "{}", crate::format::printable_lines(text))?;
     out.flush()
 }
