@@ -3,9 +3,9 @@
 use crate::cli::{Cli, Command, CompareFormat};
 use crate::error::Result;
 use crate::registry;
-use crate::report::model::Status;
 use crate::report::output::{self, Named};
 use crate::report::{self, compare, plot};
+use crate::results::model::Status;
 use crate::runner::open::check_validation;
 use crate::runner::run::RunSettings;
 use crate::runner::work::Request;
@@ -42,16 +42,16 @@ pub fn run(cli: &Cli) -> Result<()> {
         }
         Some(Command::Show { file, format, output, verbose }) => {
             guard(&[output.as_deref()], &inputs(std::slice::from_ref(file)))?;
-            write(output.as_deref(), &report::render(&report::load(file)?, *format, *verbose)?)
+            write(output.as_deref(), &report::render(&crate::results::load(file)?, *format, *verbose)?)
         }
         Some(Command::Check { file, expect }) => {
-            let run = report::load(file)?;
-            let expected = report::expect::Expectations::load(expect)?;
+            let run = crate::results::load(file)?;
+            let expected = crate::analysis::expect::Expectations::load(expect)?;
             let listed: Vec<String> = listed_by(&run, file)?.into_iter().map(|c| c.name).collect();
             let shown = expect.display().to_string();
             let open: Vec<&str> =
                 registry::families().into_iter().filter(|f| f.device_cases).map(|f| f.name).collect();
-            let problems = report::expect::check(&run, &listed, &open, &expected, &shown);
+            let problems = crate::analysis::expect::check(&run, &listed, &open, &expected, &shown);
             if !problems.is_empty() {
                 return Err(crate::Error::Unexpected {
                     run: file.display().to_string(),
@@ -109,7 +109,7 @@ fn selected_without_device(cli: &Cli) -> Result<Vec<registry::CaseSpec>> {
 }
 
 /// The cases a saved run's selection lists (its filter, skip and axes, expanded as `--list` does).
-fn listed_by(run: &report::Run, file: &std::path::Path) -> Result<Vec<registry::CaseSpec>> {
+fn listed_by(run: &crate::results::Run, file: &std::path::Path) -> Result<Vec<registry::CaseSpec>> {
     let axes = run
         .settings
         .axes
@@ -143,8 +143,8 @@ fn guard(outputs: &[Option<&std::path::Path>], inputs: &[Named<'_>]) -> Result<(
 }
 
 /// Loads every results file (a bad one fails before anything is written), labelled by its path.
-fn load_all(files: &[std::path::PathBuf]) -> Result<(Vec<String>, Vec<report::Run>)> {
-    let runs = files.iter().map(|f| report::load(f)).collect::<Result<Vec<_>>>()?;
+fn load_all(files: &[std::path::PathBuf]) -> Result<(Vec<String>, Vec<crate::results::Run>)> {
+    let runs = files.iter().map(|f| crate::results::load(f)).collect::<Result<Vec<_>>>()?;
     Ok((files.iter().map(|f| f.display().to_string()).collect(), runs))
 }
 

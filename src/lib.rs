@@ -10,6 +10,7 @@
 //! workers and collects their records), [`report`] (documents, compare, plot, report), and
 //! [`app`], which only dispatches commands. Families live in [`cases`] and register themselves.
 
+pub mod analysis;
 pub mod app;
 pub mod bounded;
 pub mod caps;
@@ -20,6 +21,7 @@ pub mod format;
 pub mod record;
 pub mod registry;
 pub mod report;
+pub mod results;
 pub mod runner;
 pub mod session;
 pub mod shader;

@@ -5,7 +5,7 @@
 use std::io::BufRead;
 use std::process::{Command, Stdio};
 
-use perftest::report::model::{Run, Status};
+use perftest::results::model::{Run, Status};
 
 use super::{perftest, temp_dir, text};
 
@@ -74,7 +74,7 @@ fn cli_a_worker_that_dies_by_a_signal_costs_its_case_and_a_fresh_worker_goes_on(
     let out = child.wait_with_output().unwrap();
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(14), "a crashed case has its own exit code: {stderr}");
-    let run = perftest::report::load(&file).unwrap_or_else(|e| panic!("{e}"));
+    let run = perftest::results::load(&file).unwrap_or_else(|e| panic!("{e}"));
     let shown = perftest(&["show", &file_arg], &[]);
     assert_eq!(shown.status.code(), Some(0), "{}", text(&shown.stderr));
     let printed: String = stdout.iter().map(|l| format!("{l}\n")).collect();

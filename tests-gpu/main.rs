@@ -68,11 +68,11 @@ fn check_lacks(ctx: &Context, results: &[(String, Outcome)]) {
 
 /// The expectations file in ci/expectations/ of the driver named `driver` (`perftest check`'s
 /// data: the reasons it is known to skip for), if there is one.
-fn expectations_of(driver: &str) -> Option<perftest::report::expect::Expectations> {
+fn expectations_of(driver: &str) -> Option<perftest::analysis::expect::Expectations> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("ci/expectations");
     let files = std::fs::read_dir(dir).expect("ci/expectations/ exists");
     files
-        .filter_map(|f| perftest::report::expect::Expectations::load(&f.ok()?.path()).ok())
+        .filter_map(|f| perftest::analysis::expect::Expectations::load(&f.ok()?.path()).ok())
         .find(|e| driver.contains(&e.driver))
 }
 
@@ -196,7 +196,7 @@ fn a_leaked_object_is_reported_by_the_validation_layer() {
 }
 
 /// A complete run with no cases, to fill in.
-fn empty_run() -> perftest::report::Run {
+fn empty_run() -> perftest::results::Run {
     let text = r#"{"format_version": 3, "perftest_version": "0.1.0", "date": "2026-11-21T02:00:00Z",
       "settings": {"target_ms": 20.0, "samples": 3, "verify": false, "filter": null, "skip": []},
       "device": {"name": "H100", "type": "DiscreteGpu", "vendor_id": 4318, "device_id": 9008, "driver": "NVIDIA",
@@ -246,11 +246,11 @@ fn cli_shader_stats_print_a_line_per_case() {
 fn cli_compile_only_builds_every_pipeline_and_runs_nothing() {
     let out = perftest(&["--compile-only", "--filter", "Store uint4 linear 16 KiB", "--format", "json"], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let run: perftest::report::model::Run = serde_json::from_slice(&out.stdout).unwrap();
+    let run: perftest::results::model::Run = serde_json::from_slice(&out.stdout).unwrap();
     assert!(run.settings.compile_only && !run.settings.verify);
     assert_eq!(run.cases.len(), 1);
     let case = &run.cases[0];
-    assert_eq!(case.status, perftest::report::model::Status::Ok);
+    assert_eq!(case.status, perftest::results::model::Status::Ok);
     // lavapipe 22.3 reports no statistics, and says so; nothing was timed or checked.
     assert!(case.reason.as_deref().is_some_and(|r| r.starts_with("compiled (")), "{case:?}");
     assert!(case.median_ms.is_none() && case.rate.is_none());
@@ -348,7 +348,7 @@ fn cli_a_sweep_ends_with_its_levels() {
         &[],
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let run = perftest::report::load(&json).unwrap_or_else(|e| panic!("{e}"));
+    let run = perftest::results::load(&json).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(run.levels[0].variant, "Sweep SSBO vec4 linear");
     assert!(run.levels[0].levels.iter().all(|l| l.rate > 0.0 && l.from_bytes <= l.to_bytes));
     std::fs::remove_dir_all(dir).unwrap();
@@ -466,7 +466,7 @@ fn cli_sigterm_during_the_baseline_pass_keeps_the_measured_baselines() {
     let out = child.wait_with_output().unwrap();
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "SIGTERM is a stop, like Ctrl-C: {stderr}");
-    let run = perftest::report::load(&file).unwrap_or_else(|e| panic!("{e}"));
+    let run = perftest::results::load(&file).unwrap_or_else(|e| panic!("{e}"));
     assert!(run.interrupted);
     assert!(!run.cases.is_empty(), "the measured baselines are kept: {stderr}");
     let selected = listed(&["--family", "branch", "--axis", "branch.n=0:1024:8"]);
@@ -491,10 +491,10 @@ fn cli_ctrl_c_writes_an_interrupted_document() {
     let out = child.wait_with_output().unwrap();
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{stderr}");
-    let run = perftest::report::load(&file).unwrap_or_else(|e| panic!("{e}"));
+    let run = perftest::results::load(&file).unwrap_or_else(|e| panic!("{e}"));
     assert!(run.interrupted);
     assert_eq!(run.ending.exit_code, 130);
-    assert_eq!(run.ending.state, perftest::report::model::RunState::Interrupted);
+    assert_eq!(run.ending.state, perftest::results::model::RunState::Interrupted);
     // However far it got (even no case, if the signal came while pipelines were built).
     assert!(run.cases.len() < listed(&QUICK), "{} cases", run.cases.len());
     std::fs::remove_dir_all(dir).unwrap();

@@ -5,7 +5,7 @@
 
 use perftest::caps::profile::Profile;
 use perftest::registry;
-use perftest::report::model::{Run, Status};
+use perftest::results::model::{Run, Status};
 use perftest::vk::context::{Adapter, ContextOptions};
 
 use super::{perftest, text};

@@ -2,12 +2,12 @@
 //! flagged implausible where the clock, the compute units and the peak are known, and everything
 //! says "unknown" where they are not (lavapipe: no VK_KHR_shader_clock, no SM count).
 
+use perftest::analysis::trust::Trust;
 use perftest::caps::Ceiling;
 use perftest::record::outcome::Outcome;
 use perftest::registry::{CaseSpec, Glsl, Resource, Unit, Work};
-use perftest::report::model::{CaseResult, Run};
 use perftest::report::text;
-use perftest::report::trust::Trust;
+use perftest::results::model::{CaseResult, Run};
 
 use super::{perftest, temp_dir, text as utf8};
 use crate::harness::Gpu;
@@ -146,7 +146,7 @@ fn cli_a_timed_run_warms_the_device_up_first_and_says_how() {
         ["--filter", "ALU int32", "--target-ms", "1", "--samples", "3", "--format", "json", "--output"];
     let out = perftest(&[&args[..], &[json.to_str().unwrap()]].concat(), &[]);
     assert_eq!(out.status.code(), Some(0), "{}", utf8(&out.stderr));
-    let run = perftest::report::load(&json).unwrap_or_else(|e| panic!("{e}"));
+    let run = perftest::results::load(&json).unwrap_or_else(|e| panic!("{e}"));
     let warm = run.warm_up.expect("a timed run records its warm-up");
     let plan = perftest::runner::warmup::PLAN;
     match run.device.clock.as_deref() {
@@ -187,7 +187,7 @@ fn cli_all_devices_writes_one_document_per_row() {
         ["--all-devices", "--filter", "ALU int32", "--target-ms", "1", "--samples", "3", "--format", "json"];
     let out = perftest(&[&args[..], &["--output", path.to_str().unwrap()]].concat(), &[]);
     assert_eq!(out.status.code(), Some(0), "{}", utf8(&out.stderr));
-    let first = perftest::report::load(&dir.join("rows-row1.json")).unwrap_or_else(|e| panic!("{e}"));
+    let first = perftest::results::load(&dir.join("rows-row1.json")).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(first.cases.len(), 1);
     assert!(!path.exists(), "rows get their own files, never the bare name");
     // Without --output a document per row has nowhere to go: a usage error that says what to do.
@@ -218,7 +218,7 @@ fn cli_fence_timing_times_by_the_cpu_and_says_so_on_every_line() {
     assert_eq!(run.cases.len(), 2);
     for case in &run.cases {
         assert!(case.rate.as_ref().is_some_and(|r| r.value > 0.0), "{case:?}");
-        assert_eq!(case.flags.first(), Some(&perftest::report::flag::Flag::Fenced), "{:?}", case.flags);
+        assert_eq!(case.flags.first(), Some(&perftest::results::flag::Flag::Fenced), "{:?}", case.flags);
     }
     let clock = run.device.clock.unwrap_or_default();
     assert!(clock.contains("timed by CPU fences"), "no timestamps to read a clock against: {clock}");

@@ -71,7 +71,7 @@ proptest! {
     fn the_results_loader_never_panics_on_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
         let path = scratch();
         std::fs::write(&path, &bytes).unwrap();
-        if let Err(error) = perftest::report::load(&path) {
+        if let Err(error) = perftest::results::load(&path) {
             prop_assert_eq!(error.exit_code(), perftest::ExitCode::BadResults);
         }
     }
@@ -84,7 +84,7 @@ proptest! {
         bytes.truncate(bytes.len() - cut % bytes.len() / 4);
         let path = scratch();
         std::fs::write(&path, &bytes).unwrap();
-        if let Ok(run) = perftest::report::load(&path) {
+        if let Ok(run) = perftest::results::load(&path) {
             // What loads can be compared and plotted without a panic.
             let labels = ["a".to_owned(), "b".to_owned()];
             let runs = [run.clone(), run];

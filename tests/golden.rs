@@ -36,7 +36,7 @@ fn results_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 /// What `perftest show FILE` prints in a mode (its document, as `show` writes it to stdout).
 fn show(file: &Path, format: Format, verbose: bool) -> String {
-    let run = report::load(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let run = perftest::results::load(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
     let document = report::render(&run, format, verbose).unwrap();
     format!("{}\n", perftest::format::printable_lines(document.trim_end()))
 }

@@ -11,8 +11,8 @@
 use super::rotate;
 use crate::caps::{Ceiling, MemoryKind, QueueKind};
 use crate::format::format_bytes;
+use crate::registry::VERIFY_GROUPS;
 use crate::registry::{self, Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work};
-use crate::runner::bench::VERIFY_GROUPS;
 
 const GLSL: Glsl = Glsl { file: "copy.glsl", source: include_str!("../../glsl/copy.glsl") };
 

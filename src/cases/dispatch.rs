@@ -10,8 +10,8 @@
 //! buffer and waits for each (CPU-timed, submit to fence): its note gives the median and 99th
 //! percentile round trip.
 
+use crate::registry::VERIFY_DISPATCHES;
 use crate::registry::{self, CaseSpec, Env, Family, Glsl, Reset, Resource, Unit, Value, Work};
-use crate::runner::bench::VERIFY_DISPATCHES;
 
 const GLSL: Glsl = Glsl { file: "dispatch.glsl", source: include_str!("../../glsl/dispatch.glsl") };
 

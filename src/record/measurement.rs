@@ -59,7 +59,7 @@ impl Measurement {
     /// The clock of the samples and the warm-up's level, MHz, if the clock is [`OFF_CLOCK`] or
     /// more below it: a device gone cold or throttled. Above it is the case's own load lifting the
     /// clock (the H100 reads up to 2099 MHz under tensor work, 1980 under the warm-up's FMAs),
-    /// which no re-measurement changes; the run's median judges that ([`crate::report::trust`]).
+    /// which no re-measurement changes; the run's median judges that ([`crate::analysis::trust`]).
     pub fn below_reference(&self) -> Option<(f64, f64)> {
         let (mhz, reference) = (self.clock_mhz()?, self.reference_mhz?);
         below(mhz, reference).then_some((mhz, reference))

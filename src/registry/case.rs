@@ -10,6 +10,11 @@ use super::resource::Resource;
 use super::value::Value;
 use crate::caps::{Ceiling, Limit, QueueKind, Requirements};
 
+/// Workgroups of a verify run: what a family's CPU reference covers.
+pub const VERIFY_GROUPS: u32 = 2;
+/// Dispatches of a verify run of a [`Scale::Dispatches`] case.
+pub const VERIFY_DISPATCHES: u64 = 64;
+
 /// One GLSL file from `glsl/`, embedded in the binary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Glsl {

@@ -18,7 +18,7 @@ pub use axis::{
 };
 pub use case::{
     CaseSpec, Glsl, Mode, Push, Reference, Scale, Unit, Work, HEADER_BYTES, MAX_PUSH_BYTES, NO_SHADER,
-    SENTINEL,
+    SENTINEL, VERIFY_DISPATCHES, VERIFY_GROUPS,
 };
 pub use format::{format_info, originals, texel_bytes, FormatInfo, FORMATS};
 pub use resource::{Access, Fill, Placement, Reset, Resource, ResourceKind};

@@ -10,14 +10,14 @@
 //! second rate) while they fit; flags go after them as short names, or on a line of their own
 //! where they do not fit.
 
+use crate::results::model::Amount;
 use std::collections::{BTreeMap, HashMap};
 
-use super::model::{CaseResult, Status};
 use super::text;
-use super::write::amount_text;
 use crate::format::sig4;
 use crate::format::{pad_end, pad_start};
 use crate::record::outcome::Counted;
+use crate::results::model::{CaseResult, Status};
 
 /// The width every line of the default text output fits in.
 pub const WIDTH: usize = 120;
@@ -59,8 +59,8 @@ impl Column {
     fn cell(self, case: &CaseResult) -> String {
         let counted = case.dispatch.map(|d| d.counted);
         match self {
-            Column::Rate => case.rates.first().map(amount_text).unwrap_or_default(),
-            Column::Second => case.rates.get(1).map(amount_text).unwrap_or_default(),
+            Column::Rate => case.rates.first().map(Amount::text).unwrap_or_default(),
+            Column::Second => case.rates.get(1).map(Amount::text).unwrap_or_default(),
             Column::PerClock => match (counted, case.clock_mhz, case.per_clock.first()) {
                 (Some(Counted::Copies), ..) => "a transfer".into(),
                 (Some(Counted::Submissions), ..) => "CPU-timed".into(),
@@ -113,7 +113,7 @@ impl Layout {
 
 /// Per family of `cases` (family, name, leads with the original's time and ratio): its widest
 /// name in characters, and whether any of its lines leads so; what a run keeps
-/// ([`super::model::Run::line_widths`]) and a layout is made of.
+/// ([`crate::results::model::Run::line_widths`]) and a layout is made of.
 pub fn widths<'a>(
     cases: impl IntoIterator<Item = (&'a str, &'a str, bool)>,
 ) -> BTreeMap<String, (usize, bool)> {
@@ -144,7 +144,7 @@ pub struct Known {
 
 impl Known {
     /// What `device` (a run's record of its row) lets the columns show.
-    pub fn of(device: &super::model::Device) -> Self {
+    pub fn of(device: &crate::results::model::Device) -> Self {
         Known {
             clock: device.clock.as_deref() == Some(text::CLOCK_MEASURED),
             peaks: device.architecture.is_some(),
@@ -189,7 +189,7 @@ impl Layouts {
 
     /// The layouts of a saved run's families, as its live run printed them: from the widths it
     /// kept, or for an older file, from its cases.
-    pub fn of_run(run: &super::model::Run) -> Self {
+    pub fn of_run(run: &crate::results::model::Run) -> Self {
         if !run.line_widths.is_empty() {
             return Self::of_widths(&run.line_widths, Known::of(&run.device));
         }
@@ -286,7 +286,7 @@ pub fn header(header: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::Amount;
+    use crate::results::model::Amount;
 
     fn timed(family: &str, name: &str, original: bool) -> CaseResult {
         let mut case = CaseResult::of(
@@ -330,7 +330,7 @@ mod tests {
     fn a_long_name_drops_the_last_columns_and_flags_that_do_not_fit_go_below() {
         let name = "GEMM bf16*bf16+f32 8192^3 workgroup tiles 128x256x64 (256 invocations)";
         let mut case = timed("gemm", name, false);
-        case.flags = vec![crate::report::flag::Flag::Noisy, crate::report::flag::Flag::Unsettled];
+        case.flags = vec![crate::results::flag::Flag::Noisy, crate::results::flag::Flag::Unsettled];
         let line = Layouts::default().line(&case);
         let first = line.lines().next().unwrap();
         assert!(first.starts_with(&format!("{name}:")) && first.contains("1.92 Tloads/s"), "{line}");
@@ -375,7 +375,7 @@ mod tests {
     fn every_line_of_the_kept_runs_fits_and_keeps_the_original_prefix() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results/report");
         for file in ["h100/parta.json", "h100/partb.json", "h200/parta.json", "lavapipe/run.json"] {
-            let run = crate::report::load(&root.join(file)).unwrap();
+            let run = crate::results::load(&root.join(file)).unwrap();
             let text = text::document(&run, false);
             let long: Vec<&str> = text.lines().filter(|l| l.chars().count() > WIDTH).collect();
             assert!(long.is_empty(), "{file}: {long:#?}");
@@ -412,7 +412,7 @@ mod tests {
         let short = timed("load", "Buffer<R8>.Load uniform", true);
         let long = timed("load", "ByteAddressBuffer.Load4 unaligned random", true);
         let selected = [&short, &long].map(|c| (c.family.as_str(), c.name.as_str(), true));
-        let mut run = crate::report::model::tests::sample_run();
+        let mut run = crate::results::model::tests::sample_run();
         run.device.clock = Some(text::CLOCK_MEASURED.into());
         let live = Layouts::of(selected, Known::of(&run.device)).line(&short);
         assert!(live.contains("7.349 loads/clk/SM") && live.contains("45.9% L1"), "{live}");
@@ -420,7 +420,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run.json");
         std::fs::write(&path, crate::report::write::to_json(&run).unwrap()).unwrap();
-        let saved = crate::report::model::load(&path).unwrap();
+        let saved = crate::results::model::load(&path).unwrap();
         let shown = Layouts::of_run(&saved).line(&short);
         assert_eq!(shown, live);
         // Without the kept widths, the finished cases alone would decide, and the columns move.

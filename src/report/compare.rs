@@ -2,11 +2,11 @@
 
 use serde::Serialize;
 
-use super::matching::match_runs;
-use super::model::{CaseResult, Run};
-use super::verdict::{verdict, Verdict};
 use super::write::rate_text;
+use crate::analysis::matching::match_runs;
+use crate::analysis::verdict::{verdict, Verdict};
 use crate::format::{printable, ratio_text};
+use crate::results::model::{CaseResult, Run};
 
 /// One case across the runs.
 #[derive(Debug, Serialize, PartialEq)]
@@ -89,7 +89,7 @@ pub fn compare(labels: &[String], runs: &[Run]) -> Comparison {
 /// ` [throttled, noisy]`: the names of a case's flags, which may explain a difference; empty
 /// without flags.
 fn flag_names(case: &CaseResult) -> String {
-    let names: Vec<String> = case.flags.iter().map(super::flag::Flag::name).collect();
+    let names: Vec<String> = case.flags.iter().map(crate::results::flag::Flag::name).collect();
     match names.is_empty() {
         true => String::new(),
         false => printable(&format!(" [{}]", names.join(", "))).into_owned(),
@@ -189,10 +189,10 @@ pub fn to_text(comparison: &Comparison) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::{Amount, Status};
+    use crate::results::model::{Amount, Status};
 
     fn two_runs() -> Vec<Run> {
-        let first = crate::report::model::tests::sample_run();
+        let first = crate::results::model::tests::sample_run();
         let mut second = first.clone();
         second.device.name = "llvmpipe".into();
         second.clock_median_mhz = None;
@@ -219,7 +219,7 @@ mod tests {
 
     #[test]
     fn a_case_made_five_percent_slower_is_found_and_gates_ci() {
-        let mut base = crate::report::model::tests::sample_run();
+        let mut base = crate::results::model::tests::sample_run();
         let template = base.cases[0].clone();
         base.cases = (0..100)
             .map(|i| CaseResult {
@@ -253,8 +253,8 @@ mod tests {
     fn flagged_cases_show_their_flag_names() {
         let mut runs = two_runs();
         runs[1].cases[0].flags = vec![
-            crate::report::flag::Flag::Throttled("throttled: ran at 1395 MHz, run median 1980 MHz".into()),
-            crate::report::flag::Flag::Baseline(vec!["noisy".into()]),
+            crate::results::flag::Flag::Throttled("throttled: ran at 1395 MHz, run median 1980 MHz".into()),
+            crate::results::flag::Flag::Baseline(vec!["noisy".into()]),
         ];
         let c = compare(&["a".into(), "b".into()], &runs);
         assert_eq!(c.rows[0].cells[1], "1.13 Tloads/s [throttled, ratio against a flagged baseline]");
@@ -274,7 +274,7 @@ mod tests {
     fn interrupted_and_failed_runs_are_marked() {
         let mut runs = two_runs();
         runs[1].ending =
-            crate::report::model::Ending::of(&Err(crate::Error::Validation { messages: vec![] }));
+            crate::results::model::Ending::of(&Err(crate::Error::Validation { messages: vec![] }));
         let c = compare(&["a.json".into(), "b.json".into()], &runs);
         assert_eq!(c.runs[1], "b.json: llvmpipe (2026-11-21T02:00:00Z) [failed: exit 9]");
         assert!(!c.runs[0].contains('['), "{}", c.runs[0]);

@@ -1,27 +1,16 @@
-//! Results as documents: the data model and its JSON (kept, compared, plotted), CSV and markdown;
-//! the text lines of a run; `compare` and `plot`. One run matcher and one number formatter serve all.
+//! Renderers only: a run as text lines (live and `show`), JSON, CSV and markdown; `compare`,
+//! `plot` and the `report` page; and writing a document safely. Each reads the record
+//! ([`crate::results`]) and its judgements ([`crate::analysis`]); none asks today's registry
+//! what a saved run's family is.
 
 pub mod columns;
 pub mod compare;
-pub mod expect;
-pub mod failures;
-pub mod findings;
-pub mod flag;
-pub mod levels;
 pub mod markdown;
-pub mod matching;
-pub mod model;
 pub mod output;
 pub mod page;
 pub mod plot;
-pub mod run_flags;
 pub mod spread;
 pub mod text;
-pub mod trust;
-pub mod twins;
-pub mod validate;
-pub mod verdict;
 pub mod write;
 
-pub use model::{load, CaseResult, Run, FORMAT_VERSION};
 pub use write::{render, to_csv, to_json, to_markdown, write_atomic, Format};

@@ -10,13 +10,13 @@ use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::levels::LATENCY;
-use super::matching::{match_runs, Matched};
-use super::model::{Amount, CaseResult, Run};
-use super::write::{amount_text, rate_text};
+use super::write::rate_text;
+use crate::analysis::levels::LATENCY;
+use crate::analysis::matching::{match_runs, Matched};
 use crate::error::{Error, Result};
 use crate::format::{printable, ratio_text, si};
 use crate::registry::{self, AxisUnit, Unit};
+use crate::results::model::{Amount, CaseResult, Run};
 
 /// What the charts show.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -185,7 +185,7 @@ fn bars(root: &DrawingArea<SVGBackend<'_>, Shift>, panel: &Panel<'_>, mut y: i32
             let label = match (found, v) {
                 (None, _) => "missing".to_owned(),
                 (Some(c), Some(v)) if panel.metric == Metric::Rate => match &c.rate {
-                    Some(rate) => amount_text(&Amount { value: v, unit: rate.unit.clone() }),
+                    Some(rate) => Amount { value: v, unit: rate.unit.clone() }.text(),
                     None => si(v, ""),
                 },
                 (Some(c), Some(v)) if c.baseline_flagged() => format!("{} (baseline flagged)", ratio_text(v)),
@@ -423,8 +423,8 @@ mod tests {
         assert_eq!(bytes_label(1e10), "9.31 GiB");
         assert_eq!(bytes_label(100.0), "100 B");
     }
-    use crate::report::model::tests::sample_run;
-    use crate::report::model::CaseResult;
+    use crate::results::model::tests::sample_run;
+    use crate::results::model::CaseResult;
 
     fn svg(labels: &[&str], runs: &[Run], metric: Metric) -> String {
         let labels: Vec<String> = labels.iter().map(|l| (*l).to_owned()).collect();

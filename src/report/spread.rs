@@ -3,8 +3,8 @@
 //! the run where its value is lowest, the one where it is the median, and the one where it is
 //! highest, labelled so. The spread of a case across the runs is then the gap between its bars.
 
-use super::model::{CaseResult, Run};
 use super::plot::Metric;
+use crate::results::model::{CaseResult, Run};
 
 /// The most runs a chart draws one by one.
 pub const MAX_DRAWN: usize = 8;
@@ -64,7 +64,7 @@ pub fn summarize(runs: &[Run], metric: Metric) -> Option<(Vec<String>, Vec<Run>)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::tests::sample_run;
+    use crate::results::model::tests::sample_run;
 
     #[test]
     fn many_runs_become_their_lowest_median_and_highest_per_case() {

@@ -1,12 +1,13 @@
 //! What a run prints: the header, and one line per case.
 
-use super::flag::Flag;
-use super::model::{CaseResult, Run, Status};
-use super::trust::{self, Trust};
-use super::write::amount_text;
+use crate::analysis::judge::VERIFIED;
+use crate::analysis::trust::{self, Trust};
 use crate::caps::DeviceInfo;
 use crate::format::sig4;
 use crate::record::outcome::{Counted, Outcome, TIME_FOR};
+use crate::results::flag::Flag;
+use crate::results::model::Amount;
+use crate::results::model::{CaseResult, Run, Status};
 
 /// The header printed before the cases; `pipelines` says what building them cost, `clock` how
 /// clocks are measured (or why they are unknown), `warm_up` what warming the device up took
@@ -179,7 +180,7 @@ pub fn header_of(run: &Run) -> String {
 /// What follows the last case's line, before how the run ended: the memory levels, the clock
 /// summary and the flagged baselines.
 pub fn summary(run: &Run) -> String {
-    format!("{}{}{}", super::levels::text(&run.levels), clock_summary(run), baselines_summary(run))
+    format!("{}{}{}", levels(&run.levels), clock_summary(run), baselines_summary(run))
 }
 
 /// The line after the cases: the run's median clock and its range, and which cases ran 5% or
@@ -222,17 +223,6 @@ pub fn retry_note(outcome: &Outcome) -> Option<String> {
     (!m.retries.is_empty() && !m.gave_up).then(|| trust::remeasured(&m.retries))
 }
 
-/// What a `--compile-only` line says after the name: `compiled (2 pipeline executables; their
-/// statistics below)`, or that the driver reports none.
-pub fn compiled(outcome: &Outcome) -> String {
-    match outcome {
-        Outcome::Compiled { executables: Some(n) } => {
-            format!("compiled ({n} pipeline executable(s); the driver's statistics of each below)")
-        }
-        _ => "compiled (the driver reports no statistics: VK_KHR_pipeline_executable_properties)".into(),
-    }
-}
-
 /// A case's lines, from its record alone (a live run and `perftest show` print the same): `name:
 /// rates = per clock at MHz, % of peak  (median, min, spread, dispatch)  [flags]`, or the
 /// verification, skip or failure; then each note, indented. Flags only the whole run knows
@@ -254,9 +244,6 @@ pub fn line(case: &CaseResult) -> String {
     line
 }
 
-/// How the reason of a verified case starts.
-pub const VERIFIED: &str = "verified: ";
-
 /// The original perftest's columns of a case that leads with them: the time 2^32 of its first
 /// work unit would take, and its ratio where it has one (`11.302ms 3.907x`).
 pub fn original_lead(case: &CaseResult) -> Option<String> {
@@ -271,7 +258,7 @@ pub fn original_lead(case: &CaseResult) -> Option<String> {
 
 /// A timed line after the name.
 fn timed(case: &CaseResult, median: f64) -> String {
-    let rates: Vec<String> = case.rates.iter().map(amount_text).collect();
+    let rates: Vec<String> = case.rates.iter().map(Amount::text).collect();
     let lead = original_lead(case).map_or_else(String::new, |lead| lead + "  ");
     let dispatch = match case.dispatch {
         Some(d) => format!(" of {} {}", d.count, d.counted),
@@ -322,140 +309,36 @@ pub fn per_clock(case: &CaseResult) -> String {
     text
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::record::measurement::Measurement;
-    use crate::record::outcome::Counted;
-    use crate::record::stats::summarize;
-    use crate::registry::{Unit, Work};
-
-    /// The line of case `name` that ended as `outcome`, on a device with nothing known.
-    fn line_of(name: &str, outcome: &Outcome, baseline: Option<&Outcome>) -> String {
-        line(&CaseResult::of(name, outcome, &Trust::default(), baseline))
-    }
-
-    fn timed(samples: &[f64], settled: bool) -> Outcome {
-        let summary = summarize(samples).unwrap();
-        let measurement = Measurement {
-            groups: 4000,
-            samples: samples.to_vec(),
-            summary,
-            warmup_runs: 6,
-            settled,
-            clocks_mhz: vec![],
-            reference_mhz: None,
-            retries: Vec::new(),
-            gave_up: false,
-            fenced: false,
-        };
-        let work = Work::new(16384.0, Unit::Flop);
-        Outcome::Timed {
-            measurement,
-            work: vec![(1.3e12, work)],
-            ratio: None,
-            with_time: false,
-            counted: Counted::Workgroups,
-        }
-    }
-
-    #[test]
-    fn a_timed_line_gives_rate_median_min_and_spread() {
-        let text = line_of("ALU fp32 FMA", &timed(&[20.0, 20.1, 19.9], true), None);
-        assert_eq!(
-            text,
-            "ALU fp32 FMA: 65.0 TFLOPS, per clock and peak unknown  (median 20.000 ms, min 19.900 ms, cv 0.5%, 3 samples \
-             of 4000 workgroups)"
-        );
-    }
-
-    #[test]
-    fn noisy_and_unsettled_results_are_marked() {
-        let text = line_of("x", &timed(&[20.0, 25.0, 15.0], false), None);
-        assert!(text.contains("[noisy: cv above 3%]"), "{text}");
-        assert!(text.contains("[unsettled"), "{text}");
-    }
-
-    #[test]
-    fn a_case_over_the_submission_cap_says_so() {
-        let mut outcome = timed(&[501.0, 501.0, 501.0], true);
-        if let Outcome::Timed { measurement, .. } = &mut outcome {
-            measurement.groups = 1;
-        }
-        let text = line_of("65535X Coherent branch baseline", &outcome, None);
-        assert!(text.contains("[over the submission cap: 501 ms per measurement at 1 workgroups"), "{text}");
-        assert!(!line_of("x", &timed(&[20.0, 20.0, 20.0], true), None).contains("cap"));
-    }
-
-    #[test]
-    fn ratio_lines_have_the_original_shape() {
-        let summary = summarize(&[20.0, 20.0, 20.0]).unwrap();
-        let measurement = Measurement {
-            groups: 100,
-            samples: vec![20.0; 3],
-            summary,
-            warmup_runs: 3,
-            settled: true,
-            clocks_mhz: vec![],
-            reference_mhz: None,
-            retries: Vec::new(),
-            gave_up: false,
-            fenced: false,
-        };
-        // 2^32 loads in 20 ms: the time for 2^32 loads is 20 ms.
-        let loads = Work::new(256.0, Unit::Load);
-        let bytes = Work::new(1024.0, Unit::Byte);
-        let outcome = Outcome::Timed {
-            measurement,
-            work: vec![(TIME_FOR, loads), (4.0 * TIME_FOR, bytes)],
-            ratio: Some(3.907),
-            with_time: true,
-            counted: Counted::Workgroups,
-        };
-        let text = line_of("Buffer<R8>.Load uniform", &outcome, None);
-        assert!(
-            text.starts_with(
-                "Buffer<R8>.Load uniform: 20.000ms 3.907x  215 Gloads/s, 859 GB/s, per clock and peak unknown  (median \
-                 20.000 ms"
-            ),
-            "{text}"
-        );
-    }
-
-    #[test]
-    fn a_ratio_against_a_noisy_baseline_says_so_and_a_good_retry_is_a_note() {
-        let baseline = timed(&[20.0, 25.0, 15.0], true);
-        let text = line_of("Buffer<R8>.Load random", &timed(&[20.0, 20.0, 20.0], true), Some(&baseline));
-        assert!(text.ends_with("  [ratio against a flagged baseline (noisy)]"), "{text}");
-        let steady = timed(&[20.0, 20.0, 20.0], true);
-        let text = line_of("Buffer<R8>.Load random", &steady, Some(&steady));
-        assert!(!text.contains('['), "{text}");
-        let mut retried = timed(&[20.0, 20.0, 20.0], true);
-        if let Outcome::Timed { measurement, .. } = &mut retried {
-            measurement.retries = vec!["it ran at 345 MHz, the warm-up reached 1980 MHz".into()];
-        }
-        assert_eq!(
-            retry_note(&retried).unwrap(),
-            "re-measured once: it ran at 345 MHz, the warm-up reached 1980 MHz"
-        );
-        assert_eq!(retry_note(&steady), None);
-        if let Outcome::Timed { measurement, .. } = &mut retried {
-            measurement.gave_up = true;
-        }
-        assert_eq!(retry_note(&retried), None, "a retry that did not help is a flag, not a note");
-    }
-
-    #[test]
-    fn a_record_missing_its_spread_says_unknown_never_nan() {
-        let mut record = CaseResult::of("x", &timed(&[20.0, 20.0, 20.0], true), &Trust::default(), None);
-        (record.min_ms, record.cv) = (None, None);
-        let text = line(&record);
-        assert!(text.contains("min unknown, cv unknown") && !text.contains("NaN"), "{text}");
-    }
-
-    #[test]
-    fn skips_say_why() {
-        let text = line_of("ALU fp64 FMA", &Outcome::Skipped("the device lacks shaderFloat64".into()), None);
-        assert_eq!(text, "ALU fp64 FMA: skipped (the device lacks shaderFloat64)");
-    }
+/// One line per variant: `levels: Sweep SSBO vec4 linear: L1 32.6 TB/s up to 192 KiB; L2 9.1 TB/s
+/// up to 48 MiB; DRAM 3.13 TB/s (from 128 MiB)`.
+pub fn levels(all: &[crate::results::levels::Levels]) -> String {
+    all.iter()
+        .map(|l| {
+            let count = l.levels.len();
+            let parts: Vec<String> = l
+                .levels
+                .iter()
+                .enumerate()
+                .map(|(i, level)| {
+                    let rate = match l.unit.as_str() {
+                        crate::analysis::levels::LATENCY => format!("{} ns", crate::format::sig4(level.rate)),
+                        unit => crate::format::si(level.rate, unit),
+                    };
+                    if i + 1 == count {
+                        format!(
+                            "{} {rate} (from {})",
+                            level.name,
+                            crate::format::format_bytes(level.from_bytes)
+                        )
+                    } else {
+                        format!("{} {rate} up to {}", level.name, crate::format::format_bytes(level.to_bytes))
+                    }
+                })
+                .collect();
+            format!("levels: {}: {}\n", l.variant, parts.join("; "))
+        })
+        .collect()
 }
+
+#[cfg(test)]
+mod tests;

@@ -13,10 +13,10 @@ pub enum Format {
     Markdown,
 }
 
-use super::model::{CaseResult, Run, Status};
 pub use super::output::write_atomic;
+use crate::format::ratio_text;
 use crate::format::sig4;
-use crate::format::{ratio_text, si};
+use crate::results::model::{CaseResult, Run, Status};
 
 /// `run` as a `format` document: every format is rendered from the record alone; `verbose` text
 /// gives each case's full line instead of the columns that fit 120.
@@ -136,24 +136,10 @@ fn cell(text: &str) -> String {
     super::markdown::text(text)
 }
 
-/// A rate as text: SI-prefixed, or a dependent-load rate as the latency it is (`712.0 ns per
-/// load`), or a dispatch rate with the time each takes (`1.23 Mdispatches/s, 813.0 ns each`; `71.27 µs` from a microsecond).
-pub fn amount_text(rate: &super::model::Amount) -> String {
-    match rate.rate_unit() {
-        Some(crate::registry::Unit::DependentLoad) => {
-            format!("{} ns per load", crate::format::sig4(1e9 / rate.value))
-        }
-        Some(crate::registry::Unit::Dispatch | crate::registry::Unit::Submission) => {
-            format!("{}, {} each", si(rate.value, &rate.unit), crate::format::ns_text(1e9 / rate.value))
-        }
-        _ => si(rate.value, &rate.unit),
-    }
-}
-
 /// The rate of a case as text (`65.2 TFLOPS`), or its status.
 pub fn rate_text(c: &CaseResult) -> String {
     match (&c.rate, c.status) {
-        (Some(rate), _) => amount_text(rate),
+        (Some(rate), _) => rate.text(),
         (None, Status::Ok) => "verified".into(),
         (None, status) => format!("{} ({})", status.word(), c.reason.as_deref().unwrap_or("")),
     }
@@ -182,7 +168,7 @@ pub fn to_markdown(run: &Run) -> String {
     let num = |v: Option<f64>, digits: usize| v.map(|v| format!("{v:.digits$}")).unwrap_or_default();
     if !run.levels.is_empty() {
         let levels: String =
-            super::levels::text(&run.levels).lines().map(|line| format!("{}\n\n", cell(line))).collect();
+            super::text::levels(&run.levels).lines().map(|line| format!("{}\n\n", cell(line))).collect();
         out.insert_str(out.find("\n\n| case |").map_or(0, |i| i + 2), &levels);
     }
     for c in &run.cases {
@@ -216,7 +202,7 @@ pub fn to_markdown(run: &Run) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::tests::sample_run;
+    use crate::results::model::tests::sample_run;
 
     #[test]
     fn csv_repeats_the_device_on_every_row() {

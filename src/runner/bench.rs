@@ -15,7 +15,9 @@ use super::resources::{self, buffer_desc, memory_notes, spec_error, Built, Check
 use super::scaling::{dispatch_shape, shape_groups};
 use super::verify;
 use crate::error::Result;
-use crate::registry::{CaseSpec, Mode, Placement, Scale, Work, HEADER_BYTES};
+use crate::registry::{
+    CaseSpec, Mode, Placement, Scale, Work, HEADER_BYTES, VERIFY_DISPATCHES, VERIFY_GROUPS,
+};
 use crate::vk::buffer::BufferDesc;
 use crate::vk::commands::{submit, Recorder, Stamp};
 use crate::vk::pipeline::{Binding, DescriptorSet};
@@ -23,10 +25,6 @@ use crate::vk::{Buffer, Context, Pipeline, TimestampPool};
 
 /// Dispatches between the two timestamps of one measurement, each behind a barrier.
 pub const DISPATCHES: u64 = 4;
-/// Workgroups of a verify run.
-pub const VERIFY_GROUPS: u32 = 2;
-/// Dispatches of a verify run of a [`Scale::Dispatches`] case.
-pub const VERIFY_DISPATCHES: u64 = 64;
 /// The most dispatches one measurement records: about 16 bytes of commands each.
 const MAX_DISPATCHES: u64 = 1 << 18;
 /// The most submissions one measurement makes (a few seconds at the slowest round trips).

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::record::outcome::Outcome;
-use crate::report::model;
+use crate::results::model;
 
 /// What the parent asks a worker to do: which device row, and which cases in which order (names,
 /// so that a worker that expanded the families differently says so instead of running others).

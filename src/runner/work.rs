@@ -13,7 +13,8 @@ use super::pipelines::default_threads;
 use super::run::{execute, prepare, RunSettings, STOP};
 use crate::error::{Error, Result};
 use crate::registry::{self, AxisSetting, CaseSpec, Selection};
-use crate::report::{model, text};
+use crate::report::text;
+use crate::results::model;
 use crate::vk::context::ContextOptions;
 use crate::vk::debug::drain;
 

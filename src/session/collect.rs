@@ -5,12 +5,13 @@
 use std::collections::BTreeMap;
 
 use super::progress::Progress;
+use crate::analysis::trust::Trust;
+use crate::analysis::twins;
 use crate::error::{Error, ExitCode, Result};
 use crate::registry::CaseSpec;
 use crate::report::columns::{self, Known, Layouts};
-use crate::report::model::CaseResult;
-use crate::report::trust::Trust;
-use crate::report::{text, twins};
+use crate::report::text;
+use crate::results::model::CaseResult;
 use crate::runner::assemble::{Assembler, Finished};
 use crate::runner::message::{Message, Ready};
 

@@ -9,12 +9,9 @@
 //! [`DRAM_FROM`] (larger than any GPU cache); the others are L1, L2, ... only when the sweep starts
 //! in the L1 and shows at least three levels, and are numbered otherwise.
 
-use serde::{Deserialize, Serialize};
-
-use super::model::{CaseResult, Run, Status};
-use crate::format::format_bytes;
-use crate::format::si;
 use crate::registry::Unit;
+use crate::results::levels::{Level, Levels};
+use crate::results::model::{CaseResult, Run, Status};
 
 /// A point below this fraction of its plateau's best rate starts the next plateau.
 pub const DROP: f64 = 0.75;
@@ -27,30 +24,6 @@ pub const KNEE: f64 = 0.10;
 pub const L1_FROM: u64 = 64 << 10;
 /// A sweep whose largest set is at least this big ends in DRAM: no GPU cache is this large.
 pub const DRAM_FROM: u64 = 256 << 20;
-
-/// One level of the memory hierarchy as a sweep sees it.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct Level {
-    /// `L1`, `L2`, `DRAM`, or `level N`.
-    pub name: String,
-    /// The median rate of its points (bytes per second).
-    pub rate: f64,
-    /// Its smallest working set, bytes.
-    pub from_bytes: u64,
-    /// Its largest working set, bytes (for the last level, the sweep's largest).
-    pub to_bytes: u64,
-}
-
-/// The levels of one swept variant.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct Levels {
-    /// The variant (`Sweep SSBO vec4 linear`).
-    pub variant: String,
-    /// The unit of the rates (`B/s`).
-    pub unit: String,
-    /// The levels, smallest working set first.
-    pub levels: Vec<Level>,
-}
 
 /// The plateaus of `points` (working-set bytes, rate), in any order; empty for fewer than 3.
 pub fn levels(points: &[(u64, f64)]) -> Vec<Level> {
@@ -177,33 +150,6 @@ fn sweep_rate(case: &CaseResult) -> Option<(f64, &'static str)> {
     bytes.or_else(|| find(Unit::DependentLoad).map(|r| (r, LATENCY)))
 }
 
-/// One line per variant: `levels: Sweep SSBO vec4 linear: L1 32.6 TB/s up to 192 KiB; L2 9.1 TB/s
-/// up to 48 MiB; DRAM 3.13 TB/s (from 128 MiB)`.
-pub fn text(all: &[Levels]) -> String {
-    all.iter()
-        .map(|l| {
-            let count = l.levels.len();
-            let parts: Vec<String> = l
-                .levels
-                .iter()
-                .enumerate()
-                .map(|(i, level)| {
-                    let rate = match l.unit.as_str() {
-                        LATENCY => format!("{} ns", crate::format::sig4(level.rate)),
-                        unit => si(level.rate, unit),
-                    };
-                    if i + 1 == count {
-                        format!("{} {rate} (from {})", level.name, format_bytes(level.from_bytes))
-                    } else {
-                        format!("{} {rate} up to {}", level.name, format_bytes(level.to_bytes))
-                    }
-                })
-                .collect();
-            format!("levels: {}: {}\n", l.variant, parts.join("; "))
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -245,13 +191,6 @@ mod tests {
         assert_eq!(found[2].from_bytes, 128 * M, "64 MiB is the knee, in no level");
         assert!((found[2].rate - 3.13e12).abs() < 1.0);
         assert!((found[0].rate - 32.0e12).abs() < 1.0, "the median, not the mean");
-        let line =
-            text(&[Levels { variant: "Sweep SSBO vec4 linear".into(), unit: "B/s".into(), levels: found }]);
-        assert!(
-            line.starts_with("levels: Sweep SSBO vec4 linear: L1 32.0 TB/s up to 192 KiB; L2 "),
-            "{line}"
-        );
-        assert!(line.ends_with("; DRAM 3.13 TB/s (from 128 MiB)\n"), "{line}");
     }
 
     #[test]

@@ -12,7 +12,7 @@
 
 use serde::Serialize;
 
-use super::model::CaseResult;
+use crate::results::model::CaseResult;
 
 /// Above this noise (coefficient of variation) in either run, no verdict but `noisy`.
 pub const NOISY: f64 = 0.03;
@@ -84,7 +84,7 @@ pub fn verdict(reference: &CaseResult, other: &CaseResult) -> Option<(Verdict, f
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::{tests::sample_run, Amount};
+    use crate::results::model::{tests::sample_run, Amount};
 
     fn case(rate: f64, samples: &[f64]) -> CaseResult {
         let mut case = sample_run().cases[0].clone();

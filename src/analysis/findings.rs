@@ -2,11 +2,11 @@
 //! says one sentence with its evidence, or nothing where the run lacks the cases, they did not
 //! run, or the data do not support a claim (a difference within [`SAME`] is said to be none).
 
-use super::flag::Flag;
 use super::levels::LATENCY;
-use super::model::{CaseResult, Run, Status};
-use super::write::amount_text;
 use crate::format::ratio_text;
+use crate::results::flag::Flag;
+use crate::results::model::Amount;
+use crate::results::model::{CaseResult, Run, Status};
 
 /// Rates within this fraction of each other are the same rate here: the run-to-run spread of a
 /// steady case is under 1% on the H100 (NOTES.md), so 5% is a difference, not noise.
@@ -69,7 +69,7 @@ fn rate(case: &CaseResult) -> f64 {
 }
 
 fn shown(case: &CaseResult) -> (String, String) {
-    let mut text = case.rate.as_ref().map(amount_text).unwrap_or_default();
+    let mut text = case.rate.as_ref().map(Amount::text).unwrap_or_default();
     if let Some(percent) = case.peak_percent {
         text.push_str(&format!(", {percent:.1}% of peak"));
     }
@@ -118,7 +118,7 @@ fn typed_raw_structured(run: &Run) -> Option<Finding> {
         if slowest >= rate(best) * (1.0 - SAME) {
             parts.push(format!(
                 "{width} linear loads run at the same rate typed, raw and structured ({})",
-                amount_text(best.rate.as_ref()?)
+                best.rate.as_ref()?.text()
             ));
             evidence.extend([t, r, s].map(shown));
             continue;
@@ -131,7 +131,7 @@ fn typed_raw_structured(run: &Run) -> Option<Finding> {
         parts.push(format!(
             "{width} linear loads: {} is fastest ({}); typed runs at {}, raw at {}, structured at {} of it",
             kind(best),
-            amount_text(best.rate.as_ref()?),
+            best.rate.as_ref()?.text(),
             percent(t, best),
             percent(r, best),
             percent(s, best)
@@ -223,7 +223,7 @@ fn cache_levels(run: &Run) -> Option<Finding> {
         .levels
         .iter()
         .map(|l| {
-            let rate = amount_text(&super::model::Amount { value: l.rate, unit: levels.unit.clone() });
+            let rate = Amount { value: l.rate, unit: levels.unit.clone() }.text();
             format!("{} {} from {} to {}", l.name, rate, bytes(l.from_bytes), bytes(l.to_bytes))
         })
         .collect();
@@ -233,7 +233,7 @@ fn cache_levels(run: &Run) -> Option<Finding> {
             "DRAM reads reach {:.0}% of the {} datasheet's {} ({})",
             dram.rate / board.memory_bytes_per_s * 100.0,
             board.name,
-            amount_text(&super::model::Amount { value: board.memory_bytes_per_s, unit: "B/s".into() }),
+            Amount { value: board.memory_bytes_per_s, unit: "B/s".into() }.text(),
             board.memory
         ));
     }

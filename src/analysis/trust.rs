@@ -5,13 +5,13 @@
 //! [`Architecture`] becomes a % of that peak. Anything unknown stays unknown (`None`, printed
 //! "unknown"), never 0 or inf.
 
-use super::flag::Flag;
 use crate::caps::link::Lanes;
 use crate::caps::{peaks, Architecture, Ceiling};
 use crate::caps::{ComputeUnits, DeviceInfo};
 use crate::format::sig4;
 use crate::record::outcome::{Counted, Outcome};
 use crate::registry::Unit;
+use crate::results::flag::Flag;
 
 /// Above this % of a known peak a result is implausible: 100% plus 2% for the error of the clock
 /// reading (0.2%) and of the rate (0.35% run to run), with room to spare, so only work the
@@ -269,14 +269,14 @@ pub fn median_clock(clocks: impl IntoIterator<Item = f64>) -> Option<f64> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::record::measurement::Measurement;
     use crate::record::stats::summarize;
     use crate::registry::Work;
 
     /// The H100 as perftest sees it: 132 SMs, Hopper.
-    fn h100() -> Trust {
+    pub(crate) fn h100() -> Trust {
         Trust {
             compute_units: Some(ComputeUnits { count: 132, name: "SM", source: "VK_NV_shader_sm_builtins" }),
             architecture: peaks::architecture(0x10de, 0x2330),
@@ -286,7 +286,7 @@ mod tests {
     }
 
     /// A timed outcome of `work` (amount per measurement) in 10 ms at `clocks` MHz.
-    fn timed(work: Vec<(f64, Work)>, clocks: Vec<f64>) -> Outcome {
+    pub(crate) fn timed(work: Vec<(f64, Work)>, clocks: Vec<f64>) -> Outcome {
         let summary = summarize(&[10.0, 10.0, 10.0]).unwrap();
         let measurement = Measurement {
             groups: 1000,
@@ -303,14 +303,8 @@ mod tests {
         Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: Counted::Workgroups }
     }
 
-    /// What the line of `outcome` says after its rates, judged by `trust`.
-    fn line_of(outcome: &Outcome, trust: Trust) -> String {
-        let record = crate::report::model::CaseResult::of("x", outcome, &trust, None);
-        crate::report::text::per_clock(&record)
-    }
-
     /// Bytes per 10 ms that make `per_clock` B/clk/SM on 132 SMs at 1980 MHz.
-    fn bytes_for(per_clock: f64) -> f64 {
+    pub(crate) fn bytes_for(per_clock: f64) -> f64 {
         per_clock * 132.0 * 1980e6 * 0.010
     }
 
@@ -342,80 +336,6 @@ mod tests {
     }
 
     #[test]
-    fn rates_become_per_clock_per_sm_and_a_share_of_the_peak() {
-        let bytes = Work::new(4096.0, Unit::Byte).bounded_by(Ceiling::L1Bytes);
-        let loads = Work::new(256.0, Unit::Load);
-        let outcome =
-            timed(vec![(bytes_for(124.7) / 16.0, loads), (bytes_for(124.7), bytes)], vec![1980.0, 1980.0]);
-        let judged = h100().judge(&outcome);
-        assert_eq!(judged.clock_mhz, Some(1980.0));
-        assert_eq!(judged.per_clock[1].1, "B/clk/SM");
-        assert!((judged.per_clock[1].0 - 124.7).abs() < 1e-9, "{:?}", judged.per_clock);
-        let peak = judged.peak.clone().unwrap();
-        assert!((peak.percent - 124.7 / 128.0 * 100.0).abs() < 1e-9);
-        assert_eq!(peak.peak, "128.0 B/clk/SM");
-        assert_eq!(judged.implausible(), None);
-        assert_eq!(
-            line_of(&outcome, h100()),
-            " = 7.794 loads/clk/SM, 124.7 B/clk/SM at 1980 MHz, 97.4% of L1 peak"
-        );
-    }
-
-    #[test]
-    fn host_transfers_are_a_share_of_the_link_with_or_without_a_clock() {
-        let link = Work::new(1.0, Unit::Byte).bounded_by(Ceiling::HostLink);
-        // 50.7 GB/s for 10 ms, timed by a transfer without a clock reading.
-        let Outcome::Timed { measurement, work, .. } = timed(vec![(50.7e9 * 0.010, link)], vec![]) else {
-            unreachable!()
-        };
-        let copy =
-            Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: Counted::Copies };
-        let judged = h100().judge(&copy);
-        let peak = judged.peak.clone().unwrap();
-        assert!((peak.percent - 50.7 / 63.015_384_6 * 100.0).abs() < 1e-3, "{}", peak.percent);
-        assert_eq!(peak.peak, "63.02 GB/s each way, PCIe Gen5 x16");
-        assert_eq!(
-            line_of(&copy, h100()),
-            ", a transfer: no rate per clock or compute unit, 80.5% of host link peak"
-        );
-        // The L2 answering a repeated host read: 3.93 TB/s across a 63 GB/s link.
-        let served = h100().judge(&timed(vec![(3.93e12 * 0.010, link)], vec![1980.0]));
-        assert_eq!(
-            served.implausible().unwrap(),
-            "implausible: 6237% of the host link peak (63.02 GB/s each way, PCIe Gen5 x16): a cache on \
-             the GPU's side of the link served the bytes"
-        );
-        let unknown = Trust { host_link: None, ..h100() };
-        assert_eq!(unknown.judge(&copy).peak, None, "no link, no share");
-        assert_eq!(line_of(&copy, unknown), ", a transfer: no rate per clock or compute unit");
-    }
-
-    #[test]
-    fn dispatches_take_clocks_and_round_trips_take_none() {
-        let dispatch = Work::new(1.0, Unit::Dispatch);
-        // 6.14 M dispatches per second at 1982 MHz: 322.8 clocks each.
-        let outcome = timed(vec![(6.14e6 * 0.010, dispatch)], vec![1982.0]);
-        let judged = Trust { max_clock_mhz: None, ..h100() }.judge(&outcome);
-        assert_eq!(judged.per_clock.len(), 1);
-        assert_eq!(judged.per_clock[0].1, "clk/dispatch");
-        assert!((judged.per_clock[0].0 - 1982e6 / 6.14e6).abs() < 1e-6);
-        let Outcome::Timed { measurement, .. } = timed(vec![], vec![1982.0]) else { unreachable!() };
-        let work = vec![(318.0, Work::new(1.0, Unit::Submission))];
-        let trips = Outcome::Timed {
-            measurement,
-            work,
-            ratio: None,
-            with_time: false,
-            counted: Counted::Submissions,
-        };
-        assert!(h100().judge(&trips).per_clock.is_empty(), "a CPU-timed round trip has no clocks");
-        assert_eq!(
-            line_of(&trips, h100()),
-            ", round trips timed by the CPU: no rate per clock or compute unit"
-        );
-    }
-
-    #[test]
     fn work_above_the_peak_is_implausible() {
         // A shader that dropped its loads: 40x the bytes the L1 can deliver.
         let bytes = Work::new(4096.0, Unit::Byte).bounded_by(Ceiling::L1Bytes);
@@ -429,28 +349,6 @@ mod tests {
         let near = |per_clock: f64| h100().judge(&timed(vec![(bytes_for(per_clock), bytes)], vec![1980.0]));
         assert_eq!(near(128.0 * 1.019).implausible(), None);
         assert!(near(128.0 * 1.021).implausible().is_some());
-    }
-
-    #[test]
-    fn what_is_not_known_says_unknown() {
-        let flop = Work::new(2048.0, Unit::Flop).bounded_by(Ceiling::Fp32Fma);
-        // No clock (lavapipe): nothing per clock, no peak.
-        let no_clock = h100().judge(&timed(vec![(1e12, flop)], vec![]));
-        assert_eq!(no_clock, Judgement::default());
-        assert_eq!(line_of(&timed(vec![(1e12, flop)], vec![]), h100()), ", per clock and peak unknown");
-        // A clock, but no compute-unit count and no architecture.
-        let unknown = Trust::default().judge(&timed(vec![(1e12, flop)], vec![1500.0]));
-        assert_eq!(unknown.clock_mhz, Some(1500.0));
-        assert!(unknown.per_clock.is_empty() && unknown.peak.is_none());
-        assert_eq!(
-            line_of(&timed(vec![(1e12, flop)], vec![1500.0]), Trust::default()),
-            " at 1500 MHz, per compute unit unknown, peak unknown"
-        );
-        // Known device, but a work unit with no ceiling (branch invocations).
-        let invocations = Work::new(1.0, Unit::Invocation);
-        let text = line_of(&timed(vec![(1e12, invocations)], vec![1980.0]), h100());
-        assert!(text.ends_with("invocations/clk/SM at 1980 MHz, peak unknown"), "{text}");
-        assert!(Trust::default().peaks_line(0x10005, 0).starts_with("unknown for vendor 0x10005"));
     }
 
     #[test]
@@ -519,20 +417,6 @@ mod tests {
         let clean = timed(vec![(1e11, flop)], vec![1980.0, 1980.0]);
         assert!(h100().flags(&clean, &h100().judge(&clean), Some(&clean)).is_empty());
         assert_eq!(remeasured(&["why".into()]), "re-measured once: why");
-    }
-
-    #[test]
-    fn a_transfer_has_no_rate_per_compute_unit() {
-        let bytes = Work::new(1e9, Unit::Byte);
-        let Outcome::Timed { measurement, work, .. } = timed(vec![(4e9, bytes)], vec![1980.0]) else {
-            panic!()
-        };
-        let copy =
-            Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: Counted::Copies };
-        let judged = h100().judge(&copy);
-        assert!(judged.per_clock.is_empty() && judged.peak.is_none());
-        assert_eq!(judged.clock_mhz, Some(1980.0), "the clock is still recorded");
-        assert_eq!(line_of(&copy, h100()), ", a transfer: no rate per clock or compute unit");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::model::{CaseResult, Run};
+use crate::results::model::{CaseResult, Run};
 
 /// One case across several runs.
 #[derive(Debug)]
@@ -43,7 +43,7 @@ mod tests {
 
     #[test]
     fn cases_match_by_name_in_first_run_order_then_new_ones() {
-        let first = crate::report::model::tests::sample_run();
+        let first = crate::results::model::tests::sample_run();
         let mut second = first.clone();
         second.cases.reverse();
         let mut extra = second.cases[0].clone();

@@ -6,11 +6,9 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::flag::Flag;
-use super::trust::Trust;
 use crate::caps::DeviceInfo;
 use crate::error::{Error, Result};
-use crate::record::outcome::{Counted, Failure, Outcome};
-use crate::registry::CaseSpec;
+use crate::record::outcome::{Counted, Failure};
 
 /// The version of the JSON layout; files from a newer perftest are refused with a sentence.
 /// Version 2 added per-case `group`, `variant`, `axes` and `rates`, and the run's `axes`;
@@ -332,6 +330,21 @@ impl Amount {
     pub fn rate_unit(&self) -> Option<crate::registry::Unit> {
         crate::registry::Unit::of_rate_name(&self.unit)
     }
+
+    /// The amount as text: SI-prefixed, or a dependent-load rate as the latency it is (`712.0 ns
+    /// per load`), or a dispatch rate with the time each takes (`1.23 Mdispatches/s, 813.0 ns
+    /// each`; `71.27 µs` from a microsecond).
+    pub fn text(&self) -> String {
+        use crate::format::{ns_text, si, sig4};
+        use crate::registry::Unit;
+        match self.rate_unit() {
+            Some(Unit::DependentLoad) => format!("{} ns per load", sig4(1e9 / self.value)),
+            Some(Unit::Dispatch | Unit::Submission) => {
+                format!("{}, {} each", si(self.value, &self.unit), ns_text(1e9 / self.value))
+            }
+            _ => si(self.value, &self.unit),
+        }
+    }
 }
 
 /// One case's result.
@@ -426,103 +439,6 @@ pub struct CaseResult {
 }
 
 impl CaseResult {
-    /// The record of a finished case, judged with `trust`, whose ratio (if any) is against
-    /// `baseline` (throttle flags come later, from the whole run's median clock:
-    /// [`Run::flag_throttled`]; so does the final word on the baseline: [`Run::flag_baselines`]).
-    pub fn new(case: &CaseSpec, outcome: &Outcome, trust: &Trust, baseline: Option<&Outcome>) -> Self {
-        let record = CaseResult::of(&case.name, outcome, trust, baseline);
-        CaseResult {
-            family: case.family.to_owned(),
-            group: case.group.clone(),
-            variant: case.variant.clone(),
-            axes: case.axes.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect(),
-            labels: case.labels.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect(),
-            baseline: record.ratio.and(case.baseline.clone()),
-            ..record
-        }
-    }
-
-    /// The record of case `name` (no family, group, variant, axes or baseline name) that ended
-    /// as `outcome`; see [`CaseResult::new`].
-    pub fn of(name: &str, outcome: &Outcome, trust: &Trust, baseline: Option<&Outcome>) -> Self {
-        let mut record = CaseResult {
-            name: name.to_owned(),
-            family: String::new(),
-            group: String::new(),
-            variant: String::new(),
-            axes: BTreeMap::new(),
-            labels: BTreeMap::new(),
-            status: Status::Ok,
-            reason: None,
-            median_ms: None,
-            min_ms: None,
-            cv: None,
-            samples_ms: Vec::new(),
-            warmup_runs: None,
-            dispatch: None,
-            original_time: false,
-            shader_stats: Vec::new(),
-            compiled: None,
-            work: None,
-            rate: None,
-            rates: Vec::new(),
-            ratio: None,
-            baseline: None,
-            remeasured: Vec::new(),
-            clock_mhz: None,
-            per_clock: Vec::new(),
-            peak_percent: None,
-            peak: None,
-            flags: Vec::new(),
-            notes: Vec::new(),
-        };
-        match outcome {
-            Outcome::Skipped(reason) => {
-                record.status = Status::Skipped;
-                record.reason = Some(reason.clone());
-            }
-            Outcome::Verified { checked } => {
-                let verified = super::text::VERIFIED;
-                record.reason = Some(format!("{verified}{checked} results match the CPU reference"));
-            }
-            Outcome::Compiled { .. } => record.reason = Some(super::text::compiled(outcome)),
-            Outcome::Failed { failure, detail } => {
-                record.status = Status::of(*failure);
-                record.reason = Some(detail.clone());
-            }
-            Outcome::Timed { measurement, work, ratio, with_time, counted } => {
-                let s = &measurement.summary;
-                record.dispatch = Some(Dispatch { count: measurement.groups, counted: *counted });
-                record.original_time = *with_time;
-                (record.median_ms, record.min_ms, record.cv) = (Some(s.median), Some(s.min), Some(s.cv));
-                record.samples_ms = measurement.samples.clone();
-                record.warmup_runs = Some(measurement.warmup_runs);
-                if let Some((amount, w)) = work.first() {
-                    record.work = Some(Amount { value: *amount, unit: w.unit.amount_name().to_owned() });
-                }
-                record.rates = outcome
-                    .rates()
-                    .into_iter()
-                    .map(|(rate, w)| Amount { value: rate, unit: w.unit.rate_name().to_owned() })
-                    .collect();
-                record.rate = record.rates.first().cloned();
-                record.ratio = *ratio;
-                record.remeasured = measurement.retries.clone();
-                let judged = trust.judge(outcome);
-                record.clock_mhz = judged.clock_mhz;
-                record.per_clock = judged
-                    .per_clock
-                    .iter()
-                    .map(|(value, unit)| Amount { value: *value, unit: unit.clone() })
-                    .collect();
-                record.peak_percent = judged.peak.as_ref().map(|p| p.percent);
-                record.peak = judged.peak.as_ref().map(|p| format!("{}: {}", p.ceiling.name(), p.peak));
-                record.flags = trust.flags(outcome, &judged, baseline);
-            }
-        }
-        record
-    }
-
     /// The flag that says the result is above a known peak, if one does.
     pub fn implausible(&self) -> Option<&Flag> {
         self.flags.iter().find(|f| matches!(f, Flag::Implausible(_)))
@@ -604,7 +520,10 @@ pub fn load(path: &Path) -> Result<Run> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::report::write::{to_json, write_atomic};
+
+    fn to_json(run: &Run) -> serde_json::Result<String> {
+        serde_json::to_string_pretty(run)
+    }
 
     pub(crate) fn sample_run() -> Run {
         let case = |name: &str, rate: Option<f64>, ratio: Option<f64>, status: Status| CaseResult {
@@ -702,7 +621,7 @@ pub(crate) mod tests {
         assert!(text.contains("\"status\": \"skipped\""), "{text}");
         assert!(text.contains("\"shader_stats\": [") && text.contains("\"samples_ms\": ["), "{text}");
         let path = std::env::temp_dir().join(format!("perftest-roundtrip-{}.json", std::process::id()));
-        write_atomic(&path, &text).unwrap();
+        std::fs::write(&path, &text).unwrap();
         assert_eq!(load(&path).unwrap(), run);
         std::fs::remove_file(path).unwrap();
     }
@@ -788,7 +707,7 @@ pub(crate) mod tests {
             let mut run = sample_run();
             run.cases[0].rate.as_mut().unwrap().value = value;
             let path = dir.join("bad.json");
-            std::fs::write(&path, crate::report::write::to_json(&run).unwrap()).unwrap();
+            std::fs::write(&path, to_json(&run).unwrap()).unwrap();
             let error = load(&path).unwrap_err();
             assert_eq!(error.exit_code(), crate::ExitCode::BadResults);
             let text = error.to_string();

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::model::{Run, RunState, Status};
 use crate::error::{Error, Result};
+use crate::results::model::{Run, RunState, Status};
 
 /// The known faults of one driver.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -61,7 +61,7 @@ impl Expectations {
     /// Reads an expectations file, with a sentence naming it if it cannot be used.
     pub fn load(path: &Path) -> Result<Self> {
         let bad = |problem: String| Error::ResultsFile { path: path.display().to_string(), problem };
-        let text = super::model::read_bounded(path).map_err(bad)?;
+        let text = crate::results::model::read_bounded(path).map_err(bad)?;
         serde_json::from_str(&text).map_err(|e| {
             bad(format!("is not an expectations file ({e}); see ci/expectations/ for the layout"))
         })
@@ -157,8 +157,8 @@ pub fn check(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::tests::sample_run;
-    use crate::report::model::Ending;
+    use crate::results::model::tests::sample_run;
+    use crate::results::model::Ending;
 
     fn lavapipe() -> Expectations {
         Expectations {

@@ -5,9 +5,9 @@ use super::*;
 /// The run in `path` (relative to the repository), its parts combined as the report combines them.
 fn run(paths: &[&str]) -> Run {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let runs: Vec<Run> = paths.iter().map(|p| crate::report::load(&root.join(p)).unwrap()).collect();
+    let runs: Vec<Run> = paths.iter().map(|p| crate::results::load(&root.join(p)).unwrap()).collect();
     let labels: Vec<String> = paths.iter().map(|p| (*p).to_owned()).collect();
-    crate::report::page::combine(&labels, runs).1.remove(0)
+    crate::analysis::parts::combine(&labels, runs).1.remove(0)
 }
 
 fn find<'f>(found: &'f [Finding], id: &str) -> &'f Finding {

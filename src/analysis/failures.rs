@@ -2,8 +2,8 @@
 //! the worst of them (a lost device, then a crash or hang, then a difference from the CPU
 //! reference, then any other error), with a sentence that names them.
 
-use super::model::{Run, Status};
 use crate::error::{Error, ExitCode, Result};
+use crate::results::model::{Run, Status};
 
 /// The statuses in the order their exit codes win, each with its code.
 const WORST_FIRST: [(Status, ExitCode); 5] = [
@@ -54,8 +54,8 @@ impl Run {
 #[cfg(test)]
 mod tests {
     use crate::error::ExitCode;
-    use crate::report::model::tests::sample_run;
-    use crate::report::model::Status;
+    use crate::results::model::tests::sample_run;
+    use crate::results::model::Status;
 
     #[test]
     fn the_worst_failure_sets_the_code_and_every_failure_is_named() {

@@ -1,0 +1,16 @@
+//! Judging: a finished case's outcome and the device's facts in, the record's judged fields out
+//! (rates per clock per compute unit, % of a peak, flags), and the judgements over whole runs
+//! (throttling, flagged baselines, memory levels, twins, verdicts, failures against
+//! expectations, findings). Reads the record ([`crate::results`]); makes no text layout.
+
+pub mod expect;
+pub mod failures;
+pub mod findings;
+pub mod judge;
+pub mod levels;
+pub mod matching;
+pub mod parts;
+pub mod run_flags;
+pub mod trust;
+pub mod twins;
+pub mod verdict;

@@ -1,0 +1,10 @@
+//! The record: what a run measured, as plain serde data (the run, its device and settings, each
+//! case's status, numbers, units and flags), reading it back from any format version, and
+//! checking what a file holds. Imports nothing above caps, registry and record.
+
+pub mod flag;
+pub mod levels;
+pub mod model;
+pub mod validate;
+
+pub use model::{load, CaseResult, Run, FORMAT_VERSION};
