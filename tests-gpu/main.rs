@@ -554,7 +554,7 @@ fn cli_under_an_address_space_limit_ends_with_a_sentence_never_hangs() {
     // glslang's initialiser fails (out of memory) holding its global lock; finalising the compiler
     // then deadlocked. Whatever the limit does, the process must end and say something.
     // One case: with two compiled on two threads, an out-of-memory glslang can still deadlock the
-    // other thread (NOTES.md, a known limitation).
+    // other thread (docs/design/faults.md, a known limitation).
     let script = format!("ulimit -v 700000; exec {} --verify --filter fp64", env!("CARGO_BIN_EXE_perftest"));
     let mut child = Command::new("sh")
         .args(["-c", &script])

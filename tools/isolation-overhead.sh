@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tools/isolation-overhead.sh: what a device-tool call runs to measure what the worker process costs:
 # one full default run (every case, JSON) in MODE "worker" (the default) or "in-process", with its
-# wall time. Two calls on one held machine, one per mode, give the overhead (NOTES.md).
+# wall time. Two calls on one held machine, one per mode, give the overhead
+# (docs/design/worker-isolation.md).
 # Usage (on the device machine, from the repository root): bash tools/isolation-overhead.sh MODE
 set -uo pipefail
 source tools/device-env.sh

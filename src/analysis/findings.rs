@@ -9,7 +9,7 @@ use crate::results::model::Amount;
 use crate::results::model::{CaseResult, Run, Status};
 
 /// Rates within this fraction of each other are the same rate here: the run-to-run spread of a
-/// steady case is under 1% on the H100 (NOTES.md), so 5% is a difference, not noise.
+/// steady case is under 1% on the H100 (results/2026-11-21-first-runs/README.md), so 5% is a difference, not noise.
 pub const SAME: f64 = 0.05;
 
 /// One finding: a sentence, and the result lines it rests on.

@@ -4,6 +4,8 @@
 //! samples) and the device's compute units; a work unit bounded by a [`Ceiling`] of a known
 //! [`Architecture`] becomes a % of that peak. Anything unknown stays unknown (`None`, printed
 //! "unknown"), never 0 or inf.
+//!
+//! Why it is built so: docs/design/roofline.md.
 
 use crate::caps::link::Lanes;
 use crate::caps::{peaks, Architecture, Ceiling};

@@ -8,7 +8,7 @@
 //!   max([`FLOOR`], [`NOISE_FACTOR`] x the larger noise), else `faster` or `slower`.
 //!
 //! The 1% floor is above what one H100 lease repeats within (0.36%) and below the spread between
-//! leases (up to about 2%, NOTES.md): compare runs taken on one machine, back to back.
+//! leases (up to about 2%, results/2026-11-21-first-runs/README.md): compare runs taken on one machine, back to back.
 
 use serde::Serialize;
 

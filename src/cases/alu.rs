@@ -26,7 +26,7 @@ const GLSL: Glsl = Glsl { file: "alu.glsl", source: include_str!("../../glsl/alu
 /// Operations per invocation: CHAINS x ITERATIONS multiply-adds of two operations each.
 const OPS: f64 = (CHAINS * ITERATIONS * 2) as f64;
 
-/// The arithmetic types, and the attempts at full-rate fp16 (NOTES.md, issue 14).
+/// The arithmetic types, and the attempts at full-rate fp16 (results/tensor/README.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     Fp32,

@@ -54,7 +54,7 @@ struct Tile {
 }
 
 /// The tiles, in run order: the subgroup-scope tile of llama.cpp's shape and the best of those
-/// tried on the H100, and three workgroup-scope tiles towards the best (NOTES.md has the others
+/// tried on the H100, and three workgroup-scope tiles towards the best (results/gemm/README.md has the others
 /// tried and their rates).
 const TILES: [Tile; 5] = [
     Tile { m: 128, n: 128, k16: 32, scope: Scope::Subgroup([2, 4]) },

@@ -7,6 +7,8 @@
 //! any GPU perftest has met (H200: 60 MiB; AMD's largest Infinity Cache: 256 MiB is the edge),
 //! within what one buffer and half of the memory's heap may hold. Where the span is cut short,
 //! the case says so in a note.
+//!
+//! Why it is built so: docs/design/working-sets.md.
 
 use ash::vk::MemoryPropertyFlags;
 

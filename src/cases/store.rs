@@ -232,7 +232,7 @@ inventory::submit! {
         levels: false,
         device_cases: false,
         // A few lines, the L2 and DRAM on an H100. Not 64 MiB: just past its L2, a process gets one
-        // of two rates there (NOTES.md, "Two rates at 64 MiB").
+        // of two rates there (results/stores/two-rates/README.md).
         quick: &["Store uint4 linear 16 KiB", "Store uint4 linear 16 MiB", "Store uint4 linear 256 MiB"],
         expand,
     }

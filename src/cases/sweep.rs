@@ -16,7 +16,7 @@ const GLSL: Glsl = Glsl { file: "sweep.glsl", source: include_str!("../../glsl/s
 
 /// Loads per invocation (LOADS in the GLSL): a workgroup's window is 64 rows, 256 KiB of vec4.
 /// (256-row windows raised the H100's rate at 48-64 MiB, where the L2 ends, but blurred the L2's
-/// plateau below it: NOTES.md, 2026-11-24.)
+/// plateau below it: results/closer/README.md.)
 const LOADS: u32 = 64;
 /// Independent sums per invocation (CHAINS in the GLSL): loads in flight per invocation.
 const CHAINS: u32 = 4;

@@ -5,6 +5,8 @@
 //! counted over the extra nanoseconds of the long span give the clock rate; the fixed cost of a
 //! submission (launch, timestamps) is in both and cancels. The runner probes before and after
 //! each case's samples, so a clock that changes during a run shows on the case it changed in.
+//!
+//! Why it is built so: docs/design/roofline.md.
 
 use super::kernel::Kernel;
 use super::verify;

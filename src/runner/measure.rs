@@ -1,4 +1,6 @@
 //! One case's measurement: scale the dispatch to the target, warm up until rates agree, take samples.
+//!
+//! Why it is built so: docs/design/timing.md.
 
 use super::scaling::Policy;
 use crate::error::Result;

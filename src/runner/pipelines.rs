@@ -4,6 +4,8 @@
 //! the key is the shader permutation, the descriptor types and the push-block size. Each worker
 //! has its own shaderc compiler and creates pipelines with the context's `VkPipelineCache`; all of
 //! it finishes before the first measurement, so no compile runs while a GPU time is taken.
+//!
+//! Why it is built so: docs/design/faults.md.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -6,6 +6,8 @@
 //! last try is kept, with why each earlier one was not. A retry that runs below the level again,
 //! at the clock of the try before (within [`STEADY`]), ends the retries: the case's own load sets
 //! that clock (a power-limited card), and more tries would cost time and change nothing.
+//!
+//! Why it is built so: docs/design/warm-up.md.
 
 use crate::error::Result;
 use crate::record::measurement::{Measurement, STEADY};

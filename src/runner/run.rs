@@ -27,7 +27,7 @@ use crate::vk::Context;
 
 /// What a measurement timed by CPU fences aims at, at least. On the H100 the fence (submission,
 /// launch, wake-up) added 0.10 to 0.37 ms to 20 ms measurements (rates 0.7% to 1.9% lower than by
-/// timestamps, NOTES.md); at 50 ms that is under 1%.
+/// timestamps, docs/design/timing.md); at 50 ms that is under 1%.
 pub const FENCED_TARGET_MS: f64 = 50.0;
 
 /// Set by Ctrl-C or SIGTERM (or SIGHUP): the run stops after the case in progress and writes

@@ -12,6 +12,8 @@
 //! [`Plan::rewarm_budget_ms`] runs out. A device without a clock gets
 //! [`Plan::blind_ms`] of load first, and [`Plan::refresh_ms`] after every idle gap of
 //! [`Plan::idle_ms`] or more.
+//!
+//! Why it is built so: docs/design/warm-up.md.
 
 use super::clock::steady;
 use crate::error::Result;
@@ -51,7 +53,7 @@ pub struct Plan {
     pub refresh_ms: f64,
 }
 
-/// The plan every run uses (see NOTES.md for the H100 and H200 ramps it was chosen from).
+/// The plan every run uses (results/warm-up/README.md has the H100 and H200 ramps it was chosen from).
 pub const PLAN: Plan = Plan {
     slice_ms: 50.0,
     min_ms: 1500.0,
@@ -138,7 +140,7 @@ pub(crate) mod tests {
         }
     }
 
-    /// The H200's cold start as measured (NOTES.md): 345 MHz, then 375 from 176 ms of load, then
+    /// The H200's cold start as measured (results/warm-up/README.md): 345 MHz, then 375 from 176 ms of load, then
     /// 1980 from 285 ms.
     fn cold_h200(load_ms: f64) -> Option<f64> {
         Some(match load_ms {

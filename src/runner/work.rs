@@ -1,6 +1,8 @@
 //! A worker's whole job, in a worker process or (with `--in-process`) in perftest's own: open the
 //! device row, expand the families with its facts, build the pipelines of the cases asked for,
 //! warm up, run them, and hand on one [`Message`] per step.
+//!
+//! Why it is built so: docs/design/worker-isolation.md.
 
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, Write};

@@ -3,6 +3,8 @@
 //! case. When it dies (a signal, an abort, a non-zero exit) or a case gives no answer within the
 //! watchdog's time, that case is recorded as crashed or hung and a fresh worker goes on from the
 //! next case. What a driver does to one case costs that case, never the run.
+//!
+//! Why it is built so: docs/design/worker-isolation.md.
 
 use std::collections::VecDeque;
 use std::ffi::OsString;

@@ -1,4 +1,6 @@
 //! GPU timestamps: a two-query pool, and the conversion of a tick pair into milliseconds.
+//!
+//! Why it is built so: docs/design/timing.md.
 
 use ash::vk;
 
