@@ -5,7 +5,6 @@ use crate::error::Result;
 use crate::registry;
 use crate::report::output::{self, Named};
 use crate::report::{self, compare, plot};
-use crate::results::model::Status;
 use crate::runner::open::check_validation;
 use crate::runner::run::RunSettings;
 use crate::runner::work::Request;
@@ -59,8 +58,7 @@ pub fn run(cli: &Cli) -> Result<()> {
                     problems,
                 });
             }
-            let failed =
-                run.cases.iter().filter(|c| !matches!(c.status, Status::Ok | Status::Skipped)).count();
+            let failed = run.cases.iter().filter(|c| c.status.is_failure()).count();
             Ok(write_line(&format!(
                 "{}: all {} listed cases present; {failed} failed as {} expects",
                 file.display(),

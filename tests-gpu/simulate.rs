@@ -64,7 +64,7 @@ fn cli_the_android_baseline_and_a_powervr_ge8300_verify_or_skip_with_reasons() {
         assert!(run.device.simulating.is_some(), "{fixture}");
         for case in &run.cases {
             match case.status {
-                Status::Ok => {}
+                Status::Verified => {}
                 Status::Skipped => {
                     let reason = case.reason.as_deref().unwrap_or_default();
                     assert!(!reason.is_empty(), "{}", case.name);

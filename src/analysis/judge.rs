@@ -9,20 +9,6 @@ use crate::record::outcome::Outcome;
 use crate::registry::CaseSpec;
 use crate::results::model::{Amount, CaseResult, Dispatch, Status};
 
-/// How the reason of a verified case starts.
-pub const VERIFIED: &str = "verified: ";
-
-/// What a `--compile-only` line says after the name: `compiled (2 pipeline executables; their
-/// statistics below)`, or that the driver reports none.
-pub fn compiled(outcome: &Outcome) -> String {
-    match outcome {
-        Outcome::Compiled { executables: Some(n) } => {
-            format!("compiled ({n} pipeline executable(s); the driver's statistics of each below)")
-        }
-        _ => "compiled (the driver reports no statistics: VK_KHR_pipeline_executable_properties)".into(),
-    }
-}
-
 impl CaseResult {
     /// The record of a finished case, judged with `trust`, whose ratio (if any) is against
     /// `baseline` (throttle flags come later, from the whole run's median clock:
@@ -51,6 +37,8 @@ impl CaseResult {
             axes: BTreeMap::new(),
             labels: BTreeMap::new(),
             status: Status::Ok,
+            checked: None,
+            executables: None,
             reason: None,
             median_ms: None,
             min_ms: None,
@@ -80,10 +68,11 @@ impl CaseResult {
                 record.reason = Some(reason.clone());
             }
             Outcome::Verified { checked } => {
-                let verified = VERIFIED;
-                record.reason = Some(format!("{verified}{checked} results match the CPU reference"));
+                (record.status, record.checked) = (Status::Verified, Some(*checked as u64));
             }
-            Outcome::Compiled { .. } => record.reason = Some(compiled(outcome)),
+            Outcome::Compiled { executables } => {
+                (record.status, record.executables) = (Status::Compiled, executables.map(|n| n as u64));
+            }
             Outcome::Failed { failure, detail } => {
                 record.status = Status::of(*failure);
                 record.reason = Some(detail.clone());

@@ -280,7 +280,7 @@ fn row(c: &CaseResult) -> Vec<String> {
     let rate = match (c.status, &c.rate) {
         (Status::Ok, Some(rate)) => rate.text(),
         (Status::Ok, None) => c.reason.clone().unwrap_or_default(),
-        (status, _) => format!("{} ({})", status.word(), c.reason.as_deref().unwrap_or("")),
+        _ => super::text::status_text(c),
     };
     let per_clock = c.per_clock.first().map_or(String::new(), |a| format!("{} {}", sig4(a.value), a.unit));
     let peak = c.peak_percent.map_or(String::new(), |p| format!("{p:.1}%"));

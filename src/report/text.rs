@@ -1,6 +1,5 @@
 //! What a run prints: the header, and one line per case.
 
-use crate::analysis::judge::VERIFIED;
 use crate::analysis::trust::{self, Trust};
 use crate::caps::DeviceInfo;
 use crate::format::sig4;
@@ -223,6 +222,24 @@ pub fn retry_note(outcome: &Outcome) -> Option<String> {
     (!m.retries.is_empty() && !m.gave_up).then(|| trust::remeasured(&m.retries))
 }
 
+/// What a case that was not timed ended as: `verified (512 results match the CPU reference)`,
+/// `compiled (2 pipeline executable(s); ...)`, `skipped (the device lacks shaderFloat64)`.
+pub fn status_text(case: &CaseResult) -> String {
+    match (case.status, case.checked, case.executables) {
+        (Status::Verified, Some(n), _) => format!("verified ({n} results match the CPU reference)"),
+        (Status::Compiled, _, Some(n)) => {
+            format!("compiled ({n} pipeline executable(s); the driver's statistics of each below)")
+        }
+        (Status::Compiled, _, None) => {
+            "compiled (the driver reports no statistics: VK_KHR_pipeline_executable_properties)".into()
+        }
+        (status, _, _) => match case.reason.as_deref() {
+            Some(reason) => format!("{} ({reason})", status.word()),
+            None => status.word().to_owned(),
+        },
+    }
+}
+
 /// A case's lines, from its record alone (a live run and `perftest show` print the same): `name:
 /// rates = per clock at MHz, % of peak  (median, min, spread, dispatch)  [flags]`, or the
 /// verification, skip or failure; then each note, indented. Flags only the whole run knows
@@ -232,11 +249,8 @@ pub fn line(case: &CaseResult) -> String {
     let reason = case.reason.as_deref().unwrap_or("");
     let mut line = match (case.status, case.median_ms) {
         (Status::Ok, Some(median)) => format!("{name}: {}", timed(case, median)),
-        (Status::Ok, None) => match reason.strip_prefix(VERIFIED) {
-            Some(checked) => format!("{name}: verified ({checked})"),
-            None => format!("{name}: {reason}"),
-        },
-        (status, _) => format!("{name}: {} ({reason})", status.word()),
+        (Status::Ok, None) => format!("{name}: {reason}"),
+        _ => format!("{name}: {}", status_text(case)),
     };
     for note in &case.notes {
         line.push_str(&format!("\n    {note}"));

@@ -140,8 +140,8 @@ fn cell(text: &str) -> String {
 pub fn rate_text(c: &CaseResult) -> String {
     match (&c.rate, c.status) {
         (Some(rate), _) => rate.text(),
-        (None, Status::Ok) => "verified".into(),
-        (None, status) => format!("{} ({})", status.word(), c.reason.as_deref().unwrap_or("")),
+        (None, Status::Verified | Status::Compiled) => c.status.word().into(),
+        (None, _) => super::text::status_text(c),
     }
 }
 

@@ -16,8 +16,10 @@ use crate::record::outcome::{Counted, Failure};
 /// run's `warm_up`, and per case its `baseline`, `remeasured` and `notes`; version 5 the statuses
 /// `differs`, `crashed`, `hung`, `device_lost` and `interrupted`, and the run's `isolation`;
 /// version 6 the run's `header`, and per case its string-axis `labels`, `dispatch` and `original_time`, so that
-/// `perftest show` prints a saved run as the live run printed it. Older files load.
-pub const FORMAT_VERSION: u32 = 6;
+/// `perftest show` prints a saved run as the live run printed it; version 7 the statuses
+/// `verified` (with `checked`) and `compiled` (with `executables`), where older files said `ok`
+/// and put the sentence in `reason`. Older files load.
+pub const FORMAT_VERSION: u32 = 7;
 
 /// One run: where, how, and what each case gave.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -256,8 +258,12 @@ impl From<&DeviceInfo> for Device {
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
-    /// Timed, or verified.
+    /// Timed.
     Ok,
+    /// Checked against the CPU reference (`--verify`): `checked` results matched.
+    Verified,
+    /// Its pipeline compiled and was created, nothing run (`--compile-only`).
+    Compiled,
     /// Not run; `reason` says why.
     Skipped,
     /// Failed with an error (an implausible time, a Vulkan call).
@@ -291,6 +297,8 @@ impl Status {
     pub fn word(self) -> &'static str {
         match self {
             Status::Ok => "ok",
+            Status::Verified => "verified",
+            Status::Compiled => "compiled",
             Status::Skipped => "skipped",
             Status::Failed => Failure::Error.word(),
             Status::Differs => Failure::Differs.word(),
@@ -299,6 +307,12 @@ impl Status {
             Status::DeviceLost => Failure::DeviceLost.word(),
             Status::Interrupted => Failure::Interrupted.word(),
         }
+    }
+
+    /// Whether the case failed (differs, crashed, hung, lost the device, an error, a stop), rather
+    /// than ran, was checked, compiled or was skipped with a reason.
+    pub fn is_failure(self) -> bool {
+        !matches!(self, Status::Ok | Status::Verified | Status::Compiled | Status::Skipped)
     }
 
     /// Whether the case crashed, hung or lost the device: a driver fault, not a result.
@@ -366,11 +380,18 @@ pub struct CaseResult {
     /// Its values on the family's string axes (`pattern`: `random`); absent before format 6.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub labels: BTreeMap<String, String>,
-    /// ok, skipped, failed, differs, crashed, hung, device_lost or interrupted.
+    /// ok, verified, compiled, skipped, failed, differs, crashed, hung, device_lost or interrupted.
     pub status: Status,
-    /// Why it was skipped or failed (the error, the signal, the watchdog's time); for verified
-    /// cases, what was checked; for timed cases
-    /// nothing (format 2 put the submission-cap warning here; format 3 has it in `flags`).
+    /// For a verified case, how many results matched the CPU reference (format 7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checked: Option<u64>,
+    /// For a compiled case, the pipeline executables the driver reports statistics of (null: it
+    /// reports none; format 7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executables: Option<u64>,
+    /// Why it was skipped or failed (the error, the signal, the watchdog's time); nothing for
+    /// timed, verified and compiled cases (formats 1-6 said what was checked or compiled here;
+    /// format 2 put the submission-cap warning here; format 3 has it in `flags`).
     pub reason: Option<String>,
     /// Median milliseconds per measurement.
     pub median_ms: Option<f64>,
@@ -499,6 +520,9 @@ pub fn load(path: &Path) -> Result<Run> {
         warm.watched = true;
     }
     let before_6 = run.format_version < 6;
+    if run.format_version < 7 {
+        run.cases.iter_mut().for_each(untangle_status);
+    }
     for case in &mut run.cases {
         // Before format 6 every case with a ratio had the original's columns.
         if before_6 && case.ratio.is_some() {
@@ -515,6 +539,22 @@ pub fn load(path: &Path) -> Result<Run> {
         }
     }
     Ok(run)
+}
+
+/// A case of a format 1-6 file that said `ok` with `verified: N results match the CPU reference`
+/// or `compiled (N pipeline executable(s)...` in its reason, as format 7 says it.
+fn untangle_status(case: &mut CaseResult) {
+    let number = |text: &str| text.split(|c: char| !c.is_ascii_digit()).find(|w| !w.is_empty())?.parse().ok();
+    let Some(reason) = case.reason.as_deref().filter(|_| case.status == Status::Ok) else { return };
+    if let Some(checked) = reason.strip_prefix("verified: ") {
+        (case.status, case.checked) = (Status::Verified, number(checked));
+    } else if let Some(compiled) = reason.strip_prefix("compiled (") {
+        (case.status, case.executables) =
+            (Status::Compiled, number(compiled.split(';').next().unwrap_or("")));
+    } else {
+        return;
+    }
+    case.reason = None;
 }
 
 #[cfg(test)]
@@ -534,6 +574,8 @@ pub(crate) mod tests {
             axes: BTreeMap::new(),
             labels: BTreeMap::new(),
             status,
+            checked: None,
+            executables: None,
             reason: (status == Status::Skipped).then(|| "the device lacks shaderFloat64".into()),
             median_ms: rate.map(|_| 20.0),
             min_ms: rate.map(|_| 19.9),
@@ -608,6 +650,36 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn format_6_sentences_of_verified_and_compiled_cases_become_statuses() {
+        let mut run = sample_run();
+        run.format_version = 6;
+        let reasons = [
+            "verified: 512 results match the CPU reference",
+            "compiled (2 pipeline executable(s); the driver's statistics of each below)",
+            "compiled (the driver reports no statistics: VK_KHR_pipeline_executable_properties)",
+        ];
+        let template = CaseResult { rate: None, rates: vec![], median_ms: None, ..run.cases[0].clone() };
+        run.cases =
+            reasons.iter().map(|r| CaseResult { reason: Some((*r).into()), ..template.clone() }).collect();
+        let dir = std::env::temp_dir().join(format!("perftest-status-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("six.json");
+        std::fs::write(&path, to_json(&run).unwrap()).unwrap();
+        let loaded = load(&path).unwrap();
+        let got: Vec<_> =
+            loaded.cases.iter().map(|c| (c.status, c.checked, c.executables, c.reason.clone())).collect();
+        assert_eq!(
+            got,
+            [
+                (Status::Verified, Some(512), None, None),
+                (Status::Compiled, None, Some(2), None),
+                (Status::Compiled, None, None, None)
+            ]
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
     fn json_round_trips() {
         let mut run = sample_run();
         run.cases[0].shader_stats = vec!["CS: Register Count = 32, Binary Size = 18816".into()];
@@ -615,7 +687,7 @@ pub(crate) mod tests {
         run.cases[0].warmup_runs = Some(6);
         let text = to_json(&run).unwrap();
         assert!(
-            text.contains("\"format_version\": 6") && text.contains("\"type\": \"DiscreteGpu\""),
+            text.contains("\"format_version\": 7") && text.contains("\"type\": \"DiscreteGpu\""),
             "{text}"
         );
         assert!(text.contains("\"status\": \"skipped\""), "{text}");
@@ -651,11 +723,11 @@ pub(crate) mod tests {
         let newer = dir.join("newer.json");
         std::fs::write(
             &newer,
-            to_json(&sample_run()).unwrap().replace("\"format_version\": 6", "\"format_version\": 7"),
+            to_json(&sample_run()).unwrap().replace("\"format_version\": 7", "\"format_version\": 8"),
         )
         .unwrap();
         let error = load(&newer).unwrap_err().to_string();
-        assert!(error.contains("has format version 7, newer than this perftest reads (6)"), "{error}");
+        assert!(error.contains("has format version 8, newer than this perftest reads (7)"), "{error}");
         std::fs::remove_dir_all(dir).unwrap();
     }
 

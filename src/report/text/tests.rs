@@ -301,3 +301,39 @@ fn what_is_not_known_says_unknown() {
     assert!(text.ends_with("invocations/clk/SM at 1980 MHz, peak unknown"), "{text}");
     assert!(Trust::default().peaks_line(0x10005, 0).starts_with("unknown for vendor 0x10005"));
 }
+
+#[test]
+fn a_compiled_case_reads_compiled_in_every_format() {
+    use crate::results::model::{CaseResult, Status};
+    let mut run = crate::results::model::tests::sample_run();
+    run.settings.compile_only = true;
+    let template = run.cases[0].clone();
+    let compiled = CaseResult {
+        status: Status::Compiled,
+        executables: Some(2),
+        rate: None,
+        rates: vec![],
+        median_ms: None,
+        min_ms: None,
+        cv: None,
+        ..template.clone()
+    };
+    let verified =
+        CaseResult { name: "v".into(), status: Status::Verified, checked: Some(512), ..compiled.clone() };
+    run.cases = vec![compiled, verified];
+    let text = crate::report::render(&run, crate::report::Format::Text, true).unwrap();
+    assert!(text.contains("ByteAddressBuffer.Load uniform: compiled (2 pipeline executable(s)"), "{text}");
+    assert!(text.contains("v: verified (512 results match the CPU reference)"), "{text}");
+    let markdown = crate::report::to_markdown(&run);
+    assert!(markdown.contains("| ByteAddressBuffer.Load uniform | compiled |"), "{markdown}");
+    assert!(markdown.contains("| v | verified |"), "{markdown}");
+    let csv = crate::report::to_csv(&run).unwrap();
+    assert!(csv.contains(",compiled,") && csv.contains(",verified,"), "{csv}");
+    let labels = ["a".to_owned(), "b".to_owned()];
+    let compared =
+        crate::report::compare::to_markdown(&crate::report::compare::compare(&labels, &[run.clone(), run]));
+    assert!(
+        compared.contains("| compiled | compiled |") && !compared.contains("| verified | verified |\n| v"),
+        "{compared}"
+    );
+}
