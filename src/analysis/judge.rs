@@ -103,7 +103,7 @@ impl CaseResult {
                     .map(|(value, unit)| Amount { value: *value, unit: unit.clone() })
                     .collect();
                 record.peak_percent = judged.peak.as_ref().map(|p| p.percent);
-                record.peak = judged.peak.as_ref().map(|p| format!("{}: {}", p.ceiling.name(), p.peak));
+                record.peak = judged.peak.as_ref().map(|p| p.peak.clone());
                 record.flags = trust.flags(outcome, &judged, baseline);
             }
         }

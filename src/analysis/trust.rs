@@ -14,6 +14,7 @@ use crate::format::sig4;
 use crate::record::outcome::{Counted, Outcome};
 use crate::registry::Unit;
 use crate::results::flag::Flag;
+use crate::results::model::Peak;
 
 /// Above this % of a known peak a result is implausible: 100% plus 2% for the error of the clock
 /// reading (0.2%) and of the rate (0.35% run to run), with room to spare, so only work the
@@ -42,8 +43,8 @@ pub struct PeakShare {
     pub percent: f64,
     /// Which ceiling.
     pub ceiling: Ceiling,
-    /// The peak, per clock per compute unit, with its unit (`128 B/clk/SM`).
-    pub peak: String,
+    /// The peak, per clock per compute unit with its unit (`L1: 128.0 B/clk/SM`).
+    pub peak: Peak,
 }
 
 /// What the trust layer says of one timed case.
@@ -124,7 +125,12 @@ impl Trust {
             if let Some((ceiling, peak)) = peak {
                 let percent = value / peak * 100.0;
                 if judgement.peak.as_ref().is_none_or(|p| percent > p.percent) {
-                    let peak = format!("{} {unit}", sig4(peak));
+                    let peak = Peak {
+                        ceiling: ceiling.name().to_owned(),
+                        value: peak,
+                        unit: unit.clone(),
+                        detail: None,
+                    };
                     judgement.peak = Some(PeakShare { percent, ceiling, peak });
                 }
             }
@@ -138,7 +144,12 @@ impl Trust {
         let lanes = self.host_link?;
         let (rate, _) = outcome.rates().into_iter().find(|(_, w)| w.ceiling == Some(Ceiling::HostLink))?;
         let link = lanes.bytes_per_s();
-        let peak = format!("{} GB/s each way, {}", sig4(link / 1e9), lanes.name());
+        let peak = Peak {
+            ceiling: Ceiling::HostLink.name().to_owned(),
+            value: link / 1e9,
+            unit: "GB/s".into(),
+            detail: Some(format!("each way, {}", lanes.name())),
+        };
         Some(PeakShare { percent: rate / link * 100.0, ceiling: Ceiling::HostLink, peak })
     }
 
@@ -192,7 +203,7 @@ impl Judgement {
             "implausible: {:.0}% of the {} peak ({}): {why}",
             peak.percent,
             peak.ceiling.name(),
-            peak.peak
+            peak.peak.value_text()
         )))
     }
 

@@ -69,7 +69,7 @@ impl Column {
                 (_, Some(_), Some(rate)) => format!("{} {}", sig4(rate.value), rate.unit),
             },
             Column::Peak => {
-                let ceiling = case.peak.as_deref().map(|p| p.split_once(": ").map_or(p, |(name, _)| name));
+                let ceiling = case.peak.as_ref().map(|p| p.ceiling.as_str());
                 match (case.peak_percent, ceiling) {
                     (Some(percent), Some(ceiling)) => format!("{percent:.1}% {ceiling}"),
                     _ => "peak unknown".into(),
@@ -308,7 +308,7 @@ mod tests {
         case.clock_mhz = Some(1980.0);
         case.per_clock = vec![Amount { value: 7.349, unit: "loads/clk/SM".into() }];
         case.peak_percent = Some(45.9);
-        case.peak = Some("L1: 128.0 B/clk/SM".into());
+        case.peak = crate::results::model::Peak::parse("L1: 128.0 B/clk/SM");
         case
     }
 

@@ -294,7 +294,7 @@ fn timed(case: &CaseResult, median: f64) -> String {
 /// 97.4% of L1 peak`, with "unknown" for what is not known. A share of the host link needs no
 /// clock: a transfer says ` a transfer: no rate per clock or compute unit, 80.5% of host link peak`.
 pub fn per_clock(case: &CaseResult) -> String {
-    let ceiling = case.peak.as_deref().map(|p| p.split_once(": ").map_or(p, |(name, _)| name));
+    let ceiling = case.peak.as_ref().map(|p| p.ceiling.as_str());
     let share =
         case.peak_percent.zip(ceiling).map(|(percent, ceiling)| format!(", {percent:.1}% of {ceiling} peak"));
     if case.dispatch.is_some_and(|d| d.counted == Counted::Copies) {

@@ -92,7 +92,8 @@ pub fn to_csv(run: &Run) -> Result<String> {
         };
         let per_clock: Vec<String> = c.per_clock.iter().map(|a| format!("{} {}", a.value, a.unit)).collect();
         let per_clock = if per_clock.is_empty() && timed { "unknown".into() } else { per_clock.join(";") };
-        let peak = c.peak.clone().unwrap_or_else(|| if timed { "unknown".into() } else { String::new() });
+        let peak = c.peak.as_ref().map(ToString::to_string);
+        let peak = peak.unwrap_or_else(|| if timed { "unknown".into() } else { String::new() });
         writer
             .write_record([
                 d.name.as_str(),

@@ -361,6 +361,66 @@ impl Amount {
     }
 }
 
+/// A known peak a case's rate is a share of: a ceiling, its value per clock per compute unit
+/// (or, for the host link, per second), and what else names it (the link's lanes).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Peak {
+    /// The ceiling (`L1`, `fp32 FMA`, `host link`).
+    pub ceiling: String,
+    /// Its value, in `unit`.
+    pub value: f64,
+    /// `B/clk/SM`, `FLOP/clk/SM`, `GB/s`.
+    pub unit: String,
+    /// What follows the unit (`each way, PCIe Gen5 x16`), if anything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+impl std::fmt::Display for Peak {
+    /// `L1: 128.0 B/clk/SM`, `host link: 63.02 GB/s each way, PCIe Gen5 x16`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.ceiling, self.value_text())
+    }
+}
+
+impl Peak {
+    /// The peak without its ceiling: `128.0 B/clk/SM`, `63.02 GB/s each way, PCIe Gen5 x16`.
+    pub fn value_text(&self) -> String {
+        let value = format!("{} {}", crate::format::sig4(self.value), self.unit);
+        match &self.detail {
+            Some(detail) => format!("{value} {detail}"),
+            None => value,
+        }
+    }
+
+    /// The peak a format 3-6 file wrote as a sentence (`L1: 128.0 B/clk/SM`); `None` if it is not one.
+    pub fn parse(text: &str) -> Option<Peak> {
+        let (ceiling, rest) = text.split_once(": ")?;
+        let mut words = rest.splitn(3, ' ');
+        let value = words.next()?.parse().ok()?;
+        let unit = words.next()?.to_owned();
+        let detail = words.next().map(str::to_owned);
+        Some(Peak { ceiling: ceiling.to_owned(), value, unit, detail })
+    }
+}
+
+impl<'de> Deserialize<'de> for Peak {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Written {
+            Typed { ceiling: String, value: f64, unit: String, detail: Option<String> },
+            Sentence(String),
+        }
+        match Written::deserialize(deserializer)? {
+            Written::Typed { ceiling, value, unit, detail } => Ok(Peak { ceiling, value, unit, detail }),
+            Written::Sentence(text) => Peak::parse(&text).ok_or_else(|| {
+                serde::de::Error::custom(format!("the peak {text:?} is not `CEILING: VALUE UNIT`"))
+            }),
+        }
+    }
+}
+
 /// One case's result.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct CaseResult {
@@ -447,9 +507,10 @@ pub struct CaseResult {
     /// The share of a known peak, percent (null: peak unknown).
     #[serde(default)]
     pub peak_percent: Option<f64>,
-    /// Which peak `peak_percent` is of (`L1: 128.0 B/clk/SM`).
+    /// Which peak `peak_percent` is of (format 7: `{"ceiling": "L1", "value": 128.0, "unit":
+    /// "B/clk/SM"}`; formats 3-6 wrote its sentence, `L1: 128.0 B/clk/SM`, which loads as well).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub peak: Option<String>,
+    pub peak: Option<Peak>,
     /// What to doubt about the result: noisy, unsettled, over the submission cap, unsteady clock,
     /// below the warm-up clock, throttled, implausible, re-measured, ratio against a flagged baseline.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -598,7 +659,12 @@ pub(crate) mod tests {
                 .into_iter()
                 .collect(),
             peak_percent: rate.map(|_| 67.3),
-            peak: rate.map(|_| "L1: 128.0 B/clk/SM".into()),
+            peak: rate.map(|_| Peak {
+                ceiling: "L1".into(),
+                value: 128.0,
+                unit: "B/clk/SM".into(),
+                detail: None,
+            }),
             flags: Vec::new(),
             notes: Vec::new(),
         };
@@ -677,6 +743,24 @@ pub(crate) mod tests {
             ]
         );
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_peak_is_data_and_reads_as_its_old_sentence() {
+        for sentence in [
+            "L1: 128.0 B/clk/SM",
+            "host link: 63.02 GB/s each way, PCIe Gen5 x16",
+            "fp16 tensor: 4096 FLOP/clk/SM",
+        ] {
+            let peak = Peak::parse(sentence).unwrap();
+            assert_eq!(peak.to_string(), sentence);
+            let typed: Peak = serde_json::from_str(&serde_json::to_string(&peak).unwrap()).unwrap();
+            let old: Peak = serde_json::from_value(serde_json::Value::String(sentence.into())).unwrap();
+            assert_eq!((&typed, &old), (&peak, &peak));
+        }
+        let link = Peak::parse("host link: 63.02 GB/s each way, PCIe Gen5 x16").unwrap();
+        assert_eq!((link.ceiling.as_str(), link.value, link.unit.as_str()), ("host link", 63.02, "GB/s"));
+        assert!(serde_json::from_str::<Peak>("\"no colon\"").is_err());
     }
 
     #[test]
