@@ -13,9 +13,9 @@ impl Run {
         let Some(median) = self.clock_median_mhz else { return };
         for case in &mut self.cases {
             let flag = case.clock_mhz.and_then(|mhz| trust::throttled(mhz, median));
-            case.flags.retain(|f| !matches!(f, Flag::Throttled(_)));
+            case.flags.retain(|f| !matches!(f, Flag::Throttled { .. }));
             // Throttled goes before implausible and re-measured, as `trust::flags` orders them.
-            let later = |f: &Flag| matches!(f, Flag::Implausible(_) | Flag::Remeasured(_));
+            let later = |f: &Flag| matches!(f, Flag::Implausible { .. } | Flag::Remeasured(_));
             let at = case.flags.iter().position(later).unwrap_or(case.flags.len());
             if let Some(flag) = flag {
                 case.flags.insert(at, flag);
@@ -114,7 +114,7 @@ mod tests {
         run.flag_throttled();
         assert_eq!(run.clock_median_mhz, Some(1977.5));
         assert_eq!(run.cases[2].flags[0].to_string(), "throttled: ran at 1395 MHz, run median 1978 MHz");
-        assert!(matches!(run.cases[2].flags[1], Flag::Implausible(_)), "throttled goes first");
+        assert!(matches!(run.cases[2].flags[1], Flag::Implausible { .. }), "throttled goes first");
         assert!(matches!(run.cases[2].flags[2], Flag::Remeasured(_)), "{:?}", run.cases[2].flags);
         assert!(run.cases.iter().filter(|c| c.name != "case 2").all(|c| c.flags.is_empty()));
         run.flag_throttled();

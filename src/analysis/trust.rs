@@ -199,12 +199,12 @@ impl Judgement {
             Ceiling::HostLink => "a cache on the GPU's side of the link served the bytes",
             _ => "the compiler may have removed work",
         };
-        Some(Flag::Implausible(format!(
-            "implausible: {:.0}% of the {} peak ({}): {why}",
-            peak.percent,
-            peak.ceiling.name(),
-            peak.peak.value_text()
-        )))
+        Some(Flag::Implausible {
+            percent: peak.percent,
+            ceiling: peak.ceiling.name().to_owned(),
+            peak: peak.peak.value_text(),
+            why: Some(why.to_owned()),
+        })
     }
 
     /// The flag of a case whose clock is [`THROTTLE_FRACTION`] or more off `median` MHz.
@@ -232,20 +232,13 @@ pub fn flags(outcome: &Outcome, judged: &Judgement, median: Option<f64>) -> Vec<
     }
     flags.extend(outcome.over_submission_cap().map(Flag::OverCap));
     if let Some((before, after)) = measurement.unsteady() {
-        flags.push(Flag::Unsteady(format!(
-            "unsteady clock: {before:.0} MHz before the samples, {after:.0} MHz after"
-        )));
+        flags.push(Flag::Unsteady { before_mhz: before, after_mhz: after });
     }
     if let Some((mhz, reference)) = measurement.below_reference() {
-        flags.push(Flag::BelowWarmUp(format!(
-            "below the warm-up clock: ran at {mhz:.0} MHz, the warm-up reached {reference:.0} MHz"
-        )));
+        flags.push(Flag::BelowWarmUp { mhz, reference_mhz: reference });
     }
     if let Some((mhz, max)) = judged.above_max {
-        flags.push(Flag::AboveMax(format!(
-            "clock above the board's maximum: read {mhz:.0} MHz, the board's highest is {max:.0} MHz; \
-             per-clock figures use {max:.0} MHz"
-        )));
+        flags.push(Flag::AboveMax { mhz, max_mhz: max });
     }
     flags.extend(judged.throttled(median));
     flags.extend(judged.implausible());
@@ -272,8 +265,7 @@ pub fn baseline_flag(flags: &[Flag]) -> Option<Flag> {
 /// The flag of a case that ran at `mhz` when the run's median was `median`, if it is
 /// [`THROTTLE_FRACTION`] or more off.
 pub fn throttled(mhz: f64, median: f64) -> Option<Flag> {
-    crate::record::measurement::off(mhz, median)
-        .then(|| Flag::Throttled(format!("throttled: ran at {mhz:.0} MHz, run median {median:.0} MHz")))
+    crate::record::measurement::off(mhz, median).then_some(Flag::Throttled { mhz, median_mhz: median })
 }
 
 /// The median of `clocks` (MHz), if there are any.
@@ -334,14 +326,7 @@ pub(crate) mod tests {
             judged.per_clock
         );
         let flags = flags(&outcome, &judged, None);
-        assert_eq!(
-            flags,
-            [Flag::AboveMax(
-                "clock above the board's maximum: read 2083 MHz, the board's highest is 1980 MHz; per-clock \
-                 figures use 1980 MHz"
-                    .into()
-            )]
-        );
+        assert_eq!(flags, [Flag::AboveMax { mhz: 2083.0, max_mhz: 1980.0 }]);
         let unknown = Trust { max_clock_mhz: None, ..h100() }.judge(&outcome);
         assert_eq!((unknown.clock_mhz, unknown.above_max), (Some(2083.0), None), "an unknown board");
         let at_max = h100().judge(&timed(vec![(bytes_for(100.0), bytes)], vec![1980.0, 1980.0]));

@@ -253,7 +253,7 @@ mod tests {
     fn flagged_cases_show_their_flag_names() {
         let mut runs = two_runs();
         runs[1].cases[0].flags = vec![
-            crate::results::flag::Flag::Throttled("throttled: ran at 1395 MHz, run median 1980 MHz".into()),
+            crate::results::flag::Flag::Throttled { mhz: 1395.0, median_mhz: 1980.0 },
             crate::results::flag::Flag::Baseline(vec!["noisy".into()]),
         ];
         let c = compare(&["a".into(), "b".into()], &runs);

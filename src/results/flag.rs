@@ -1,13 +1,18 @@
-//! What to doubt about a result: one variant per reason, written to files and lines as the
-//! sentence it has always been (`noisy: cv above 3%`), and read back from that sentence.
+//! What to doubt about a result: one variant per reason, carrying its numbers (`Throttled {
+//! mhz, median_mhz }`); `Display` makes the sentence lines and tables print (`throttled: ran at
+//! 1395 MHz, run median 1978 MHz`). Format 7 files keep the numbers; files before it kept the
+//! sentences, which [`Flag::parse`] reads back.
 
 use std::fmt;
+
+use serde::{Deserialize, Serialize};
 
 /// How the flag of a ratio against a flagged baseline starts.
 pub const BASELINE: &str = "ratio against a flagged baseline";
 
 /// One reason to doubt a timed result.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Flag {
     /// Timed by the CPU around each submission and its fence, not by GPU timestamps.
     Fenced,
@@ -17,17 +22,46 @@ pub enum Flag {
     Unsettled,
     /// One measurement takes longer than a submission should, even at one workgroup; the sentence.
     OverCap(String),
-    /// The clock changed during the samples; the sentence.
-    Unsteady(String),
-    /// The clock was below the warm-up's level; the sentence.
-    BelowWarmUp(String),
-    /// The clock was 5% or more off the run's median; the sentence. Only the whole run knows it,
-    /// so lines leave it to the summary after the cases.
-    Throttled(String),
-    /// Above a known peak; the sentence.
-    Implausible(String),
-    /// The clock read above the board's highest; the sentence.
-    AboveMax(String),
+    /// The clock changed by 5% or more during the samples.
+    Unsteady {
+        /// The clock before the samples, MHz.
+        before_mhz: f64,
+        /// The clock after them, MHz.
+        after_mhz: f64,
+    },
+    /// The clock was 5% or more below the warm-up's level.
+    BelowWarmUp {
+        /// The case's clock, MHz.
+        mhz: f64,
+        /// The level the warm-up reached, MHz.
+        reference_mhz: f64,
+    },
+    /// The clock was 5% or more off the run's median. Only the whole run knows it, so lines
+    /// leave it to the summary after the cases.
+    Throttled {
+        /// The case's clock, MHz.
+        mhz: f64,
+        /// The run's median clock, MHz.
+        median_mhz: f64,
+    },
+    /// Above a known peak.
+    Implausible {
+        /// The share of the peak, percent.
+        percent: f64,
+        /// The ceiling (`L1`, `host link`).
+        ceiling: String,
+        /// The peak's value (`128.0 B/clk/SM`).
+        peak: String,
+        /// What probably happened (absent in files before format 6's wording).
+        why: Option<String>,
+    },
+    /// The clock read above the board's highest.
+    AboveMax {
+        /// What the probe read, MHz.
+        mhz: f64,
+        /// The board's highest clock, MHz.
+        max_mhz: f64,
+    },
     /// Re-measured, and the last try was in trouble too; the sentence.
     Remeasured(String),
     /// The ratio is against a baseline with flags of its own, named here (`noisy`, `throttled`).
@@ -36,13 +70,21 @@ pub enum Flag {
     Other(String),
 }
 
+/// The numbers in `text`, in order (`ran at 1395 MHz, run median 1978 MHz`: 1395, 1978).
+fn numbers(text: &str) -> Vec<f64> {
+    text.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter_map(|word| word.trim_matches('.').parse().ok())
+        .collect()
+}
+
 impl Flag {
     /// The sentences of the flags that carry no detail.
     const FENCED: &'static str = "timed by CPU fences";
     const NOISY: &'static str = "noisy: cv above 3%";
     const UNSETTLED: &'static str = "unsettled: warm-up rates did not agree";
 
-    /// The flag a sentence written by [`fmt::Display`] stands for.
+    /// The flag a sentence written by [`fmt::Display`] stands for (the form files before format 7
+    /// kept). A sentence whose numbers do not read back as the same sentence is kept as written.
     pub fn parse(text: &str) -> Flag {
         let owned = || text.to_owned();
         match text {
@@ -56,23 +98,39 @@ impl Flag {
             return Flag::Baseline(names.split(", ").map(str::to_owned).collect());
         }
         let starts = |prefix: &str| text.starts_with(prefix);
-        if starts("over the submission cap") {
-            Flag::OverCap(owned())
-        } else if starts("unsteady clock") {
-            Flag::Unsteady(owned())
-        } else if starts("below the warm-up clock") {
-            Flag::BelowWarmUp(owned())
-        } else if starts("throttled") {
-            Flag::Throttled(owned())
-        } else if starts("implausible") {
-            Flag::Implausible(owned())
-        } else if starts("clock above the board's maximum") {
-            Flag::AboveMax(owned())
+        let n = numbers(text);
+        let pair = |i: usize, j: usize| Some((*n.get(i)?, *n.get(j)?));
+        let typed = if starts("over the submission cap") {
+            Some(Flag::OverCap(owned()))
         } else if starts("re-measured") {
-            Flag::Remeasured(owned())
+            Some(Flag::Remeasured(owned()))
+        } else if starts("unsteady clock") {
+            pair(0, 1).map(|(before_mhz, after_mhz)| Flag::Unsteady { before_mhz, after_mhz })
+        } else if starts("below the warm-up clock") {
+            pair(0, 1).map(|(mhz, reference_mhz)| Flag::BelowWarmUp { mhz, reference_mhz })
+        } else if starts("throttled") {
+            pair(0, 1).map(|(mhz, median_mhz)| Flag::Throttled { mhz, median_mhz })
+        } else if starts("clock above the board's maximum") {
+            pair(0, 1).map(|(mhz, max_mhz)| Flag::AboveMax { mhz, max_mhz })
+        } else if starts("implausible: ") {
+            Self::parse_implausible(text)
         } else {
-            Flag::Other(owned())
-        }
+            None
+        };
+        typed.filter(|flag| *flag == text).unwrap_or_else(|| Flag::Other(owned()))
+    }
+
+    /// `implausible: 5191% of the L1 peak (128.0 B/clk/SM): the compiler may have removed work`.
+    fn parse_implausible(text: &str) -> Option<Flag> {
+        let rest = text.strip_prefix("implausible: ")?;
+        let (percent, rest) = rest.split_once("% of the ")?;
+        let (ceiling, rest) = rest.split_once(" peak (")?;
+        let (peak, why) = match rest.rsplit_once("): ") {
+            Some((peak, why)) => (peak, Some(why.to_owned())),
+            None => (rest.strip_suffix(')')?, None),
+        };
+        let (ceiling, peak) = (ceiling.to_owned(), peak.to_owned());
+        Some(Flag::Implausible { percent: percent.parse().ok()?, ceiling, peak, why })
     }
 
     /// The flag's name without its detail: `throttled` for `throttled: ran at ...`, `re-measured
@@ -88,7 +146,7 @@ impl Flag {
     /// was known when its case finished, live or shown again from a file.
     pub fn in_line(&self) -> Option<Flag> {
         match self {
-            Flag::Throttled(_) => None,
+            Flag::Throttled { .. } => None,
             Flag::Baseline(names) => {
                 let known: Vec<String> = names.iter().filter(|n| *n != "throttled").cloned().collect();
                 (!known.is_empty()).then_some(Flag::Baseline(known))
@@ -105,35 +163,57 @@ impl fmt::Display for Flag {
             Flag::Noisy => f.write_str(Self::NOISY),
             Flag::Unsettled => f.write_str(Self::UNSETTLED),
             Flag::Baseline(names) => write!(f, "{BASELINE} ({})", names.join(", ")),
-            Flag::OverCap(text)
-            | Flag::Unsteady(text)
-            | Flag::BelowWarmUp(text)
-            | Flag::Throttled(text)
-            | Flag::Implausible(text)
-            | Flag::AboveMax(text)
-            | Flag::Remeasured(text)
-            | Flag::Other(text) => f.write_str(text),
+            Flag::Unsteady { before_mhz, after_mhz } => {
+                write!(f, "unsteady clock: {before_mhz:.0} MHz before the samples, {after_mhz:.0} MHz after")
+            }
+            Flag::BelowWarmUp { mhz, reference_mhz } => write!(
+                f,
+                "below the warm-up clock: ran at {mhz:.0} MHz, the warm-up reached {reference_mhz:.0} MHz"
+            ),
+            Flag::Throttled { mhz, median_mhz } => {
+                write!(f, "throttled: ran at {mhz:.0} MHz, run median {median_mhz:.0} MHz")
+            }
+            Flag::Implausible { percent, ceiling, peak, why } => {
+                write!(f, "implausible: {percent:.0}% of the {ceiling} peak ({peak})")?;
+                match why {
+                    Some(why) => write!(f, ": {why}"),
+                    None => Ok(()),
+                }
+            }
+            Flag::AboveMax { mhz, max_mhz } => write!(
+                f,
+                "clock above the board's maximum: read {mhz:.0} MHz, the board's highest is {max_mhz:.0} MHz; \
+                 per-clock figures use {max_mhz:.0} MHz"
+            ),
+            Flag::OverCap(text) | Flag::Remeasured(text) | Flag::Other(text) => f.write_str(text),
         }
     }
 }
 
+/// Flags as any format wrote them: format 7's typed flags, or the sentences of older files.
+pub fn deserialize_flags<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<Flag>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Written {
+        Typed(Flag),
+        Sentence(String),
+    }
+    let written = Vec::<Written>::deserialize(deserializer)?;
+    Ok(written
+        .into_iter()
+        .map(|w| match w {
+            Written::Typed(flag) => flag,
+            Written::Sentence(text) => Flag::parse(&text),
+        })
+        .collect())
+}
+
 /// A flag equals its sentence (`Flag::Noisy == "noisy: cv above 3%"`).
 impl PartialEq<&str> for Flag {
+    // The sentence is made to compare it: a flag equals the text lines print for it.
+    #[allow(clippy::cmp_owned)]
     fn eq(&self, text: &&str) -> bool {
-        Flag::parse(text) == *self
-    }
-}
-
-impl serde::Serialize for Flag {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Flag {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        Ok(Flag::parse(&text))
+        self.to_string() == *text
     }
 }
 
@@ -143,49 +223,73 @@ mod tests {
 
     #[test]
     fn every_flag_reads_back_as_itself() {
+        let implausible = |why: Option<&str>| Flag::Implausible {
+            percent: 140.0,
+            ceiling: "L1".into(),
+            peak: "128.0 B/clk/SM".into(),
+            why: why.map(str::to_owned),
+        };
         let flags = [
             Flag::Fenced,
             Flag::Noisy,
             Flag::Unsettled,
             Flag::OverCap("over the submission cap: 501 ms per measurement at 1 workgroups".into()),
-            Flag::Unsteady("unsteady clock: 1980 MHz before the samples, 1755 MHz after".into()),
-            Flag::BelowWarmUp("below the warm-up clock: ran at 345 MHz, the warm-up reached 1980 MHz".into()),
-            Flag::Throttled("throttled: ran at 1395 MHz, run median 1978 MHz".into()),
-            Flag::Implausible("implausible: 140% of the L1 peak (128.0 B/clk/SM)".into()),
-            Flag::AboveMax(
-                "clock above the board's maximum: read 2083 MHz, the board's highest is 1980 MHz; per-clock \
-                 figures use 1980 MHz"
-                    .into(),
-            ),
+            Flag::Unsteady { before_mhz: 1980.0, after_mhz: 1755.0 },
+            Flag::BelowWarmUp { mhz: 345.0, reference_mhz: 1980.0 },
+            Flag::Throttled { mhz: 1395.0, median_mhz: 1978.0 },
+            implausible(None),
+            implausible(Some("the compiler may have removed work")),
+            Flag::AboveMax { mhz: 2083.0, max_mhz: 1980.0 },
             Flag::Remeasured("re-measured once: it ran at 345 MHz".into()),
             Flag::Baseline(vec!["noisy".into(), "throttled".into()]),
             Flag::Other("a flag from a newer perftest".into()),
         ];
-        for flag in flags {
-            let json = serde_json::to_string(&flag).unwrap();
-            assert_eq!(serde_json::from_str::<Flag>(&json).unwrap(), flag, "{json}");
+        let sentences = [
+            "timed by CPU fences",
+            "noisy: cv above 3%",
+            "unsettled: warm-up rates did not agree",
+            "over the submission cap: 501 ms per measurement at 1 workgroups",
+            "unsteady clock: 1980 MHz before the samples, 1755 MHz after",
+            "below the warm-up clock: ran at 345 MHz, the warm-up reached 1980 MHz",
+            "throttled: ran at 1395 MHz, run median 1978 MHz",
+            "implausible: 140% of the L1 peak (128.0 B/clk/SM)",
+            "implausible: 140% of the L1 peak (128.0 B/clk/SM): the compiler may have removed work",
+            "clock above the board's maximum: read 2083 MHz, the board's highest is 1980 MHz; per-clock figures \
+             use 1980 MHz",
+            "re-measured once: it ran at 345 MHz",
+            "ratio against a flagged baseline (noisy, throttled)",
+            "a flag from a newer perftest",
+        ];
+        for (flag, sentence) in flags.iter().zip(sentences) {
+            assert_eq!(flag.to_string(), sentence);
+            assert_eq!(&Flag::parse(sentence), flag, "an older file's sentence reads as the flag");
+            let json = serde_json::to_string(std::slice::from_ref(flag)).unwrap();
+            let mut read = serde_json::Deserializer::from_str(&json);
+            assert_eq!(deserialize_flags(&mut read).unwrap(), std::slice::from_ref(flag), "{json}");
+            let old = serde_json::to_string(&[sentence]).unwrap();
+            let mut read = serde_json::Deserializer::from_str(&old);
+            assert_eq!(deserialize_flags(&mut read).unwrap(), std::slice::from_ref(flag), "{old}");
         }
-        assert_eq!(Flag::Noisy.to_string(), "noisy: cv above 3%");
+        let json = serde_json::to_string(&Flag::Throttled { mhz: 1395.0, median_mhz: 1978.0 }).unwrap();
+        assert_eq!(json, r#"{"throttled":{"mhz":1395.0,"median_mhz":1978.0}}"#, "numbers, not a sentence");
         assert_eq!(
-            Flag::Baseline(vec!["noisy".into()]).to_string(),
-            "ratio against a flagged baseline (noisy)"
+            Flag::parse("throttled: ran at 1395.5 MHz, run median 1978 MHz"),
+            Flag::Other("throttled: ran at 1395.5 MHz, run median 1978 MHz".into()),
+            "a sentence its numbers do not rebuild is kept as written"
         );
     }
 
     #[test]
     fn names_drop_the_detail() {
         assert_eq!(Flag::Noisy.name(), "noisy");
-        assert_eq!(
-            Flag::Throttled("throttled: ran at 1395 MHz, run median 1978 MHz".into()).name(),
-            "throttled"
-        );
+        assert_eq!(Flag::Throttled { mhz: 1395.0, median_mhz: 1978.0 }.name(), "throttled");
         assert_eq!(Flag::Remeasured("re-measured once: it ran at 345 MHz".into()).name(), "re-measured once");
         assert_eq!(Flag::Baseline(vec!["noisy".into()]).name(), BASELINE);
     }
 
     #[test]
     fn lines_leave_what_only_the_run_knows_to_the_summary() {
-        assert_eq!(Flag::Throttled("throttled: ran at 1395 MHz, run median 1978 MHz".into()).in_line(), None);
+        assert_eq!(Flag::Throttled { mhz: 1395.0, median_mhz: 1978.0 }.in_line(), None);
         let both = Flag::Baseline(vec!["noisy".into(), "throttled".into()]);
         assert_eq!(both.in_line(), Some(Flag::Baseline(vec!["noisy".into()])));
         assert_eq!(Flag::Baseline(vec!["throttled".into()]).in_line(), None);

@@ -513,7 +513,11 @@ pub struct CaseResult {
     pub peak: Option<Peak>,
     /// What to doubt about the result: noisy, unsettled, over the submission cap, unsteady clock,
     /// below the warm-up clock, throttled, implausible, re-measured, ratio against a flagged baseline.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "super::flag::deserialize_flags"
+    )]
     pub flags: Vec<Flag>,
     /// What the text output says under the case's line (memory placement, a re-warm, a retry).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -523,7 +527,7 @@ pub struct CaseResult {
 impl CaseResult {
     /// The flag that says the result is above a known peak, if one does.
     pub fn implausible(&self) -> Option<&Flag> {
-        self.flags.iter().find(|f| matches!(f, Flag::Implausible(_)))
+        self.flags.iter().find(|f| matches!(f, Flag::Implausible { .. }))
     }
 
     /// Whether its ratio is against a baseline that has flags of its own.
@@ -533,7 +537,7 @@ impl CaseResult {
 
     /// Whether the whole run found it off the run's median clock.
     pub fn throttled(&self) -> bool {
-        self.flags.iter().any(|f| matches!(f, Flag::Throttled(_)))
+        self.flags.iter().any(|f| matches!(f, Flag::Throttled { .. }))
     }
 }
 

@@ -27,7 +27,7 @@ fn a_flagged_baseline_is_named_after_the_cases_with_its_ratios() {
         flags: vec![Flag::Baseline(vec!["throttled".into()])],
         ..template.clone()
     };
-    let throttled = Flag::Throttled("throttled: ran at 473 MHz, run median 1980 MHz".into());
+    let throttled = Flag::Throttled { mhz: 473.0, median_mhz: 1980.0 };
     let base = crate::results::model::CaseResult {
         name: baseline.into(),
         flags: vec![throttled],
