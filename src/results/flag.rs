@@ -133,6 +133,40 @@ impl Flag {
         Some(Flag::Implausible { percent: percent.parse().ok()?, ceiling, peak, why })
     }
 
+    /// What each kind of flag is called, as its sentence starts (docs/output.md documents each).
+    pub const KINDS: [&'static str; 12] = [
+        Self::FENCED,
+        "noisy",
+        "unsettled",
+        "over the submission cap",
+        "unsteady clock",
+        "below the warm-up clock",
+        "throttled",
+        "implausible",
+        "clock above the board's maximum",
+        "re-measured",
+        BASELINE,
+        "a flag this perftest does not know",
+    ];
+
+    /// Which of [`Flag::KINDS`] the flag is.
+    pub fn kind(&self) -> &'static str {
+        Self::KINDS[match self {
+            Flag::Fenced => 0,
+            Flag::Noisy => 1,
+            Flag::Unsettled => 2,
+            Flag::OverCap(_) => 3,
+            Flag::Unsteady { .. } => 4,
+            Flag::BelowWarmUp { .. } => 5,
+            Flag::Throttled { .. } => 6,
+            Flag::Implausible { .. } => 7,
+            Flag::AboveMax { .. } => 8,
+            Flag::Remeasured(_) => 9,
+            Flag::Baseline(_) => 10,
+            Flag::Other(_) => 11,
+        }]
+    }
+
     /// The flag's name without its detail: `throttled` for `throttled: ran at ...`, `re-measured
     /// once`, and the baseline flag's first words.
     pub fn name(&self) -> String {
@@ -262,6 +296,7 @@ mod tests {
         ];
         for (flag, sentence) in flags.iter().zip(sentences) {
             assert_eq!(flag.to_string(), sentence);
+            assert!(matches!(flag, Flag::Other(_)) || sentence.starts_with(flag.kind()), "{sentence}");
             assert_eq!(&Flag::parse(sentence), flag, "an older file's sentence reads as the flag");
             let json = serde_json::to_string(std::slice::from_ref(flag)).unwrap();
             let mut read = serde_json::Deserializer::from_str(&json);

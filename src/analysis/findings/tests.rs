@@ -96,3 +96,68 @@ fn a_quick_run_claims_no_more_than_its_few_pairs_show() {
     let staging = find(&found, "shared-staging");
     assert!(staging.text.contains("in 1 of 1 ") && !staging.text.contains("from M="), "{}", staging.text);
 }
+
+/// A run with every case `--list` names, each timed at a made-up rate: the rules must find the
+/// cases they read by name, so a renamed case cannot silently drop its finding.
+fn every_listed_case() -> Run {
+    let mut run = crate::results::model::tests::sample_run();
+    let template = run.cases[0].clone();
+    run.cases = crate::registry::expand(&[], None)
+        .iter()
+        .enumerate()
+        .map(|(i, spec)| {
+            let bytes = spec.axes.iter().find(|(axis, _)| *axis == "bytes").map(|(_, v)| *v);
+            // A sweep steps down at the L1's and the L2's ends, as a GPU's does.
+            let base = match bytes {
+                Some(b) if b <= 192 << 10 => 32e12,
+                Some(b) if b <= 32 << 20 => 9e12,
+                Some(_) => 3e12,
+                None => 1e12 * (1.0 + (i % 7) as f64 / 10.0),
+            };
+            let rates: Vec<Amount> = spec
+                .work
+                .iter()
+                .map(|w| Amount { value: base * w.per_invocation, unit: w.unit.rate_name().to_owned() })
+                .collect();
+            CaseResult {
+                name: spec.name.clone(),
+                family: spec.family.to_owned(),
+                group: spec.group.clone(),
+                variant: spec.variant.clone(),
+                axes: spec.axes.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect(),
+                rate: rates.first().cloned(),
+                rates,
+                ratio: None,
+                baseline: None,
+                flags: Vec::new(),
+                ..template.clone()
+            }
+        })
+        .collect();
+    run.levels = crate::analysis::levels::of_run(&run);
+    run
+}
+
+#[test]
+fn every_case_a_rule_reads_is_one_that_list_names() {
+    let found = of(&every_listed_case());
+    let ids: Vec<&str> = found.iter().map(|f| f.id).collect();
+    for id in [
+        "typed-raw-structured",
+        "load-or-sample",
+        "writable-buffers",
+        "cache-levels",
+        "subgroup-broadcast",
+        "shared-staging",
+        "atomics",
+        "copies",
+        "compute-peaks",
+        "flagged",
+    ] {
+        assert!(
+            ids.contains(&id),
+            "no {id} finding from the listed cases: a case it reads was renamed? {ids:?}"
+        );
+    }
+    assert_eq!(found.len(), 10, "{ids:?}");
+}
