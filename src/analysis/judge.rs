@@ -12,7 +12,7 @@ use crate::results::model::{Amount, CaseResult, Dispatch, Status};
 impl CaseResult {
     /// The record of a finished case, judged with `trust`, whose ratio (if any) is against
     /// `baseline` (throttle flags come later, from the whole run's median clock:
-    /// [`Run::flag_throttled`]; so does the final word on the baseline: [`Run::flag_baselines`]).
+    /// [`Run::flag_throttled`](crate::results::model::Run::flag_throttled); so does the final word on the baseline: [`Run::flag_baselines`](crate::results::model::Run::flag_baselines)).
     pub fn new(case: &CaseSpec, outcome: &Outcome, trust: &Trust, baseline: Option<&Outcome>) -> Self {
         let record = CaseResult::of(&case.name, outcome, trust, baseline);
         CaseResult {
