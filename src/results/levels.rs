@@ -1,5 +1,4 @@
-//! The memory levels a run's sweeps show, as the record keeps them ([`crate::analysis::levels`]
-//! finds them).
+//! The memory levels a run's sweeps show, as the record keeps them (the analysis layer finds them).
 
 use serde::{Deserialize, Serialize};
 

@@ -1,7 +1,7 @@
 //! The worker: running cases. Pure measurement logic first (scaling, measure, warmup, retry,
 //! verify), then the GPU side, the only place where the registry and Vulkan meet (open, kernel,
 //! clock, heater, warmth, pipelines, resources, bench, gpu_time, copy, run, work), and the
-//! messages it sends its parent ([`crate::session`]), which it never imports.
+//! messages it sends its parent (the session layer), which it never imports.
 
 pub mod assemble;
 pub mod bench;
