@@ -228,7 +228,12 @@ fn hostile_plot_and_report_of_many_runs_finish() {
 fn hostile_results_with_impossible_fields_are_refused_not_a_panic() {
     let dir = temp_dir("fields");
     let file = dir.join("run.json");
-    let edits: [(&str, serde_json::Value, &str); 5] = [
+    let edits: [(&str, serde_json::Value, &str); 6] = [
+        (
+            "/cases/0/rate/value",
+            1e-300.into(),
+            "impossible value for case \"Buffer<R8>.Load uniform\": 1e-300 loads/s",
+        ),
         ("/cases/0/name", "x".repeat(70_000).into(), "has a name of 70000 characters"),
         ("/line_widths", serde_json::json!({"sweep": [70_000, false]}), "a line width of 70000 characters"),
         ("/cases/0/median_ms", (-5.0).into(), "impossible ratio, clock, time or % of peak"),

@@ -96,7 +96,7 @@ fn amount(who: &str, amount: &Amount) -> Result<(), String> {
     unit(who, &amount.unit)?;
     if !(TINY..IMPLAUSIBLE).contains(&amount.value) {
         return Err(format!(
-            "has an impossible value for {who}: {} {} (perftest writes only positive, finite values from \
+            "has an impossible value for {who}: {:e} {} (perftest writes only positive, finite values from \
              {TINY:e} to {IMPLAUSIBLE:e}); was it edited?",
             amount.value,
             printable(&amount.unit)
@@ -108,7 +108,7 @@ fn amount(who: &str, amount: &Amount) -> Result<(), String> {
 fn positive(who: &str, what: &str, value: Option<f64>) -> Result<(), String> {
     match value {
         Some(v) if !(TINY..IMPLAUSIBLE).contains(&v) => {
-            Err(format!("has an impossible {what} for {who}: {v}; was it edited?"))
+            Err(format!("has an impossible {what} for {who}: {v:e}; was it edited?"))
         }
         _ => Ok(()),
     }
