@@ -66,7 +66,9 @@ impl Panel<'_> {
     }
 }
 
-fn value(case: &CaseResult, metric: Metric) -> Option<f64> {
+/// What `metric` reads of `case`: its headline rate or its ratio (also what [`super::spread`]
+/// ranks runs by).
+pub(super) fn value(case: &CaseResult, metric: Metric) -> Option<f64> {
     match metric {
         Metric::Rate => case.rate.as_ref().map(|a| a.value),
         Metric::Ratio => case.ratio,

@@ -3,33 +3,25 @@
 //! the run where its value is lowest, the one where it is the median, and the one where it is
 //! highest, labelled so. The spread of a case across the runs is then the gap between its bars.
 
-use super::plot::Metric;
+use super::plot::{value, Metric};
 use crate::results::model::{CaseResult, Run};
 
 /// The most runs a chart draws one by one.
 pub const MAX_DRAWN: usize = 8;
 
-fn value(case: &CaseResult, metric: Metric) -> Option<f64> {
-    match metric {
-        Metric::Rate => case.rate.as_ref().map(|a| a.value),
-        Metric::Ratio => case.ratio,
-    }
-}
-
 /// `runs` as a chart draws them: `None` for at most [`MAX_DRAWN`] runs (drawn as they are),
 /// otherwise the lowest, median and highest run of each case, with their labels.
 pub fn summarize(runs: &[Run], metric: Metric) -> Option<(Vec<String>, Vec<Run>)> {
     let first = runs.first().filter(|_| runs.len() > MAX_DRAWN)?;
+    // Each case's results across the runs, cases in order of first appearance.
     let mut names: Vec<&str> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for case in runs.iter().flat_map(|r| &r.cases) {
-        if seen.insert(case.name.as_str()) {
-            names.push(&case.name);
-        }
-    }
     let mut by_name: std::collections::HashMap<&str, Vec<&CaseResult>> = std::collections::HashMap::new();
     for case in runs.iter().flat_map(|r| &r.cases) {
-        by_name.entry(&case.name).or_default().push(case);
+        let found = by_name.entry(&case.name).or_insert_with(|| {
+            names.push(&case.name);
+            Vec::new()
+        });
+        found.push(case);
     }
     let mut picked: [Vec<CaseResult>; 3] = Default::default();
     for name in names {
