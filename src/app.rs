@@ -67,11 +67,11 @@ pub fn run(cli: &Cli) -> Result<()> {
             ))?)
         }
         Some(Command::Report { files, output }) => {
-            let written = report::page::files(output);
+            let (labels, runs) = load_all(files)?;
+            let written = report::page::files(output, &runs);
             let named: Vec<Named<'_>> =
                 written.iter().map(|path| Named { role: "the report's file", path }).collect();
             output::guard(&named, &inputs(files))?;
-            let (labels, runs) = load_all(files)?;
             report::page::write(&labels, runs, output)?;
             Ok(write_line(&format!("{}: index.html and report.md written", output.display()))?)
         }

@@ -159,7 +159,7 @@ fn without_the_baseline_load_lines_say_why_there_is_no_ratio() {
     // The read-only cases only (the RWBuffer and broadcast twins have the same baseline).
     let gpu = Gpu::open(&["load.type=typed", "load.format=R8"], of("load", ""));
     let mut notes_seen = Vec::new();
-    let results = gpu.run(&short(1.0), |done| notes_seen.extend_from_slice(done.notes));
+    let results = gpu.run(&short(1.0), |done| notes_seen.extend_from_slice(&done.record.notes));
     gpu.close();
     assert_eq!(results.len(), 3);
     for (name, outcome) in &results {

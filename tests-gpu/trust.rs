@@ -156,13 +156,13 @@ fn cli_a_timed_run_warms_the_device_up_first_and_says_how() {
             assert!(warm.load_ms >= plan.blind_ms && warm.load_ms < 2.0 * plan.blind_ms, "{warm:?}");
             assert!(warm.readings.is_empty() && warm.settled_mhz.is_none() && warm.reference_mhz.is_none());
             assert!(warm
-                .text
+                .text()
                 .ends_with("a fixed time: no clock to watch (the device has no usable shader clock)"));
         }
         // A GPU: readings every slice of load, until they settled or the budget ran out.
         _ => {
             assert!(!warm.readings.is_empty() && warm.load_ms <= plan.budget_ms + 200.0, "{warm:?}");
-            assert!(warm.readings.iter().all(|[_, mhz]| *mhz > 10.0), "{warm:?}");
+            assert!(warm.readings.iter().all(|(_, mhz)| *mhz > 10.0), "{warm:?}");
         }
     }
     // Text says it in the header, before the settings.

@@ -223,7 +223,7 @@ fn cache_levels(run: &Run) -> Option<Finding> {
         .levels
         .iter()
         .map(|l| {
-            let rate = Amount { value: l.rate, unit: levels.unit.clone() }.text();
+            let rate = Amount { value: l.rate, unit: levels.unit.as_str().into() }.text();
             format!("{} {} from {} to {}", l.name, rate, bytes(l.from_bytes), bytes(l.to_bytes))
         })
         .collect();

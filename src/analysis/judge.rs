@@ -2,6 +2,7 @@
 //! (the status and reason, the numbers with their units, rates per clock per compute unit, the
 //! share of a peak and the flags known when it finished).
 
+use crate::results::measure::Measure;
 use std::collections::BTreeMap;
 
 use super::trust::Trust;
@@ -85,12 +86,12 @@ impl CaseResult {
                 record.samples_ms = measurement.samples.clone();
                 record.warmup_runs = Some(measurement.warmup_runs);
                 if let Some((amount, w)) = work.first() {
-                    record.work = Some(Amount { value: *amount, unit: w.unit.amount_name().to_owned() });
+                    record.work = Some(Amount { value: *amount, unit: Measure::Total(w.unit) });
                 }
                 record.rates = outcome
                     .rates()
                     .into_iter()
-                    .map(|(rate, w)| Amount { value: rate, unit: w.unit.rate_name().to_owned() })
+                    .map(|(rate, w)| Amount { value: rate, unit: Measure::PerSecond(w.unit) })
                     .collect();
                 record.rate = record.rates.first().cloned();
                 record.ratio = *ratio;

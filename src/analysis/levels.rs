@@ -118,7 +118,7 @@ pub fn of_run(run: &Run) -> Vec<Levels> {
     type Sweep<'a> = (&'a str, &'static str, Vec<(u64, f64)>);
     let mut variants: Vec<Sweep<'_>> = Vec::new();
     // Only working-set sweeps have levels (a copy's size is not a working set).
-    let sweeps: Vec<&str> = crate::registry::families().iter().filter(|f| f.levels).map(|f| f.name).collect();
+    let sweeps: Vec<&str> = run.families.iter().filter(|f| f.levels).map(|f| f.name.as_str()).collect();
     for case in run.cases.iter().filter(|c| c.status == Status::Ok && sweeps.contains(&c.family.as_str())) {
         let (Some(bytes), Some((rate, unit))) = (bytes_axis(case), sweep_rate(case)) else { continue };
         match variants.iter_mut().find(|(v, _, _)| *v == case.variant) {

@@ -29,7 +29,12 @@ pub fn combine(labels: &[String], runs: Vec<Run>) -> (Vec<String>, Vec<Run>) {
                     && !run.cases.iter().any(|c| last.cases.iter().any(|l| l.name == c.name)) =>
             {
                 last_label.push_str(&format!(" + {label}"));
-                last.header.clear();
+                (last.header, last.facts) = (String::new(), None);
+                for family in &run.families {
+                    if !last.families.iter().any(|f| f.name == family.name) {
+                        last.families.push(family.clone());
+                    }
+                }
                 match run.settings.families.is_empty() {
                     // A part of every family: the whole is too.
                     true => last.settings.families.clear(),

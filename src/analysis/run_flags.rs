@@ -15,7 +15,7 @@ impl Run {
             let flag = case.clock_mhz.and_then(|mhz| trust::throttled(mhz, median));
             case.flags.retain(|f| !matches!(f, Flag::Throttled { .. }));
             // Throttled goes before implausible and re-measured, as `trust::flags` orders them.
-            let later = |f: &Flag| matches!(f, Flag::Implausible { .. } | Flag::Remeasured(_));
+            let later = |f: &Flag| matches!(f, Flag::Implausible { .. } | Flag::Remeasured { .. });
             let at = case.flags.iter().position(later).unwrap_or(case.flags.len());
             if let Some(flag) = flag {
                 case.flags.insert(at, flag);
@@ -115,7 +115,7 @@ mod tests {
         assert_eq!(run.clock_median_mhz, Some(1977.5));
         assert_eq!(run.cases[2].flags[0].to_string(), "throttled: ran at 1395 MHz, run median 1978 MHz");
         assert!(matches!(run.cases[2].flags[1], Flag::Implausible { .. }), "throttled goes first");
-        assert!(matches!(run.cases[2].flags[2], Flag::Remeasured(_)), "{:?}", run.cases[2].flags);
+        assert!(matches!(run.cases[2].flags[2], Flag::Remeasured { .. }), "{:?}", run.cases[2].flags);
         assert!(run.cases.iter().filter(|c| c.name != "case 2").all(|c| c.flags.is_empty()));
         run.flag_throttled();
         assert_eq!(run.cases[2].flags.len(), 3, "flagging twice does not repeat the flag");

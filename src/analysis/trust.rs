@@ -10,10 +10,10 @@
 use crate::caps::link::Lanes;
 use crate::caps::{peaks, Architecture, Ceiling};
 use crate::caps::{ComputeUnits, DeviceInfo};
-use crate::format::sig4;
 use crate::record::outcome::{Counted, Outcome};
 use crate::registry::Unit;
 use crate::results::flag::Flag;
+use crate::results::measure::Measure;
 use crate::results::model::Peak;
 
 /// Above this % of a known peak a result is implausible: 100% plus 2% for the error of the clock
@@ -55,7 +55,7 @@ pub struct Judgement {
     /// What the probe read and the board's highest clock, MHz, where the reading was above it.
     pub above_max: Option<(f64, f64)>,
     /// Each rate per clock per compute unit: value and unit (`B/clk/SM`), in the case's work order.
-    pub per_clock: Vec<(f64, String)>,
+    pub per_clock: Vec<(f64, Measure)>,
     /// The highest share of a known peak among the case's work units.
     pub peak: Option<PeakShare>,
 }
@@ -106,12 +106,12 @@ impl Trust {
         for (rate, work) in outcome.rates() {
             // A dependent load's rate is a latency: clocks per load, whatever the unit count.
             if work.unit == Unit::DependentLoad {
-                judgement.per_clock.push((mhz * 1e6 / rate, "clk/load".to_owned()));
+                judgement.per_clock.push((mhz * 1e6 / rate, "clk/load".into()));
                 continue;
             }
             // So is a dispatch's: clocks per dispatch, for the whole device.
             if work.unit == Unit::Dispatch {
-                judgement.per_clock.push((mhz * 1e6 / rate, "clk/dispatch".to_owned()));
+                judgement.per_clock.push((mhz * 1e6 / rate, "clk/dispatch".into()));
                 continue;
             }
             // A submission's round trip is the CPU's time: no rate per clock or unit.
@@ -120,7 +120,7 @@ impl Trust {
             }
             let Some(units) = self.compute_units else { continue };
             let value = rate / (mhz * 1e6) / f64::from(units.count);
-            let unit = per_clock_unit(work.unit, units.name);
+            let unit = Measure::PerClock { unit: work.unit, compute_unit: units.name.to_owned() };
             let peak = work.ceiling.zip(self.architecture).and_then(|(c, arch)| Some((c, arch.peak(c)?)));
             if let Some((ceiling, peak)) = peak {
                 let percent = value / peak * 100.0;
@@ -151,43 +151,6 @@ impl Trust {
             detail: Some(format!("each way, {}", lanes.name())),
         };
         Some(PeakShare { percent: rate / link * 100.0, ceiling: Ceiling::HostLink, peak })
-    }
-
-    /// How the compute units are known, for the header.
-    pub fn units_line(&self) -> String {
-        match self.compute_units {
-            Some(u) => format!("{} {} ({})", u.count, u.name, u.source),
-            None => "unknown: the driver reports no compute-unit count (VK_NV_shader_sm_builtins, \
-                     VK_AMD_shader_core_properties, VK_ARM_shader_core_builtins), so rates per compute unit \
-                     are unknown"
-                .into(),
-        }
-    }
-
-    /// The architecture's peaks, for the header.
-    pub fn peaks_line(&self, vendor_id: u32, device_id: u32) -> String {
-        let unit = self.compute_units.map_or("compute unit", |u| u.name);
-        match self.architecture {
-            Some(arch) => {
-                let peaks: Vec<String> = arch
-                    .peaks
-                    .iter()
-                    .map(|(c, v)| {
-                        let amount = match c {
-                            Ceiling::L1Bytes => Unit::Byte,
-                            Ceiling::Int32Mad => Unit::IntOp,
-                            _ => Unit::Flop,
-                        };
-                        format!("{} {} {}", c.name(), sig4(*v), per_clock_unit(amount, unit))
-                    })
-                    .collect();
-                format!("{}: {}", arch.name, peaks.join(", "))
-            }
-            None => format!(
-                "unknown for vendor 0x{vendor_id:04x} device 0x{device_id:04x}, so no % of peak \
-                 (src/caps/peaks.rs lists the known architectures)"
-            ),
-        }
     }
 }
 
@@ -230,7 +193,13 @@ pub fn flags(outcome: &Outcome, judged: &Judgement, median: Option<f64>) -> Vec<
     if !measurement.settled {
         flags.push(Flag::Unsettled);
     }
-    flags.extend(outcome.over_submission_cap().map(Flag::OverCap));
+    let cap_ms = crate::record::measurement::MAX_SUBMIT_MS;
+    flags.extend(outcome.over_submission_cap().map(|(ms, groups, counted)| Flag::OverCap {
+        ms,
+        groups,
+        counted,
+        cap_ms,
+    }));
     if let Some((before, after)) = measurement.unsteady() {
         flags.push(Flag::Unsteady { before_mhz: before, after_mhz: after });
     }
@@ -243,17 +212,9 @@ pub fn flags(outcome: &Outcome, judged: &Judgement, median: Option<f64>) -> Vec<
     flags.extend(judged.throttled(median));
     flags.extend(judged.implausible());
     if measurement.gave_up {
-        flags.push(Flag::Remeasured(remeasured(&measurement.retries)));
+        flags.push(Flag::Remeasured { retries: measurement.retries.clone() });
     }
     flags
-}
-
-/// `re-measured once: why` or `re-measured 2 times: why; then why`: the tries before the one kept.
-pub fn remeasured(retries: &[String]) -> String {
-    match retries {
-        [one] => format!("re-measured once: {one}"),
-        _ => format!("re-measured {} times: {}", retries.len(), retries.join("; then ")),
-    }
 }
 
 /// The flag of a ratio against a baseline with `flags` of its own, naming each (`noisy`,
@@ -361,7 +322,7 @@ pub(crate) mod tests {
             (2048.4, "2048"),
         ];
         for (value, text) in cases {
-            assert_eq!(sig4(value), text, "{value}");
+            assert_eq!(crate::format::sig4(value), text, "{value}");
         }
     }
 
@@ -414,14 +375,5 @@ pub(crate) mod tests {
         );
         let clean = timed(vec![(1e11, flop)], vec![1980.0, 1980.0]);
         assert!(h100().flags(&clean, &h100().judge(&clean), Some(&clean)).is_empty());
-        assert_eq!(remeasured(&["why".into()]), "re-measured once: why");
-    }
-
-    #[test]
-    fn the_hopper_header_lists_each_peak() {
-        let line = h100().peaks_line(0x10de, 0x2330);
-        assert!(line.starts_with("NVIDIA Hopper (GH100): fp32 FMA 256.0 FLOP/clk/SM, "), "{line}");
-        assert!(line.contains("int32 multiply-add 128.0 IOP/clk/SM, L1 128.0 B/clk/SM"), "{line}");
-        assert_eq!(h100().units_line(), "132 SM (VK_NV_shader_sm_builtins)");
     }
 }

@@ -93,8 +93,6 @@ pub struct DeviceInfo {
     pub integer_dot_accelerated: Option<(bool, bool)>,
     /// The PCIe link host transfers cross, or why it is unknown or there is none.
     pub host_link: Result<super::HostLink, String>,
-    /// How far apart back-to-back timestamps read (`vk::timestamps::steps`), once measured.
-    pub timestamp_steps: Option<String>,
 }
 
 /// How many compute units (SMs, CUs, shader cores) a device has, and where that came from.

@@ -10,7 +10,7 @@ use std::path::Path;
 pub const SYSFS: &str = "/sys/bus/pci/devices";
 
 /// A PCIe link as the kernel reports it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct HostLink {
     /// The PCI address, `DDDD:BB:DD.F`.
     pub address: String,
@@ -21,7 +21,7 @@ pub struct HostLink {
 }
 
 /// A link's lanes: how many, and their rate.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Lanes {
     /// Transfers per second per lane, GT/s.
     pub gts: f64,

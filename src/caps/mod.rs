@@ -13,6 +13,7 @@ pub mod memory;
 pub mod peaks;
 pub mod profile;
 pub mod queues;
+pub mod steps;
 
 use std::collections::BTreeSet;
 
@@ -24,6 +25,7 @@ pub use link::HostLink;
 pub use memory::{Footprint, MemoryKind, MemoryType};
 pub use peaks::{Architecture, Ceiling};
 pub use queues::{QueueFamily, QueueKind};
+pub use steps::Steps;
 
 /// A way a case uses a format, checked against `vkGetPhysicalDeviceFormatProperties`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -33,7 +33,7 @@ pub struct Measurement {
     /// The level the device's clock settled at in the warm-up, MHz, where known: the clock the
     /// samples should have run at.
     pub reference_mhz: Option<f64>,
-    /// Why each earlier try was measured again ([`crate::runner::retry`]); empty if this was the first.
+    /// Why each earlier try was measured again (`runner::retry`); empty if this was the first.
     pub retries: Vec<String>,
     /// Whether this try would have been measured again too, had a retry remained.
     pub gave_up: bool,
@@ -59,7 +59,7 @@ impl Measurement {
     /// The clock of the samples and the warm-up's level, MHz, if the clock is [`OFF_CLOCK`] or
     /// more below it: a device gone cold or throttled. Above it is the case's own load lifting the
     /// clock (the H100 reads up to 2099 MHz under tensor work, 1980 under the warm-up's FMAs),
-    /// which no re-measurement changes; the run's median judges that ([`crate::analysis::trust`]).
+    /// which no re-measurement changes; the run's median judges that (`analysis::trust`).
     pub fn below_reference(&self) -> Option<(f64, f64)> {
         let (mhz, reference) = (self.clock_mhz()?, self.reference_mhz?);
         below(mhz, reference).then_some((mhz, reference))

@@ -89,6 +89,12 @@ pub enum Counted {
     Submissions,
 }
 
+impl Counted {
+    /// Every kind of count.
+    pub const ALL: [Counted; 5] =
+        [Counted::Workgroups, Counted::Repeats, Counted::Copies, Counted::Dispatches, Counted::Submissions];
+}
+
 impl std::fmt::Display for Counted {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
@@ -105,19 +111,13 @@ impl std::fmt::Display for Counted {
 pub const TIME_FOR: f64 = 4_294_967_296.0;
 
 impl Outcome {
-    /// For a timed case whose measurements take longer than a submission should even at the
-    /// smallest dispatch (one workgroup: nothing is left to shrink), what to tell the user.
-    pub fn over_submission_cap(&self) -> Option<String> {
+    /// For a timed case whose measurements take longer than a submission should (above
+    /// [`super::measurement::MAX_SUBMIT_MS`]) even at the smallest dispatch (nothing is left to
+    /// shrink): its milliseconds per measurement, and how many of what it dispatched.
+    pub fn over_submission_cap(&self) -> Option<(f64, u64, Counted)> {
         let Outcome::Timed { measurement, counted, .. } = self else { return None };
         let ms = measurement.summary.median;
-        (ms > super::measurement::MAX_SUBMIT_MS).then(|| {
-            format!(
-                "over the submission cap: {ms:.0} ms per measurement at {} {counted}, above the {} ms a \
-                 submission may take before GPU watchdogs reset it; lower the case's axis value",
-                measurement.groups,
-                super::measurement::MAX_SUBMIT_MS
-            )
-        })
+        (ms > super::measurement::MAX_SUBMIT_MS).then_some((ms, measurement.groups, *counted))
     }
 
     /// The rate of each work unit (per second), for timed outcomes; empty otherwise.

@@ -7,13 +7,19 @@ use super::measurement::STEADY;
 pub struct WarmUp {
     /// Milliseconds of load applied.
     pub load_ms: f64,
-    /// Whether there was a clock to watch (else the load was a fixed time).
+    /// Whether there was a clock to watch (else the load was a fixed time; early format 4 files
+    /// lack it, and had a clock where they have readings).
+    #[serde(default)]
     pub watched: bool,
     /// Each clock reading in MHz, with the milliseconds of load before it (the first before any).
     pub readings: Vec<(f64, f64)>,
     /// The level the clock settled at, MHz: the mean of the readings that agreed (or the reading
     /// at the level a re-warm aimed for); `None` without a clock, or if it never settled.
     pub settled_mhz: Option<f64>,
+    /// The level the first cases were held to (null: none, or not decided yet); a re-warm that
+    /// settled 5% or more below it lowers it, as that case's notes say.
+    #[serde(default)]
+    pub reference_mhz: Option<f64>,
 }
 
 impl WarmUp {

@@ -17,6 +17,7 @@ use super::text;
 use crate::format::sig4;
 use crate::format::{pad_end, pad_start};
 use crate::record::outcome::Counted;
+use crate::results::family::FamilyFacts;
 use crate::results::model::{CaseResult, Status};
 
 /// The width every line of the default text output fits in.
@@ -112,8 +113,7 @@ impl Layout {
 }
 
 /// Per family of `cases` (family, name, leads with the original's time and ratio): its widest
-/// name in characters, and whether any of its lines leads so; what a run keeps
-/// ([`crate::results::model::Run::line_widths`]) and a layout is made of.
+/// name in characters, and whether any of its lines leads so: what a layout is made of.
 pub fn widths<'a>(
     cases: impl IntoIterator<Item = (&'a str, &'a str, bool)>,
 ) -> BTreeMap<String, (usize, bool)> {
@@ -123,14 +123,6 @@ pub fn widths<'a>(
         *entry = (entry.0.max(name.chars().count()), entry.1 || timed_prefix);
     }
     widest
-}
-
-/// Whether a case of family `name` (at the axes' defaults) counts work bounded by a known peak;
-/// a family perftest does not know (a newer file's) might.
-fn has_peak(name: &str) -> bool {
-    let Some(family) = crate::registry::families().into_iter().find(|f| f.name == name) else { return true };
-    let cases = (family.expand)(&crate::registry::Env { family, settings: &[], device: None });
-    cases.iter().flat_map(|c| &c.work).any(|w| w.ceiling.is_some())
 }
 
 /// What the device row's record says the columns can show.
@@ -146,7 +138,7 @@ impl Known {
     /// What `device` (a run's record of its row) lets the columns show.
     pub fn of(device: &crate::results::model::Device) -> Self {
         Known {
-            clock: device.clock.as_deref() == Some(text::CLOCK_MEASURED),
+            clock: device.clock.as_deref() == Some(crate::results::model::CLOCK_MEASURED),
             peaks: device.architecture.is_some(),
         }
     }
@@ -169,14 +161,19 @@ pub struct Layouts {
 impl Layouts {
     /// The layouts of the families of `cases` on a device that `known` describes: each case's
     /// family, name, and whether its line leads with the original's time and ratio (a case with a
-    /// baseline).
-    pub fn of<'a>(cases: impl IntoIterator<Item = (&'a str, &'a str, bool)>, known: Known) -> Self {
-        Self::of_widths(&widths(cases), known)
+    /// baseline). A family that `families` says has no case with a known peak (latency,
+    /// dispatch, branch) has no peak column; one it does not name might.
+    pub fn of<'a>(
+        cases: impl IntoIterator<Item = (&'a str, &'a str, bool)>,
+        families: &[FamilyFacts],
+        known: Known,
+    ) -> Self {
+        Self::of_widths(&widths(cases), families, known)
     }
 
-    /// The layouts of families of these widths ([`widths`]). A family none of whose cases counts
-    /// work with a known peak (latency, dispatch, branch) has no peak column.
-    pub fn of_widths(widths: &BTreeMap<String, (usize, bool)>, known: Known) -> Self {
+    /// The layouts of families of these widths ([`widths`]), as [`Layouts::of`].
+    fn of_widths(widths: &BTreeMap<String, (usize, bool)>, facts: &[FamilyFacts], known: Known) -> Self {
+        let has_peak = |name: &str| facts.iter().find(|f| f.name == name).is_none_or(|f| f.has_peak);
         let families = widths
             .iter()
             .map(|(f, &(name, prefix))| {
@@ -187,14 +184,16 @@ impl Layouts {
         Layouts { families, known }
     }
 
-    /// The layouts of a saved run's families, as its live run printed them: from the widths it
-    /// kept, or for an older file, from its cases.
+    /// The layouts of a run's families, as its live run printed them: from its cases and those
+    /// it did not reach (or a format-6 file's kept widths).
     pub fn of_run(run: &crate::results::model::Run) -> Self {
-        if !run.line_widths.is_empty() {
-            return Self::of_widths(&run.line_widths, Known::of(&run.device));
+        let known = Known::of(&run.device);
+        if !run.legacy_line_widths.is_empty() {
+            return Self::of_widths(&run.legacy_line_widths, &run.families, known);
         }
         let cases = run.cases.iter().map(|c| (c.family.as_str(), c.name.as_str(), c.original_time));
-        Self::of(cases, Known::of(&run.device))
+        let not_run = run.not_run.iter().map(|n| (n.family.as_str(), n.name.as_str(), n.original_time));
+        Self::of(cases.chain(not_run), &run.families, known)
     }
 
     /// The default line of `case`, with its notes below it, each fitting [`WIDTH`] columns.
@@ -267,22 +266,6 @@ fn wrap(text: &str, first: &str, rest: &str) -> String {
     textwrap::wrap(text, options).join("\n")
 }
 
-/// The header a run printed, with its long lists (the cooperative-matrix shapes) left to
-/// `--verbose`, and every line fitting [`WIDTH`] columns.
-pub fn header(header: &str) -> String {
-    let lines: Vec<String> = header
-        .lines()
-        .map(|line| match line.split_once(" advertised (") {
-            Some((count, rest)) if line.chars().count() > WIDTH => {
-                let extension = rest.split_once(')').map_or(rest, |(name, _)| name);
-                format!("{count} advertised ({extension}); --verbose lists them")
-            }
-            _ => line.to_owned(),
-        })
-        .collect();
-    fit(&lines.join("\n")) + if header.ends_with('\n') { "\n" } else { "" }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -317,7 +300,7 @@ mod tests {
         let short = timed("load", "Buffer<R8>.Load uniform", true);
         let long = timed("load", "ByteAddressBuffer.Load4 unaligned random", true);
         let names = [&short, &long].map(|c| (c.family.as_str(), c.name.as_str(), true));
-        let layouts = Layouts::of(names, Known::default());
+        let layouts = Layouts::of(names, &[], Known::default());
         let (a, b) = (layouts.line(&short), layouts.line(&long));
         let time = crate::record::outcome::TIME_FOR / 1.92e12 * 1e3;
         assert!(a.starts_with(&format!("Buffer<R8>.Load uniform: {time:.3}ms 1.250x  ")), "{a}");
@@ -365,7 +348,7 @@ mod tests {
     fn a_device_without_clocks_or_peaks_shows_neither_column() {
         let case = timed("load", "Buffer<R8>.Load uniform", true);
         let names = [(case.family.as_str(), case.name.as_str(), true)];
-        let layouts = Layouts::of(names, Known { clock: false, peaks: false });
+        let layouts = Layouts::of(names, &[], Known { clock: false, peaks: false });
         let line = layouts.line(&case);
         assert!(line.contains("1.92 Tloads/s") && line.contains("15.4 TB/s"), "{line}");
         assert!(!line.contains("loads/clk") && !line.contains("L1"), "{line}");
@@ -389,9 +372,10 @@ mod tests {
     fn a_family_without_a_peak_has_no_peak_column() {
         let mut case = timed("latency", "Latency pointer 16 KiB", false);
         case.peak_percent = None;
-        let layouts = Layouts::of([("latency", case.name.as_str(), false)], Known::default());
+        let families = FamilyFacts::of_names(["latency", "load"]);
+        let layouts = Layouts::of([("latency", case.name.as_str(), false)], &families, Known::default());
         assert!(!layouts.line(&case).contains("peak unknown"), "{}", layouts.line(&case));
-        let loads = Layouts::of([("load", case.name.as_str(), false)], Known::default());
+        let loads = Layouts::of([("load", case.name.as_str(), false)], &families, Known::default());
         assert!(loads.line(&case).contains("peak unknown"));
     }
 
@@ -413,30 +397,24 @@ mod tests {
         let long = timed("load", "ByteAddressBuffer.Load4 unaligned random", true);
         let selected = [&short, &long].map(|c| (c.family.as_str(), c.name.as_str(), true));
         let mut run = crate::results::model::tests::sample_run();
-        run.device.clock = Some(text::CLOCK_MEASURED.into());
-        let live = Layouts::of(selected, Known::of(&run.device)).line(&short);
+        run.device.clock = Some(crate::results::model::CLOCK_MEASURED.into());
+        let live = Layouts::of(selected, &[], Known::of(&run.device)).line(&short);
         assert!(live.contains("7.349 loads/clk/SM") && live.contains("45.9% L1"), "{live}");
-        (run.interrupted, run.line_widths, run.cases) = (true, widths(selected), vec![short.clone()]);
+        let not_run = crate::results::model::NotRun {
+            family: "load".into(),
+            name: long.name.clone(),
+            original_time: true,
+        };
+        (run.interrupted, run.not_run, run.cases) = (true, vec![not_run], vec![short.clone()]);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run.json");
         std::fs::write(&path, crate::report::write::to_json(&run).unwrap()).unwrap();
         let saved = crate::results::model::load(&path).unwrap();
         let shown = Layouts::of_run(&saved).line(&short);
         assert_eq!(shown, live);
-        // Without the kept widths, the finished cases alone would decide, and the columns move.
+        // Without the cases not reached, the finished cases alone would decide, and the columns move.
         let finished =
-            Layouts::of([("load", short.name.as_str(), true)], Known::of(&run.device)).line(&short);
+            Layouts::of([("load", short.name.as_str(), true)], &[], Known::of(&run.device)).line(&short);
         assert_ne!(shown.find("1.92 Tloads/s"), finished.find("1.92 Tloads/s"), "\n{shown}\n{finished}");
-    }
-
-    #[test]
-    fn a_long_shape_list_is_left_to_verbose() {
-        let list = "16x16x16 FLOAT16*FLOAT16+FLOAT16 SUBGROUP, ".repeat(6);
-        let header =
-            format!("device:     X\ncoopmat:    11 shapes advertised (VK_KHR_cooperative_matrix): {list}\n");
-        assert_eq!(
-            super::header(&header),
-            "device:     X\ncoopmat:    11 shapes advertised (VK_KHR_cooperative_matrix); --verbose lists them\n"
-        );
     }
 }

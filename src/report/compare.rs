@@ -1,5 +1,6 @@
 //! `perftest compare A.json B.json ...`: one table, a column per run, ratios against the first run.
 
+use crate::results::measure::Measure;
 use serde::Serialize;
 
 use super::write::rate_text;
@@ -42,8 +43,8 @@ pub fn compare(labels: &[String], runs: &[Run]) -> Comparison {
         .map(|m| {
             let rates: Vec<Option<f64>> =
                 m.found.iter().map(|c| c.and_then(|c| c.rate.as_ref()).map(|r| r.value)).collect();
-            let units: Vec<Option<&str>> =
-                m.found.iter().map(|c| c.and_then(|c| c.rate.as_ref()).map(|r| r.unit.as_str())).collect();
+            let units: Vec<Option<&Measure>> =
+                m.found.iter().map(|c| c.and_then(|c| c.rate.as_ref()).map(|r| &r.unit)).collect();
             // A ratio only between rates of the same unit (FLOPS against loads/s means nothing).
             let ratios = rates
                 .iter()

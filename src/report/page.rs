@@ -61,10 +61,12 @@ pub enum Block {
     },
 }
 
-/// Every file [`write()`] may write into `dir`: its page, its markdown and a chart per family.
-pub fn files(dir: &Path) -> Vec<std::path::PathBuf> {
-    let charts =
-        crate::registry::families().into_iter().map(|f| dir.join("charts").join(format!("{}.svg", f.name)));
+/// Every file [`write()`] may write into `dir` for `runs`: its page, its markdown and a chart per
+/// family.
+pub fn files(dir: &Path, runs: &[Run]) -> Vec<std::path::PathBuf> {
+    let names: std::collections::BTreeSet<&str> =
+        runs.iter().flat_map(|r| &r.families).map(|f| f.name.as_str()).collect();
+    let charts = names.into_iter().map(|name| dir.join("charts").join(format!("{name}.svg")));
     [dir.join("index.html"), dir.join("report.md")].into_iter().chain(charts).collect()
 }
 
@@ -188,10 +190,10 @@ fn run_blocks(label: &str, run: &Run, several: bool, link: &dyn Fn(&str) -> Stri
         .map(|(k, v)| (None, vec![k.to_owned(), v]))
         .collect(),
     });
-    if !run.header.is_empty() {
+    if run.facts.is_some() || !run.header.is_empty() {
         blocks.push(Block::Fold {
             summary: "The run's header".into(),
-            blocks: vec![Block::Pre(run.header.clone())],
+            blocks: vec![Block::Pre(super::text::header(run, true))],
         });
     }
     let found = findings::of(run);
@@ -239,7 +241,7 @@ fn comparison(labels: &[String], runs: &[Run]) -> Vec<Block> {
 /// Per family: what it measures, its chart, and the first run's table.
 fn families(labels: &[String], runs: &[Run]) -> Vec<Block> {
     let mut blocks = vec![Block::Heading { level: 2, text: "Families".into(), id: "families".into() }];
-    for family in crate::registry::families() {
+    for family in &runs[0].families {
         let cases: Vec<&CaseResult> = runs[0].cases.iter().filter(|c| c.family == family.name).collect();
         if cases.is_empty() {
             continue;
@@ -251,7 +253,7 @@ fn families(labels: &[String], runs: &[Run]) -> Vec<Block> {
         });
         blocks.push(Block::Para(format!(
             "Measures {}. More: docs/families/{}.md.",
-            family.about.measures, family.name
+            family.measures, family.name
         )));
         let only: Vec<Run> = runs
             .iter()

@@ -4,6 +4,7 @@
 //! scale for bytes), one line per variant and run. Every other group is a bar chart: a row per
 //! case, a bar per run. Each panel has its own scale and fits on a screen.
 
+use crate::results::family::FamilyFacts;
 use std::path::Path;
 
 use plotters::coord::Shift;
@@ -126,6 +127,7 @@ fn render(labels: &[String], runs: &[Run], metric: Metric) -> Result<String, Str
         None => (labels, runs),
     };
     let panels = panels(runs, metric);
+    let families: Vec<FamilyFacts> = runs.iter().flat_map(|r| r.families.iter().cloned()).collect();
     let legend = 18 * runs.len() as i32;
     let height = TITLE + legend + panels.iter().map(|p| p.height(runs.len()) + 8).sum::<i32>() + 10;
     let mut svg = String::new();
@@ -154,7 +156,7 @@ fn render(labels: &[String], runs: &[Run], metric: Metric) -> Result<String, Str
         match panel.axis() {
             Some(axis) => {
                 let area = root.clone().shrink((0, y), (WIDTH, h as u32));
-                lines(&area, panel, &axis, labels.len())?;
+                lines(&area, panel, &axis, labels.len(), &families)?;
             }
             None => bars(&root, panel, y)?,
         }
@@ -272,6 +274,7 @@ mod tests {
                 })
             })
             .collect();
+        run.families = FamilyFacts::of_names(["branch"]);
         run
     }
 
@@ -285,6 +288,7 @@ mod tests {
             case.axes.insert("bytes".into(), 16 << 20);
             case.axes.insert("m".into(), 2 * n + 3);
         }
+        run.families = FamilyFacts::of_names(["conv"]);
         let panels = panels(std::slice::from_ref(&run), Metric::Ratio);
         assert_eq!(panels[0].axis().as_deref(), Some("m"));
         let text = svg(&["a"], &[run], Metric::Ratio);

@@ -1,135 +1,10 @@
 //! What a run prints: the header, and one line per case.
 
-use crate::analysis::trust::{self, Trust};
-use crate::caps::DeviceInfo;
 use crate::format::sig4;
 use crate::record::outcome::{Counted, Outcome, TIME_FOR};
 use crate::results::flag::Flag;
 use crate::results::model::Amount;
 use crate::results::model::{CaseResult, Run, Status};
-
-/// The header printed before the cases; `pipelines` says what building them cost, `clock` how
-/// clocks are measured (or why they are unknown), `warm_up` what warming the device up took
-/// (timed runs).
-pub fn header(
-    info: &DeviceInfo,
-    settings: &str,
-    pipelines: &str,
-    clock: &str,
-    warm_up: Option<&str>,
-) -> String {
-    let trust = Trust::of(info);
-    let mut text = format!(
-        "perftest {} (git {})\n\
-         compiler:   {}\n\
-         device:     {}\n\
-         type:       {} (vendor 0x{:04x}, device 0x{:04x})\n\
-         driver:     {} (Vulkan {})\n\
-         queue:      family {}, subgroup size {}\n\
-         timestamps: {} ns per tick, {} valid bits{}\n\
-         clock:      {clock}\n\
-         units:      {}\n\
-         peaks:      {}\n\
-         link:       {}\n\
-         pipelines:  {pipelines}\n",
-        env!("CARGO_PKG_VERSION"),
-        env!("PERFTEST_GIT_COMMIT"),
-        crate::shader::compiler_version(),
-        info.row.name,
-        info.kind,
-        info.vendor_id,
-        info.device_id,
-        info.driver,
-        info.vulkan,
-        info.row.family,
-        info.subgroup_size,
-        info.timestamp_period,
-        info.timestamp_valid_bits,
-        info.timestamp_steps.as_ref().map_or_else(String::new, |steps| format!("; {steps}")),
-        trust.units_line(),
-        trust.peaks_line(info.vendor_id, info.device_id),
-        info.host_link.as_ref().map_or_else(String::clone, |link| link.describe()),
-    );
-    if let Some(profile) = &info.simulating {
-        text.push_str(&format!(
-            "simulating: {profile} (limits, features, format uses and timestamp bits clamped to it; the \
-             subgroup size is this device's)\n"
-        ));
-    }
-    if let Some(warm_up) = warm_up {
-        text.push_str(&format!("warm-up:    {warm_up}\n"));
-    }
-    text.push_str(&format!("settings:   {settings}\n"));
-    if !info.cooperative_matrix.is_empty() {
-        text.push_str(&format!("coopmat:    {}\n", coopmat_line(&info.cooperative_matrix)));
-    }
-    if !info.cooperative_matrix_flexible.is_empty() {
-        let mut line = flexible_line(&info.cooperative_matrix_flexible);
-        if let Some((invocations, dimension, shared)) = info.cooperative_matrix2_limits {
-            line.push_str(&format!(
-                "; at most {dimension} rows or columns, {invocations} invocations at workgroup scope, \
-                 {shared} bytes of shared memory reserved"
-            ));
-        }
-        text.push_str(&format!("coopmat2:   {line}\n"));
-    }
-    if let Some(features) = &info.bfloat16 {
-        let names: Vec<&str> = features.iter().map(|f| f.vk_name()).collect();
-        let list = if names.is_empty() { "none".to_owned() } else { names.join(", ") };
-        text.push_str(&format!("bfloat16:   {list} (VK_KHR_shader_bfloat16)\n"));
-    }
-    if let Some((signed, unsigned)) = info.integer_dot_accelerated {
-        let says = |on: bool| if on { "accelerated" } else { "not accelerated" };
-        text.push_str(&format!(
-            "int dot:    packed 4x8-bit dot products: signed {}, unsigned {} (VK_KHR_shader_integer_dot_product)\n",
-            says(signed),
-            says(unsigned)
-        ));
-    }
-    text
-}
-
-/// The cooperative-matrix shapes a device advertises, as `16x16x16 FLOAT16*FLOAT16+FLOAT32 SUBGROUP, ...`.
-fn coopmat_line(shapes: &[crate::caps::CoopMatShape]) -> String {
-    let list: Vec<String> = shapes
-        .iter()
-        .map(|s| {
-            let sat = if s.saturating { " saturating" } else { "" };
-            format!("{}x{}x{} {} {:?}{sat}", s.m, s.n, s.k, types(s), s.scope)
-        })
-        .collect();
-    format!("{} shapes advertised (VK_KHR_cooperative_matrix): {}", shapes.len(), list.join(", "))
-}
-
-/// `A*B+C` (with `->R` where the result type differs), as the headers name the component types.
-fn types(s: &crate::caps::CoopMatShape) -> String {
-    let name = crate::caps::component::component_name;
-    let result = if s.result == s.c { String::new() } else { format!("->{}", name(s.result)) };
-    format!("{}*{}+{}{result}", name(s.a), name(s.b), name(s.c))
-}
-
-/// The flexible-dimension shape families, as `FLOAT16*FLOAT16+FLOAT32 WORKGROUP in multiples of
-/// 16x16x16, 256 invocations, ...`.
-fn flexible_line(families: &[crate::caps::CoopMatFlexible]) -> String {
-    let list: Vec<String> = families
-        .iter()
-        .map(|f| {
-            let g = &f.granularity;
-            let sat = if g.saturating { " saturating" } else { "" };
-            let size = if g.scope == ash::vk::ScopeKHR::WORKGROUP {
-                format!(", {} invocations", f.invocations)
-            } else {
-                String::new()
-            };
-            format!("{} {:?}{sat} in multiples of {}x{}x{}{size}", types(g), g.scope, g.m, g.n, g.k)
-        })
-        .collect();
-    format!("{} flexible shapes advertised (VK_NV_cooperative_matrix2): {}", families.len(), list.join("; "))
-}
-
-/// What the header's `clock:` line says when the probe runs.
-pub const CLOCK_MEASURED: &str =
-    "measured around each case's samples (VK_KHR_shader_clock subgroup clock against timestamps)";
 
 /// The whole text document of a run, as a live run prints it to stdout (less its progress bar):
 /// the header, a line per case with its notes, the memory levels, the clock and baseline
@@ -138,42 +13,12 @@ pub const CLOCK_MEASURED: &str =
 pub fn document(run: &Run, verbose: bool) -> String {
     if verbose {
         let lines: String = run.cases.iter().map(|c| line(c) + "\n").collect();
-        return format!("{}\n{lines}{}\n{}\n", header_of(run), summary(run), run.ending.line());
+        return format!("{}\n{lines}{}\n{}\n", header(run, true), summary(run), run.ending.line());
     }
     let layouts = super::columns::Layouts::of_run(run);
     let lines: String = run.cases.iter().map(|c| layouts.line(c) + "\n").collect();
     let end = super::columns::fit(&format!("{}\n{}", summary(run), run.ending.line()));
-    format!("{}\n{lines}{end}\n", super::columns::header(&header_of(run)))
-}
-
-/// The header a run printed; for files older than format 6, which did not keep it, the device
-/// row's facts.
-pub fn header_of(run: &Run) -> String {
-    if !run.header.is_empty() {
-        return run.header.clone();
-    }
-    let d = &run.device;
-    format!(
-        "perftest {} (a format {} file, which did not keep the header; the device row:)\n\
-         device:     {}\n\
-         type:       {} (vendor 0x{:04x}, device 0x{:04x})\n\
-         driver:     {} (Vulkan {})\n\
-         queue:      family {}, subgroup size {}\n\
-         timestamps: {} ns per tick\n\
-         clock:      {}\n",
-        run.perftest_version,
-        run.format_version,
-        d.name,
-        d.kind,
-        d.vendor_id,
-        d.device_id,
-        d.driver,
-        d.vulkan_version,
-        d.queue_family,
-        d.subgroup_size,
-        d.timestamp_period_ns,
-        d.clock.as_deref().unwrap_or("unknown"),
-    )
+    format!("{}\n{lines}{end}\n", header(run, false))
 }
 
 /// What follows the last case's line, before how the run ended: the memory levels, the clock
@@ -219,7 +64,7 @@ pub fn baselines_summary(run: &Run) -> String {
 /// The note of a case measured again whose kept try was fine: why the earlier tries were not.
 pub fn retry_note(outcome: &Outcome) -> Option<String> {
     let Outcome::Timed { measurement: m, .. } = outcome else { return None };
-    (!m.retries.is_empty() && !m.gave_up).then(|| trust::remeasured(&m.retries))
+    (!m.retries.is_empty() && !m.gave_up).then(|| Flag::Remeasured { retries: m.retries.clone() }.to_string())
 }
 
 /// What a case that was not timed ended as: `verified (512 results match the CPU reference)`,
@@ -354,5 +199,8 @@ pub fn levels(all: &[crate::results::levels::Levels]) -> String {
         .collect()
 }
 
+mod header;
 #[cfg(test)]
 mod tests;
+
+pub use header::header;

@@ -77,10 +77,14 @@ pub fn to_csv(run: &Run) -> Result<String> {
     let run_state = run_state.unwrap_or_default();
     for c in &run.cases {
         let status = c.status.word();
-        let (work, work_unit) =
-            c.work.as_ref().map_or((String::new(), ""), |a| (a.value.to_string(), &a.unit));
-        let (rate, rate_unit) =
-            c.rate.as_ref().map_or((String::new(), ""), |a| (a.value.to_string(), &a.unit));
+        let (work, work_unit) = c
+            .work
+            .as_ref()
+            .map_or((String::new(), String::new()), |a| (a.value.to_string(), a.unit.to_string()));
+        let (rate, rate_unit) = c
+            .rate
+            .as_ref()
+            .map_or((String::new(), String::new()), |a| (a.value.to_string(), a.unit.to_string()));
         let axes: Vec<String> = c.axes.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let rates: Vec<String> = c.rates.iter().map(|a| format!("{} {}", a.value, a.unit)).collect();
         // A timed case says "unknown" where the device could not tell; other cases leave it empty.
@@ -114,9 +118,9 @@ pub fn to_csv(run: &Run) -> Result<String> {
                 &opt(c.min_ms),
                 &opt(c.cv),
                 &work,
-                work_unit,
+                &work_unit,
                 &rate,
-                rate_unit,
+                &rate_unit,
                 &opt(c.ratio),
                 &rates.join(";"),
                 &known(c.clock_mhz),

@@ -7,6 +7,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::record::outcome::Counted;
+
 /// How the flag of a ratio against a flagged baseline starts.
 pub const BASELINE: &str = "ratio against a flagged baseline";
 
@@ -20,8 +22,17 @@ pub enum Flag {
     Noisy,
     /// The warm-up's rates did not agree.
     Unsettled,
-    /// One measurement takes longer than a submission should, even at one workgroup; the sentence.
-    OverCap(String),
+    /// One measurement takes longer than a submission should, even at one workgroup.
+    OverCap {
+        /// Milliseconds per measurement (the median).
+        ms: f64,
+        /// How many of `counted` each measurement dispatched.
+        groups: u64,
+        /// What `groups` counts.
+        counted: Counted,
+        /// The most a submission should take, ms.
+        cap_ms: f64,
+    },
     /// The clock changed by 5% or more during the samples.
     Unsteady {
         /// The clock before the samples, MHz.
@@ -62,8 +73,11 @@ pub enum Flag {
         /// The board's highest clock, MHz.
         max_mhz: f64,
     },
-    /// Re-measured, and the last try was in trouble too; the sentence.
-    Remeasured(String),
+    /// Re-measured, and the last try was in trouble too.
+    Remeasured {
+        /// Why each try was measured again, in order.
+        retries: Vec<String>,
+    },
     /// The ratio is against a baseline with flags of its own, named here (`noisy`, `throttled`).
     Baseline(Vec<String>),
     /// A flag this perftest does not know (a newer file's), kept as written.
@@ -101,9 +115,18 @@ impl Flag {
         let n = numbers(text);
         let pair = |i: usize, j: usize| Some((*n.get(i)?, *n.get(j)?));
         let typed = if starts("over the submission cap") {
-            Some(Flag::OverCap(owned()))
-        } else if starts("re-measured") {
-            Some(Flag::Remeasured(owned()))
+            let counted = Counted::ALL.into_iter().find(|c| text.contains(&format!(" {c}, above")));
+            match (n.as_slice(), counted) {
+                ([ms, groups, cap_ms, ..], Some(counted)) => {
+                    Some(Flag::OverCap { ms: *ms, groups: *groups as u64, counted, cap_ms: *cap_ms })
+                }
+                _ => None,
+            }
+        } else if let Some(one) = text.strip_prefix("re-measured once: ") {
+            Some(Flag::Remeasured { retries: vec![one.to_owned()] })
+        } else if starts("re-measured ") {
+            let list = text.split_once(" times: ").map(|(_, list)| list);
+            list.map(|list| Flag::Remeasured { retries: list.split("; then ").map(str::to_owned).collect() })
         } else if starts("unsteady clock") {
             pair(0, 1).map(|(before_mhz, after_mhz)| Flag::Unsteady { before_mhz, after_mhz })
         } else if starts("below the warm-up clock") {
@@ -155,13 +178,13 @@ impl Flag {
             Flag::Fenced => 0,
             Flag::Noisy => 1,
             Flag::Unsettled => 2,
-            Flag::OverCap(_) => 3,
+            Flag::OverCap { .. } => 3,
             Flag::Unsteady { .. } => 4,
             Flag::BelowWarmUp { .. } => 5,
             Flag::Throttled { .. } => 6,
             Flag::Implausible { .. } => 7,
             Flag::AboveMax { .. } => 8,
-            Flag::Remeasured(_) => 9,
+            Flag::Remeasured { .. } => 9,
             Flag::Baseline(_) => 10,
             Flag::Other(_) => 11,
         }]
@@ -219,7 +242,16 @@ impl fmt::Display for Flag {
                 "clock above the board's maximum: read {mhz:.0} MHz, the board's highest is {max_mhz:.0} MHz; \
                  per-clock figures use {max_mhz:.0} MHz"
             ),
-            Flag::OverCap(text) | Flag::Remeasured(text) | Flag::Other(text) => f.write_str(text),
+            Flag::OverCap { ms, groups, counted, cap_ms } => write!(
+                f,
+                "over the submission cap: {ms:.0} ms per measurement at {groups} {counted}, above the {cap_ms} ms \
+                 a submission may take before GPU watchdogs reset it; lower the case's axis value"
+            ),
+            Flag::Remeasured { retries } => match retries.as_slice() {
+                [one] => write!(f, "re-measured once: {one}"),
+                _ => write!(f, "re-measured {} times: {}", retries.len(), retries.join("; then ")),
+            },
+            Flag::Other(text) => f.write_str(text),
         }
     }
 }
@@ -267,14 +299,14 @@ mod tests {
             Flag::Fenced,
             Flag::Noisy,
             Flag::Unsettled,
-            Flag::OverCap("over the submission cap: 501 ms per measurement at 1 workgroups".into()),
+            Flag::OverCap { ms: 501.0, groups: 1, counted: Counted::Workgroups, cap_ms: 100.0 },
             Flag::Unsteady { before_mhz: 1980.0, after_mhz: 1755.0 },
             Flag::BelowWarmUp { mhz: 345.0, reference_mhz: 1980.0 },
             Flag::Throttled { mhz: 1395.0, median_mhz: 1978.0 },
             implausible(None),
             implausible(Some("the compiler may have removed work")),
             Flag::AboveMax { mhz: 2083.0, max_mhz: 1980.0 },
-            Flag::Remeasured("re-measured once: it ran at 345 MHz".into()),
+            Flag::Remeasured { retries: vec!["it ran at 345 MHz".into()] },
             Flag::Baseline(vec!["noisy".into(), "throttled".into()]),
             Flag::Other("a flag from a newer perftest".into()),
         ];
@@ -282,7 +314,8 @@ mod tests {
             "timed by CPU fences",
             "noisy: cv above 3%",
             "unsettled: warm-up rates did not agree",
-            "over the submission cap: 501 ms per measurement at 1 workgroups",
+            "over the submission cap: 501 ms per measurement at 1 workgroups, above the 100 ms a submission may \
+             take before GPU watchdogs reset it; lower the case's axis value",
             "unsteady clock: 1980 MHz before the samples, 1755 MHz after",
             "below the warm-up clock: ran at 345 MHz, the warm-up reached 1980 MHz",
             "throttled: ran at 1395 MHz, run median 1978 MHz",
@@ -318,7 +351,12 @@ mod tests {
     fn names_drop_the_detail() {
         assert_eq!(Flag::Noisy.name(), "noisy");
         assert_eq!(Flag::Throttled { mhz: 1395.0, median_mhz: 1978.0 }.name(), "throttled");
-        assert_eq!(Flag::Remeasured("re-measured once: it ran at 345 MHz".into()).name(), "re-measured once");
+        assert_eq!(Flag::Remeasured { retries: vec!["it ran at 345 MHz".into()] }.name(), "re-measured once");
+        let twice = Flag::Remeasured { retries: vec!["a".into(), "b".into()] };
+        assert_eq!(Flag::parse(&twice.to_string()), twice);
+        // An older sentence whose numbers do not make it again is kept as written.
+        let short = "over the submission cap: 501 ms per measurement at 1 workgroups";
+        assert_eq!(Flag::parse(short), Flag::Other(short.into()));
         assert_eq!(Flag::Baseline(vec!["noisy".into()]).name(), BASELINE);
     }
 

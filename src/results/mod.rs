@@ -2,8 +2,11 @@
 //! case's status, numbers, units and flags), reading it back from any format version, and
 //! checking what a file holds. Imports nothing above caps, registry and record.
 
+pub mod family;
 pub mod flag;
+pub mod header;
 pub mod levels;
+pub mod measure;
 pub mod model;
 pub mod validate;
 

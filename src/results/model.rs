@@ -34,10 +34,16 @@ pub struct Run {
     pub settings: Settings,
     /// The device row.
     pub device: Device,
-    /// The lines the run printed before its cases (device, driver, clocks, units, peaks,
-    /// pipelines, settings), as printed; empty in files older than format 6.
+    /// What the header shows beyond the device row (format 7 on; null in older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub facts: Option<super::header::Facts>,
+    /// Format 6's header, as it was printed (format 7 keeps `facts` instead; empty in others).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub header: String,
+    /// The families the run selected, as its perftest declared them (older files: as this
+    /// perftest's registry does, filled in when they are loaded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub families: Vec<super::family::FamilyFacts>,
     /// True if the run was cut short (a case failed, a stop): `cases` holds what finished.
     pub interrupted: bool,
     /// How the run ended, with its exit code and error (format 1 files: from `interrupted`).
@@ -56,49 +62,32 @@ pub struct Run {
     /// crashed, hung or lost the device); null: run in perftest's own process (`--in-process`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workers: Option<u32>,
-    /// Per family, how its default text lines were laid out: its widest selected case name (in
-    /// characters) and whether its lines lead with the original's time and ratio, so that
-    /// `perftest show` of an interrupted run prints the columns the live run printed (empty in
-    /// files before it was kept: the finished cases decide).
-    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub line_widths: std::collections::BTreeMap<String, (usize, bool)>,
+    /// The selected cases the run did not reach (it was stopped or failed), in run order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_run: Vec<NotRun>,
+    /// Format 6's layout of an interrupted run's lines, per family: its widest selected case
+    /// name and whether its lines lead with the original's time (read, never written: format 7
+    /// keeps `not_run`).
+    #[serde(default, rename = "line_widths", skip_serializing)]
+    pub legacy_line_widths: std::collections::BTreeMap<String, (usize, bool)>,
     /// The cases, in run order.
     pub cases: Vec<CaseResult>,
 }
 
-/// What warming the device up before the first case did.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct WarmUp {
-    /// Milliseconds of load.
-    pub load_ms: f64,
-    /// Whether there was a clock to watch (false: the load was a fixed time; early format 4
-    /// files lack it, and had a clock where they have readings).
-    #[serde(default)]
-    pub watched: bool,
-    /// Each clock reading, `[milliseconds of load before it, MHz]`; empty without a clock.
-    pub readings: Vec<[f64; 2]>,
-    /// The level the clock settled at, MHz (null: no clock, or it did not settle).
-    pub settled_mhz: Option<f64>,
-    /// The level the first cases were held to (null: none); a re-warm that settled 5% or more
-    /// below it lowers it, as that case's notes say.
-    pub reference_mhz: Option<f64>,
-    /// The header's line.
-    pub text: String,
+/// A selected case the run did not reach.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct NotRun {
+    /// Its family.
+    pub family: String,
+    /// Its name.
+    pub name: String,
+    /// Whether its line would have led with its original's time and ratio.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub original_time: bool,
 }
 
-impl WarmUp {
-    /// The record of `warm`, whose level the cases were held to if `reference` is known.
-    pub fn new(warm: &crate::record::warmup::WarmUp, reference: Option<f64>) -> Self {
-        WarmUp {
-            load_ms: warm.load_ms,
-            watched: warm.watched,
-            readings: warm.readings.iter().map(|&(load, mhz)| [load, mhz]).collect(),
-            settled_mhz: warm.settled_mhz,
-            reference_mhz: reference,
-            text: warm.text(),
-        }
-    }
-}
+/// What warming the device up before the first case did (the worker's record of it).
+pub use crate::record::warmup::WarmUp;
 
 /// How a run ended.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
@@ -192,6 +181,10 @@ pub struct Settings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub branch_iterations: Option<String>,
 }
+
+/// What [`Device::clock`] says when clocks were measured (else it says why they are unknown).
+pub const CLOCK_MEASURED: &str =
+    "measured around each case's samples (VK_KHR_shader_clock subgroup clock against timestamps)";
 
 /// The device row a run used.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -326,8 +319,8 @@ impl Status {
 pub struct Amount {
     /// The number.
     pub value: f64,
-    /// Its unit (`FLOP`, `loads/s`, ...).
-    pub unit: String,
+    /// What it counts (`FLOP`, `loads/s`, `loads/clk/SM`).
+    pub unit: super::measure::Measure,
 }
 
 /// What one measurement of a timed case dispatched: `count` of `counted`.
@@ -342,7 +335,10 @@ pub struct Dispatch {
 impl Amount {
     /// The work unit of a rate (`None`: not a rate, or a unit this perftest does not know).
     pub fn rate_unit(&self) -> Option<crate::registry::Unit> {
-        crate::registry::Unit::of_rate_name(&self.unit)
+        match self.unit {
+            super::measure::Measure::PerSecond(unit) => Some(unit),
+            _ => None,
+        }
     }
 
     /// The amount as text: SI-prefixed, or a dependent-load rate as the latency it is (`712.0 ns
@@ -354,9 +350,9 @@ impl Amount {
         match self.rate_unit() {
             Some(Unit::DependentLoad) => format!("{} ns per load", sig4(1e9 / self.value)),
             Some(Unit::Dispatch | Unit::Submission) => {
-                format!("{}, {} each", si(self.value, &self.unit), ns_text(1e9 / self.value))
+                format!("{}, {} each", si(self.value, &self.unit.to_string()), ns_text(1e9 / self.value))
             }
-            _ => si(self.value, &self.unit),
+            _ => si(self.value, &self.unit.to_string()),
         }
     }
 }
@@ -370,7 +366,7 @@ pub struct Peak {
     /// Its value, in `unit`.
     pub value: f64,
     /// `B/clk/SM`, `FLOP/clk/SM`, `GB/s`.
-    pub unit: String,
+    pub unit: super::measure::Measure,
     /// What follows the unit (`each way, PCIe Gen5 x16`), if anything.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
@@ -400,7 +396,7 @@ impl Peak {
         let value = words.next()?.parse().ok()?;
         let unit = words.next()?.to_owned();
         let detail = words.next().map(str::to_owned);
-        Some(Peak { ceiling: ceiling.to_owned(), value, unit, detail })
+        Some(Peak { ceiling: ceiling.to_owned(), value, unit: unit.into(), detail })
     }
 }
 
@@ -413,7 +409,9 @@ impl<'de> Deserialize<'de> for Peak {
             Sentence(String),
         }
         match Written::deserialize(deserializer)? {
-            Written::Typed { ceiling, value, unit, detail } => Ok(Peak { ceiling, value, unit, detail }),
+            Written::Typed { ceiling, value, unit, detail } => {
+                Ok(Peak { ceiling, value, unit: unit.into(), detail })
+            }
             Written::Sentence(text) => Peak::parse(&text).ok_or_else(|| {
                 serde::de::Error::custom(format!("the peak {text:?} is not `CEILING: VALUE UNIT`"))
             }),
@@ -584,6 +582,11 @@ pub fn load(path: &Path) -> Result<Run> {
     if let Some(warm) = run.warm_up.as_mut().filter(|w| !w.readings.is_empty()) {
         warm.watched = true;
     }
+    if run.families.is_empty() {
+        // Files before format 7 did not keep their families: this perftest's registry says.
+        let names: Vec<String> = run.cases.iter().map(|c| c.family.clone()).collect();
+        run.families = super::family::FamilyFacts::of_names(names.iter().map(String::as_str));
+    }
     let before_6 = run.format_version < 6;
     if run.format_version < 7 {
         run.cases.iter_mut().for_each(untangle_status);
@@ -704,14 +707,17 @@ pub(crate) mod tests {
                 clock: Some("measured".into()),
                 simulating: None,
             },
+            facts: None,
             header: "perftest 0.1.0 (git 0123456789ab)\ndevice:     NVIDIA H100 80GB HBM3\n".into(),
+            families: super::super::family::FamilyFacts::of_names(["load"]),
             interrupted: false,
             ending: Ending::default(),
             clock_median_mhz: Some(1980.0),
             warm_up: None,
             levels: Vec::new(),
             workers: None,
-            line_widths: Default::default(),
+            not_run: Vec::new(),
+            legacy_line_widths: Default::default(),
             cases: vec![
                 case("ByteAddressBuffer.Load uniform", Some(5.63e12), Some(2.985), Status::Ok),
                 case("ALU fp64 FMA", None, None, Status::Skipped),
@@ -763,7 +769,10 @@ pub(crate) mod tests {
             assert_eq!((&typed, &old), (&peak, &peak));
         }
         let link = Peak::parse("host link: 63.02 GB/s each way, PCIe Gen5 x16").unwrap();
-        assert_eq!((link.ceiling.as_str(), link.value, link.unit.as_str()), ("host link", 63.02, "GB/s"));
+        assert_eq!(
+            (link.ceiling.as_str(), link.value, link.unit.to_string().as_str()),
+            ("host link", 63.02, "GB/s")
+        );
         assert!(serde_json::from_str::<Peak>("\"no colon\"").is_err());
     }
 

@@ -34,7 +34,7 @@ pub fn check(run: &Run) -> Result<(), String> {
     positive("the run", "target time", Some(run.settings.target_ms))?;
     positive("the run", "median clock", run.clock_median_mhz)?;
     if let Some(warm) = &run.warm_up {
-        let figures = warm.readings.iter().flatten().chain([&warm.load_ms]);
+        let figures = warm.readings.iter().flat_map(|(load, mhz)| [load, mhz]).chain([&warm.load_ms]);
         if figures.into_iter().any(|v| !(0.0..IMPLAUSIBLE).contains(v)) {
             return Err("has an impossible warm-up reading; was it edited?".into());
         }
@@ -49,7 +49,7 @@ pub fn check(run: &Run) -> Result<(), String> {
             positive("the levels", "rate", Some(level.rate))?;
         }
     }
-    for (family, (width, _)) in &run.line_widths {
+    for (family, (width, _)) in &run.legacy_line_widths {
         name("the line widths", "a family", family)?;
         if *width > MAX_NAME_CHARS {
             return Err(format!(
@@ -58,6 +58,13 @@ pub fn check(run: &Run) -> Result<(), String> {
                 printable(family)
             ));
         }
+    }
+    for not_run in &run.not_run {
+        name("the cases not run", "a family", &not_run.family)?;
+        name("the cases not run", "a name", &not_run.name)?;
+    }
+    for family in &run.families {
+        name("the families", "a name", &family.name)?;
     }
     run.cases.iter().try_for_each(case)
 }
@@ -93,13 +100,14 @@ fn case(c: &CaseResult) -> Result<(), String> {
 }
 
 fn amount(who: &str, amount: &Amount) -> Result<(), String> {
-    unit(who, &amount.unit)?;
+    let text = amount.unit.to_string();
+    unit(who, &text)?;
     if !(TINY..IMPLAUSIBLE).contains(&amount.value) {
         return Err(format!(
             "has an impossible value for {who}: {:e} {} (perftest writes only positive, finite values from \
              {TINY:e} to {IMPLAUSIBLE:e}); was it edited?",
             amount.value,
-            printable(&amount.unit)
+            printable(&text)
         ));
     }
     Ok(())

@@ -30,14 +30,10 @@ pub fn order(cases: &[CaseSpec], verify: bool) -> Vec<usize> {
 pub struct Finished<'a> {
     /// The case.
     pub case: &'a CaseSpec,
-    /// How it ended, with its ratio filled in.
-    pub outcome: &'a Outcome,
+    /// What the worker sent, its outcome's ratio filled in and a missing baseline noted.
+    pub record: &'a Record,
     /// The outcome of the baseline its ratio is against, where it has a ratio.
     pub baseline: Option<&'a Outcome>,
-    /// Notes for the text output (memory placement, a re-warm, shader statistics on request).
-    pub notes: &'a [String],
-    /// The driver's statistics of its shader, where offered.
-    pub shader: Option<&'a [String]>,
 }
 
 /// Holds records until the cases before them are in, then hands them on in list order.
@@ -61,6 +57,11 @@ impl<'c> Assembler<'c> {
             baselines: HashMap::new(),
             missing: Vec::new(),
         }
+    }
+
+    /// The cases, in list order.
+    pub fn cases(&self) -> &'c [CaseSpec] {
+        self.cases
     }
 
     /// Whether `case` is one of the cases and has not come in yet.
@@ -97,12 +98,12 @@ impl<'c> Assembler<'c> {
         self.next = self.cases.len();
     }
 
-    fn hand_on(&mut self, index: usize, record: Record, on_done: &mut dyn FnMut(Finished<'_>)) {
+    fn hand_on(&mut self, index: usize, mut record: Record, on_done: &mut dyn FnMut(Finished<'_>)) {
         let case = &self.cases[index];
-        let Record { mut outcome, mut notes, shader, .. } = record;
+        let Record { outcome, notes, .. } = &mut record;
         let own_rate = outcome.rate();
         let mut against = None;
-        if let (Some(baseline), Outcome::Timed { ratio, with_time, .. }) = (&case.baseline, &mut outcome) {
+        if let (Some(baseline), Outcome::Timed { ratio, with_time, .. }) = (&case.baseline, outcome) {
             *with_time = true;
             match self.baselines.get(baseline.as_str()).filter(|o| o.rate().is_some()) {
                 Some(base) => {
@@ -120,13 +121,7 @@ impl<'c> Assembler<'c> {
                 None => {}
             }
         }
-        on_done(Finished {
-            case,
-            outcome: &outcome,
-            baseline: against,
-            notes: &notes,
-            shader: shader.as_deref(),
-        });
+        on_done(Finished { case, record: &record, baseline: against });
     }
 }
 
@@ -164,7 +159,7 @@ mod tests {
         let mut assembler = Assembler::new(&cases);
         let mut seen: Vec<(String, bool)> = Vec::new();
         let mut on_done = |f: Finished<'_>| {
-            seen.push((f.case.name.clone(), f.notes.iter().any(|n| n.starts_with("no ratios"))))
+            seen.push((f.case.name.clone(), f.record.notes.iter().any(|n| n.starts_with("no ratios"))))
         };
         for &index in order(&cases, false).iter().rev() {
             let failed = Outcome::Failed { failure: Failure::Crashed, detail: "SIGSEGV".into() };

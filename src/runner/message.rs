@@ -24,12 +24,10 @@ pub struct Job {
 /// The device opened and made ready: what the header says.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Ready {
-    /// The header, as a live run prints it.
-    pub header: String,
-    /// The device row, for the results document.
+    /// The device row (with how clocks are measured, or why they are unknown).
     pub device: model::Device,
-    /// How clocks are measured, or why they are unknown.
-    pub clock: String,
+    /// What else the header shows.
+    pub facts: crate::results::header::Facts,
     /// What the warm-up did (timed runs).
     pub warm_up: Option<model::WarmUp>,
 }
@@ -47,6 +45,19 @@ pub struct Record {
     pub shader: Option<Vec<String>>,
     /// What the validation layer said while it ran.
     pub validation: Vec<String>,
+}
+
+impl Record {
+    /// The record of `case`, ended as `outcome`, with these notes and shader statistics (what the
+    /// validation layer said is added when the case is over).
+    pub fn of(
+        case: &crate::registry::CaseSpec,
+        outcome: Outcome,
+        notes: Vec<String>,
+        shader: Option<Vec<String>>,
+    ) -> Self {
+        Record { case: case.name.clone(), outcome, notes, shader, validation: Vec::new() }
+    }
 }
 
 /// One message from a worker.

@@ -141,9 +141,6 @@ pub fn prepare<'ctx>(
     Ok(Prepared { skipped, clock, warmth: Some(warmth), pipelines, lazy })
 }
 
-/// A case's outcome, its notes, and the driver's statistics of its shader (where offered).
-type Done = (Outcome, Vec<String>, Option<Vec<String>>);
-
 /// Runs the cases at the positions `order` gives in `cases` (the list `prepared` was made for; see
 /// [`order`]), calling `on_start` before each and `on_done` with its record after it; skipped cases come out as [`Outcome::Skipped`] with their reasons.
 /// A case that fails costs that case: its record says how ([`Outcome::Failed`]). Stops before
@@ -179,15 +176,16 @@ pub fn execute(
             warmth: prepared.warmth.as_ref(),
             baseline: baselines.contains(case.name.as_str()),
         };
-        let (outcome, notes, shader) = match &prepared.skipped[index] {
-            Some(reason) => (Outcome::Skipped(reason.clone()), Vec::new(), None),
+        let mut record = match &prepared.skipped[index] {
+            Some(reason) => Record::of(case, Outcome::Skipped(reason.clone()), Vec::new(), None),
             None => match run_case(ctx, case, prepared, settings, &policy, &steady) {
-                Ok((outcome, notes, shader)) => (outcome, [&case.notes[..], &notes].concat(), shader),
-                Err(error) => (case_failure(error.in_case(&case.name)), Vec::new(), None),
+                Ok(record) => Record { notes: [&case.notes[..], &record.notes].concat(), ..record },
+                Err(error) => Record::of(case, case_failure(error.in_case(&case.name)), Vec::new(), None),
             },
         };
-        let lost = matches!(outcome, Outcome::Failed { failure: Failure::DeviceLost, .. });
-        on_done(Record { case: case.name.clone(), outcome, notes, shader, validation: drain(sink) })?;
+        let lost = matches!(record.outcome, Outcome::Failed { failure: Failure::DeviceLost, .. });
+        record.validation = drain(sink);
+        on_done(record)?;
         if lost {
             break;
         }
@@ -231,7 +229,7 @@ pub fn run_cases(
     let mut assembler = Assembler::new(cases);
     let mut results = Vec::with_capacity(cases.len());
     let mut collect = |f: Finished<'_>| {
-        results.push((f.case.name.clone(), f.outcome.clone()));
+        results.push((f.case.name.clone(), f.record.outcome.clone()));
         on_done(f);
     };
     let sink = ctx.validation_sink();
@@ -283,9 +281,14 @@ fn run_case(
     settings: &RunSettings,
     policy: &Policy,
     steady: &Steady<'_, '_>,
-) -> Result<Done> {
+) -> Result<Record> {
     if case.transfer && settings.compile_only {
-        return Ok((Outcome::Skipped("a transfer: it runs no shader to compile".into()), Vec::new(), None));
+        return Ok(Record::of(
+            case,
+            Outcome::Skipped("a transfer: it runs no shader to compile".into()),
+            Vec::new(),
+            None,
+        ));
     }
     if case.transfer {
         if let Some(kind) = case.queue.filter(|&kind| ctx.queue_family(kind) == Some(ctx.info.row.family)) {
@@ -295,19 +298,19 @@ fn run_case(
                 ctx.info.row.family,
                 kind.label()
             );
-            return Ok((Outcome::Skipped(reason), Vec::new(), None));
+            return Ok(Record::of(case, Outcome::Skipped(reason), Vec::new(), None));
         }
         let mut bench = CopyBench::new(ctx, case, steady.probe)?;
         let mut notes = bench.memory_notes();
         if settings.verify {
-            return Ok((Outcome::Verified { checked: bench.verify()? }, notes, None));
+            return Ok(Record::of(case, Outcome::Verified { checked: bench.verify()? }, notes, None));
         }
         let mut measurement = steady.measure(&mut bench, policy, settings, &mut notes)?;
         measurement.fenced = ctx.fenced;
         let work = bench.work(measurement.groups);
         let timed =
             Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: Counted::Copies };
-        return Ok((timed, notes, None));
+        return Ok(Record::of(case, timed, notes, None));
     }
     // Built here where the worker builds each case's pipeline as it runs: kept until the case ends.
     let own = match prepared.lazy {
@@ -323,14 +326,19 @@ fn run_case(
     if settings.compile_only {
         let statistics = pipeline.statistics()?;
         let notes = stats_notes(true, statistics.as_deref());
-        return Ok((Outcome::Compiled { executables: statistics.as_ref().map(Vec::len) }, notes, statistics));
+        return Ok(Record::of(
+            case,
+            Outcome::Compiled { executables: statistics.as_ref().map(Vec::len) },
+            notes,
+            statistics,
+        ));
     }
     let mut bench = Bench::new(ctx, case, pipeline)?.with_probe(steady.probe);
     let statistics = bench.shader_statistics()?;
     let mut notes = stats_notes(settings.shader_stats, statistics.as_deref());
     notes.extend(bench.memory_notes());
     if settings.verify {
-        return Ok((Outcome::Verified { checked: bench.verify()? }, notes, statistics));
+        return Ok(Record::of(case, Outcome::Verified { checked: bench.verify()? }, notes, statistics));
     }
     let mut measurement = steady.measure(&mut bench, policy, settings, &mut notes)?;
     // Round trips are the CPU's time, whatever the queue's timestamps.
@@ -343,7 +351,12 @@ fn run_case(
         Scale::Dispatches { .. } | Scale::Problem { .. } => Counted::Dispatches,
         Scale::Submissions => Counted::Submissions,
     };
-    Ok((Outcome::Timed { measurement, work, ratio: None, with_time: false, counted }, notes, statistics))
+    Ok(Record::of(
+        case,
+        Outcome::Timed { measurement, work, ratio: None, with_time: false, counted },
+        notes,
+        statistics,
+    ))
 }
 
 /// The notes that show the driver's statistics of a case's shader (`--shader-stats`), or say the

@@ -92,7 +92,13 @@ impl Plan {
 pub fn warm_up(device: &mut dyn Heat, plan: &Plan, target: Option<f64>) -> Result<WarmUp> {
     if !device.has_clock() {
         let load_ms = device.heat(plan.blind_ms)?;
-        return Ok(WarmUp { load_ms, watched: false, readings: Vec::new(), settled_mhz: None });
+        return Ok(WarmUp {
+            load_ms,
+            watched: false,
+            readings: Vec::new(),
+            settled_mhz: None,
+            reference_mhz: None,
+        });
     }
     let budget_ms = if target.is_some() { plan.rewarm_budget_ms } else { plan.budget_ms };
     let mut readings = Vec::new();
@@ -104,7 +110,7 @@ pub fn warm_up(device: &mut dyn Heat, plan: &Plan, target: Option<f64>) -> Resul
         }
         let settled_mhz = plan.settled(&readings, load_ms, target);
         if settled_mhz.is_some() || load_ms >= budget_ms {
-            return Ok(WarmUp { load_ms, watched: true, readings, settled_mhz });
+            return Ok(WarmUp { load_ms, watched: true, readings, settled_mhz, reference_mhz: None });
         }
         load_ms += device.heat(plan.slice_ms)?;
     }

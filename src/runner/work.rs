@@ -14,8 +14,8 @@ use super::open::open;
 use super::pipelines::default_threads;
 use super::run::{execute, prepare, RunSettings, STOP};
 use crate::error::{Error, Result};
-use crate::registry::{self, AxisSetting, CaseSpec, Selection};
-use crate::report::text;
+use crate::registry::{AxisSetting, CaseSpec, Selection};
+use crate::results::header::{Facts, Pipelines, Timer};
 use crate::results::model;
 use crate::vk::context::ContextOptions;
 use crate::vk::debug::drain;
@@ -40,10 +40,7 @@ pub fn work(request: &Request, job: &Job, emit: &mut dyn FnMut(Message) -> Resul
     let (mut ctx, selected) = open(&options, &request.axes, &request.selection)?;
     ctx.fenced |= request.settings.fence_timing;
     // A probe of the timer for the header; a failure here is said there, and the cases go on.
-    ctx.info.timestamp_steps = match crate::vk::timestamps::steps(&ctx) {
-        Ok(steps) => steps.map(|s| s.describe()),
-        Err(error) => Some(format!("steps not measured ({error})")),
-    };
+    let steps = crate::vk::timestamps::steps(&ctx);
     let sink = ctx.validation_sink();
     let by_name: HashMap<&str, &CaseSpec> = selected.iter().map(|c| (c.name.as_str(), c)).collect();
     let cases = job
@@ -61,28 +58,30 @@ pub fn work(request: &Request, job: &Job, emit: &mut dyn FnMut(Message) -> Resul
     let prepared = prepare(&ctx, &cases, default_threads(), settings.timed(), job.lazy)?;
     let built = &prepared.pipelines;
     let pipelines = match job.lazy {
-        true => "each case's built just before it runs: a worker died building them all at once (a \
-                 driver crash), and this way a crash costs one case"
-            .to_owned(),
-        false => format!(
-            "{} for {} cases compiled and created in {:.2} s on {} threads",
-            built.len(),
-            cases.len(),
-            built.elapsed.as_secs_f64(),
-            built.threads
-        ),
+        true => Pipelines::Lazy,
+        false => Pipelines::Built {
+            pipelines: built.len(),
+            cases: cases.len(),
+            seconds: built.elapsed.as_secs_f64(),
+            threads: built.threads,
+        },
     };
-    let clock = prepared.clock.unknown.clone().unwrap_or_else(|| text::CLOCK_MEASURED.to_owned());
-    let warm_up = prepared.warmth.as_ref().map(|w| model::WarmUp::new(&w.first, w.reference()));
-    let header = text::header(
-        &ctx.info,
-        &settings_text(settings, &selected, ctx.fenced, request.selection.quick),
-        &pipelines,
-        &clock,
-        warm_up.as_ref().map(|w| w.text.as_str()),
-    );
-    let device = model::Device::from(&ctx.info);
-    emit(Message::Ready(Box::new(Ready { header, device, clock, warm_up })))?;
+    let timer = match (ctx.fenced, settings.fence_timing) {
+        (false, _) => Timer::Timestamps,
+        (true, true) => Timer::FencesAsked,
+        (true, false) => Timer::FencesNoTimestamps,
+    };
+    let mut facts = Facts::of(&ctx.info, pipelines, timer);
+    facts.dispatches = DISPATCHES;
+    match steps {
+        Ok(steps) => facts.timestamp_steps = steps,
+        Err(error) => facts.timestamp_steps_error = Some(error.to_string()),
+    }
+    let mut device = model::Device::from(&ctx.info);
+    device.clock = Some(prepared.clock.unknown.clone().unwrap_or_else(|| model::CLOCK_MEASURED.to_owned()));
+    let warm_up =
+        prepared.warmth.as_ref().map(|w| model::WarmUp { reference_mhz: w.reference(), ..w.first.clone() });
+    emit(Message::Ready(Box::new(Ready { device, facts, warm_up })))?;
     let order: Vec<usize> = (0..cases.len()).collect();
     let emit = std::cell::RefCell::new(emit);
     let ran = execute(
@@ -135,49 +134,4 @@ pub fn serve(request: &Request) -> u8 {
             code
         }
     }
-}
-
-/// The header's `settings:` text: how cases are timed (or verified), whether `--quick` chose
-/// them, and what ratios are against.
-fn settings_text(settings: &RunSettings, cases: &[CaseSpec], fenced: bool, quick: bool) -> String {
-    if settings.verify {
-        return "verify: each case writes its results and they are compared with a CPU reference".into();
-    }
-    if settings.compile_only {
-        return "compile only: each case's pipeline is built and the driver's statistics of it shown; \
-                nothing runs"
-            .into();
-    }
-    let timer = match (fenced, settings.fence_timing) {
-        (false, _) => "",
-        (true, true) => "\ntimer: CPU fences (--fence-timing): each time is the CPU's, from just before a submission to its fence's wait returning; measurements aim at 50 ms at least, so the fence costs under 1%",
-        (true, false) => "\ntimer: CPU fences: this queue has no GPU timestamps, so each time is the CPU's, from just before a submission to its fence's wait returning; measurements aim at 50 ms at least, so the fence costs under 1%",
-    };
-    let mut notes: Vec<(String, &str)> = Vec::new();
-    for family in registry::families() {
-        let (Some(note), true) = (family.ratio_note, cases.iter().any(|c| c.family == family.name)) else {
-            continue;
-        };
-        match notes.iter_mut().find(|(_, n)| *n == note) {
-            Some((names, _)) => names.push_str(&format!(", {}", family.name)),
-            None => notes.push((family.name.to_owned(), note)),
-        }
-    }
-    let notes: Vec<String> = notes.iter().map(|(names, note)| format!("{names}: {note}")).collect();
-    let mut text = format!(
-        "target {} ms per measurement ({DISPATCHES} dispatches between two timestamps), {} samples after warm-up",
-        settings.target_ms, settings.samples
-    );
-    if quick {
-        text.push_str(&format!("; --quick: each family's headline cases, {} in all", cases.len()));
-    }
-    if !notes.is_empty() {
-        text.push_str(&format!(
-            "\nratio lines: ms for 2^32 of the first unit (loads, invocations), then the rate over the case's \
-             baseline, above 1 = faster ({})",
-            notes.join("; ")
-        ));
-    }
-    text.push_str(timer);
-    text
 }

@@ -2,18 +2,17 @@
 //! lines and the progress bar out. Each case becomes its results record and its text line here,
 //! in list order with its ratio ([`Assembler`]), whichever process measured it.
 
-use std::collections::BTreeMap;
-
 use super::progress::Progress;
 use crate::analysis::trust::Trust;
 use crate::analysis::twins;
 use crate::error::{Error, ExitCode, Result};
 use crate::registry::CaseSpec;
-use crate::report::columns::{self, Known, Layouts};
+use crate::report::columns::Layouts;
 use crate::report::text;
-use crate::results::model::CaseResult;
+use crate::results::family::FamilyFacts;
+use crate::results::model::{self, CaseResult, NotRun, Run};
 use crate::runner::assemble::{Assembler, Finished};
-use crate::runner::message::{Message, Ready};
+use crate::runner::message::Message;
 
 /// What the messages of a run have given so far.
 pub struct Collector<'c> {
@@ -22,38 +21,42 @@ pub struct Collector<'c> {
     /// How lines are printed as they come (text to stdout): the columns of `layouts`, or with
     /// `Some(true)` each case's full line; `None` when they are not.
     stream: Option<bool>,
-    /// The default line's columns per family, decided by `line_widths` and the device row (when
-    /// it is ready).
+    /// The default line's columns per family, decided by the selected cases and the device row
+    /// (when it is ready).
     layouts: Layouts,
-    /// Per family of the cases, its widest name and whether its lines lead with the original's
-    /// time and ratio ([`columns::widths`]): what the results file keeps for `perftest show`.
-    pub line_widths: BTreeMap<String, (usize, bool)>,
+    /// The run as far as it has come: made when the first worker says it is ready (a fresh
+    /// worker after a crash says the same), with every selected case in `not_run` and the
+    /// records, in list order, in `cases`.
+    pub run: Option<Run>,
+    /// What the run is before the device is ready: its date, settings and families.
+    template: Option<Template>,
     progress: Progress,
-    /// The first worker's header facts (a fresh worker after a crash says the same).
-    pub ready: Option<Ready>,
-    /// The records, in list order.
-    pub records: Vec<CaseResult>,
     /// What the validation layer said, each with the case it came in.
     pub validation: Vec<String>,
     /// The first error writing a line to stdout.
     pub write_error: Option<std::io::Error>,
 }
 
+/// What a run's record is before the device is ready.
+pub struct Template {
+    /// When it started (RFC 3339, UTC).
+    pub date: String,
+    /// The options that shaped the numbers.
+    pub settings: model::Settings,
+}
+
 impl<'c> Collector<'c> {
-    /// A collector for `cases` (in list order), judging rates with `trust`; with `stream`, lines
-    /// are printed as they come (`Some(verbose)`).
-    pub fn new(cases: &'c [CaseSpec], trust: Trust, stream: Option<bool>) -> Self {
+    /// A collector for `cases` (in list order) of a run that starts as `template`, judging rates
+    /// with `trust`; with `stream`, lines are printed as they come (`Some(verbose)`).
+    pub fn new(cases: &'c [CaseSpec], template: Template, trust: Trust, stream: Option<bool>) -> Self {
         Collector {
             assembler: Assembler::new(cases),
             trust,
             stream,
             layouts: Layouts::default(),
-            line_widths: columns::widths(
-                cases.iter().map(|c| (c.family, c.name.as_str(), c.baseline.is_some())),
-            ),
+            run: None,
+            template: Some(template),
             progress: Progress::new(cases.len()),
-            ready: None,
-            records: Vec::new(),
             validation: Vec::new(),
             write_error: None,
         }
@@ -62,16 +65,40 @@ impl<'c> Collector<'c> {
     /// Takes one message; a worker's fatal error comes back as the error it was.
     pub fn take(&mut self, message: Message) -> Result<()> {
         match message {
-            Message::Ready(ready) if self.ready.is_none() => {
-                let mut device = ready.device.clone();
-                device.clock = Some(ready.clock.clone());
-                self.layouts = Layouts::of_widths(&self.line_widths, Known::of(&device));
-                match self.stream {
-                    Some(true) => super::progress::write_line(&ready.header)?,
-                    Some(false) => super::progress::write_line(&columns::header(&ready.header))?,
-                    None => {}
+            Message::Ready(ready) if self.run.is_none() => {
+                let Some(Template { date, settings }) = self.template.take() else { return Ok(()) };
+                let cases = self.assembler.cases();
+                let run = Run {
+                    format_version: model::FORMAT_VERSION,
+                    perftest_version: env!("CARGO_PKG_VERSION").to_owned(),
+                    date,
+                    settings,
+                    device: ready.device,
+                    facts: Some(ready.facts),
+                    header: String::new(),
+                    families: FamilyFacts::of_names(cases.iter().map(|c| c.family)),
+                    interrupted: false,
+                    ending: model::Ending::default(),
+                    clock_median_mhz: None,
+                    warm_up: ready.warm_up,
+                    levels: Vec::new(),
+                    workers: None,
+                    not_run: cases
+                        .iter()
+                        .map(|c| NotRun {
+                            family: c.family.to_owned(),
+                            name: c.name.clone(),
+                            original_time: c.baseline.is_some(),
+                        })
+                        .collect(),
+                    legacy_line_widths: Default::default(),
+                    cases: Vec::new(),
+                };
+                self.layouts = Layouts::of_run(&run);
+                if let Some(verbose) = self.stream {
+                    super::progress::write_line(&text::header(&run, verbose))?;
                 }
-                self.ready = Some(*ready);
+                self.run = Some(run);
             }
             Message::Ready(_) => {}
             Message::Start { case } => self.progress.start(&case),
@@ -102,10 +129,12 @@ impl<'c> Collector<'c> {
     /// Makes the record of a case now in place, and prints its line (rendered from the record
     /// alone, as `perftest show` renders it).
     fn add(&mut self, done: Finished<'_>) {
-        let Finished { case, outcome, baseline, notes, shader } = done;
+        let Finished { case, record: sent, baseline } = done;
+        let (outcome, notes) = (&sent.outcome, &sent.notes);
         let mut record = CaseResult::new(case, outcome, &self.trust, baseline);
-        record.shader_stats = shader.map(<[String]>::to_vec).unwrap_or_default();
-        let twin = case.twin.as_ref().and_then(|twin| self.records.iter().find(|r| r.name == *twin));
+        record.shader_stats = sent.shader.clone().unwrap_or_default();
+        let done = self.run.as_ref().map_or(&[][..], |run| &run.cases[..]);
+        let twin = case.twin.as_ref().and_then(|twin| done.iter().find(|r| r.name == *twin));
         record.compiled = twin.and_then(|t| twins::compiled(&t.name, &t.shader_stats, &record.shader_stats));
         let compiled = record.compiled.iter().map(|c| format!("compiled: {c}"));
         record.notes = notes.iter().cloned().chain(text::retry_note(outcome)).chain(compiled).collect();
@@ -122,6 +151,9 @@ impl<'c> Collector<'c> {
                 }
             }
         }
-        self.records.push(record);
+        if let Some(run) = self.run.as_mut() {
+            run.not_run.retain(|n| n.name != record.name);
+            run.cases.push(record);
+        }
     }
 }

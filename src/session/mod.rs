@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, SystemTime};
 
-use self::collect::Collector;
+use self::collect::{Collector, Template};
 use self::progress::write_line;
 use self::supervise::supervise;
 use crate::analysis::trust::Trust;
@@ -150,25 +150,7 @@ fn benchmark_row(session: &Session, index: Option<usize>, paths: Paths<'_>) -> R
     };
     // Text goes to stdout line by line; every other destination gets one document at the end.
     let stream = session.format == report::Format::Text && output.is_none();
-    let mut collector = Collector::new(&selected, Trust::of(&info), stream.then_some(session.verbose));
-    let ran = if session.in_process {
-        work(request, &job, &mut |message| collector.take(message)).map(|()| None)
-    } else {
-        supervise(&session.worker_args, &job, session.watchdog, &mut |message| collector.take(message))
-            .map(Some)
-    };
-    collector.finish();
-    // Nothing ran: the error is all there is to say (no device, a shader that does not compile).
-    let Some(ready) = collector.ready.take() else {
-        return Err(ran.err().unwrap_or(Error::Worker { detail: "ended before opening the device".into() }));
-    };
-    // How the run ended, decided before anything is written, so every format can say it.
-    let mut device = ready.device;
-    device.clock = Some(ready.clock);
-    let header = ready.header;
-    let mut run = model::Run {
-        format_version: model::FORMAT_VERSION,
-        perftest_version: env!("CARGO_PKG_VERSION").to_owned(),
+    let template = Template {
         date,
         settings: model::Settings {
             target_ms: settings.target_ms,
@@ -182,17 +164,21 @@ fn benchmark_row(session: &Session, index: Option<usize>, paths: Paths<'_>) -> R
             axes: request.axes.iter().map(|a| format!("{}.{}={}", a.family, a.axis, a.text)).collect(),
             branch_iterations: None,
         },
-        device,
-        header,
-        interrupted: false,
-        ending: model::Ending::default(),
-        clock_median_mhz: None,
-        warm_up: ready.warm_up,
-        levels: Vec::new(),
-        workers: ran.as_ref().ok().copied().flatten(),
-        line_widths: std::mem::take(&mut collector.line_widths),
-        cases: std::mem::take(&mut collector.records),
     };
+    let mut collector =
+        Collector::new(&selected, template, Trust::of(&info), stream.then_some(session.verbose));
+    let ran = if session.in_process {
+        work(request, &job, &mut |message| collector.take(message)).map(|()| None)
+    } else {
+        supervise(&session.worker_args, &job, session.watchdog, &mut |message| collector.take(message))
+            .map(Some)
+    };
+    collector.finish();
+    // Nothing ran: the error is all there is to say (no device, a shader that does not compile).
+    let Some(mut run) = collector.run.take() else {
+        return Err(ran.err().unwrap_or(Error::Worker { detail: "ended before opening the device".into() }));
+    };
+    run.workers = ran.as_ref().ok().copied().flatten();
     run.flag_throttled();
     run.flag_baselines();
     run.levels = crate::analysis::levels::of_run(&run);

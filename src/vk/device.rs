@@ -302,7 +302,6 @@ pub fn describe(
         }),
         integer_dot_accelerated: integer_dot_accelerated(instance, physical, &offered),
         host_link: host_link(instance, physical, &offered, p.device_type),
-        timestamp_steps: None,
     };
     (info, caps)
 }

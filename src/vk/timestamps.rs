@@ -2,6 +2,7 @@
 //!
 //! Why it is built so: docs/design/timing.md.
 
+use crate::caps::Steps;
 use ash::vk;
 
 use super::context::Context;
@@ -68,33 +69,6 @@ impl<'ctx> TimestampPool<'ctx> {
     }
 }
 
-/// Timestamps written back to back: how far apart they read.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Steps {
-    /// The smallest non-zero difference between two consecutive ones, ns.
-    pub min_ns: f64,
-    /// The median difference, ns.
-    pub median_ns: f64,
-    /// Consecutive pairs that read the same value.
-    pub equal: usize,
-    /// Consecutive pairs.
-    pub pairs: usize,
-}
-
-impl Steps {
-    /// `back to back 32.00 ns apart at the least, 64.00 ns median (63 pairs, 0 equal)`.
-    pub fn describe(&self) -> String {
-        let text = crate::format::ns_text;
-        format!(
-            "back to back {} apart at the least, {} median ({} pairs, {} equal)",
-            text(self.min_ns),
-            text(self.median_ns),
-            self.pairs,
-            self.equal
-        )
-    }
-}
-
 /// How many timestamps [`steps`] writes.
 const STEP_QUERIES: u32 = 64;
 
@@ -133,15 +107,6 @@ impl Drop for TimestampPool<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn steps_read_in_the_unit_that_fits() {
-        let steps = Steps { min_ns: 32.0, median_ns: 22_503.0, equal: 1, pairs: 63 };
-        assert_eq!(
-            steps.describe(),
-            "back to back 32.00 ns apart at the least, 22.50 µs median (63 pairs, 1 equal)"
-        );
-    }
 
     #[test]
     fn converts_ticks_with_the_period() {

@@ -102,6 +102,8 @@ fn a_quick_run_claims_no_more_than_its_few_pairs_show() {
 fn every_listed_case() -> Run {
     let mut run = crate::results::model::tests::sample_run();
     let template = run.cases[0].clone();
+    let names: Vec<&str> = crate::registry::families().iter().map(|f| f.name).collect();
+    run.families = crate::results::family::FamilyFacts::of_names(names);
     run.cases = crate::registry::expand(&[], None)
         .iter()
         .enumerate()
@@ -117,7 +119,10 @@ fn every_listed_case() -> Run {
             let rates: Vec<Amount> = spec
                 .work
                 .iter()
-                .map(|w| Amount { value: base * w.per_invocation, unit: w.unit.rate_name().to_owned() })
+                .map(|w| Amount {
+                    value: base * w.per_invocation,
+                    unit: crate::results::measure::Measure::PerSecond(w.unit),
+                })
                 .collect();
             CaseResult {
                 name: spec.name.clone(),

@@ -8,7 +8,8 @@ use plotters::prelude::*;
 use super::{fail, font, value, Metric, Panel, LEGEND_ROWS, LOG_OCTAVES};
 use crate::analysis::levels::LATENCY;
 use crate::format::{printable, si};
-use crate::registry::{self, AxisUnit, Unit};
+use crate::registry::Unit;
+use crate::results::family::FamilyFacts;
 use crate::results::model::{Amount, CaseResult};
 
 /// How a run's lines look in the line panels.
@@ -30,6 +31,7 @@ pub(super) fn lines(
     panel: &Panel<'_>,
     axis: &str,
     runs: usize,
+    families: &[FamilyFacts],
 ) -> Result<(), String> {
     let mut variants: Vec<String> = Vec::new();
     let mut series: Vec<Line> = Vec::new();
@@ -56,7 +58,7 @@ pub(super) fn lines(
             };
             let Some(v) = v else { continue };
             if unit.is_empty() {
-                unit = rate.map(|a| a.unit).unwrap_or_default();
+                unit = rate.map(|a| a.unit.to_string()).unwrap_or_default();
             }
             let variant = match variants.iter().position(|v| *v == case.variant) {
                 Some(i) => i,
@@ -99,7 +101,7 @@ pub(super) fn lines(
         Metric::Ratio => "ratio to the baseline".to_owned(),
     };
     let family = panel.rows.first().map(|m| m.any().family.as_str()).unwrap_or_default();
-    let x_label = axis_label(family, axis);
+    let x_label = axis_label(families, family, axis);
     let lower_is_faster = if unit == LATENCY { ", lower is faster" } else { "" };
     let caption = format!("{} (x: {x_label}{lower_is_faster})", panel.group);
     let x_range = (x_min, x_max.max(x_min + 1.0));
@@ -138,14 +140,14 @@ pub(super) fn lines(
     }
 }
 
-/// The x label of `family`'s axis `axis`: its name and what it counts, as the registry declares
-/// it (`n (iterations)` for the branch family, `n (rows)` for GEMM); just the name for a bytes
-/// axis or one the registry does not know (a results file from another version).
-fn axis_label(family: &str, axis: &str) -> String {
-    let declared = registry::families().into_iter().find(|f| f.name == family);
-    match declared.and_then(|f| f.axes.iter().find(|a| a.name == axis)).map(|a| a.unit) {
-        Some(AxisUnit::Count(what)) => format!("{axis} ({what})"),
-        _ => axis.to_owned(),
+/// The x label of `family`'s axis `axis`: its name and what it counts, as the run's `families`
+/// declare it (`n (iterations)` for the branch family, `n (rows)` for GEMM); just the name for a
+/// bytes axis or one they do not name.
+fn axis_label(families: &[FamilyFacts], family: &str, axis: &str) -> String {
+    let declared = families.iter().find(|f| f.name == family);
+    match declared.and_then(|f| f.axes.iter().find(|a| a.name == axis)).and_then(|a| a.counts.as_deref()) {
+        Some(what) => format!("{axis} ({what})"),
+        None => axis.to_owned(),
     }
 }
 
@@ -227,8 +229,9 @@ mod tests {
     fn axis_labels_are_the_familys_own() {
         // GEMM's n counts rows; a family this version does not know (a results file from
         // another) gets the bare name.
-        assert_eq!(axis_label("gemm", "n"), "n (rows)");
-        assert_eq!(axis_label("no such family", "n"), "n");
+        let families = FamilyFacts::of_names(["gemm"]);
+        assert_eq!(axis_label(&families, "gemm", "n"), "n (rows)");
+        assert_eq!(axis_label(&families, "no such family", "n"), "n");
     }
 
     #[test]

@@ -1,0 +1,367 @@
+//! The header a run prints before its cases, rendered from the record's facts for a live run and
+//! `perftest show` alike; a format-6 file's header as it was printed; an older file's device row.
+
+use crate::analysis::trust::per_clock_unit;
+use crate::format::{ns_text, sig4};
+use crate::report::columns::{fit, WIDTH};
+use crate::results::header::{Facts, MatrixShape, Pipelines, Timer};
+use crate::results::model::Run;
+
+/// The header of `run`: each line fitting [`WIDTH`] columns with the long lists (the
+/// cooperative-matrix shapes) left to `verbose`, or with `verbose`, whole.
+pub fn header(run: &Run, verbose: bool) -> String {
+    let text = match &run.facts {
+        Some(facts) => of_facts(run, facts, verbose),
+        None if !run.header.is_empty() => match verbose {
+            true => run.header.clone(),
+            false => shorten_printed(&run.header),
+        },
+        None => of_device_row(run),
+    };
+    match verbose {
+        true => text,
+        false => match text.strip_suffix('\n') {
+            Some(body) => fit(body) + "\n",
+            None => fit(&text),
+        },
+    }
+}
+
+/// The header of a run that kept its facts.
+fn of_facts(run: &Run, facts: &Facts, verbose: bool) -> String {
+    let d = &run.device;
+    let steps = match (&facts.timestamp_steps, &facts.timestamp_steps_error) {
+        (Some(s), _) => format!(
+            "; back to back {} apart at the least, {} median ({} pairs, {} equal)",
+            ns_text(s.min_ns),
+            ns_text(s.median_ns),
+            s.pairs,
+            s.equal
+        ),
+        (None, Some(error)) => format!("; steps not measured ({error})"),
+        (None, None) => String::new(),
+    };
+    let units = match (d.compute_units, &d.compute_unit, &facts.compute_units_source) {
+        (Some(count), Some(name), Some(source)) => format!("{count} {name} ({source})"),
+        _ => "unknown: the driver reports no compute-unit count (VK_NV_shader_sm_builtins, \
+              VK_AMD_shader_core_properties, VK_ARM_shader_core_builtins), so rates per compute unit \
+              are unknown"
+            .into(),
+    };
+    let peaks = match &d.architecture {
+        Some(arch) if !facts.peaks.is_empty() => {
+            let unit = d.compute_unit.as_deref().unwrap_or("compute unit");
+            let list: Vec<String> = facts
+                .peaks
+                .iter()
+                .map(|p| format!("{} {} {}", p.ceiling, sig4(p.per_clock), per_clock_unit(p.unit, unit)))
+                .collect();
+            format!("{arch}: {}", list.join(", "))
+        }
+        _ => format!(
+            "unknown for vendor 0x{:04x} device 0x{:04x}, so no % of peak (src/caps/peaks.rs lists the \
+             known architectures)",
+            d.vendor_id, d.device_id
+        ),
+    };
+    let link = match (&facts.host_link, &facts.host_link_unknown) {
+        (Some(link), _) => link.describe(),
+        (None, why) => why.clone().unwrap_or_default(),
+    };
+    let pipelines = match facts.pipelines {
+        Pipelines::Lazy => "each case's built just before it runs: a worker died building them all at once \
+                            (a driver crash), and this way a crash costs one case"
+            .to_owned(),
+        Pipelines::Built { pipelines, cases, seconds, threads } => {
+            format!(
+                "{pipelines} for {cases} cases compiled and created in {seconds:.2} s on {threads} threads"
+            )
+        }
+    };
+    let mut text = format!(
+        "perftest {} (git {})\n\
+         compiler:   {}\n\
+         device:     {}\n\
+         type:       {} (vendor 0x{:04x}, device 0x{:04x})\n\
+         driver:     {} (Vulkan {})\n\
+         queue:      family {}, subgroup size {}\n\
+         timestamps: {} ns per tick, {} valid bits{steps}\n\
+         clock:      {}\n\
+         units:      {units}\n\
+         peaks:      {peaks}\n\
+         link:       {link}\n\
+         pipelines:  {pipelines}\n",
+        run.perftest_version,
+        facts.git_commit,
+        facts.compiler,
+        d.name,
+        d.kind,
+        d.vendor_id,
+        d.device_id,
+        d.driver,
+        d.vulkan_version,
+        d.queue_family,
+        d.subgroup_size,
+        d.timestamp_period_ns,
+        facts.timestamp_valid_bits,
+        d.clock.as_deref().unwrap_or("unknown"),
+    );
+    if let Some(profile) = &d.simulating {
+        text.push_str(&format!(
+            "simulating: {profile} (limits, features, format uses and timestamp bits clamped to it; the \
+             subgroup size is this device's)\n"
+        ));
+    }
+    if let Some(warm_up) = &run.warm_up {
+        text.push_str(&format!("warm-up:    {}\n", warm_up.text()));
+    }
+    text.push_str(&format!("settings:   {}\n", settings(run, facts)));
+    if !facts.cooperative_matrix.is_empty() {
+        let list: Vec<String> = facts.cooperative_matrix.iter().map(shape).collect();
+        let line = format!("{} shapes advertised (VK_KHR_cooperative_matrix)", list.len());
+        text.push_str(&format!("coopmat:    {}\n", listed(&line, &list, ", ", verbose)));
+    }
+    if !facts.cooperative_matrix_flexible.is_empty() {
+        let list: Vec<String> = facts.cooperative_matrix_flexible.iter().map(flexible).collect();
+        let line = format!("{} flexible shapes advertised (VK_NV_cooperative_matrix2)", list.len());
+        let mut line = listed(&line, &list, "; ", true);
+        if let Some(limits) = facts.cooperative_matrix2_limits {
+            line.push_str(&format!(
+                "; at most {} rows or columns, {} invocations at workgroup scope, {} bytes of shared memory \
+                 reserved",
+                limits.dimension, limits.invocations, limits.shared_bytes
+            ));
+        }
+        text.push_str(&format!("coopmat2:   {}\n", short(&line, verbose)));
+    }
+    if let Some(features) = &facts.bfloat16 {
+        let list = if features.is_empty() { "none".to_owned() } else { features.join(", ") };
+        text.push_str(&format!("bfloat16:   {list} (VK_KHR_shader_bfloat16)\n"));
+    }
+    if let Some(dot) = facts.integer_dot_accelerated {
+        let says = |on: bool| if on { "accelerated" } else { "not accelerated" };
+        text.push_str(&format!(
+            "int dot:    packed 4x8-bit dot products: signed {}, unsigned {} (VK_KHR_shader_integer_dot_product)\n",
+            says(dot.signed),
+            says(dot.unsigned)
+        ));
+    }
+    text
+}
+
+/// `count advertised (extension): a, b, ...`; left to `--verbose` (`...; --verbose lists them`)
+/// where the whole line would not fit [`WIDTH`] columns.
+fn listed(count: &str, list: &[String], separator: &str, verbose: bool) -> String {
+    short(&format!("{count}: {}", list.join(separator)), verbose)
+}
+
+/// A line of a list, or where it is too long and not `verbose`, its count and extension and a
+/// pointer to `--verbose`.
+fn short(line: &str, verbose: bool) -> String {
+    // The label (`coopmat:    `) is 12 columns.
+    if verbose || line.chars().count() + 12 <= WIDTH {
+        return line.to_owned();
+    }
+    match line.split_once(" advertised (") {
+        Some((count, rest)) => {
+            let extension = rest.split_once(')').map_or(rest, |(name, _)| name);
+            format!("{count} advertised ({extension}); --verbose lists them")
+        }
+        None => line.to_owned(),
+    }
+}
+
+/// `16x16x16 FLOAT16*FLOAT16+FLOAT32 SUBGROUP` (`->R` where the result type differs).
+fn shape(s: &MatrixShape) -> String {
+    let sat = if s.saturating { " saturating" } else { "" };
+    format!("{}x{}x{} {} {}{sat}", s.m, s.n, s.k, types(s), s.scope)
+}
+
+/// `FLOAT16*FLOAT16+FLOAT32 WORKGROUP in multiples of 16x16x16, 256 invocations`.
+fn flexible(s: &MatrixShape) -> String {
+    let sat = if s.saturating { " saturating" } else { "" };
+    let size = s.invocations.map_or_else(String::new, |n| format!(", {n} invocations"));
+    format!("{} {}{sat} in multiples of {}x{}x{}{size}", types(s), s.scope, s.m, s.n, s.k)
+}
+
+/// `A*B+C`, with `->R` where the result type differs.
+fn types(s: &MatrixShape) -> String {
+    let [a, b, c, result] = &s.types;
+    let result = if result == c { String::new() } else { format!("->{result}") };
+    format!("{a}*{b}+{c}{result}")
+}
+
+/// The `settings:` text: how cases are timed (or verified), whether `--quick` chose them, and
+/// what ratios are against.
+fn settings(run: &Run, facts: &Facts) -> String {
+    let s = &run.settings;
+    if s.verify {
+        return "verify: each case writes its results and they are compared with a CPU reference".into();
+    }
+    if s.compile_only {
+        return "compile only: each case's pipeline is built and the driver's statistics of it shown; \
+                nothing runs"
+            .into();
+    }
+    let timer = match facts.timer {
+        Timer::Timestamps => "",
+        Timer::FencesAsked => "\ntimer: CPU fences (--fence-timing): each time is the CPU's, from just before a submission to its fence's wait returning; measurements aim at 50 ms at least, so the fence costs under 1%",
+        Timer::FencesNoTimestamps => "\ntimer: CPU fences: this queue has no GPU timestamps, so each time is the CPU's, from just before a submission to its fence's wait returning; measurements aim at 50 ms at least, so the fence costs under 1%",
+    };
+    let mut notes: Vec<(String, &str)> = Vec::new();
+    for family in &run.families {
+        let Some(note) = family.ratio_note.as_deref() else { continue };
+        match notes.iter_mut().find(|(_, n)| *n == note) {
+            Some((names, _)) => names.push_str(&format!(", {}", family.name)),
+            None => notes.push((family.name.clone(), note)),
+        }
+    }
+    let notes: Vec<String> = notes.iter().map(|(names, note)| format!("{names}: {note}")).collect();
+    let mut text = format!(
+        "target {} ms per measurement ({} dispatches between two timestamps), {} samples after warm-up",
+        s.target_ms, facts.dispatches, s.samples
+    );
+    if s.quick {
+        let planned = run.cases.len() + run.not_run.len();
+        text.push_str(&format!("; --quick: each family's headline cases, {planned} in all"));
+    }
+    if !notes.is_empty() {
+        text.push_str(&format!(
+            "\nratio lines: ms for 2^32 of the first unit (loads, invocations), then the rate over the case's \
+             baseline, above 1 = faster ({})",
+            notes.join("; ")
+        ));
+    }
+    text.push_str(timer);
+    text
+}
+
+/// A format-6 header as it was printed, with its long shape lists left to `--verbose`.
+fn shorten_printed(header: &str) -> String {
+    let lines: Vec<String> = header
+        .lines()
+        .map(|line| match line.split_once(" advertised (") {
+            Some((count, rest)) if line.chars().count() > WIDTH => {
+                let extension = rest.split_once(')').map_or(rest, |(name, _)| name);
+                format!("{count} advertised ({extension}); --verbose lists them")
+            }
+            _ => line.to_owned(),
+        })
+        .collect();
+    lines.join("\n") + if header.ends_with('\n') { "\n" } else { "" }
+}
+
+/// The header of a file older than format 6, which did not keep it: the device row's facts.
+fn of_device_row(run: &Run) -> String {
+    let d = &run.device;
+    format!(
+        "perftest {} (a format {} file, which did not keep the header; the device row:)\n\
+         device:     {}\n\
+         type:       {} (vendor 0x{:04x}, device 0x{:04x})\n\
+         driver:     {} (Vulkan {})\n\
+         queue:      family {}, subgroup size {}\n\
+         timestamps: {} ns per tick\n\
+         clock:      {}\n",
+        run.perftest_version,
+        run.format_version,
+        d.name,
+        d.kind,
+        d.vendor_id,
+        d.device_id,
+        d.driver,
+        d.vulkan_version,
+        d.queue_family,
+        d.subgroup_size,
+        d.timestamp_period_ns,
+        d.clock.as_deref().unwrap_or("unknown"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::caps::Steps;
+    use crate::results::header::ArchitecturePeak;
+
+    /// The sample run with facts of an H100 that advertises `shapes` shapes.
+    fn h100(shapes: usize) -> Run {
+        let mut run = crate::results::model::tests::sample_run();
+        let arch = crate::caps::peaks::architecture(0x10de, 0x2330).unwrap();
+        let unit = |c| match c {
+            crate::caps::Ceiling::L1Bytes => crate::registry::Unit::Byte,
+            crate::caps::Ceiling::Int32Mad => crate::registry::Unit::IntOp,
+            _ => crate::registry::Unit::Flop,
+        };
+        let shape = MatrixShape {
+            m: 16,
+            n: 16,
+            k: 16,
+            types: ["FLOAT16", "FLOAT16", "FLOAT16", "FLOAT16"].map(str::to_owned),
+            scope: "SUBGROUP".into(),
+            saturating: false,
+            invocations: None,
+        };
+        run.facts = Some(Facts {
+            git_commit: "0123456789ab".into(),
+            compute_units_source: Some("VK_NV_shader_sm_builtins".into()),
+            peaks: arch
+                .peaks
+                .iter()
+                .map(|&(c, per_clock)| ArchitecturePeak {
+                    ceiling: c.name().into(),
+                    per_clock,
+                    unit: unit(c),
+                })
+                .collect(),
+            timestamp_steps: Some(Steps { min_ns: 32.0, median_ns: 22_503.0, equal: 1, pairs: 63 }),
+            host_link_unknown: Some("none: an integrated device".into()),
+            cooperative_matrix: vec![shape; shapes],
+            ..Facts::default()
+        });
+        run.header.clear();
+        run
+    }
+
+    #[test]
+    fn the_hopper_header_lists_units_peaks_and_timer_steps() {
+        let text = header(&h100(1), true);
+        let line = |label: &str| text.lines().find(|l| l.starts_with(label)).unwrap_or_default().to_owned();
+        assert_eq!(line("units:"), "units:      132 SM (VK_NV_shader_sm_builtins)");
+        let peaks = line("peaks:");
+        assert!(
+            peaks.starts_with("peaks:      NVIDIA Hopper (GH100): fp32 FMA 256.0 FLOP/clk/SM, "),
+            "{peaks}"
+        );
+        assert!(peaks.contains("int32 multiply-add 128.0 IOP/clk/SM, L1 128.0 B/clk/SM"), "{peaks}");
+        assert!(
+            line("timestamps:")
+                .ends_with("; back to back 32.00 ns apart at the least, 22.50 µs median (63 pairs, 1 equal)"),
+            "{text}"
+        );
+        assert_eq!(line("coopmat:"), "coopmat:    1 shapes advertised (VK_KHR_cooperative_matrix): 16x16x16 FLOAT16*FLOAT16+FLOAT16 SUBGROUP");
+        assert_eq!(line("link:"), "link:       none: an integrated device");
+    }
+
+    #[test]
+    fn an_unknown_architecture_says_so() {
+        let mut run = h100(0);
+        (run.device.vendor_id, run.device.architecture) = (0x10005, None);
+        run.facts.as_mut().unwrap().peaks.clear();
+        let text = header(&run, false);
+        assert!(text.contains("peaks:      unknown for vendor 0x10005"), "{text}");
+    }
+
+    #[test]
+    fn a_long_shape_list_is_left_to_verbose_in_facts_and_printed_headers_alike() {
+        let run = h100(6);
+        let short = "coopmat:    6 shapes advertised (VK_KHR_cooperative_matrix); --verbose lists them";
+        assert!(header(&run, false).lines().any(|l| l == short), "{}", header(&run, false));
+        assert!(header(&run, true).contains("SUBGROUP, 16x16x16"));
+        let mut six = crate::results::model::tests::sample_run();
+        let list = "16x16x16 FLOAT16*FLOAT16+FLOAT16 SUBGROUP, ".repeat(6);
+        six.header =
+            format!("device:     X\ncoopmat:    6 shapes advertised (VK_KHR_cooperative_matrix): {list}\n");
+        assert_eq!(header(&six, false), format!("device:     X\n{short}\n"));
+        assert_eq!(header(&six, true), six.header);
+    }
+}

@@ -1,0 +1,113 @@
+//! What an [`Amount`](super::model::Amount) counts, typed: a total of a work unit (`loads`), its
+//! rate (`loads/s`), or its rate per clock per compute unit (`loads/clk/SM`). Files hold the text
+//! (every format has), which reads back as the same type; a text this perftest does not know (a
+//! newer file's) is kept as written.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::registry::Unit;
+
+/// What an amount counts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "String", into = "String")]
+pub enum Measure {
+    /// A total of the unit (`FLOP`, `loads`).
+    Total(Unit),
+    /// The unit per second (`FLOPS`, `loads/s`).
+    PerSecond(Unit),
+    /// The unit per clock per compute unit (`loads/clk/SM`).
+    PerClock {
+        /// The work unit.
+        unit: Unit,
+        /// What a compute unit is called (`SM`, `CU`).
+        compute_unit: String,
+    },
+    /// A unit this perftest does not know, as written.
+    Other(String),
+}
+
+impl Measure {
+    /// The work unit it counts, whatever it is per (`None`: one this perftest does not know).
+    pub fn unit(&self) -> Option<Unit> {
+        match self {
+            Measure::Total(unit) | Measure::PerSecond(unit) | Measure::PerClock { unit, .. } => Some(*unit),
+            Measure::Other(_) => None,
+        }
+    }
+
+    /// The text's measure, if it is one this perftest writes.
+    fn parse(text: &str) -> Option<Measure> {
+        let amount = |name: &str| Unit::ALL.into_iter().find(|u| u.amount_name() == name);
+        let measure = if let Some(unit) = Unit::of_rate_name(text) {
+            Measure::PerSecond(unit)
+        } else if let Some(unit) = amount(text) {
+            Measure::Total(unit)
+        } else {
+            let (name, compute_unit) = text.split_once("/clk/")?;
+            Measure::PerClock { unit: amount(name)?, compute_unit: compute_unit.to_owned() }
+        };
+        // Only a text that the measure writes again is taken as it.
+        (measure.to_string() == text).then_some(measure)
+    }
+}
+
+impl fmt::Display for Measure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Measure::Total(unit) => f.write_str(unit.amount_name()),
+            Measure::PerSecond(unit) => f.write_str(unit.rate_name()),
+            Measure::PerClock { unit, compute_unit } => {
+                write!(f, "{}/clk/{compute_unit}", unit.amount_name())
+            }
+            Measure::Other(text) => f.write_str(text),
+        }
+    }
+}
+
+impl From<String> for Measure {
+    fn from(text: String) -> Self {
+        Measure::parse(&text).unwrap_or(Measure::Other(text))
+    }
+}
+
+impl From<&str> for Measure {
+    fn from(text: &str) -> Self {
+        Measure::from(text.to_owned())
+    }
+}
+
+impl From<Measure> for String {
+    fn from(measure: Measure) -> Self {
+        measure.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_unit_reads_back_as_itself_and_others_are_kept() {
+        for unit in Unit::ALL {
+            for measure in [
+                Measure::Total(unit),
+                Measure::PerSecond(unit),
+                Measure::PerClock { unit, compute_unit: "SM".into() },
+            ] {
+                let text = measure.to_string();
+                assert_eq!(Measure::from(text.as_str()), measure, "{text}");
+                assert_eq!(measure.unit(), Some(unit));
+            }
+        }
+        assert_eq!(
+            Measure::from("loads/clk/SM"),
+            Measure::PerClock { unit: Unit::Load, compute_unit: "SM".into() }
+        );
+        assert_eq!(Measure::from("furlongs/fortnight"), Measure::Other("furlongs/fortnight".into()));
+        let json = serde_json::to_string(&Measure::PerSecond(Unit::Byte)).unwrap();
+        assert_eq!(json, "\"B/s\"");
+        assert_eq!(serde_json::from_str::<Measure>(&json).unwrap(), Measure::PerSecond(Unit::Byte));
+    }
+}
