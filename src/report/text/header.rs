@@ -14,7 +14,7 @@ pub fn header(run: &Run, verbose: bool) -> String {
         Some(facts) => of_facts(run, facts, verbose),
         None if !run.header.is_empty() => match verbose {
             true => run.header.clone(),
-            false => shorten_printed(&run.header),
+            false => run.printed_header_short(),
         },
         None => of_device_row(run),
     };
@@ -118,21 +118,21 @@ fn of_facts(run: &Run, facts: &Facts, verbose: bool) -> String {
     text.push_str(&format!("settings:   {}\n", settings(run, facts)));
     if !facts.cooperative_matrix.is_empty() {
         let list: Vec<String> = facts.cooperative_matrix.iter().map(shape).collect();
-        let line = format!("{} shapes advertised (VK_KHR_cooperative_matrix)", list.len());
-        text.push_str(&format!("coopmat:    {}\n", listed(&line, &list, ", ", verbose)));
+        let head = format!("{} shapes advertised (VK_KHR_cooperative_matrix)", list.len());
+        text.push_str(&format!("coopmat:    {}\n", short(&head, &format!(": {}", list.join(", ")), verbose)));
     }
     if !facts.cooperative_matrix_flexible.is_empty() {
         let list: Vec<String> = facts.cooperative_matrix_flexible.iter().map(flexible).collect();
-        let line = format!("{} flexible shapes advertised (VK_NV_cooperative_matrix2)", list.len());
-        let mut line = listed(&line, &list, "; ", true);
+        let head = format!("{} flexible shapes advertised (VK_NV_cooperative_matrix2)", list.len());
+        let mut rest = format!(": {}", list.join("; "));
         if let Some(limits) = facts.cooperative_matrix2_limits {
-            line.push_str(&format!(
+            rest.push_str(&format!(
                 "; at most {} rows or columns, {} invocations at workgroup scope, {} bytes of shared memory \
                  reserved",
                 limits.dimension, limits.invocations, limits.shared_bytes
             ));
         }
-        text.push_str(&format!("coopmat2:   {}\n", short(&line, verbose)));
+        text.push_str(&format!("coopmat2:   {}\n", short(&head, &rest, verbose)));
     }
     if let Some(features) = &facts.bfloat16 {
         let list = if features.is_empty() { "none".to_owned() } else { features.join(", ") };
@@ -149,25 +149,13 @@ fn of_facts(run: &Run, facts: &Facts, verbose: bool) -> String {
     text
 }
 
-/// `count advertised (extension): a, b, ...`; left to `--verbose` (`...; --verbose lists them`)
-/// where the whole line would not fit [`WIDTH`] columns.
-fn listed(count: &str, list: &[String], separator: &str, verbose: bool) -> String {
-    short(&format!("{count}: {}", list.join(separator)), verbose)
-}
-
-/// A line of a list, or where it is too long and not `verbose`, its count and extension and a
-/// pointer to `--verbose`.
-fn short(line: &str, verbose: bool) -> String {
+/// A list's line, `head` (`6 shapes advertised (extension)`) then `rest` (`: a, b, ...`); where
+/// it would not fit [`WIDTH`] columns and not `verbose`, the head and a pointer to `--verbose`.
+fn short(head: &str, rest: &str, verbose: bool) -> String {
     // The label (`coopmat:    `) is 12 columns.
-    if verbose || line.chars().count() + 12 <= WIDTH {
-        return line.to_owned();
-    }
-    match line.split_once(" advertised (") {
-        Some((count, rest)) => {
-            let extension = rest.split_once(')').map_or(rest, |(name, _)| name);
-            format!("{count} advertised ({extension}); --verbose lists them")
-        }
-        None => line.to_owned(),
+    match verbose || 12 + head.chars().count() + rest.chars().count() <= WIDTH {
+        true => format!("{head}{rest}"),
+        false => format!("{head}; --verbose lists them"),
     }
 }
 
@@ -234,21 +222,6 @@ fn settings(run: &Run, facts: &Facts) -> String {
     }
     text.push_str(timer);
     text
-}
-
-/// A format-6 header as it was printed, with its long shape lists left to `--verbose`.
-fn shorten_printed(header: &str) -> String {
-    let lines: Vec<String> = header
-        .lines()
-        .map(|line| match line.split_once(" advertised (") {
-            Some((count, rest)) if line.chars().count() > WIDTH => {
-                let extension = rest.split_once(')').map_or(rest, |(name, _)| name);
-                format!("{count} advertised ({extension}); --verbose lists them")
-            }
-            _ => line.to_owned(),
-        })
-        .collect();
-    lines.join("\n") + if header.ends_with('\n') { "\n" } else { "" }
 }
 
 /// The header of a file older than format 6, which did not keep it: the device row's facts.
