@@ -178,6 +178,7 @@ pub fn request(cli: &Cli) -> Request {
             compile_only: cli.compile_only,
             shader_stats: cli.shader_stats,
             fence_timing: cli.fence_timing,
+            fixed_samples: cli.fixed_samples,
         },
     }
 }

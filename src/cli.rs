@@ -121,6 +121,10 @@ pub struct Cli {
     #[arg(long, conflicts_with = "verify")]
     pub fence_timing: bool,
 
+    /// Take exactly --samples samples per case, never stopping early once they agree.
+    #[arg(long, conflicts_with = "verify")]
+    pub fixed_samples: bool,
+
     /// Run the cases in this process instead of a worker process (for debugging: a crash in the
     /// driver then ends the run, as it does not otherwise).
     #[arg(long)]
@@ -141,8 +145,9 @@ pub struct Cli {
           value_parser = parse_target_ms)]
     pub target_ms: f64,
 
-    /// Timed samples per case after warm-up; the report gives their median, min and spread; env
-    /// PERFTEST_SAMPLES.
+    /// The most timed samples per case after warm-up: a case stops at 3 once its samples agree
+    /// (their mean's standard error under 0.1%), a noisy one takes them all; the report gives
+    /// their median, min and spread; env PERFTEST_SAMPLES.
     #[arg(long, value_name = "N", default_value_t = 10, allow_negative_numbers = true,
           value_parser = clap::value_parser!(u32).range(3..=1000))]
     pub samples: u32,

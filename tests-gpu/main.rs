@@ -100,6 +100,7 @@ fn every_case_verifies_against_its_cpu_reference() {
         compile_only: false,
         shader_stats: true,
         fence_timing: false,
+        fixed_samples: false,
     });
     for (name, outcome) in &results {
         match outcome {
@@ -214,6 +215,7 @@ fn short(target_ms: f64) -> RunSettings {
         compile_only: false,
         shader_stats: false,
         fence_timing: false,
+        fixed_samples: false,
     }
 }
 

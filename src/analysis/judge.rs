@@ -62,6 +62,7 @@ impl CaseResult {
             peak: None,
             flags: Vec::new(),
             notes: Vec::new(),
+            phases: None,
         };
         match outcome {
             Outcome::Skipped(reason) => {

@@ -265,6 +265,7 @@ pub(crate) mod tests {
             retries: Vec::new(),
             gave_up: false,
             fenced: false,
+            phases: Default::default(),
         };
         Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: Counted::Workgroups }
     }

@@ -41,6 +41,10 @@ pub struct Measurement {
     /// timestamps on the queue, or `--fence-timing`) rather than GPU timestamps.
     #[serde(default)]
     pub fenced: bool,
+    /// Where this try's wall time went: scaling, warm-up, samples (and, for the try kept, the
+    /// re-warms and the tries before it).
+    #[serde(default)]
+    pub phases: Box<super::phases::Phases>,
 }
 
 impl Measurement {

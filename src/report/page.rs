@@ -16,6 +16,7 @@ use crate::format::ratio_text;
 use crate::format::sig4;
 use crate::results::model::{CaseResult, Run, Status};
 
+mod costs;
 mod render;
 use crate::error::{Error, Result};
 pub use render::{escape, html, markdown};
@@ -196,6 +197,7 @@ fn run_blocks(label: &str, run: &Run, several: bool, link: &dyn Fn(&str) -> Stri
             blocks: vec![Block::Pre(super::text::header(run, true))],
         });
     }
+    blocks.extend(costs::block(run));
     let found = findings::of(run);
     let heading = if several { format!("Findings on {}", d.name) } else { "Findings".into() };
     blocks.push(Block::Heading { level: 3, text: heading, id: format!("findings-{}", anchor(label)) });

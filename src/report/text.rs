@@ -2,6 +2,7 @@
 
 use crate::format::sig4;
 use crate::record::outcome::{Counted, Outcome, TIME_FOR};
+use crate::record::phases::Phases;
 use crate::results::flag::Flag;
 use crate::results::model::Amount;
 use crate::results::model::{CaseResult, Run, Status};
@@ -24,7 +25,43 @@ pub fn document(run: &Run, verbose: bool) -> String {
 /// What follows the last case's line, before how the run ended: the memory levels, the clock
 /// summary and the flagged baselines.
 pub fn summary(run: &Run) -> String {
-    format!("{}{}{}", levels(&run.levels), clock_summary(run), baselines_summary(run))
+    format!("{}{}{}{}", levels(&run.levels), clock_summary(run), baselines_summary(run), time_summary(run))
+}
+
+/// The line after the clock's that says where the run's wall time went: how much of it the GPU
+/// spent on timed samples, and the cases' phases, largest first (empty for files that did not
+/// keep them): `\ntime: 415 s wall; timed samples kept the GPU busy for 179 s (43%); the cases:
+/// samples 185 s, warm-up 60 s, ...; outside them (device, pipelines, warm-up) 12 s`.
+pub fn time_summary(run: &Run) -> String {
+    let phases: Vec<&Phases> = run.cases.iter().filter_map(|c| c.phases.as_ref()).collect();
+    let (Some(wall), false) = (run.wall_s, phases.is_empty()) else { return String::new() };
+    let sum = Phases::sum(phases);
+    let mut named = sum.named();
+    named.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let list: Vec<String> = named
+        .iter()
+        .filter(|(_, ms)| *ms >= 50.0)
+        .map(|(name, ms)| format!("{name} {}", seconds(ms / 1e3)))
+        .collect();
+    let busy = sum.samples_gpu_ms / 1e3;
+    format!(
+        "\ntime: {} wall; timed samples kept the GPU busy for {} ({:.0}%); the cases: {}; outside them (device, \
+         pipelines, warm-up) {}",
+        seconds(wall),
+        seconds(busy),
+        busy / wall * 100.0,
+        if list.is_empty() { "none over 0.05 s".to_owned() } else { list.join(", ") },
+        seconds((wall - sum.total_ms / 1e3).max(0.0))
+    )
+}
+
+/// Seconds as the time line says them: `415 s`, `12.3 s`, `0.42 s`.
+fn seconds(s: f64) -> String {
+    match s {
+        s if s >= 100.0 => format!("{s:.0} s"),
+        s if s >= 10.0 => format!("{s:.1} s"),
+        s => format!("{s:.2} s"),
+    }
 }
 
 /// The line after the cases: the run's median clock and its range, and which cases ran 5% or

@@ -41,6 +41,9 @@ pub struct Facts {
     pub dispatches: u64,
     /// How the run was timed.
     pub timer: Timer,
+    /// How samples stop early once they agree (null: each case took exactly `samples`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub converging: Option<Converging>,
     /// The cooperative-matrix shapes the device advertises (VK_KHR_cooperative_matrix).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cooperative_matrix: Vec<MatrixShape>,
@@ -101,6 +104,16 @@ pub enum Timer {
     FencesAsked,
     /// CPU fences, because the queue has no timestamps.
     FencesNoTimestamps,
+}
+
+/// How a case's samples stop early: after `least` of them, once their mean's relative standard
+/// error is at most `spread`.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Converging {
+    /// The fewest samples.
+    pub least: usize,
+    /// The relative standard error at which they stop (0.001: 0.1%).
+    pub spread: f64,
 }
 
 /// A cooperative-matrix shape: `m`x`n`x`k` of `a`*`b`+`c` (giving `result`) at `scope`.
@@ -200,6 +213,7 @@ impl Facts {
             pipelines,
             dispatches: 0,
             timer,
+            converging: None,
             cooperative_matrix: info.cooperative_matrix.iter().map(|s| MatrixShape::of(s, None)).collect(),
             cooperative_matrix_flexible: info
                 .cooperative_matrix_flexible

@@ -62,6 +62,10 @@ pub struct Run {
     /// crashed, hung or lost the device); null: run in perftest's own process (`--in-process`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workers: Option<u32>,
+    /// The run's wall time, seconds: from its start to its last case's record (null in files
+    /// before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_s: Option<f64>,
     /// The selected cases the run did not reach (it was stopped or failed), in run order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_run: Vec<NotRun>,
@@ -539,6 +543,9 @@ pub struct CaseResult {
     /// What the text output says under the case's line (memory placement, a re-warm, a retry).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Where its wall time went in the worker (null in files before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phases: Option<crate::record::phases::Phases>,
 }
 
 impl CaseResult {
@@ -693,6 +700,7 @@ pub(crate) mod tests {
             }),
             flags: Vec::new(),
             notes: Vec::new(),
+            phases: None,
         };
         Run {
             format_version: FORMAT_VERSION,
@@ -735,6 +743,7 @@ pub(crate) mod tests {
             warm_up: None,
             levels: Vec::new(),
             workers: None,
+            wall_s: None,
             not_run: Vec::new(),
             legacy_line_widths: Default::default(),
             cases: vec![

@@ -41,6 +41,7 @@ pub fn check(run: &Run) -> Result<(), String> {
         positive("the warm-up", "clock", warm.settled_mhz)?;
         positive("the warm-up", "clock", warm.reference_mhz)?;
     }
+    positive("the run", "wall time", run.wall_s)?;
     for levels in &run.levels {
         name("the levels", "a variant", &levels.variant)?;
         unit("the levels", &levels.unit)?;
@@ -82,6 +83,18 @@ fn case(c: &CaseResult) -> Result<(), String> {
     }
     for key in c.axes.keys() {
         name(&who, "axis", key)?;
+    }
+    if let Some(phases) = &c.phases {
+        let all = phases
+            .named()
+            .into_iter()
+            .chain([("samples' GPU", phases.samples_gpu_ms), ("total", phases.total_ms)]);
+        for (phase, ms) in all {
+            // 0 is a phase the case did not have.
+            if !(0.0..IMPLAUSIBLE).contains(&ms) {
+                return Err(format!("has an impossible {phase} time for {who}: {ms:e} ms; was it edited?"));
+            }
+        }
     }
     if c.samples_ms.iter().any(|ms| !(*ms > 0.0 && *ms < IMPLAUSIBLE)) {
         return Err(format!("has an impossible sample time for {who}"));

@@ -143,7 +143,14 @@ mod tests {
     }
 
     fn record(case: &CaseSpec, outcome: Outcome) -> Record {
-        Record { case: case.name.clone(), outcome, notes: vec![], shader: None, validation: vec![] }
+        Record {
+            case: case.name.clone(),
+            outcome,
+            notes: vec![],
+            shader: None,
+            validation: vec![],
+            phases: Default::default(),
+        }
     }
 
     #[test]

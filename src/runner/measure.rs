@@ -4,7 +4,10 @@
 
 use super::scaling::Policy;
 use crate::error::Result;
+use std::time::Instant;
+
 use crate::record::measurement::Measurement;
+use crate::record::phases::Phases;
 use crate::record::stats::summarize;
 
 /// Something that can time a dispatch of `groups` workgroups (the GPU, or a fake in tests).
@@ -21,19 +24,61 @@ pub trait Timer {
     }
 }
 
+/// How many samples a measurement takes: at least `least`, then until their mean's relative
+/// standard error (cv / sqrt(n)) is at most `spread`, at most `most`. A steady case (an H100's
+/// cv is near 10^-5) stops at `least`; a noisy one takes `most`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sampling {
+    /// The fewest samples.
+    pub least: usize,
+    /// The most samples.
+    pub most: usize,
+    /// The relative standard error of the mean at which sampling stops.
+    pub spread: f64,
+}
+
+/// Samples a converging measurement takes at least.
+pub const LEAST_SAMPLES: usize = 3;
+
+/// The relative standard error of the samples' mean at which a converging measurement stops.
+pub const SPREAD: f64 = 0.001;
+
+impl Sampling {
+    /// At least [`LEAST_SAMPLES`], until the mean's standard error is under [`SPREAD`], at most `most`.
+    pub fn converging(most: usize) -> Self {
+        let most = most.max(1);
+        Sampling { least: LEAST_SAMPLES.min(most), most, spread: SPREAD }
+    }
+
+    /// Exactly `n` samples.
+    pub fn fixed(n: usize) -> Self {
+        Sampling { least: n.max(1), most: n.max(1), spread: 0.0 }
+    }
+
+    /// Whether `times` are samples enough.
+    fn enough(&self, times: &[f64]) -> bool {
+        if times.len() >= self.most {
+            return true;
+        }
+        let Some(summary) = summarize(times).filter(|_| times.len() >= self.least) else { return false };
+        summary.cv / (times.len() as f64).sqrt() <= self.spread
+    }
+}
+
 /// Two consecutive warm-up rates within this fraction count as settled clocks.
 pub const SETTLED: f64 = 0.02;
 /// Growth steps before scaling gives up (x10 from one group reaches 1e30).
 const MAX_SCALING_STEPS: usize = 30;
 
 /// Measures with `timer`: scale to `policy.target_ms`, warm up for at most `warmup_cap_ms` of
-/// GPU time until two rates agree within [`SETTLED`], then take `samples` samples.
+/// GPU time until two rates agree within [`SETTLED`], then take samples as `sampling` says.
 pub fn measure(
     timer: &mut dyn Timer,
     policy: &Policy,
-    samples: usize,
+    sampling: &Sampling,
     warmup_cap_ms: f64,
 ) -> Result<Measurement> {
+    let start = Instant::now();
     let mut groups = timer.actual_groups(1);
     let mut ms = timer.time_ms(groups)?;
     let mut runs = 1;
@@ -46,15 +91,17 @@ pub fn measure(
         ms = timer.time_ms(groups)?;
         runs += 1;
     }
+    let scale_ms = Phases::since(start);
+    let start = Instant::now();
     // Warm-up: keep aiming at the target (clocks may still be ramping) until rates agree.
     let mut rate = groups as f64 / ms;
-    let mut warm_ms = 0.0;
+    let mut warm_gpu_ms = 0.0;
     let mut settled = false;
-    while warm_ms < warmup_cap_ms {
+    while warm_gpu_ms < warmup_cap_ms {
         groups = timer.actual_groups(policy.next(groups, ms));
         ms = timer.time_ms(groups)?;
         runs += 1;
-        warm_ms += ms;
+        warm_gpu_ms += ms;
         let new_rate = groups as f64 / ms;
         if (new_rate / rate - 1.0).abs() <= SETTLED {
             settled = true;
@@ -62,10 +109,17 @@ pub fn measure(
         }
         rate = new_rate;
     }
+    let warm_ms = Phases::since(start);
+    let start = Instant::now();
     let before = timer.clock_mhz()?;
-    let times = (0..samples.max(1)).map(|_| timer.time_ms(groups)).collect::<Result<Vec<f64>>>()?;
+    let mut times = Vec::with_capacity(sampling.most);
+    while !sampling.enough(&times) {
+        times.push(timer.time_ms(groups)?);
+    }
     let after = timer.clock_mhz()?;
-    let summary = summarize(&times).expect("samples.max(1) is never empty");
+    let samples_ms = Phases::since(start);
+    let samples_gpu_ms = times.iter().sum();
+    let summary = summarize(&times).expect("sampling takes one sample at least");
     let clocks_mhz = before.into_iter().chain(after).collect();
     Ok(Measurement {
         groups,
@@ -78,6 +132,7 @@ pub fn measure(
         retries: Vec::new(),
         gave_up: false,
         fenced: false,
+        phases: Box::new(Phases { scale_ms, warm_ms, samples_ms, samples_gpu_ms, ..Phases::default() }),
     })
 }
 
@@ -107,10 +162,41 @@ mod tests {
         Policy { target_ms: 20.0, max_submit_ms: MAX_SUBMIT_MS, max_groups: 1 << 31 }
     }
 
+    /// Times from `times` in turn (repeating the last), whatever the group count.
+    struct Scripted(Vec<f64>, usize);
+    impl Timer for Scripted {
+        fn time_ms(&mut self, _: u64) -> Result<f64> {
+            self.1 += 1;
+            Ok(self.0[(self.1 - 1).min(self.0.len() - 1)])
+        }
+    }
+
+    #[test]
+    fn steady_samples_stop_at_three_and_noisy_ones_take_them_all() {
+        let converging = Sampling::converging(10);
+        // 20 ms every time, as an H100 case (cv near 10^-5).
+        let steady = measure(&mut Scripted(vec![20.0], 0), &policy(), &converging, 1000.0).unwrap();
+        assert_eq!(steady.samples.len(), LEAST_SAMPLES);
+        // Scaling and warm-up take what they take; then samples swinging 10%: all ten.
+        let mut swinging = Scripted(vec![20.0; 3], 0);
+        swinging.0.extend([20.0, 22.0].repeat(20));
+        let noisy = measure(&mut swinging, &policy(), &converging, 1000.0).unwrap();
+        assert_eq!(noisy.samples.len(), 10);
+        // A cv of 0.25%: cv / sqrt(n) first falls under 0.1% at seven samples.
+        let mut slight = Scripted(vec![20.0; 3], 0);
+        slight.0.extend([20.05, 19.95].repeat(10));
+        let some = measure(&mut slight, &policy(), &converging, 1000.0).unwrap();
+        assert_eq!(some.samples.len(), 7, "{:?}", some.samples);
+        // --fixed-samples takes exactly what it says.
+        let fixed = measure(&mut Scripted(vec![20.0], 0), &policy(), &Sampling::fixed(10), 1000.0).unwrap();
+        assert_eq!(fixed.samples.len(), 10);
+        assert_eq!(Sampling::converging(2).least, 2, "never more than the most");
+    }
+
     #[test]
     fn scales_from_one_group_to_the_target() {
         let mut gpu = FakeGpu { ms_per_group: 0.001, ramp_after: usize::MAX, runs: 0, log: vec![] };
-        let m = measure(&mut gpu, &policy(), 5, 1000.0).unwrap();
+        let m = measure(&mut gpu, &policy(), &Sampling::fixed(5), 1000.0).unwrap();
         assert_eq!(&gpu.log[..4], &[1, 10, 100, 1000]);
         assert!(policy().on_target(m.summary.median), "{}", m.summary.median);
         assert!(m.settled);
@@ -121,7 +207,7 @@ mod tests {
     fn warm_up_follows_a_clock_ramp() {
         // Scaling reaches 20 000 groups on run 6; the clock doubles from run 7, inside warm-up.
         let mut gpu = FakeGpu { ms_per_group: 0.001, ramp_after: 6, runs: 0, log: vec![] };
-        let m = measure(&mut gpu, &policy(), 3, 1000.0).unwrap();
+        let m = measure(&mut gpu, &policy(), &Sampling::fixed(3), 1000.0).unwrap();
         assert!(m.settled);
         // After the clock doubles, the dispatch doubles to stay at about 20 ms.
         assert!((m.groups as f64 - 40_000.0).abs() < 400.0, "{}", m.groups);
@@ -144,7 +230,7 @@ mod tests {
         }
         let gpu = FakeGpu { ms_per_group: 0.001, ramp_after: usize::MAX, runs: 0, log: vec![] };
         let mut clocked = Clocked(gpu, vec![]);
-        let m = measure(&mut clocked, &policy(), 4, 1000.0).unwrap();
+        let m = measure(&mut clocked, &policy(), &Sampling::fixed(4), 1000.0).unwrap();
         let log = &clocked.1;
         let first = log.iter().position(|e| *e == "clock").unwrap();
         assert_eq!(log[first..], ["clock", "time", "time", "time", "time", "clock"], "{log:?}");
@@ -152,14 +238,14 @@ mod tests {
         assert_eq!(m.clock_mhz(), Some((m.clocks_mhz[0] + m.clocks_mhz[1]) / 2.0));
         // A timer without a clock (lavapipe) gives none, not zero.
         let mut plain = FakeGpu { ms_per_group: 0.001, ramp_after: usize::MAX, runs: 0, log: vec![] };
-        assert_eq!(measure(&mut plain, &policy(), 3, 1000.0).unwrap().clock_mhz(), None);
+        assert_eq!(measure(&mut plain, &policy(), &Sampling::fixed(3), 1000.0).unwrap().clock_mhz(), None);
     }
 
     #[test]
     fn a_device_that_cannot_reach_the_target_is_capped_not_looped() {
         let tiny = Policy { max_groups: 50, ..policy() };
         let mut gpu = FakeGpu { ms_per_group: 0.001, ramp_after: usize::MAX, runs: 0, log: vec![] };
-        let m = measure(&mut gpu, &tiny, 3, 100.0).unwrap();
+        let m = measure(&mut gpu, &tiny, &Sampling::fixed(3), 100.0).unwrap();
         assert_eq!(m.groups, 50);
         assert!(gpu.runs < 40, "{} runs", gpu.runs);
     }
@@ -174,7 +260,7 @@ mod tests {
                 Ok(groups as f64 * if self.0 % 2 == 0 { 0.002 } else { 0.001 })
             }
         }
-        let m = measure(&mut Jittery(0), &policy(), 3, 200.0).unwrap();
+        let m = measure(&mut Jittery(0), &policy(), &Sampling::fixed(3), 200.0).unwrap();
         assert!(!m.settled);
         // Scaling gives up after MAX_SCALING_STEPS; warm-up after about 200 ms of 10-40 ms runs.
         assert!(m.warmup_runs <= MAX_SCALING_STEPS + 20, "{}", m.warmup_runs);

@@ -45,6 +45,9 @@ pub struct Record {
     pub shader: Option<Vec<String>>,
     /// What the validation layer said while it ran.
     pub validation: Vec<String>,
+    /// Where its wall time went in the worker.
+    #[serde(default)]
+    pub phases: crate::record::phases::Phases,
 }
 
 impl Record {
@@ -56,7 +59,14 @@ impl Record {
         notes: Vec<String>,
         shader: Option<Vec<String>>,
     ) -> Self {
-        Record { case: case.name.clone(), outcome, notes, shader, validation: Vec::new() }
+        Record {
+            case: case.name.clone(),
+            outcome,
+            notes,
+            shader,
+            validation: Vec::new(),
+            phases: Default::default(),
+        }
     }
 }
 
@@ -125,6 +135,7 @@ mod tests {
             notes: vec!["memory: device-local".into()],
             shader: None,
             validation: vec![],
+            phases: Default::default(),
         };
         let message = Message::Done(Box::new(record));
         let line = message.line();

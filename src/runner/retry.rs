@@ -9,8 +9,11 @@
 //!
 //! Why it is built so: docs/design/warm-up.md.
 
+use std::time::Instant;
+
 use crate::error::Result;
 use crate::record::measurement::{Measurement, STEADY};
+use crate::record::phases::Phases;
 
 /// Tries after the first.
 pub const RETRIES: usize = 2;
@@ -41,8 +44,11 @@ pub fn measure_steady(
 ) -> Result<Measurement> {
     let mut retries = Vec::new();
     let mut low_before: Option<f64> = None;
+    let (mut remeasure_ms, mut rewarm_ms) = (0.0, 0.0);
     loop {
+        let start = Instant::now();
         let mut m = measure()?;
+        let try_ms = Phases::since(start);
         m.reference_mhz = reference;
         let low = m.below_reference().map(|(mhz, _)| mhz);
         let repeated = low.zip(low_before).is_some_and(|(now, before)| (now / before - 1.0).abs() <= STEADY);
@@ -50,10 +56,15 @@ pub fn measure_steady(
             Some(why) if retries.len() < RETRIES && !repeated => {
                 retries.push(why);
                 low_before = low;
+                remeasure_ms += try_ms;
+                let start = Instant::now();
                 reference = rewarm()?;
+                rewarm_ms += Phases::since(start);
             }
             left => {
                 (m.retries, m.gave_up) = (retries, left.is_some());
+                m.phases.remeasure_ms += remeasure_ms;
+                m.phases.rewarm_ms += rewarm_ms;
                 return Ok(m);
             }
         }
@@ -79,6 +90,7 @@ mod tests {
             retries: Vec::new(),
             gave_up: false,
             fenced: false,
+            phases: Box::default(),
         }
     }
 

@@ -4,13 +4,14 @@
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
 use super::assemble::{order, Assembler, Finished};
 use super::bench::Bench;
 use super::clock::{self, Clock, ClockProbe};
 use super::copy::CopyBench;
 use super::heater::Heater;
-use super::measure::{measure, Timer};
+use super::measure::{measure, Sampling, Timer};
 use super::message::Record;
 use super::pipelines::{self, Pipelines};
 use super::retry::measure_steady;
@@ -21,6 +22,7 @@ use crate::caps::DeviceCaps;
 use crate::error::{Error, Result};
 use crate::record::measurement::Measurement;
 use crate::record::outcome::{Counted, Failure, Outcome};
+use crate::record::phases::Phases;
 use crate::registry::{CaseSpec, Scale};
 use crate::vk::debug::{drain, Sink};
 use crate::vk::Context;
@@ -54,9 +56,19 @@ pub struct RunSettings {
     /// Time with the CPU's clock around each submission and its fence, even where the queue has
     /// GPU timestamps (`--fence-timing`).
     pub fence_timing: bool,
+    /// Take exactly `samples` samples per case (`--fixed-samples`), not stopping once they agree.
+    pub fixed_samples: bool,
 }
 
 impl RunSettings {
+    /// How many samples a case takes.
+    pub fn sampling(&self) -> Sampling {
+        match self.fixed_samples {
+            true => Sampling::fixed(self.samples as usize),
+            false => Sampling::converging(self.samples as usize),
+        }
+    }
+
     /// Whether cases are timed (neither verified nor only compiled).
     pub fn timed(&self) -> bool {
         !self.verify && !self.compile_only
@@ -176,15 +188,25 @@ pub fn execute(
             warmth: prepared.warmth.as_ref(),
             baseline: baselines.contains(case.name.as_str()),
         };
+        let start = Instant::now();
+        let mut phases = Phases::default();
         let mut record = match &prepared.skipped[index] {
             Some(reason) => Record::of(case, Outcome::Skipped(reason.clone()), Vec::new(), None),
-            None => match run_case(ctx, case, prepared, settings, &policy, &steady) {
+            None => match run_case(ctx, case, prepared, settings, &policy, &steady, &mut phases) {
                 Ok(record) => Record { notes: [&case.notes[..], &record.notes].concat(), ..record },
                 Err(error) => Record::of(case, case_failure(error.in_case(&case.name)), Vec::new(), None),
             },
         };
         let lost = matches!(record.outcome, Outcome::Failed { failure: Failure::DeviceLost, .. });
         record.validation = drain(sink);
+        if let Outcome::Timed { measurement, .. } = &record.outcome {
+            let m = *measurement.phases;
+            (phases.scale_ms, phases.warm_ms, phases.samples_ms) = (m.scale_ms, m.warm_ms, m.samples_ms);
+            (phases.samples_gpu_ms, phases.rewarm_ms, phases.remeasure_ms) =
+                (m.samples_gpu_ms, m.rewarm_ms, m.remeasure_ms);
+        }
+        phases.total_ms = Phases::since(start);
+        record.phases = phases;
         on_done(record)?;
         if lost {
             break;
@@ -260,17 +282,22 @@ impl Steady<'_, '_> {
         notes: &mut Vec<String>,
     ) -> Result<Measurement> {
         let Some(warmth) = self.warmth else {
-            return measure(timer, policy, settings.samples as usize, settings.warmup_cap_ms());
+            return measure(timer, policy, &settings.sampling(), settings.warmup_cap_ms());
         };
+        let start = Instant::now();
         notes.extend(warmth.before_case(self.probe)?);
+        let rewarm_ms = Phases::since(start);
         let measured = measure_steady(
-            || measure(timer, policy, settings.samples as usize, settings.warmup_cap_ms()),
+            || measure(timer, policy, &settings.sampling(), settings.warmup_cap_ms()),
             || warmth.rewarm(self.probe),
             warmth.reference(),
             self.baseline,
         );
         warmth.worked();
-        measured
+        measured.map(|mut m| {
+            m.phases.rewarm_ms += rewarm_ms;
+            m
+        })
     }
 }
 
@@ -281,6 +308,7 @@ fn run_case(
     settings: &RunSettings,
     policy: &Policy,
     steady: &Steady<'_, '_>,
+    phases: &mut Phases,
 ) -> Result<Record> {
     if case.transfer && settings.compile_only {
         return Ok(Record::of(
@@ -300,10 +328,15 @@ fn run_case(
             );
             return Ok(Record::of(case, Outcome::Skipped(reason), Vec::new(), None));
         }
+        let start = Instant::now();
         let mut bench = CopyBench::new(ctx, case, steady.probe)?;
+        phases.setup_ms = Phases::since(start);
         let mut notes = bench.memory_notes();
         if settings.verify {
-            return Ok(Record::of(case, Outcome::Verified { checked: bench.verify()? }, notes, None));
+            let start = Instant::now();
+            let checked = bench.verify()?;
+            phases.verify_ms = Phases::since(start);
+            return Ok(Record::of(case, Outcome::Verified { checked }, notes, None));
         }
         let mut measurement = steady.measure(&mut bench, policy, settings, &mut notes)?;
         measurement.fenced = ctx.fenced;
@@ -313,10 +346,12 @@ fn run_case(
         return Ok(Record::of(case, timed, notes, None));
     }
     // Built here where the worker builds each case's pipeline as it runs: kept until the case ends.
+    let start = Instant::now();
     let own = match prepared.lazy {
         true => Some(pipelines::build_all(ctx, &[case], 1)?),
         false => None,
     };
+    phases.pipeline_ms = Phases::since(start);
     let pipeline = own.as_ref().unwrap_or(&prepared.pipelines).get(case).ok_or_else(|| {
         crate::error::Error::CaseSpec {
             case: case.name.clone(),
@@ -333,12 +368,17 @@ fn run_case(
             statistics,
         ));
     }
+    let start = Instant::now();
     let mut bench = Bench::new(ctx, case, pipeline)?.with_probe(steady.probe);
+    phases.setup_ms = Phases::since(start);
     let statistics = bench.shader_statistics()?;
     let mut notes = stats_notes(settings.shader_stats, statistics.as_deref());
     notes.extend(bench.memory_notes());
     if settings.verify {
-        return Ok(Record::of(case, Outcome::Verified { checked: bench.verify()? }, notes, statistics));
+        let start = Instant::now();
+        let checked = bench.verify()?;
+        phases.verify_ms = Phases::since(start);
+        return Ok(Record::of(case, Outcome::Verified { checked }, notes, statistics));
     }
     let mut measurement = steady.measure(&mut bench, policy, settings, &mut notes)?;
     // Round trips are the CPU's time, whatever the queue's timestamps.

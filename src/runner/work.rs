@@ -15,7 +15,7 @@ use super::pipelines::default_threads;
 use super::run::{execute, prepare, RunSettings, STOP};
 use crate::error::{Error, Result};
 use crate::registry::{AxisSetting, CaseSpec, Selection};
-use crate::results::header::{Facts, Pipelines, Timer};
+use crate::results::header::{Converging, Facts, Pipelines, Timer};
 use crate::results::model;
 use crate::vk::context::ContextOptions;
 use crate::vk::debug::drain;
@@ -73,6 +73,9 @@ pub fn work(request: &Request, job: &Job, emit: &mut dyn FnMut(Message) -> Resul
     };
     let mut facts = Facts::of(&ctx.info, pipelines, timer);
     facts.dispatches = DISPATCHES;
+    let sampling = settings.sampling();
+    facts.converging = (sampling.least < sampling.most)
+        .then_some(Converging { least: sampling.least, spread: sampling.spread });
     match steps {
         Ok(steps) => facts.timestamp_steps = steps,
         Err(error) => facts.timestamp_steps_error = Some(error.to_string()),

@@ -83,6 +83,7 @@ impl<'c> Collector<'c> {
                     warm_up: ready.warm_up,
                     levels: Vec::new(),
                     workers: None,
+                    wall_s: None,
                     not_run: cases
                         .iter()
                         .map(|c| NotRun {
@@ -133,6 +134,7 @@ impl<'c> Collector<'c> {
         let (outcome, notes) = (&sent.outcome, &sent.notes);
         let mut record = CaseResult::new(case, outcome, &self.trust, baseline);
         record.shader_stats = sent.shader.clone().unwrap_or_default();
+        record.phases = (sent.phases.total_ms > 0.0).then_some(sent.phases);
         let done = self.run.as_ref().map_or(&[][..], |run| &run.cases[..]);
         let twin = case.twin.as_ref().and_then(|twin| done.iter().find(|r| r.name == *twin));
         record.compiled = twin.and_then(|t| twins::compiled(&t.name, &t.shader_stats, &record.shader_stats));

@@ -135,6 +135,7 @@ fn benchmark_row(session: &Session, index: Option<usize>, paths: Paths<'_>) -> R
         report::output::check_writable(path)?;
     }
     let date = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
+    let began = std::time::Instant::now();
     // The first Ctrl-C, SIGTERM or SIGHUP asks the run to stop after the current case; a second
     // one stops a worker's case now (recorded as interrupted). Either way the results are written.
     let _ = ctrlc::set_handler(|| {
@@ -179,6 +180,7 @@ fn benchmark_row(session: &Session, index: Option<usize>, paths: Paths<'_>) -> R
         return Err(ran.err().unwrap_or(Error::Worker { detail: "ended before opening the device".into() }));
     };
     run.workers = ran.as_ref().ok().copied().flatten();
+    run.wall_s = Some(began.elapsed().as_secs_f64());
     run.flag_throttled();
     run.flag_baselines();
     run.levels = crate::analysis::levels::of_run(&run);

@@ -189,7 +189,14 @@ fn run_worker(
         };
         remaining.retain(|name| *name != case);
         let outcome = Outcome::Failed { failure, detail };
-        let record = Record { case, outcome, notes: Vec::new(), shader: None, validation: Vec::new() };
+        let record = Record {
+            case,
+            outcome,
+            notes: Vec::new(),
+            shader: None,
+            validation: Vec::new(),
+            phases: Default::default(),
+        };
         take(Message::Done(Box::new(record)))?;
         return Ok(Step::Ran(ended != Ended::Hurried));
     }

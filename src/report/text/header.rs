@@ -205,9 +205,18 @@ fn settings(run: &Run, facts: &Facts) -> String {
         }
     }
     let notes: Vec<String> = notes.iter().map(|(names, note)| format!("{names}: {note}")).collect();
+    let samples = match facts.converging {
+        Some(c) => format!(
+            "{} to {} samples after warm-up (stopping once their mean's standard error is under {}%)",
+            c.least,
+            s.samples,
+            c.spread * 100.0
+        ),
+        None => format!("{} samples after warm-up", s.samples),
+    };
     let mut text = format!(
-        "target {} ms per measurement ({} dispatches between two timestamps), {} samples after warm-up",
-        s.target_ms, facts.dispatches, s.samples
+        "target {} ms per measurement ({} dispatches between two timestamps), {samples}",
+        s.target_ms, facts.dispatches
     );
     if s.quick {
         let planned = run.cases.len() + run.not_run.len();

@@ -86,6 +86,7 @@ fn timed(samples: &[f64], settled: bool) -> Outcome {
         retries: Vec::new(),
         gave_up: false,
         fenced: false,
+        phases: Default::default(),
     };
     let work = Work::new(16384.0, Unit::Flop);
     Outcome::Timed {
@@ -139,6 +140,7 @@ fn ratio_lines_have_the_original_shape() {
         retries: Vec::new(),
         gave_up: false,
         fenced: false,
+        phases: Default::default(),
     };
     // 2^32 loads in 20 ms: the time for 2^32 loads is 20 ms.
     let loads = Work::new(256.0, Unit::Load);
