@@ -133,10 +133,7 @@ fn weight(k: u64) -> f64 {
 
 fn fill(ty: Type, value: fn(u64) -> f64) -> impl Fn(&mut [u8]) + Send + Sync + 'static {
     move |bytes: &mut [u8]| {
-        let size = ty.bytes() as usize;
-        for (e, chunk) in bytes.chunks_exact_mut(size).enumerate() {
-            ty.encode(value(e as u64), chunk);
-        }
+        super::data::fill_elements(bytes, ty.bytes() as usize, |e, chunk| ty.encode(value(e as u64), chunk));
     }
 }
 

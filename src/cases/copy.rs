@@ -45,9 +45,7 @@ fn word(w: u32) -> u32 {
 }
 
 fn fill(bytes: &mut [u8]) {
-    for (w, chunk) in bytes.chunks_exact_mut(4).enumerate() {
-        chunk.copy_from_slice(&word(w as u32).to_ne_bytes());
-    }
+    super::data::fill_elements(bytes, 4, |w, chunk| chunk.copy_from_slice(&word(w as u32).to_ne_bytes()));
 }
 
 /// `Copy {direction} {size}` on the run's queue, or `Copy {direction} on a {kind} queue {size}`.

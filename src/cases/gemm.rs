@@ -226,9 +226,9 @@ fn case(env: &Env, plan: Plan) -> Option<CaseSpec> {
     let (a_ty, n) = (plan.a, plan.n);
     let matrix = move |value: fn(C, u64) -> f64| {
         move |out: &mut [u8]| {
-            for (e, chunk) in out.chunks_exact_mut(bytes as usize).enumerate() {
-                encode(a_ty, value(a_ty, e as u64), chunk);
-            }
+            super::data::fill_elements(out, bytes as usize, |e, chunk| {
+                encode(a_ty, value(a_ty, e as u64), chunk)
+            })
         }
     };
     let a = Resource::storage_buffer(n * n * bytes, matrix(a_value));

@@ -88,9 +88,7 @@ fn value(k: u64) -> f32 {
 }
 
 fn fill(bytes: &mut [u8]) {
-    for (k, chunk) in bytes.chunks_exact_mut(4).enumerate() {
-        chunk.copy_from_slice(&value(k as u64).to_ne_bytes());
-    }
+    super::data::fill_elements(bytes, 4, |k, chunk| chunk.copy_from_slice(&value(k as u64).to_ne_bytes()));
 }
 
 /// The element row `row` (of `width` elements), invocation `t` reads (`element` in the GLSL).

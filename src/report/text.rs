@@ -44,12 +44,15 @@ pub fn time_summary(run: &Run) -> String {
         .map(|(name, ms)| format!("{name} {}", seconds(ms / 1e3)))
         .collect();
     let busy = sum.samples_gpu_ms / 1e3;
+    let busy = match busy > 0.0 {
+        true => {
+            format!("; timed samples kept the GPU busy for {} ({:.0}%)", seconds(busy), busy / wall * 100.0)
+        }
+        false => String::new(),
+    };
     format!(
-        "\ntime: {} wall; timed samples kept the GPU busy for {} ({:.0}%); the cases: {}; outside them (device, \
-         pipelines, warm-up) {}",
+        "\ntime: {} wall{busy}; the cases: {}; outside them (device, pipelines, warm-up) {}",
         seconds(wall),
-        seconds(busy),
-        busy / wall * 100.0,
         if list.is_empty() { "none over 0.05 s".to_owned() } else { list.join(", ") },
         seconds((wall - sum.total_ms / 1e3).max(0.0))
     )

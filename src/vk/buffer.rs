@@ -148,7 +148,7 @@ impl<'ctx> Buffer<'ctx> {
         let ctx = self.ctx;
         if self.mapped() {
             let bytes = self.bytes_mut()?;
-            bytes.fill(0);
+            zero(bytes);
             if let Some(fill) = fill {
                 fill(bytes);
             }
@@ -177,7 +177,7 @@ impl<'ctx> Buffer<'ctx> {
         let mut staging =
             Self::new(ctx, name, BufferDesc::cpu_to_gpu(size, vk::BufferUsageFlags::TRANSFER_SRC))?;
         let bytes = staging.bytes_mut()?;
-        bytes.fill(0);
+        zero(bytes);
         fill(bytes);
         Ok(staging)
     }
@@ -233,6 +233,13 @@ impl<'ctx> Buffer<'ctx> {
             false => Err(Error::Unmapped { size: self.size, mapped: slice.len() }),
         }
     }
+}
+
+/// Zeroes `bytes` on all cores, a MiB at a time: a 2 GiB staging buffer is seconds of one core's
+/// stores to write-combined memory.
+fn zero(bytes: &mut [u8]) {
+    use rayon::prelude::*;
+    bytes.par_chunks_mut(1 << 20).for_each(|chunk| chunk.fill(0));
 }
 
 impl Drop for Buffer<'_> {
