@@ -79,7 +79,7 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
                 let desc = buffer_desc(Placement::DeviceLocal, 12, vk::BufferUsageFlags::INDIRECT_BUFFER);
                 let groups =
                     |bytes: &mut [u8]| bytes.copy_from_slice(&[1u32, 1, 1].map(u32::to_ne_bytes).concat());
-                Some(Buffer::with_data(ctx, &format!("{name}: indirect"), desc, Some(&groups))?)
+                Some(crate::vk::transfer::with_data(ctx, &format!("{name}: indirect"), desc, Some(&groups))?)
             }
             _ => None,
         };

@@ -71,9 +71,9 @@ impl<'ctx, 'p> CopyBench<'ctx, 'p> {
         let shared = |desc: BufferDesc| if family == ctx.info.row.family { desc } else { desc.concurrent() };
         let fill = from.fill.as_deref().map(|f| f as &dyn Fn(&mut [u8]));
         let source_desc = shared(buffer_desc(from.placement, bytes, usage));
-        let source = Buffer::with_data(ctx, &format!("{name}: source"), source_desc, fill)?;
+        let source = crate::vk::transfer::with_data(ctx, &format!("{name}: source"), source_desc, fill)?;
         let target_desc = shared(buffer_desc(to.placement, bytes, usage));
-        let target = Buffer::with_data(ctx, &format!("{name}: target"), target_desc, None)?;
+        let target = crate::vk::transfer::with_data(ctx, &format!("{name}: target"), target_desc, None)?;
         let readback = match target.mapped() {
             true => None,
             false => {

@@ -8,7 +8,7 @@ use crate::registry::{CaseSpec, Placement, Reset, Resource, ResourceKind, HEADER
 use crate::vk::buffer::{BufferDesc, TexelView};
 use crate::vk::image::{Image, ImageDesc, Sampler};
 use crate::vk::pipeline::Binding;
-use crate::vk::{Buffer, Context};
+use crate::vk::{transfer, Buffer, Context};
 
 /// The resource a verify run reads back: a buffer or an image, by index in [`Resources`].
 #[derive(Clone, Copy)]
@@ -119,7 +119,7 @@ pub(super) fn build<'ctx>(
                 let bytes = desc.bytes();
                 let staging =
                     Buffer::staging(ctx, &format!("{label}: staging"), bytes, fill.unwrap_or(&|_| {}))?;
-                let image = Image::new(ctx, &label, desc, &staging)?;
+                let image = transfer::image(ctx, &label, desc, &staging)?;
                 let binding = match resource.kind {
                     ResourceKind::SampledImage { filter, .. } => {
                         let sampler = Sampler::new(ctx, &label, filter)?;
@@ -214,7 +214,7 @@ fn add_buffer<'ctx>(
     let fill = resource.fill.as_deref().map(|f| f as &dyn Fn(&mut [u8]));
     let mut buffer = Buffer::new(ctx, label, buffer_desc(resource.placement, bytes, usage))?;
     match &resource.relocate {
-        None => buffer.upload(label, fill)?,
+        None => transfer::upload(ctx, &mut buffer, label, fill)?,
         Some(relocate) => {
             let address = buffer.device_address();
             // Made in ordinary memory, then copied: relocating reads back what the fill wrote, and
@@ -228,7 +228,7 @@ fn add_buffer<'ctx>(
                 relocate(&mut made, address);
                 bytes.copy_from_slice(&made);
             };
-            buffer.upload(label, Some(&contents))?;
+            transfer::upload(ctx, &mut buffer, label, Some(&contents))?;
         }
     }
     let at = resources.buffer(buffer);
@@ -237,7 +237,7 @@ fn add_buffer<'ctx>(
         Some(Reset::Fill(value)) => resets.push(ResetOp::Fill(at, value)),
         Some(Reset::Initial) => {
             let desc = BufferDesc::gpu_only(bytes, vk::BufferUsageFlags::empty());
-            let pristine = Buffer::with_data(ctx, &format!("{label}: pristine"), desc, fill)?;
+            let pristine = transfer::with_data(ctx, &format!("{label}: pristine"), desc, fill)?;
             let source = resources.buffer(pristine);
             resets.push(ResetOp::CopyBuffer(source, at));
         }

@@ -40,7 +40,7 @@ pub fn work(request: &Request, job: &Job, emit: &mut dyn FnMut(Message) -> Resul
     let (mut ctx, selected) = open(&options, &request.axes, &request.selection)?;
     ctx.fenced |= request.settings.fence_timing;
     // A probe of the timer for the header; a failure here is said there, and the cases go on.
-    let steps = crate::vk::timestamps::steps(&ctx);
+    let steps = crate::vk::transfer::steps(&ctx);
     let sink = ctx.validation_sink();
     let by_name: HashMap<&str, &CaseSpec> = selected.iter().map(|c| (c.name.as_str(), c)).collect();
     let cases = job

@@ -5,7 +5,6 @@ use ash::vk;
 use gpu_allocator::vulkan::Allocation;
 use gpu_allocator::MemoryLocation;
 
-use super::commands::submit;
 use super::context::Context;
 use crate::caps::MemoryKind;
 use crate::error::{vk_err, Error, Result};
@@ -133,45 +132,6 @@ impl<'ctx> Buffer<'ctx> {
         Ok(buffer)
     }
 
-    /// Creates a buffer whose contents `fill` writes (zeros without one): host-visible buffers
-    /// are written in place, device-local ones through a staging buffer, as kajiya's
-    /// `create_buffer(desc, name, initial_data)` does.
-    pub fn with_data(ctx: &'ctx Context, name: &str, desc: BufferDesc, fill: Contents<'_>) -> Result<Self> {
-        let mut buffer = Self::new(ctx, name, desc)?;
-        buffer.upload(name, fill)?;
-        Ok(buffer)
-    }
-
-    /// Writes the buffer's whole contents with `fill` (zeros without one), in place if it is
-    /// host-visible, else through a staging buffer named after `name`.
-    pub fn upload(&mut self, name: &str, fill: Contents<'_>) -> Result<()> {
-        let ctx = self.ctx;
-        if self.mapped() {
-            let bytes = self.bytes_mut()?;
-            zero(bytes);
-            if let Some(fill) = fill {
-                fill(bytes);
-            }
-            return Ok(());
-        }
-        match fill {
-            None => {
-                submit(ctx, |rec| {
-                    rec.fill_buffer(self, 0);
-                    rec.transfer_to_compute();
-                })?;
-            }
-            Some(fill) => {
-                let staging = Self::staging(ctx, &format!("{name}: staging"), self.size, fill)?;
-                submit(ctx, |rec| {
-                    rec.copy_buffer(&staging, self);
-                    rec.transfer_to_compute();
-                })?;
-            }
-        }
-        Ok(())
-    }
-
     /// A host-visible transfer source of `size` bytes written by `fill`.
     pub fn staging(ctx: &'ctx Context, name: &str, size: u64, fill: &dyn Fn(&mut [u8])) -> Result<Self> {
         let mut staging =
@@ -237,7 +197,7 @@ impl<'ctx> Buffer<'ctx> {
 
 /// Zeroes `bytes` on all cores, a MiB at a time: a 2 GiB staging buffer is seconds of one core's
 /// stores to write-combined memory.
-fn zero(bytes: &mut [u8]) {
+pub(super) fn zero(bytes: &mut [u8]) {
     use rayon::prelude::*;
     bytes.par_chunks_mut(1 << 20).for_each(|chunk| chunk.fill(0));
 }

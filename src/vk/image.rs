@@ -4,8 +4,6 @@ use ash::vk;
 use gpu_allocator::vulkan::Allocation;
 use gpu_allocator::MemoryLocation;
 
-use super::buffer::Buffer;
-use super::commands::submit;
 use super::context::Context;
 use crate::error::{vk_err, Result};
 
@@ -55,8 +53,9 @@ pub struct Image<'ctx> {
 }
 
 impl<'ctx> Image<'ctx> {
-    /// Creates the image and uploads `staging` (texels row by row, tightly packed) into it.
-    pub fn new(ctx: &'ctx Context, name: &str, desc: ImageDesc, staging: &Buffer<'_>) -> Result<Self> {
+    /// Creates the image (its contents undefined, its layout `UNDEFINED` until
+    /// `transfer::image` uploads it and moves it to [`ImageDesc::layout`]).
+    pub fn new(ctx: &'ctx Context, name: &str, desc: ImageDesc) -> Result<Self> {
         let [width, height] = desc.size;
         // Storage images may also be read back (a verify run of a case that stores to one).
         let usage = if desc.storage {
@@ -106,12 +105,6 @@ impl<'ctx> Image<'ctx> {
         // SAFETY: valid image with bound memory.
         image.view =
             unsafe { ctx.device.create_image_view(&view_info, None) }.map_err(vk_err("vkCreateImageView"))?;
-        let transfer = vk::ImageLayout::TRANSFER_DST_OPTIMAL;
-        submit(ctx, |rec| {
-            rec.image_layout(&image, vk::ImageLayout::UNDEFINED, transfer);
-            rec.copy_to_image(staging, &image, transfer);
-            rec.image_layout(&image, transfer, image.layout);
-        })?;
         Ok(image)
     }
 }

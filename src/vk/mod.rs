@@ -13,6 +13,7 @@ pub mod newer;
 pub mod pipeline;
 pub mod select;
 pub mod timestamps;
+pub mod transfer;
 
 pub use buffer::Buffer;
 pub use context::{Adapter, Context};

@@ -2,7 +2,6 @@
 //!
 //! Why it is built so: docs/design/timing.md.
 
-use crate::caps::Steps;
 use ash::vk;
 
 use super::context::Context;
@@ -18,7 +17,7 @@ pub fn elapsed_ms(start: u64, end: u64, valid_bits: u32, period_ns: f32) -> Opti
     (ticks > 0 && ms.is_finite()).then_some(ms)
 }
 
-/// A query pool of timestamps: two, start and end of one measurement (or more, [`steps`]).
+/// A query pool of timestamps: two, start and end of one measurement (or more, `transfer::steps`).
 pub struct TimestampPool<'ctx> {
     ctx: &'ctx Context,
     /// The pool handle.
@@ -37,7 +36,7 @@ impl<'ctx> TimestampPool<'ctx> {
     }
 
     /// Creates a pool of `count`.
-    fn of(ctx: &'ctx Context, name: &str, count: u32) -> Result<Self> {
+    pub(super) fn of(ctx: &'ctx Context, name: &str, count: u32) -> Result<Self> {
         let info = vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TIMESTAMP).query_count(count);
         // SAFETY: valid device and create-info.
         let raw =
@@ -53,7 +52,7 @@ impl<'ctx> TimestampPool<'ctx> {
     }
 
     /// Every raw value, after the submission that wrote them has completed.
-    fn read_all(&self) -> Result<Vec<u64>> {
+    pub(super) fn read_all(&self) -> Result<Vec<u64>> {
         let mut ticks = vec![0u64; self.count as usize];
         // SAFETY: both queries were reset and written by a completed submission.
         unsafe {
@@ -67,34 +66,6 @@ impl<'ctx> TimestampPool<'ctx> {
         .map_err(vk_err("vkGetQueryPoolResults"))?;
         Ok(ticks)
     }
-}
-
-/// How many timestamps [`steps`] writes.
-const STEP_QUERIES: u32 = 64;
-
-/// Writes 64 timestamps back to back in one submission (nothing between them) and measures how
-/// far apart consecutive ones read: an upper bound of the counter's step, and how fast the GPU
-/// writes them. `None` where the run is timed by fences, or no pair differed.
-pub fn steps(ctx: &Context) -> Result<Option<Steps>> {
-    if ctx.fenced {
-        return Ok(None);
-    }
-    let pool = TimestampPool::of(ctx, "timestamp steps", STEP_QUERIES)?;
-    super::commands::submit(ctx, |rec| {
-        rec.reset_timestamps(&pool);
-        for index in 0..STEP_QUERIES {
-            rec.timestamp_at(&pool, index);
-        }
-    })?;
-    let ticks = pool.read_all()?;
-    let (bits, period) = (ctx.info.timestamp_valid_bits, ctx.info.timestamp_period);
-    // elapsed_ms says `None` for two equal readings: a gap of 0.
-    let mut gaps: Vec<f64> =
-        ticks.windows(2).map(|w| elapsed_ms(w[0], w[1], bits, period).map_or(0.0, |ms| ms * 1e6)).collect();
-    gaps.sort_by(f64::total_cmp);
-    let equal = gaps.iter().filter(|&&g| g == 0.0).count();
-    let Some(&min_ns) = gaps.iter().find(|&&g| g > 0.0) else { return Ok(None) };
-    Ok(Some(Steps { min_ns, median_ns: gaps[gaps.len() / 2], equal, pairs: gaps.len() }))
 }
 
 impl Drop for TimestampPool<'_> {
