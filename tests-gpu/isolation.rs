@@ -32,7 +32,7 @@ fn cli_a_worker_that_dies_by_a_signal_costs_its_case_and_a_fresh_worker_goes_on(
     let dir = temp_dir("crash");
     let file = dir.join("run.json");
     let file_arg = file.to_string_lossy().into_owned();
-    // Three timed chains, each at least 30 samples of 20 ms: the second has started 200 ms after
+    // Three timed chains, each 30 samples of 20 ms: the second has started 200 ms after
     // the first one's line comes, and is still running, when the worker gets the signal of a
     // driver's failed assertion (SIGSEGV sent by another process would not do: Rust's
     // stack-overflow handler returns).
@@ -45,6 +45,7 @@ fn cli_a_worker_that_dies_by_a_signal_costs_its_case_and_a_fresh_worker_goes_on(
         "Shared",
         "--samples",
         "30",
+        "--fixed-samples",
         "--axis",
         "latency.bytes=16K,32K,64K",
     ];
@@ -134,7 +135,17 @@ fn cli_a_worker_that_dies_building_the_pipelines_is_followed_by_one_building_eac
 #[test]
 fn cli_a_case_past_the_watchdog_is_recorded_hung_and_the_next_one_runs() {
     // 100 samples of 20 ms take 2 s: past a 1 s watchdog.
-    let args = ["--filter", "ALU fp32 FMA", "--samples", "100", "--watchdog", "1", "--format", "json"];
+    let args = [
+        "--filter",
+        "ALU fp32 FMA",
+        "--samples",
+        "100",
+        "--fixed-samples",
+        "--watchdog",
+        "1",
+        "--format",
+        "json",
+    ];
     let out = perftest(&args, &[]);
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(14), "{stderr}");
@@ -148,7 +159,7 @@ fn cli_a_case_past_the_watchdog_is_recorded_hung_and_the_next_one_runs() {
 #[test]
 fn cli_a_second_signal_stops_the_case_in_progress_and_keeps_what_finished() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_perftest"))
-        .args(["--filter", "ALU fp32 FMA", "--samples", "100"])
+        .args(["--filter", "ALU fp32 FMA", "--samples", "100", "--fixed-samples"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
