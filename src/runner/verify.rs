@@ -3,21 +3,35 @@
 use crate::error::{Error, Result};
 use crate::registry::Value;
 
-/// Compares each GPU word with `reference(index)`; returns how many were checked (words the
-/// reference leaves [`Value::Unchecked`] are not counted). The first difference is reported with
-/// the case name, as `what` and its index (`invocation 3`, `word 3`), and how many differ in all.
-pub fn compare(case: &str, words: &[u32], what: &str, reference: impl Fn(u32) -> Value) -> Result<usize> {
-    let mut first = None;
-    let mut mismatches = 0;
-    let mut checked = 0;
-    for (index, &got) in words.iter().enumerate() {
+/// Compares each GPU word with `reference(index)`, on all cores (a GEMM's reference is a dot
+/// product per word; a verify run of every case spent 77 of its 128 s here on one core); returns
+/// how many were checked (words the reference leaves [`Value::Unchecked`] are not counted). The
+/// first difference is reported with the case name, as `what` and its index (`invocation 3`,
+/// `word 3`), and how many differ in all.
+pub fn compare(
+    case: &str,
+    words: &[u32],
+    what: &str,
+    reference: impl Fn(u32) -> Value + Sync,
+) -> Result<usize> {
+    use rayon::prelude::*;
+    /// Words checked, words that differ, and the first that does (index, expected, got).
+    type Tally = (usize, usize, Option<(usize, Value, Value)>);
+    let tally = |index: usize, got: u32| -> Tally {
         let expected = reference(index as u32);
-        checked += usize::from(expected != Value::Unchecked);
-        if !expected.matches(got) {
-            mismatches += 1;
-            first.get_or_insert((index, expected, expected.same_type(got)));
-        }
-    }
+        let differs = !expected.matches(got);
+        let first = differs.then(|| (index, expected, expected.same_type(got)));
+        (usize::from(expected != Value::Unchecked), usize::from(differs), first)
+    };
+    let join = |a: Tally, b: Tally| -> Tally {
+        let first = match (a.2, b.2) {
+            (Some(x), Some(y)) => Some(if x.0 <= y.0 { x } else { y }),
+            (x, y) => x.or(y),
+        };
+        (a.0 + b.0, a.1 + b.1, first)
+    };
+    let (checked, mismatches, first) =
+        words.par_iter().enumerate().map(|(index, &got)| tally(index, got)).reduce(|| (0, 0, None), join);
     match first {
         None => Ok(checked),
         Some((invocation, expected, got)) => Err(Error::Verify {
