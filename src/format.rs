@@ -56,6 +56,15 @@ pub fn ns_text(ns: f64) -> String {
     }
 }
 
+/// Seconds as run times are said: `415 s`, `12.3 s`, `0.42 s`.
+pub fn seconds_text(s: f64) -> String {
+    match s {
+        s if s >= 100.0 => format!("{s:.0} s"),
+        s if s >= 10.0 => format!("{s:.1} s"),
+        s => format!("{s:.2} s"),
+    }
+}
+
 /// Sizes in names: the largest binary unit that divides the value (`64 MiB`, `1536 KiB`, `100 B`).
 pub fn format_bytes(bytes: u64) -> String {
     const UNITS: [(u32, &str); 4] = [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")];

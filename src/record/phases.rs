@@ -45,6 +45,13 @@ impl Phases {
         ]
     }
 
+    /// [`Phases::named`], largest first.
+    pub fn largest_first(&self) -> Vec<(&'static str, f64)> {
+        let mut named = self.named().to_vec();
+        named.sort_by(|a, b| b.1.total_cmp(&a.1));
+        named
+    }
+
     /// The sum of `phases`, phase by phase.
     pub fn sum<'a>(phases: impl IntoIterator<Item = &'a Phases>) -> Phases {
         phases.into_iter().fold(Phases::default(), |a, p| Phases {

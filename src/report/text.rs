@@ -1,8 +1,7 @@
 //! What a run prints: the header, and one line per case.
 
-use crate::format::sig4;
+use crate::format::{seconds_text, sig4};
 use crate::record::outcome::{Counted, Outcome, TIME_FOR};
-use crate::record::phases::Phases;
 use crate::results::flag::Flag;
 use crate::results::model::Amount;
 use crate::results::model::{CaseResult, Run, Status};
@@ -33,38 +32,30 @@ pub fn summary(run: &Run) -> String {
 /// keep them): `\ntime: 415 s wall; timed samples kept the GPU busy for 179 s (43%); the cases:
 /// samples 185 s, warm-up 60 s, ...; outside them (device, pipelines, warm-up) 12 s`.
 pub fn time_summary(run: &Run) -> String {
-    let phases: Vec<&Phases> = run.cases.iter().filter_map(|c| c.phases.as_ref()).collect();
-    let (Some(wall), false) = (run.wall_s, phases.is_empty()) else { return String::new() };
-    let sum = Phases::sum(phases);
-    let mut named = sum.named();
-    named.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let list: Vec<String> = named
+    let Some((wall, sum)) = run.time_spent() else { return String::new() };
+    let list: Vec<String> = sum
+        .largest_first()
         .iter()
         .filter(|(_, ms)| *ms >= 50.0)
-        .map(|(name, ms)| format!("{name} {}", seconds(ms / 1e3)))
+        .map(|(name, ms)| format!("{name} {}", seconds_text(ms / 1e3)))
         .collect();
     let busy = sum.samples_gpu_ms / 1e3;
     let busy = match busy > 0.0 {
         true => {
-            format!("; timed samples kept the GPU busy for {} ({:.0}%)", seconds(busy), busy / wall * 100.0)
+            format!(
+                "; timed samples kept the GPU busy for {} ({:.0}%)",
+                seconds_text(busy),
+                busy / wall * 100.0
+            )
         }
         false => String::new(),
     };
     format!(
         "\ntime: {} wall{busy}; the cases: {}; outside them (device, pipelines, warm-up) {}",
-        seconds(wall),
+        seconds_text(wall),
         if list.is_empty() { "none over 0.05 s".to_owned() } else { list.join(", ") },
-        seconds((wall - sum.total_ms / 1e3).max(0.0))
+        seconds_text((wall - sum.total_ms / 1e3).max(0.0))
     )
-}
-
-/// Seconds as the time line says them: `415 s`, `12.3 s`, `0.42 s`.
-fn seconds(s: f64) -> String {
-    match s {
-        s if s >= 100.0 => format!("{s:.0} s"),
-        s if s >= 10.0 => format!("{s:.1} s"),
-        s => format!("{s:.2} s"),
-    }
 }
 
 /// The line after the cases: the run's median clock and its range, and which cases ran 5% or

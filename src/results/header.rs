@@ -156,6 +156,24 @@ pub struct IntegerDot {
     pub unsigned: bool,
 }
 
+impl ArchitecturePeak {
+    /// The peaks of the architecture of PCI `vendor` and `device` ([`crate::caps::peaks`]), in
+    /// its table's order; none for an architecture it does not know.
+    pub fn of_device(vendor: u32, device: u32) -> Vec<Self> {
+        use crate::caps::peaks::{architecture, Ceiling};
+        let unit = |c| match c {
+            Ceiling::L1Bytes => Unit::Byte,
+            Ceiling::Int32Mad => Unit::IntOp,
+            _ => Unit::Flop,
+        };
+        let Some(arch) = architecture(vendor, device) else { return Vec::new() };
+        arch.peaks
+            .iter()
+            .map(|&(c, per_clock)| ArchitecturePeak { ceiling: c.name().into(), per_clock, unit: unit(c) })
+            .collect()
+    }
+}
+
 impl MatrixShape {
     fn of(s: &CoopMatShape, invocations: Option<u32>) -> Self {
         let name = |t| crate::caps::component::component_name(t).to_owned();
@@ -180,22 +198,7 @@ impl Facts {
     /// The facts of `info` (its architecture's peaks from [`crate::caps::peaks`]), with how the
     /// worker built the `pipelines` and what `timer` timed them.
     pub fn of(info: &DeviceInfo, pipelines: Pipelines, timer: Timer) -> Self {
-        use crate::caps::peaks::{architecture, Ceiling};
-        let peaks = architecture(info.vendor_id, info.device_id).map_or_else(Vec::new, |arch| {
-            let unit = |c| match c {
-                Ceiling::L1Bytes => Unit::Byte,
-                Ceiling::Int32Mad => Unit::IntOp,
-                _ => Unit::Flop,
-            };
-            arch.peaks
-                .iter()
-                .map(|&(c, per_clock)| ArchitecturePeak {
-                    ceiling: c.name().into(),
-                    per_clock,
-                    unit: unit(c),
-                })
-                .collect()
-        });
+        let peaks = ArchitecturePeak::of_device(info.vendor_id, info.device_id);
         let (host_link, host_link_unknown) = match &info.host_link {
             Ok(link) => (Some(link.clone()), None),
             Err(why) => (None, Some(why.clone())),

@@ -79,6 +79,14 @@ pub struct Run {
 }
 
 impl Run {
+    /// The run's wall time (seconds) and its cases' phases summed, where it kept both.
+    pub fn time_spent(&self) -> Option<(f64, crate::record::phases::Phases)> {
+        let wall_s = self.wall_s?;
+        let mut phases = self.cases.iter().filter_map(|c| c.phases.as_ref()).peekable();
+        phases.peek()?;
+        Some((wall_s, crate::record::phases::Phases::sum(phases)))
+    }
+
     /// Format 6's `header` as its default view printed it: each line of advertised shapes longer
     /// than 120 columns cut to its count and extension, the list left to `--verbose`.
     pub fn printed_header_short(&self) -> String {

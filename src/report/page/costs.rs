@@ -2,6 +2,7 @@
 //! cost the most, so the slow part of a run is seen before it is guessed.
 
 use super::Block;
+use crate::format::seconds_text;
 use crate::record::phases::Phases;
 use crate::results::model::Run;
 
@@ -10,16 +11,9 @@ const CASES: usize = 10;
 
 /// The fold that says where `run`'s wall time went; `None` for files that did not keep it.
 pub fn block(run: &Run) -> Option<Block> {
-    let wall_s = run.wall_s?;
-    let timed: Vec<(&str, &Phases)> =
-        run.cases.iter().filter_map(|c| Some((c.name.as_str(), c.phases.as_ref()?))).collect();
-    if timed.is_empty() {
-        return None;
-    }
-    let sum = Phases::sum(timed.iter().map(|(_, p)| *p));
+    let (wall_s, sum) = run.time_spent()?;
     let share = |ms: f64| format!("{:.1}%", ms / 1e3 / wall_s * 100.0);
-    let mut phases: Vec<(&str, f64)> = sum.named().into_iter().filter(|(_, ms)| *ms > 0.0).collect();
-    phases.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let mut phases: Vec<(&str, f64)> = sum.largest_first().into_iter().filter(|(_, ms)| *ms > 0.0).collect();
     phases.push(("outside the cases (device, pipelines, warm-up)", (wall_s * 1e3 - sum.total_ms).max(0.0)));
     let mut rows: Vec<(Option<String>, Vec<String>)> =
         phases.iter().map(|(name, ms)| (None, vec![(*name).to_owned(), seconds(*ms), share(*ms)])).collect();
@@ -31,7 +25,8 @@ pub fn block(run: &Run) -> Option<Block> {
             share(sum.samples_gpu_ms),
         ],
     ));
-    let mut costly = timed;
+    let mut costly: Vec<(&str, &Phases)> =
+        run.cases.iter().filter_map(|c| Some((c.name.as_str(), c.phases.as_ref()?))).collect();
     costly.sort_by(|a, b| b.1.total_ms.total_cmp(&a.1.total_ms));
     let cases = costly
         .iter()
@@ -57,14 +52,9 @@ pub fn block(run: &Run) -> Option<Block> {
     })
 }
 
-/// Milliseconds as seconds: `415 s`, `1.25 s`.
+/// Milliseconds as seconds ([`seconds_text`]).
 fn seconds(ms: f64) -> String {
-    let s = ms / 1e3;
-    if s >= 100.0 {
-        format!("{s:.0} s")
-    } else {
-        format!("{s:.2} s")
-    }
+    seconds_text(ms / 1e3)
 }
 
 #[cfg(test)]

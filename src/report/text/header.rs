@@ -5,7 +5,7 @@ use crate::analysis::trust::per_clock_unit;
 use crate::format::{ns_text, sig4};
 use crate::report::columns::{fit, WIDTH};
 use crate::results::header::{Facts, MatrixShape, Pipelines, Timer};
-use crate::results::model::Run;
+use crate::results::model::{Device, Run};
 
 /// The header of `run`: each line fitting [`WIDTH`] columns with the long lists (the
 /// cooperative-matrix shapes) left to `verbose`, or with `verbose`, whole.
@@ -81,10 +81,7 @@ fn of_facts(run: &Run, facts: &Facts, verbose: bool) -> String {
     let mut text = format!(
         "perftest {} (git {})\n\
          compiler:   {}\n\
-         device:     {}\n\
-         type:       {} (vendor 0x{:04x}, device 0x{:04x})\n\
-         driver:     {} (Vulkan {})\n\
-         queue:      family {}, subgroup size {}\n\
+         {}\
          timestamps: {} ns per tick, {} valid bits{steps}\n\
          clock:      {}\n\
          units:      {units}\n\
@@ -94,14 +91,7 @@ fn of_facts(run: &Run, facts: &Facts, verbose: bool) -> String {
         run.perftest_version,
         facts.git_commit,
         facts.compiler,
-        d.name,
-        d.kind,
-        d.vendor_id,
-        d.device_id,
-        d.driver,
-        d.vulkan_version,
-        d.queue_family,
-        d.subgroup_size,
+        device_lines(d),
         d.timestamp_period_ns,
         facts.timestamp_valid_bits,
         d.clock.as_deref().unwrap_or("unknown"),
@@ -233,27 +223,28 @@ fn settings(run: &Run, facts: &Facts) -> String {
     text
 }
 
+/// The device row's `device:`, `type:`, `driver:` and `queue:` lines, each ending in a newline.
+fn device_lines(d: &Device) -> String {
+    format!(
+        "device:     {}\n\
+         type:       {} (vendor 0x{:04x}, device 0x{:04x})\n\
+         driver:     {} (Vulkan {})\n\
+         queue:      family {}, subgroup size {}\n",
+        d.name, d.kind, d.vendor_id, d.device_id, d.driver, d.vulkan_version, d.queue_family, d.subgroup_size,
+    )
+}
+
 /// The header of a file older than format 6, which did not keep it: the device row's facts.
 fn of_device_row(run: &Run) -> String {
     let d = &run.device;
     format!(
         "perftest {} (a format {} file, which did not keep the header; the device row:)\n\
-         device:     {}\n\
-         type:       {} (vendor 0x{:04x}, device 0x{:04x})\n\
-         driver:     {} (Vulkan {})\n\
-         queue:      family {}, subgroup size {}\n\
+         {}\
          timestamps: {} ns per tick\n\
          clock:      {}\n",
         run.perftest_version,
         run.format_version,
-        d.name,
-        d.kind,
-        d.vendor_id,
-        d.device_id,
-        d.driver,
-        d.vulkan_version,
-        d.queue_family,
-        d.subgroup_size,
+        device_lines(d),
         d.timestamp_period_ns,
         d.clock.as_deref().unwrap_or("unknown"),
     )
@@ -268,12 +259,6 @@ mod tests {
     /// The sample run with facts of an H100 that advertises `shapes` shapes.
     fn h100(shapes: usize) -> Run {
         let mut run = crate::results::model::tests::sample_run();
-        let arch = crate::caps::peaks::architecture(0x10de, 0x2330).unwrap();
-        let unit = |c| match c {
-            crate::caps::Ceiling::L1Bytes => crate::registry::Unit::Byte,
-            crate::caps::Ceiling::Int32Mad => crate::registry::Unit::IntOp,
-            _ => crate::registry::Unit::Flop,
-        };
         let shape = MatrixShape {
             m: 16,
             n: 16,
@@ -286,15 +271,7 @@ mod tests {
         run.facts = Some(Facts {
             git_commit: "0123456789ab".into(),
             compute_units_source: Some("VK_NV_shader_sm_builtins".into()),
-            peaks: arch
-                .peaks
-                .iter()
-                .map(|&(c, per_clock)| ArchitecturePeak {
-                    ceiling: c.name().into(),
-                    per_clock,
-                    unit: unit(c),
-                })
-                .collect(),
+            peaks: ArchitecturePeak::of_device(0x10de, 0x2330),
             timestamp_steps: Some(Steps { min_ns: 32.0, median_ns: 22_503.0, equal: 1, pairs: 63 }),
             host_link_unknown: Some("none: an integrated device".into()),
             cooperative_matrix: vec![shape; shapes],
