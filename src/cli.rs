@@ -146,7 +146,7 @@ pub struct Cli {
     pub target_ms: f64,
 
     /// The most timed samples per case after warm-up: a case stops at 3 once its samples agree
-    /// (their mean's standard error under 0.1%), a noisy one takes them all; the report gives
+    /// (their mean's standard error under 0.3%), a noisy one takes them all; the report gives
     /// their median, min and spread; env PERFTEST_SAMPLES.
     #[arg(long, value_name = "N", default_value_t = 10, allow_negative_numbers = true,
           value_parser = clap::value_parser!(u32).range(3..=1000))]
