@@ -82,6 +82,10 @@ const MAX_SCALING_STEPS: usize = 30;
 
 /// Measures with `timer`: scale to `policy.target_ms`, warm up for at most `warmup_cap_ms` of
 /// GPU time until two rates agree within [`SETTLED`], then take samples as `sampling` says.
+///
+/// The runs that settle the warm-up are samples: the one that agrees, and the one it agrees with
+/// where that ran at the same size (a run already on target is not re-aimed). Timed at the
+/// samples' size on a clock that held for both, they are what the next samples would be.
 pub fn measure(
     timer: &mut dyn Timer,
     policy: &Policy,
@@ -90,6 +94,7 @@ pub fn measure(
 ) -> Result<Measurement> {
     let start = Instant::now();
     let mut groups = timer.actual_groups(1);
+    let mut run_start = Instant::now();
     let mut ms = timer.time_ms(groups)?;
     let mut runs = 1;
     while !policy.on_target(ms) && runs < MAX_SCALING_STEPS {
@@ -98,35 +103,44 @@ pub fn measure(
             break; // at a limit (device maximum or watchdog cap)
         }
         groups = next;
+        run_start = Instant::now();
         ms = timer.time_ms(groups)?;
         runs += 1;
     }
-    let scale_ms = Phases::since(start);
-    let start = Instant::now();
-    // Warm-up: keep aiming at the target (clocks may still be ramping) until rates agree. The run
-    // that settles it was timed at the samples' size on a steady clock: it is the first sample.
+    let scaled = Instant::now();
+    // Warm-up: aim at the target again after each run off it (clocks may still be ramping) until
+    // a rate agrees with one before it.
     let mut rates = [groups as f64 / ms, f64::NAN];
+    let mut before_run = (groups, ms, run_start);
     let mut warm_gpu_ms = 0.0;
     let mut times = Vec::with_capacity(sampling.most);
-    let mut samples_start = Instant::now();
+    let mut samples_start = None;
     while warm_gpu_ms < warmup_cap_ms {
-        groups = timer.actual_groups(policy.next(groups, ms));
-        samples_start = Instant::now();
+        if !policy.on_target(ms) {
+            groups = timer.actual_groups(policy.next(groups, ms));
+        }
+        run_start = Instant::now();
         ms = timer.time_ms(groups)?;
         runs += 1;
         warm_gpu_ms += ms;
         let rate = groups as f64 / ms;
         if settles(rate, rates) {
+            let (size, time, began) = before_run;
+            if size == groups && settles(rate, [rates[0], f64::NAN]) {
+                times.push(time);
+                samples_start = Some(began);
+            }
             times.push(ms);
+            samples_start = samples_start.or(Some(run_start));
             break;
         }
         rates = [rate, rates[0]];
+        before_run = (groups, ms, run_start);
     }
-    let settled = !times.is_empty();
-    if !settled {
-        samples_start = Instant::now();
-    }
-    let warm_ms = (samples_start - start).as_secs_f64() * 1e3;
+    let settled = samples_start.is_some();
+    let samples_start = samples_start.unwrap_or_else(Instant::now);
+    let scale_ms = (scaled.min(samples_start) - start).as_secs_f64() * 1e3;
+    let warm_ms = samples_start.saturating_duration_since(scaled).as_secs_f64() * 1e3;
     let before = timer.clock_mhz()?;
     while !sampling.enough(&times) {
         times.push(timer.time_ms(groups)?);
@@ -190,16 +204,16 @@ mod tests {
     fn steady_samples_stop_at_three_and_noisy_ones_take_them_all() {
         let converging = Sampling::converging(10);
         // 20 ms every time, as an H100 case (cv near 10^-5).
-        let steady = measure(&mut Scripted(vec![20.0], 0), &policy(), &converging, 1000.0).unwrap();
+        let mut gpu = Scripted(vec![20.0], 0);
+        let steady = measure(&mut gpu, &policy(), &converging, 1000.0).unwrap();
         assert_eq!(steady.samples.len(), LEAST_SAMPLES);
+        assert_eq!(gpu.1, 3, "scaling's last run and the warm-up run agreeing with it are samples");
         // Scaling and warm-up take what they take; then samples swinging 10%: all ten.
-        let mut swinging = Scripted(vec![20.0; 2], 0);
-        swinging.0.extend([20.0, 22.0].repeat(20));
+        let mut swinging = Scripted([20.0, 22.0].repeat(20), 0);
         let noisy = measure(&mut swinging, &policy(), &converging, 1000.0).unwrap();
         assert_eq!(noisy.samples.len(), 10);
         // One sample 2% off among steady ones: cv / sqrt(n) first falls under 0.3% at seven.
-        let mut slight = Scripted(vec![20.0; 3], 0);
-        slight.0.extend([20.4]);
+        let mut slight = Scripted(vec![20.0, 20.0, 20.4], 0);
         slight.0.extend([20.0; 10]);
         let some = measure(&mut slight, &policy(), &converging, 1000.0).unwrap();
         assert_eq!(some.samples.len(), 7, "{:?}", some.samples);
@@ -272,9 +286,10 @@ mod tests {
         let mut clocked = Clocked(gpu, vec![]);
         let m = measure(&mut clocked, &policy(), &Sampling::fixed(4), 1000.0).unwrap();
         let log = &clocked.1;
-        // The run that settled the warm-up is the first sample; the clock is read after it.
+        // Scaling's last run and the one that agreed with it are the first two samples; the clock
+        // is read after them.
         let first = log.iter().position(|e| *e == "clock").unwrap();
-        assert_eq!(log[first - 1..], ["time", "clock", "time", "time", "time", "clock"], "{log:?}");
+        assert_eq!(log[first - 2..], ["time", "time", "clock", "time", "time", "clock"], "{log:?}");
         assert_eq!(m.samples.len(), 4);
         assert_eq!(m.clocks_mhz.len(), 2);
         assert_eq!(m.clock_mhz(), Some((m.clocks_mhz[0] + m.clocks_mhz[1]) / 2.0));
