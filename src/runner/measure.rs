@@ -137,6 +137,8 @@ pub fn measure(
         rates = [rate, rates[0]];
         before_run = (groups, ms, run_start);
     }
+    // Never more samples than asked for (a run of one sample keeps scaling's last).
+    times.truncate(sampling.most);
     let settled = samples_start.is_some();
     let samples_start = samples_start.unwrap_or_else(Instant::now);
     let scale_ms = (scaled.min(samples_start) - start).as_secs_f64() * 1e3;
@@ -220,6 +222,8 @@ mod tests {
         // --fixed-samples takes exactly what it says.
         let fixed = measure(&mut Scripted(vec![20.0], 0), &policy(), &Sampling::fixed(10), 1000.0).unwrap();
         assert_eq!(fixed.samples.len(), 10);
+        let one = measure(&mut Scripted(vec![20.0], 0), &policy(), &Sampling::fixed(1), 1000.0).unwrap();
+        assert_eq!(one.samples.len(), 1, "the two settling runs never make more samples than asked");
         assert_eq!(Sampling::converging(2).least, 2, "never more than the most");
     }
 
