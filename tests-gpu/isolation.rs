@@ -37,6 +37,8 @@ fn cli_a_worker_that_dies_by_a_signal_costs_its_case_and_a_fresh_worker_goes_on(
     // driver's failed assertion (SIGSEGV sent by another process would not do: Rust's
     // stack-overflow handler returns).
     let args = [
+        "--family",
+        "latency",
         "--filter",
         "Latency",
         "--skip",

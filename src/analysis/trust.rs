@@ -109,6 +109,10 @@ impl Trust {
                 judgement.per_clock.push((mhz * 1e6 / rate, "clk/load".into()));
                 continue;
             }
+            if work.unit == Unit::DependentOp {
+                judgement.per_clock.push((mhz * 1e6 / rate, "clk/op".into()));
+                continue;
+            }
             // So is a dispatch's: clocks per dispatch, for the whole device.
             if work.unit == Unit::Dispatch {
                 judgement.per_clock.push((mhz * 1e6 / rate, "clk/dispatch".into()));

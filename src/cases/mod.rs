@@ -15,6 +15,7 @@ mod data;
 mod dispatch;
 mod gemm;
 mod host;
+mod instr;
 mod latency;
 mod load;
 mod matrix;

@@ -73,11 +73,16 @@ pub enum Unit {
     /// Submissions waited for one at a time (CPU-timed round trips), printed with the time each
     /// takes.
     Submission,
+    /// Shader operations of one kind (a `sin`, an integer division), each counted once.
+    Op,
+    /// Operations that each wait for the one before (one chain): their rate is a latency,
+    /// printed as nanoseconds (and clocks) per operation.
+    DependentOp,
 }
 
 impl Unit {
     /// Every unit.
-    pub const ALL: [Unit; 10] = [
+    pub const ALL: [Unit; 12] = [
         Unit::Flop,
         Unit::IntOp,
         Unit::Load,
@@ -88,6 +93,8 @@ impl Unit {
         Unit::Store,
         Unit::Dispatch,
         Unit::Submission,
+        Unit::Op,
+        Unit::DependentOp,
     ];
 
     /// The unit whose rate is written `name` (`B/s`), as results files hold it.
@@ -108,6 +115,8 @@ impl Unit {
             Unit::Store => "stores/s",
             Unit::Dispatch => "dispatches/s",
             Unit::Submission => "submissions/s",
+            Unit::Op => "ops/s",
+            Unit::DependentOp => "dependent ops/s",
         }
     }
 
@@ -124,6 +133,8 @@ impl Unit {
             Unit::Store => "stores",
             Unit::Dispatch => "dispatches",
             Unit::Submission => "submissions",
+            Unit::Op => "ops",
+            Unit::DependentOp => "dependent ops",
         }
     }
 }

@@ -8,6 +8,15 @@ pub enum Value {
     /// A float that may differ in the last bits: the GPU's format conversions (UNORM to float)
     /// may round differently; within [`NEAR`] of the magnitude it matches.
     F32Near(f32),
+    /// A float within an absolute bound of the value: an operation the Vulkan specification lets
+    /// err by so much ("Precision and Operation of SPIR-V Instructions"), carried through a
+    /// chain of them. A NaN never matches.
+    F32Within {
+        /// The exact value (the CPU's, in f64 rounded once).
+        value: f32,
+        /// The largest absolute difference allowed.
+        bound: f32,
+    },
     /// An unsigned integer.
     U32(u32),
     /// A word the reference leaves unchecked: a sampled reference (a large matrix product) checks
@@ -27,6 +36,7 @@ impl Value {
                 let got = f32::from_bits(bits);
                 (got - v).abs() <= NEAR * v.abs().max(1.0)
             }
+            Value::F32Within { value, bound } => (f32::from_bits(bits) - value).abs() <= bound,
             Value::U32(v) => v == bits,
             Value::Unchecked => true,
         }
@@ -35,7 +45,7 @@ impl Value {
     /// A GPU word read as the same type as `self`, for messages.
     pub fn same_type(self, bits: u32) -> Value {
         match self {
-            Value::F32(_) | Value::F32Near(_) => Value::F32(f32::from_bits(bits)),
+            Value::F32(_) | Value::F32Near(_) | Value::F32Within { .. } => Value::F32(f32::from_bits(bits)),
             Value::U32(_) | Value::Unchecked => Value::U32(bits),
         }
     }
@@ -46,6 +56,7 @@ impl std::fmt::Display for Value {
         match self {
             Value::F32(v) => write!(f, "{v:?}"),
             Value::F32Near(v) => write!(f, "{v:?} (within {NEAR:e})"),
+            Value::F32Within { value, bound } => write!(f, "{value:?} (within {bound:e})"),
             Value::U32(v) => write!(f, "{v}"),
             Value::Unchecked => f.write_str("anything (unchecked)"),
         }
@@ -64,5 +75,14 @@ mod tests {
         assert!(!Value::F32(1.0).matches(1.0000001f32.to_bits()));
         assert!(Value::U32(7).matches(7));
         assert!(Value::Unchecked.matches(0xDEAD_BEEF));
+    }
+
+    #[test]
+    fn a_bounded_value_takes_its_bound_and_never_a_nan() {
+        let sin = Value::F32Within { value: 0.5, bound: 1e-3 };
+        assert!(sin.matches(0.5009f32.to_bits()) && sin.matches(0.4991f32.to_bits()));
+        assert!(!sin.matches(0.5011f32.to_bits()));
+        assert!(!sin.matches(f32::NAN.to_bits()));
+        assert_eq!(sin.to_string(), "0.5 (within 1e-3)");
     }
 }

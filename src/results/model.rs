@@ -380,6 +380,7 @@ impl Amount {
         use crate::registry::Unit;
         match self.rate_unit() {
             Some(Unit::DependentLoad) => format!("{} ns per load", sig4(1e9 / self.value)),
+            Some(Unit::DependentOp) => format!("{} ns per op", sig4(1e9 / self.value)),
             Some(Unit::Dispatch | Unit::Submission) => {
                 format!("{}, {} each", si(self.value, &self.unit.to_string()), ns_text(1e9 / self.value))
             }

@@ -49,7 +49,9 @@ pub(super) fn lines(
             };
             // A pointer chase's rate is drawn as the latency it is.
             let rate = rate.map(|a| match a.rate_unit() {
-                Some(Unit::DependentLoad) => Amount { value: 1e9 / a.value, unit: LATENCY.into() },
+                Some(Unit::DependentLoad | Unit::DependentOp) => {
+                    Amount { value: 1e9 / a.value, unit: LATENCY.into() }
+                }
                 _ => a,
             });
             let v = match panel.metric {

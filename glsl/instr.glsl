@@ -1,0 +1,141 @@
+// instr.glsl: one shader operation's throughput or latency (src/cases/instr.rs). CHAINS chains of
+// `x = STEP(x)` per invocation: one step, then `trips` times UNROLL steps. Throughput cases run
+// 8 chains in workgroups of 256; latency cases one chain in one subgroup, `trips` scaled to the
+// target. A verify run's trips (0 or 1) keep the chain where the CPU can bound its error
+// (docs/design/instructions.md). Each invocation writes chain `gid % CHAINS`: a choice made at
+// run time, so every chain stays live, and across invocations every chain is checked.
+//
+// A step is the operation with only a free source modifier (-x, abs(x)) around it, or paired
+// with a cheap operation named in the case where the operation alone would fold (idempotent,
+// associative or its own inverse).
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+// fa, fb, ua, ub: run-time constants the compiler cannot fold; their values per mode are in
+// src/cases/instr.rs.
+#define FAMILY_PARAMS uint trips; float fa; float fb; uint ua; uint ub;
+#include "common.glsl"
+
+// 64 seeds, as raw words (floats or integers, as the operation needs).
+layout(set = 0, binding = 1, std430) readonly buffer Seeds { uint seeds[]; };
+
+#if defined(TYPE_UVEC2)
+    // Two words in turn (x, y -> y, x + y): integer adds that no reassociation can merge.
+    #define T uvec2
+    #define SEED(i) uvec2(seeds[(i) & 63u], seeds[((i) + 1u) & 63u])
+    #define BITS(x) (x).y
+#elif defined(TYPE_UINT)
+    #define T uint
+    #define SEED(i) seeds[(i) & 63u]
+    #define BITS(x) (x)
+#else
+    #define T float
+    #define SEED(i) uintBitsToFloat(seeds[(i) & 63u])
+    #define BITS(x) floatBitsToUint(x)
+#endif
+
+#define fa params.fa
+#define fb params.fb
+#define ua params.ua
+#define ub params.ub
+
+#if defined(OP_F32_ADD)
+    #define STEP(x) ((x) + fb)
+#elif defined(OP_F32_MUL)
+    #define STEP(x) ((x) * fa)
+#elif defined(OP_F32_FMA)
+    #define STEP(x) fma(x, fa, fb)
+#elif defined(OP_F32_EXP2)
+    #define STEP(x) exp2(-abs(x))
+#elif defined(OP_F32_LOG2)
+    #define STEP(x) log2(abs(x))
+#elif defined(OP_F32_EXP)
+    #define STEP(x) exp(-abs(x))
+#elif defined(OP_F32_LOG)
+    #define STEP(x) log(abs(x))
+#elif defined(OP_F32_SIN)
+    #define STEP(x) sin(x)
+#elif defined(OP_F32_COS)
+    #define STEP(x) cos(x)
+#elif defined(OP_F32_INVERSESQRT)
+    #define STEP(x) inversesqrt(abs(x))
+#elif defined(OP_F32_SQRT)
+    #define STEP(x) sqrt(abs(x))
+#elif defined(OP_F32_RCP_ADD)
+    #define STEP(x) (1.0 / (x) + fb)
+#elif defined(OP_F32_DIV)
+    #define STEP(x) (fa / (x))
+#elif defined(OP_F32_POW)
+    #define STEP(x) pow(abs(x), fa)
+#elif defined(OP_F32_ATAN)
+    #define STEP(x) atan(x)
+#elif defined(OP_F32_FRACT)
+    #define STEP(x) fract(x)
+#elif defined(OP_F32_MIN)
+    #define STEP(x) min(-(x), fa)
+#elif defined(OP_F32_MAX)
+    #define STEP(x) max(-(x), fb)
+#elif defined(OP_F32_CLAMP)
+    #define STEP(x) clamp(-(x), fb, fa)
+#elif defined(OP_U32_ADD)
+    #define STEP(v) uvec2((v).y, (v).x + (v).y)
+#elif defined(OP_U32_MUL)
+    // Two words in turn (x, y -> y, x * y): a run-time constant's powers would fold 16 steps
+    // into one (llvmpipe does).
+    #define STEP(v) uvec2((v).y, (v).x * (v).y)
+#elif defined(OP_U32_MAD)
+    #define STEP(x) ((x) * ua + ub)
+#elif defined(OP_U32_DIV)
+    #define STEP(x) ((x) / ub)
+#elif defined(OP_U32_MOD_XOR)
+    #define STEP(x) (((x) ^ ub) % ua)
+#elif defined(OP_U32_SHL)
+    #define STEP(x) ((x) << ub)
+#elif defined(OP_U32_SHR)
+    #define STEP(x) ((x) >> ub)
+#elif defined(OP_U32_BITCOUNT)
+    #define STEP(x) uint(bitCount(x))
+#elif defined(OP_U32_FINDMSB)
+    #define STEP(x) uint(findMSB(x))
+#elif defined(OP_U32_FINDLSB)
+    #define STEP(x) uint(findLSB(x))
+#elif defined(OP_U32_BITFIELDREVERSE_XOR)
+    #define STEP(x) (bitfieldReverse(x) ^ ub)
+#elif defined(OP_U32_BITFIELDEXTRACT)
+    #define STEP(x) bitfieldExtract(x, int(ub), 24)
+#elif defined(OP_U32_BITFIELDINSERT)
+    #define STEP(x) bitfieldInsert(ua, x, int(ub), 8)
+#elif defined(OP_U32_MIN_SUB)
+    #define STEP(x) min(ua - (x), ub)
+#elif defined(OP_U32_MAX_SUB)
+    #define STEP(x) max(ua - (x), ub)
+#else
+    #error define one OP_ (src/cases/instr.rs)
+#endif
+
+void main() {
+    uint gid = global_index();
+    // precise: no reassociation or contraction of a float chain (NoContraction), which would
+    // fold 16 adds by one constant into one.
+    precise T x[CHAINS];
+    [[unroll]] for (uint k = 0u; k < CHAINS; ++k) {
+        x[k] = SEED(gid * CHAINS + k);
+    }
+    // One step before the loop: a verify run of 0 trips checks exactly one.
+    [[unroll]] for (uint k = 0u; k < CHAINS; ++k) {
+        x[k] = STEP(x[k]);
+    }
+    for (uint t = 0u; t < params.trips; ++t) {
+        [[unroll]] for (uint j = 0u; j < UNROLL; ++j) {
+            [[unroll]] for (uint k = 0u; k < CHAINS; ++k) {
+                x[k] = STEP(x[k]);
+            }
+        }
+    }
+    // Chain gid % CHAINS, chosen by selects: an indexed register array could be moved to memory.
+    T chosen = x[0];
+    [[unroll]] for (uint k = 1u; k < CHAINS; ++k) {
+        chosen = gid % CHAINS == k ? x[k] : chosen;
+    }
+    write_result(gid, BITS(chosen));
+}
