@@ -113,24 +113,34 @@ layout(set = 0, binding = 1, std430) readonly buffer Seeds { uint seeds[]; };
     #error define one OP_ (src/cases/instr.rs)
 #endif
 
+// One step of every chain, and UNROLL (16) of them, written out rather than as [[unroll]] loops:
+// spirv-opt's unroller does not carry `precise` (NoContraction) to the copies it makes, and
+// without it a driver may fold 16 adds of one constant into one (NVIDIA's does).
+#define S(k) x[k] = STEP(x[k]);
+#if CHAINS == 8
+    #define ALL S(0) S(1) S(2) S(3) S(4) S(5) S(6) S(7)
+#elif CHAINS == 1
+    #define ALL S(0)
+#else
+    #error CHAINS is 1 or 8
+#endif
+#if UNROLL != 16
+    #error UNROLL is 16
+#endif
+#define FOUR ALL ALL ALL ALL
+#define SIXTEEN FOUR FOUR FOUR FOUR
+
 void main() {
     uint gid = global_index();
-    // precise: no reassociation or contraction of a float chain (NoContraction), which would
-    // fold 16 adds by one constant into one.
+    // precise: no reassociation or contraction of a float chain (NoContraction).
     precise T x[CHAINS];
     [[unroll]] for (uint k = 0u; k < CHAINS; ++k) {
         x[k] = SEED(gid * CHAINS + k);
     }
     // One step before the loop: a verify run of 0 trips checks exactly one.
-    [[unroll]] for (uint k = 0u; k < CHAINS; ++k) {
-        x[k] = STEP(x[k]);
-    }
+    ALL
     for (uint t = 0u; t < params.trips; ++t) {
-        [[unroll]] for (uint j = 0u; j < UNROLL; ++j) {
-            [[unroll]] for (uint k = 0u; k < CHAINS; ++k) {
-                x[k] = STEP(x[k]);
-            }
-        }
+        SIXTEEN
     }
     // Chain gid % CHAINS, chosen by selects: an indexed register array could be moved to memory.
     T chosen = x[0];
