@@ -348,6 +348,14 @@ impl Op {
         })
     }
 
+    /// `PRECISE` where a driver could reassociate the chain: a float add, multiply or division
+    /// by one run-time constant (NVIDIA's folds 16 of them into one without NoContraction).
+    fn precise(&self) -> Option<(&'static str, &'static str)> {
+        ["OP_F32_ADD", "OP_F32_MUL", "OP_F32_FMA", "OP_F32_DIV", "OP_F32_RCP_ADD"]
+            .contains(&self.define)
+            .then_some(("PRECISE", "1"))
+    }
+
     fn type_define(&self) -> (&'static str, &'static str) {
         match self.ty {
             Ty::F32 => ("TYPE_FLOAT", "1"),
@@ -365,6 +373,7 @@ fn throughput(op: Op, invocations: u32) -> CaseSpec {
     let case = CaseSpec::new(name, GLSL, [invocations, 1, 1])
         .narrowed_from(GROUP.into())
         .defines([(op.define, "1"), op.type_define(), ("CHAINS", &*chains), ("UNROLL", &*unroll)])
+        .defines(op.precise())
         .resource(op.seeds())
         .push(op.push(TRIPS))
         .work([Work::new(f64::from(CHAINS * steps), Unit::Op)])
@@ -378,6 +387,7 @@ fn latency(op: Op, width: u32) -> CaseSpec {
     let unroll = UNROLL.to_string();
     CaseSpec::new(format!("Instr {} latency", op.name), GLSL, [width, 1, 1])
         .defines([(op.define, "1"), op.type_define(), ("CHAINS", "1"), ("UNROLL", &*unroll)])
+        .defines(op.precise())
         .resource(op.seeds())
         .push(op.push(1))
         .scale_by_push_word(0)
