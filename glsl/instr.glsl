@@ -1,4 +1,4 @@
-// instr.glsl: one shader operation's throughput or latency (src/cases/instr.rs). CHAINS chains of
+// instr.glsl: one shader operation's throughput or latency (src/cases/instr/). CHAINS chains of
 // `x = STEP(x)` per invocation: one step, then `trips` times UNROLL steps. Throughput cases run
 // 8 chains in workgroups of 256; latency cases one chain in one subgroup, `trips` scaled to the
 // target. A verify run's trips (0 or 1) keep the chain where the CPU can bound its error
@@ -12,7 +12,7 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 // fa, fb, ua, ub: run-time constants the compiler cannot fold; their values per mode are in
-// src/cases/instr.rs.
+// src/cases/instr/ops.rs.
 #define FAMILY_PARAMS uint trips; float fa; float fb; uint ua; uint ub;
 #include "common.glsl"
 
@@ -110,7 +110,7 @@ layout(set = 0, binding = 1, std430) readonly buffer Seeds { uint seeds[]; };
 #elif defined(OP_U32_MAX_SUB)
     #define STEP(x) max(ua - (x), ub)
 #else
-    #error define one OP_ (src/cases/instr.rs)
+    #error define one OP_ (src/cases/instr/ops.rs)
 #endif
 
 // One step of every chain, and UNROLL (16) of them, written out rather than as [[unroll]] loops:

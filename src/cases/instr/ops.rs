@@ -1,41 +1,15 @@
-//! The instruction table: each shader operation's throughput and latency (issue 38).
-//!
-//! Two cases per operation, one shader (glsl/instr.glsl): `throughput` runs 8 independent chains
-//! of `x = op(x)` per invocation in workgroups of 256, and its ratio against `fp32 fma` is the
-//! operation's cost in FMAs; `latency` runs one chain in one subgroup, lengthened by a push word,
-//! so its rate is one operation at a time: nanoseconds and, with the clock, clocks per operation.
-//! The design, and why some operations are paired with a cheap one, is in
-//! docs/design/instructions.md; CUDA's figures on the H100 in results/instructions/.
-//!
-//! Verify runs take 0 or 1 trips of the loop (1 or 17 steps per chain) and compare each chain
-//! with the CPU's: exactly where the operation is exact, else within the error the Vulkan
-//! specification allows the operation ("Precision and Operation of SPIR-V Instructions"), summed
-//! over the steps of a chain whose step never magnifies an error (|f'| <= 1 on the seeds' path).
+//! The operations of the instruction table: each one's chain step, seeds, run-time constants,
+//! and how a verify run checks it (the Vulkan specification's error bounds, on the seeds' path).
 
-use crate::registry::{self, CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work};
-
-const GLSL: Glsl = Glsl { file: "instr.glsl", source: include_str!("../../glsl/instr.glsl") };
-
-/// Independent chains per invocation in throughput cases (8 cover the H100's fp64 and MUFU
-/// latencies at 2048 invocations per SM: results/instructions/).
-const CHAINS: u32 = 8;
-/// Steps per loop trip, unrolled.
-const UNROLL: u32 = 16;
-/// Loop trips of a timed throughput case: 1 + 64 x 16 = 1025 steps per chain.
-const TRIPS: u32 = 64;
-/// Invocations per throughput workgroup, where the device allows them.
-const GROUP: u32 = 256;
-/// Seeds in the seeds buffer (the GLSL masks the index with 63).
-const SEEDS: u32 = 64;
-/// The case every throughput case's ratio is against: its inverse is the cost in FMAs.
-const FMA: &str = "Instr fp32 fma throughput";
+use super::{SEEDS, UNROLL};
+use crate::registry::{Push, Resource, Value};
 
 /// One ULP of a float in [1, 2).
 const ULP1: f64 = f32::EPSILON as f64;
 
 /// What a chain holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Ty {
+pub(super) enum Ty {
     F32,
     U32,
     /// Two words in turn (`x, y -> y, x + y`).
@@ -44,35 +18,35 @@ enum Ty {
 
 /// The run-time constants `fa, fb, ua, ub` of one mode.
 #[derive(Clone, Copy, Debug)]
-struct Consts {
-    fa: f32,
-    fb: f32,
-    ua: u32,
-    ub: u32,
+pub(super) struct Consts {
+    pub(super) fa: f32,
+    pub(super) fb: f32,
+    pub(super) ua: u32,
+    pub(super) ub: u32,
 }
 
 const NONE: Consts = Consts { fa: 0.0, fb: 0.0, ua: 0, ub: 0 };
 
 /// One operation: its case name, define, chain type, seeds, constants, and how a verify run checks it.
-struct Op {
+pub(super) struct Op {
     /// As the cases name it (`fp32 sin`).
-    name: &'static str,
+    pub(super) name: &'static str,
     /// The GLSL's `OP_` define.
-    define: &'static str,
-    ty: Ty,
+    pub(super) define: &'static str,
+    pub(super) ty: Ty,
     /// Seed `i` (0..63) as a word.
-    seed: fn(u32) -> u32,
-    time: Consts,
-    verify: Consts,
+    pub(super) seed: fn(u32) -> u32,
+    pub(super) time: Consts,
+    pub(super) verify: Consts,
     /// Loop trips of a verify run: 1 (17 steps) where the chain stays checkable, 0 (1 step)
     /// where one step magnifies the last one's error (log2 and log: |f'| > 1 below 1.44).
-    verify_trips: u32,
+    pub(super) verify_trips: u32,
     /// The allowed error of one step on the verify seeds' path, absolute (0: exact).
-    bound: f64,
+    pub(super) bound: f64,
     /// One step in f64 (floats) with the verify constants.
-    step_f: fn(f64, &Consts) -> f64,
+    pub(super) step_f: fn(f64, &Consts) -> f64,
     /// One step on words (integers).
-    step_u: fn([u32; 2], &Consts) -> [u32; 2],
+    pub(super) step_u: fn([u32; 2], &Consts) -> [u32; 2],
 }
 
 fn floats(v: f32) -> u32 {
@@ -161,7 +135,7 @@ const FT: Consts = f(0.999, 0.001);
 
 /// The operations, in table order. Bounds: the Vulkan specification's, on the verify path (see
 /// each comment); ULP1 is one unit in the last place in [1, 2).
-fn ops() -> Vec<Op> {
+pub(super) fn ops() -> Vec<Op> {
     vec![
         // Exact: integers in f32, and x * 2 from at most 64 (17 steps: at most 2^23).
         float_op("fp32 add", "OP_F32_ADD", small_integers, FT, f(1.0, 1.0), 1, 0.0, |x, c| {
@@ -301,18 +275,18 @@ fn ops() -> Vec<Op> {
 
 impl Op {
     /// Steps per chain in a verify run.
-    fn verify_steps(&self) -> u32 {
+    pub(super) fn verify_steps(&self) -> u32 {
         1 + self.verify_trips * UNROLL
     }
 
     /// The push block after the header: trips, fa, fb, ua, ub.
-    fn push(&self, time_trips: u32) -> Push {
+    pub(super) fn push(&self, time_trips: u32) -> Push {
         let words = |trips: u32, c: &Consts| [trips, c.fa.to_bits(), c.fb.to_bits(), c.ua, c.ub];
         Push::per_mode(&words(time_trips, &self.time), &words(self.verify_trips, &self.verify))
     }
 
     /// What invocation `gid` of a verify run with `chains` chains writes: chain `gid % chains`.
-    fn reference(&self, gid: u32, chains: u32) -> Value {
+    pub(super) fn reference(&self, gid: u32, chains: u32) -> Value {
         let index = gid.wrapping_mul(chains).wrapping_add(gid % chains);
         let word = |i: u32| (self.seed)(i & (SEEDS - 1));
         match self.ty {
@@ -339,7 +313,7 @@ impl Op {
         }
     }
 
-    fn seeds(&self) -> Resource {
+    pub(super) fn seeds(&self) -> Resource {
         let seed = self.seed;
         Resource::storage_buffer(u64::from(SEEDS) * 4, move |bytes| {
             for (i, chunk) in bytes.chunks_exact_mut(4).enumerate() {
@@ -350,221 +324,17 @@ impl Op {
 
     /// `PRECISE` where a driver could reassociate the chain: a float add, multiply or division
     /// by one run-time constant (NVIDIA's folds 16 of them into one without NoContraction).
-    fn precise(&self) -> Option<(&'static str, &'static str)> {
+    pub(super) fn precise(&self) -> Option<(&'static str, &'static str)> {
         ["OP_F32_ADD", "OP_F32_MUL", "OP_F32_FMA", "OP_F32_DIV", "OP_F32_RCP_ADD"]
             .contains(&self.define)
             .then_some(("PRECISE", "1"))
     }
 
-    fn type_define(&self) -> (&'static str, &'static str) {
+    pub(super) fn type_define(&self) -> (&'static str, &'static str) {
         match self.ty {
             Ty::F32 => ("TYPE_FLOAT", "1"),
             Ty::U32 => ("TYPE_UINT", "1"),
             Ty::U32Pair => ("TYPE_UVEC2", "1"),
         }
-    }
-}
-
-/// `op`'s throughput case in workgroups of `invocations`.
-fn throughput(op: Op, invocations: u32) -> CaseSpec {
-    let steps = 1 + TRIPS * UNROLL;
-    let (chains, unroll) = (CHAINS.to_string(), UNROLL.to_string());
-    let name = format!("Instr {} throughput", op.name);
-    let case = CaseSpec::new(name, GLSL, [invocations, 1, 1])
-        .narrowed_from(GROUP.into())
-        .defines([(op.define, "1"), op.type_define(), ("CHAINS", &*chains), ("UNROLL", &*unroll)])
-        .defines(op.precise())
-        .resource(op.seeds())
-        .push(op.push(TRIPS))
-        .work([Work::new(f64::from(CHAINS * steps), Unit::Op)])
-        .group("instr throughput")
-        .baseline(FMA);
-    case.reference(move |gid| op.reference(gid, CHAINS))
-}
-
-/// `op`'s latency case: one chain in one subgroup of `width` invocations.
-fn latency(op: Op, width: u32) -> CaseSpec {
-    let unroll = UNROLL.to_string();
-    CaseSpec::new(format!("Instr {} latency", op.name), GLSL, [width, 1, 1])
-        .defines([(op.define, "1"), op.type_define(), ("CHAINS", "1"), ("UNROLL", &*unroll)])
-        .defines(op.precise())
-        .resource(op.seeds())
-        .push(op.push(1))
-        .scale_by_push_word(0)
-        // UNROLL steps per trip, each taken by the subgroup's invocations together, and counted
-        // per invocation; the step before the loop adds one per dispatch (under 0.01% at 20 ms).
-        .work([Work::new(f64::from(UNROLL) / f64::from(width), Unit::DependentOp)])
-        .group("instr latency")
-        .reference(move |gid| op.reference(gid, 1))
-}
-
-fn expand(env: &Env) -> Vec<CaseSpec> {
-    let group = env.workgroup_width(GROUP);
-    let subgroup = env.device.map_or(32, |d| d.subgroup_size.max(1));
-    let width = env.workgroup_width(subgroup.next_power_of_two());
-    let mut cases: Vec<CaseSpec> = ops().into_iter().map(|op| throughput(op, group)).collect();
-    cases.extend(ops().into_iter().map(|op| latency(op, width)));
-    cases
-}
-
-inventory::submit! {
-    Family {
-        about: registry::About {
-            measures: "each shader operation's throughput and latency: fp32 arithmetic and transcendentals, \
-                       integer arithmetic, division and bit operations (an instruction table)",
-            invocation: "throughput: 8 independent chains of 1025 steps `x = op(x)`; latency: one chain in one \
-                         subgroup, as long as the target takes",
-            rate: "operations per second (each call as written counts one) and, with the clock and the compute \
-                   units, per clock per unit; latency as ns and clocks per operation; a throughput's ratio is \
-                   its inverse cost in fp32 FMAs",
-        },
-        name: "instr",
-        order: 950,
-        axes: &[],
-        ratio_note: Some("\"Instr fp32 fma throughput\""),
-        levels: false,
-        device_cases: false,
-        quick: &[FMA, "Instr fp32 sin throughput", "Instr uint32 / (run-time) throughput", "Instr fp32 fma latency"],
-        expand,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::shader::spirv;
-
-    /// The SPIR-V instruction that is the operation: a core opcode, or a GLSL.std.450 one.
-    #[derive(Clone, Copy)]
-    enum Opcode {
-        Core(u32),
-        Glsl(u32),
-    }
-
-    fn opcode(define: &str) -> Opcode {
-        use Opcode::{Core, Glsl};
-        match define {
-            "OP_F32_ADD" => Core(129),
-            "OP_F32_MUL" => Core(133),
-            "OP_F32_FMA" => Glsl(50),
-            "OP_F32_EXP2" => Glsl(29),
-            "OP_F32_LOG2" => Glsl(30),
-            "OP_F32_EXP" => Glsl(27),
-            "OP_F32_LOG" => Glsl(28),
-            "OP_F32_SIN" => Glsl(13),
-            "OP_F32_COS" => Glsl(14),
-            "OP_F32_INVERSESQRT" => Glsl(32),
-            "OP_F32_SQRT" => Glsl(31),
-            "OP_F32_RCP_ADD" => Core(136),
-            "OP_F32_DIV" => Core(136),
-            "OP_F32_POW" => Glsl(26),
-            "OP_F32_ATAN" => Glsl(18),
-            "OP_F32_FRACT" => Glsl(10),
-            "OP_F32_MIN" => Glsl(37),
-            "OP_F32_MAX" => Glsl(40),
-            "OP_F32_CLAMP" => Glsl(43),
-            "OP_U32_ADD" => Core(128),
-            "OP_U32_MUL" => Core(132),
-            "OP_U32_MAD" => Core(132),
-            "OP_U32_DIV" => Core(134),
-            "OP_U32_MOD_XOR" => Core(137),
-            "OP_U32_SHL" => Core(196),
-            "OP_U32_SHR" => Core(194),
-            "OP_U32_BITCOUNT" => Core(205),
-            "OP_U32_FINDMSB" => Glsl(75),
-            "OP_U32_FINDLSB" => Glsl(73),
-            "OP_U32_BITFIELDREVERSE_XOR" => Core(204),
-            "OP_U32_BITFIELDEXTRACT" => Core(203),
-            "OP_U32_BITFIELDINSERT" => Core(201),
-            "OP_U32_MIN_SUB" => Glsl(38),
-            "OP_U32_MAX_SUB" => Glsl(41),
-            other => panic!("no opcode for {other}"),
-        }
-    }
-
-    #[test]
-    fn every_chain_compiles_with_one_operation_per_step() {
-        // The loop body holds CHAINS x UNROLL steps and the step before it CHAINS more: as many
-        // of the operation's own SPIR-V instruction survive spirv-opt (nothing folded).
-        let compiler = crate::shader::ShaderCompiler::new().unwrap();
-        for op in ops() {
-            let name = op.name;
-            let opcode = opcode(op.define);
-            let spirv = compiler.compile(&throughput(op, GROUP)).unwrap();
-            let count = spirv::instructions(&spirv)
-                .filter(|i| match opcode {
-                    Opcode::Core(code) => i.opcode == code,
-                    Opcode::Glsl(code) => i.opcode == spirv::OP_EXT_INST && i.operands.get(3) == Some(&code),
-                })
-                .count() as u32;
-            // A few more where the index arithmetic uses the same instruction (IAdd, IMul).
-            let steps = CHAINS * (UNROLL + 1);
-            assert!(
-                (steps..steps + 16).contains(&count),
-                "{name}: {count} of its instruction, {steps} steps"
-            );
-        }
-    }
-
-    #[test]
-    fn every_float_step_is_precise() {
-        // NoContraction (OpDecorate 71, decoration 42) on each step's instruction: without it
-        // NVIDIA's driver folds `x + b` 16 times into one add (906 "adds" per clock per SM).
-        let compiler = crate::shader::ShaderCompiler::new().unwrap();
-        for op in ops().into_iter().filter(|o| ["OP_F32_ADD", "OP_F32_MUL", "OP_F32_DIV"].contains(&o.define))
-        {
-            let name = op.name;
-            let spirv = compiler.compile(&throughput(op, GROUP)).unwrap();
-            let decorated = spirv::instructions(&spirv)
-                .filter(|i| i.opcode == 71 && i.operands.get(1) == Some(&42))
-                .count();
-            assert!(
-                decorated as u32 >= CHAINS * (UNROLL + 1),
-                "{name}: {decorated} NoContraction decorations"
-            );
-        }
-    }
-
-    #[test]
-    fn exact_references_replay_the_chain() {
-        let ops = ops();
-        let find = |name: &str| ops.iter().find(|o| o.name == name).unwrap();
-        // fp32 add: seed + 17 from the seed of chain gid % 8 (gid 3: seed index 27).
-        assert_eq!(find("fp32 add").reference(3, CHAINS), Value::F32(27.0 + 17.0));
-        // fp32 mul by 2, 17 times, from 28.
-        assert_eq!(find("fp32 mul").reference(3, CHAINS), Value::F32(28.0 * 131_072.0));
-        // min(-x, 100) 17 times from 27 is -27; clamp the same.
-        assert_eq!(find("fp32 min").reference(3, CHAINS), Value::F32(-27.0));
-        assert_eq!(find("fp32 clamp").reference(3, CHAINS), Value::F32(-27.0));
-        // Division by 3, 17 times, of a word at least 0xF0000000: still above zero.
-        let Value::U32(quotient) = find("uint32 / (run-time)").reference(0, CHAINS) else { panic!() };
-        assert_eq!(quotient, 0xF000_0000 / 3u32.pow(17));
-        assert_ne!(quotient, 0, "the chain must end away from zero, or a lost step would not show");
-    }
-
-    #[test]
-    fn an_f32_chain_within_the_specification_meets_the_bounded_references() {
-        // Rust's f32 functions err by an ULP or so, far inside the specification: each bounded
-        // chain run in f32, as a conformant GPU might, must match its reference. (These chains
-        // check the operation's values; that every step ran is the compiled code's to show:
-        // the SPIR-V test above and the driver's statistics.)
-        for op in ops().into_iter().filter(|o| o.bound > 0.0) {
-            let reference = op.reference(5, CHAINS);
-            let seed = f32::from_bits((op.seed)((5 * CHAINS + 5) & (SEEDS - 1)));
-            let chain =
-                |steps: u32| (0..steps).fold(seed, |x, _| (op.step_f)(f64::from(x), &op.verify) as f32);
-            let Value::F32Within { bound, .. } = reference else { panic!("{}", op.name) };
-            assert!(bound > 0.0 && bound < 0.01, "{}: bound {bound}", op.name);
-            assert!(reference.matches(chain(op.verify_steps()).to_bits()), "{}: {reference}", op.name);
-        }
-    }
-
-    #[test]
-    fn push_blocks_carry_trips_first() {
-        let op = ops().into_iter().find(|o| o.name == "fp32 sin").unwrap();
-        let push = op.push(TRIPS);
-        assert_eq!(u32::from_ne_bytes(push.time[0..4].try_into().unwrap()), TRIPS);
-        assert_eq!(u32::from_ne_bytes(push.verify[0..4].try_into().unwrap()), 1);
-        assert_eq!(push.time.len(), 20);
     }
 }
