@@ -74,7 +74,12 @@ pub const SETTLED: f64 = 0.02;
 /// single run slowed by something else (a CPU driver's thread preempted) does not hold the
 /// warm-up back, as the run after it agrees with the one before it.
 fn settles(rate: f64, rates: [f64; 2]) -> bool {
-    rates.iter().any(|before| (rate / before - 1.0).abs() <= SETTLED)
+    rates.iter().any(|&before| agrees(rate, before))
+}
+
+/// Whether two rates are within [`SETTLED`] of each other (never with a NaN).
+fn agrees(rate: f64, before: f64) -> bool {
+    (rate / before - 1.0).abs() <= SETTLED
 }
 
 /// Growth steps before scaling gives up (x10 from one group reaches 1e30).
@@ -110,8 +115,9 @@ pub fn measure(
     let scaled = Instant::now();
     // Warm-up: aim at the target again after each run off it (clocks may still be ramping) until
     // a rate agrees with one before it.
-    let mut rates = [groups as f64 / ms, f64::NAN];
+    // The run before (its size, time and start) and the rate of the one before that.
     let mut before_run = (groups, ms, run_start);
+    let mut earlier_rate = f64::NAN;
     let mut warm_gpu_ms = 0.0;
     let mut times = Vec::with_capacity(sampling.most);
     let mut samples_start = None;
@@ -124,9 +130,10 @@ pub fn measure(
         runs += 1;
         warm_gpu_ms += ms;
         let rate = groups as f64 / ms;
-        if settles(rate, rates) {
-            let (size, time, began) = before_run;
-            if size == groups && settles(rate, [rates[0], f64::NAN]) {
+        let (size, time, began) = before_run;
+        let before_rate = size as f64 / time;
+        if settles(rate, [before_rate, earlier_rate]) {
+            if size == groups && agrees(rate, before_rate) {
                 times.push(time);
                 samples_start = Some(began);
             }
@@ -134,7 +141,7 @@ pub fn measure(
             samples_start = samples_start.or(Some(run_start));
             break;
         }
-        rates = [rate, rates[0]];
+        earlier_rate = before_rate;
         before_run = (groups, ms, run_start);
     }
     // Never more samples than asked for (a run of one sample keeps scaling's last).
