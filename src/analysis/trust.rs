@@ -104,13 +104,10 @@ impl Trust {
             return judgement;
         }
         for (rate, work) in outcome.rates() {
-            // A dependent load's rate is a latency: clocks per load, whatever the unit count.
-            if work.unit == Unit::DependentLoad {
-                judgement.per_clock.push((mhz * 1e6 / rate, "clk/load".into()));
-                continue;
-            }
-            if work.unit == Unit::DependentOp {
-                judgement.per_clock.push((mhz * 1e6 / rate, "clk/op".into()));
+            // A dependent load's or operation's rate is a latency: clocks per load or per
+            // operation, whatever the unit count.
+            if let Some(each) = work.unit.latency_of() {
+                judgement.per_clock.push((mhz * 1e6 / rate, format!("clk/{each}").into()));
                 continue;
             }
             // So is a dispatch's: clocks per dispatch, for the whole device.

@@ -120,6 +120,16 @@ impl Unit {
         }
     }
 
+    /// What one of a latency unit is (`load`, `op`): its rate is one at a time, read as the
+    /// time (and clocks) each takes; `None` for every other unit.
+    pub fn latency_of(self) -> Option<&'static str> {
+        match self {
+            Unit::DependentLoad => Some("load"),
+            Unit::DependentOp => Some("op"),
+            _ => None,
+        }
+    }
+
     /// The amount's unit, for reports (`1.2 GFLOP`).
     pub fn amount_name(self) -> &'static str {
         match self {

@@ -372,15 +372,16 @@ impl Amount {
         }
     }
 
-    /// The amount as text: SI-prefixed, or a dependent-load rate as the latency it is (`712.0 ns
-    /// per load`), or a dispatch rate with the time each takes (`1.23 Mdispatches/s, 813.0 ns
+    /// The amount as text: SI-prefixed, or a dependent-load or dependent-op rate as the latency it
+    /// is (`712.0 ns per load`), or a dispatch rate with the time each takes (`1.23 Mdispatches/s, 813.0 ns
     /// each`; `71.27 µs` from a microsecond).
     pub fn text(&self) -> String {
         use crate::format::{ns_text, si, sig4};
         use crate::registry::Unit;
+        if let Some(each) = self.rate_unit().and_then(Unit::latency_of) {
+            return format!("{} ns per {each}", sig4(1e9 / self.value));
+        }
         match self.rate_unit() {
-            Some(Unit::DependentLoad) => format!("{} ns per load", sig4(1e9 / self.value)),
-            Some(Unit::DependentOp) => format!("{} ns per op", sig4(1e9 / self.value)),
             Some(Unit::Dispatch | Unit::Submission) => {
                 format!("{}, {} each", si(self.value, &self.unit.to_string()), ns_text(1e9 / self.value))
             }

@@ -48,11 +48,9 @@ pub(super) fn lines(
                 _ => case.rate.clone(),
             };
             // A pointer chase's rate is drawn as the latency it is.
-            let rate = rate.map(|a| match a.rate_unit() {
-                Some(Unit::DependentLoad | Unit::DependentOp) => {
-                    Amount { value: 1e9 / a.value, unit: LATENCY.into() }
-                }
-                _ => a,
+            let rate = rate.map(|a| match a.rate_unit().and_then(Unit::latency_of) {
+                Some(_) => Amount { value: 1e9 / a.value, unit: LATENCY.into() },
+                None => a,
             });
             let v = match panel.metric {
                 Metric::Rate => rate.as_ref().map(|a| a.value),
