@@ -7,13 +7,16 @@ use crate::registry::{Push, Resource, Value};
 /// One ULP of a float in [1, 2).
 const ULP1: f64 = f32::EPSILON as f64;
 
-/// What a chain holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Ty {
-    F32,
-    U32,
+/// One step of a chain as the CPU replays it (with the verify constants); what it takes says
+/// what the chain holds.
+#[derive(Clone, Copy)]
+pub(super) enum Step {
+    /// A float, in f64.
+    Float(fn(f64, &Consts) -> f64),
+    /// A word.
+    Word(fn(u32, &Consts) -> u32),
     /// Two words in turn (`x, y -> y, x + y`).
-    U32Pair,
+    Pair(fn([u32; 2], &Consts) -> [u32; 2]),
 }
 
 /// The run-time constants `fa, fb, ua, ub` of one mode.
@@ -33,7 +36,6 @@ pub(super) struct Op {
     pub(super) name: &'static str,
     /// The GLSL's `OP_` define.
     pub(super) define: &'static str,
-    pub(super) ty: Ty,
     /// Seed `i` (0..63) as a word.
     pub(super) seed: fn(u32) -> u32,
     pub(super) time: Consts,
@@ -43,10 +45,7 @@ pub(super) struct Op {
     pub(super) verify_trips: u32,
     /// The allowed error of one step on the verify seeds' path, absolute (0: exact).
     pub(super) bound: f64,
-    /// One step in f64 (floats) with the verify constants.
-    pub(super) step_f: fn(f64, &Consts) -> f64,
-    /// One step on words (integers).
-    pub(super) step_u: fn([u32; 2], &Consts) -> [u32; 2],
+    pub(super) step: Step,
 }
 
 fn floats(v: f32) -> u32 {
@@ -89,13 +88,6 @@ fn odd(i: u32) -> u32 {
     scrambled(i) | 1
 }
 
-fn no_f(x: f64, _: &Consts) -> f64 {
-    x
-}
-fn no_u(x: [u32; 2], _: &Consts) -> [u32; 2] {
-    x
-}
-
 /// A float operation.
 #[allow(clippy::too_many_arguments)]
 const fn float_op(
@@ -108,7 +100,7 @@ const fn float_op(
     bound: f64,
     step_f: fn(f64, &Consts) -> f64,
 ) -> Op {
-    Op { name, define, ty: Ty::F32, seed, time, verify, verify_trips, bound, step_f, step_u: no_u }
+    Op { name, define, seed, time, verify, verify_trips, bound, step: Step::Float(step_f) }
 }
 
 /// An integer operation, replayed exactly.
@@ -118,9 +110,9 @@ const fn int_op(
     seed: fn(u32) -> u32,
     time: Consts,
     verify: Consts,
-    step_u: fn([u32; 2], &Consts) -> [u32; 2],
+    step: Step,
 ) -> Op {
-    Op { name, define, ty: Ty::U32, seed, time, verify, verify_trips: 1, bound: 0.0, step_f: no_f, step_u }
+    Op { name, define, seed, time, verify, verify_trips: 1, bound: 0.0, step }
 }
 
 const fn f(fa: f32, fb: f32) -> Consts {
@@ -197,79 +189,94 @@ pub(super) fn ops() -> Vec<Op> {
             0.0,
             |x, c| (-x).max(f64::from(c.fb)).min(f64::from(c.fa)),
         ),
-        Op {
-            name: "int32 add",
-            define: "OP_U32_ADD",
-            ty: Ty::U32Pair,
-            seed: scrambled,
-            time: NONE,
-            verify: NONE,
-            verify_trips: 1,
-            bound: 0.0,
-            step_f: no_f,
-            step_u: |[x, y], _| [y, x.wrapping_add(y)],
-        },
-        Op {
-            name: "int32 mul",
-            define: "OP_U32_MUL",
-            ty: Ty::U32Pair,
-            seed: odd,
-            time: NONE,
-            verify: NONE,
-            verify_trips: 1,
-            bound: 0.0,
-            step_f: no_f,
-            step_u: |[x, y], _| [y, x.wrapping_mul(y)],
-        },
-        int_op("int32 mad", "OP_U32_MAD", scrambled, u(1_664_525, 1_013_904_223), u(3, 1), |[x, _], c| {
-            [x.wrapping_mul(c.ua).wrapping_add(c.ub), 0]
-        }),
-        int_op("uint32 / (run-time)", "OP_U32_DIV", large, u(0, 1), u(0, 3), |[x, _], c| [x / c.ub, 0]),
+        int_op(
+            "int32 add",
+            "OP_U32_ADD",
+            scrambled,
+            NONE,
+            NONE,
+            Step::Pair(|[x, y], _| [y, x.wrapping_add(y)]),
+        ),
+        int_op("int32 mul", "OP_U32_MUL", odd, NONE, NONE, Step::Pair(|[x, y], _| [y, x.wrapping_mul(y)])),
+        int_op(
+            "int32 mad",
+            "OP_U32_MAD",
+            scrambled,
+            u(1_664_525, 1_013_904_223),
+            u(3, 1),
+            Step::Word(|x, c| x.wrapping_mul(c.ua).wrapping_add(c.ub)),
+        ),
+        int_op("uint32 / (run-time)", "OP_U32_DIV", large, u(0, 1), u(0, 3), Step::Word(|x, c| x / c.ub)),
         int_op(
             "uint32 % (run-time, + xor)",
             "OP_U32_MOD_XOR",
             large,
             u(u32::MAX, 1),
             u(1_000_003, 0x5A5A_5A5A),
-            |[x, _], c| [(x ^ c.ub) % c.ua, 0],
+            Step::Word(|x, c| (x ^ c.ub) % c.ua),
         ),
-        int_op("int32 <<", "OP_U32_SHL", odd, u(0, 1), u(0, 1), |[x, _], c| [x << c.ub, 0]),
-        int_op("int32 >>", "OP_U32_SHR", large, u(0, 1), u(0, 1), |[x, _], c| [x >> c.ub, 0]),
-        int_op("bitCount", "OP_U32_BITCOUNT", scrambled, NONE, NONE, |[x, _], _| [x.count_ones(), 0]),
-        int_op("findMSB", "OP_U32_FINDMSB", scrambled, NONE, NONE, |[x, _], _| {
-            [x.checked_ilog2().unwrap_or(u32::MAX), 0]
-        }),
-        int_op("findLSB", "OP_U32_FINDLSB", scrambled, NONE, NONE, |[x, _], _| {
-            [if x == 0 { u32::MAX } else { x.trailing_zeros() }, 0]
-        }),
+        int_op("int32 <<", "OP_U32_SHL", odd, u(0, 1), u(0, 1), Step::Word(|x, c| x << c.ub)),
+        int_op("int32 >>", "OP_U32_SHR", large, u(0, 1), u(0, 1), Step::Word(|x, c| x >> c.ub)),
+        int_op("bitCount", "OP_U32_BITCOUNT", scrambled, NONE, NONE, Step::Word(|x, _| x.count_ones())),
+        int_op(
+            "findMSB",
+            "OP_U32_FINDMSB",
+            scrambled,
+            NONE,
+            NONE,
+            Step::Word(|x, _| x.checked_ilog2().unwrap_or(u32::MAX)),
+        ),
+        int_op(
+            "findLSB",
+            "OP_U32_FINDLSB",
+            scrambled,
+            NONE,
+            NONE,
+            Step::Word(|x, _| if x == 0 { u32::MAX } else { x.trailing_zeros() }),
+        ),
         int_op(
             "bitfieldReverse (+ xor)",
             "OP_U32_BITFIELDREVERSE_XOR",
             scrambled,
             u(0, 0x1234_5678),
             u(0, 0x1234_5678),
-            |[x, _], c| [x.reverse_bits() ^ c.ub, 0],
+            Step::Word(|x, c| x.reverse_bits() ^ c.ub),
         ),
-        int_op("bitfieldExtract", "OP_U32_BITFIELDEXTRACT", scrambled, u(0, 3), u(0, 3), |[x, _], c| {
-            [(x >> c.ub) & 0x00FF_FFFF, 0]
-        }),
+        int_op(
+            "bitfieldExtract",
+            "OP_U32_BITFIELDEXTRACT",
+            scrambled,
+            u(0, 3),
+            u(0, 3),
+            Step::Word(|x, c| (x >> c.ub) & 0x00FF_FFFF),
+        ),
         int_op(
             "bitfieldInsert",
             "OP_U32_BITFIELDINSERT",
             scrambled,
             u(0xDEAD_BEEF, 5),
             u(0xDEAD_BEEF, 5),
-            |[x, _], c| {
+            Step::Word(|x, c| {
                 let mask = 0xFFu32 << c.ub;
-                [(c.ua & !mask) | ((x << c.ub) & mask), 0]
-            },
+                (c.ua & !mask) | ((x << c.ub) & mask)
+            }),
         ),
-        int_op("uint min (+ sub)", "OP_U32_MIN_SUB", integers, u(1000, 700), u(1000, 700), |[x, _], c| {
-            [c.ua.wrapping_sub(x).min(c.ub), 0]
-        }),
-        int_op("uint max (+ sub)", "OP_U32_MAX_SUB", integers, u(1000, 300), u(1000, 300), |[x, _], c| {
-            [c.ua.wrapping_sub(x).max(c.ub), 0]
-        }),
+        int_op(
+            "uint min (+ sub)",
+            "OP_U32_MIN_SUB",
+            integers,
+            u(1000, 700),
+            u(1000, 700),
+            Step::Word(|x, c| c.ua.wrapping_sub(x).min(c.ub)),
+        ),
+        int_op(
+            "uint max (+ sub)",
+            "OP_U32_MAX_SUB",
+            integers,
+            u(1000, 300),
+            u(1000, 300),
+            Step::Word(|x, c| c.ua.wrapping_sub(x).max(c.ub)),
+        ),
     ]
 }
 
@@ -289,11 +296,11 @@ impl Op {
     pub(super) fn reference(&self, gid: u32, chains: u32) -> Value {
         let index = gid.wrapping_mul(chains).wrapping_add(gid % chains);
         let word = |i: u32| (self.seed)(i & (SEEDS - 1));
-        match self.ty {
-            Ty::F32 => {
+        match self.step {
+            Step::Float(step) => {
                 let mut x = f64::from(f32::from_bits(word(index)));
                 for _ in 0..self.verify_steps() {
-                    x = (self.step_f)(x, &self.verify);
+                    x = step(x, &self.verify);
                 }
                 let value = x as f32;
                 if self.bound == 0.0 {
@@ -303,12 +310,12 @@ impl Op {
                 let bound = self.bound * f64::from(self.verify_steps()) + f64::from(value.abs()) * ULP1;
                 Value::F32Within { value, bound: bound as f32 }
             }
-            Ty::U32 | Ty::U32Pair => {
-                let mut x = [word(index), word(index.wrapping_add(1))];
-                for _ in 0..self.verify_steps() {
-                    x = (self.step_u)(x, &self.verify);
-                }
-                Value::U32(if self.ty == Ty::U32Pair { x[1] } else { x[0] })
+            Step::Word(step) => {
+                Value::U32((0..self.verify_steps()).fold(word(index), |x, _| step(x, &self.verify)))
+            }
+            Step::Pair(step) => {
+                let start = [word(index), word(index.wrapping_add(1))];
+                Value::U32((0..self.verify_steps()).fold(start, |x, _| step(x, &self.verify))[1])
             }
         }
     }
@@ -331,10 +338,10 @@ impl Op {
     }
 
     pub(super) fn type_define(&self) -> (&'static str, &'static str) {
-        match self.ty {
-            Ty::F32 => ("TYPE_FLOAT", "1"),
-            Ty::U32 => ("TYPE_UINT", "1"),
-            Ty::U32Pair => ("TYPE_UVEC2", "1"),
+        match self.step {
+            Step::Float(_) => ("TYPE_FLOAT", "1"),
+            Step::Word(_) => ("TYPE_UINT", "1"),
+            Step::Pair(_) => ("TYPE_UVEC2", "1"),
         }
     }
 }
