@@ -11,6 +11,21 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
+#if defined(TYPE_HALF) || defined(TYPE_HALF2) || defined(OP_CVT_HALF_ADD)
+    #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#endif
+#if defined(TYPE_U64VEC2)
+    #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#endif
+#if defined(OP_SG_SHUFFLE) || defined(OP_SG_SHUFFLE_XOR)
+    #extension GL_KHR_shader_subgroup_shuffle : require
+#elif defined(OP_SG_BROADCAST_ADD) || defined(OP_SG_BROADCAST_FIRST_ADD) || defined(OP_SG_BALLOT_ADD)
+    #extension GL_KHR_shader_subgroup_ballot : require
+#elif defined(OP_SG_ALL_ADD)
+    #extension GL_KHR_shader_subgroup_vote : require
+#elif defined(OP_SG_ADD_UINT_ADD) || defined(OP_SG_ADD_FLOAT_FMA) || defined(OP_SG_INCLUSIVE_ADD) || defined(OP_SG_MIN_ADD)
+    #extension GL_KHR_shader_subgroup_arithmetic : require
+#endif
 // fa, fb, ua, ub: run-time constants the compiler cannot fold; their values per mode are in
 // src/cases/instr/ops.rs.
 #define FAMILY_PARAMS uint trips; float fa; float fb; uint ua; uint ub;
@@ -19,7 +34,26 @@
 // 64 seeds, as raw words (floats or integers, as the operation needs).
 layout(set = 0, binding = 1, std430) readonly buffer Seeds { uint seeds[]; };
 
-#if defined(TYPE_UVEC2)
+#if defined(TYPE_U64VEC2)
+    // Two 64-bit words in turn, each from two seeds; written as the second's halves XORed.
+    #define W64(i) ((uint64_t(seeds[(i) & 63u]) << 32) | uint64_t(seeds[((i) + 7u) & 63u]))
+    #define T u64vec2
+    #define SEED(i) u64vec2(W64(i), W64((i) + 1u))
+    #define BITS(v) (uint((v).y) ^ uint((v).y >> 32))
+#elif defined(TYPE_HALF)
+    #define T float16_t
+    #define SEED(i) float16_t(uintBitsToFloat(seeds[(i) & 63u]))
+    #define BITS(x) floatBitsToUint(float(x))
+#elif defined(TYPE_HALF2)
+    // Seeds i and i + 1; written as the two values' sum (exact in fp32 on the verify paths).
+    #define T f16vec2
+    #define SEED(i) f16vec2(uintBitsToFloat(seeds[(i) & 63u]), uintBitsToFloat(seeds[((i) + 1u) & 63u]))
+    #define BITS(v) floatBitsToUint(float((v).x) + float((v).y))
+#elif defined(TYPE_DOUBLE)
+    #define T double
+    #define SEED(i) double(uintBitsToFloat(seeds[(i) & 63u]))
+    #define BITS(x) floatBitsToUint(float(x))
+#elif defined(TYPE_UVEC2)
     // Two words in turn (x, y -> y, x + y): integer adds that no reassociation can merge.
     #define T uvec2
     #define SEED(i) uvec2(seeds[(i) & 63u], seeds[((i) + 1u) & 63u])
@@ -109,6 +143,73 @@ layout(set = 0, binding = 1, std430) readonly buffer Seeds { uint seeds[]; };
     #define STEP(x) min(ua - (x), ub)
 #elif defined(OP_U32_MAX_SUB)
     #define STEP(x) max(ua - (x), ub)
+#elif defined(OP_F16_ADD) || defined(OP_F64_ADD)
+    #define STEP(x) ((x) + T(fb))
+#elif defined(OP_F16_FMA) || defined(OP_F64_FMA)
+    #define STEP(x) fma(x, T(fa), T(fb))
+#elif defined(OP_F16_EXP2)
+    #define STEP(x) exp2(-abs(x))
+#elif defined(OP_F16_INVERSESQRT)
+    #define STEP(x) inversesqrt(abs(x))
+#elif defined(OP_F64_DIV)
+    #define STEP(x) (T(fa) / (x))
+#elif defined(OP_F64_SQRT)
+    #define STEP(x) sqrt(abs(x))
+#elif defined(OP_U64_ADD)
+    #define STEP(v) u64vec2((v).y, (v).x + (v).y)
+#elif defined(OP_U64_MUL)
+    #define STEP(v) u64vec2((v).y, (v).x * (v).y)
+// Conversions: a round trip and an add (src/cases/instr/convert.rs says why).
+#elif defined(OP_CVT_INT_ADD)
+    #define STEP(x) (float(int(x)) + fb)
+#elif defined(OP_CVT_UINT_ADD)
+    #define STEP(x) (float(uint(x)) + fb)
+#elif defined(OP_CVT_HALF_ADD)
+    #define STEP(x) (float(float16_t(x)) + fb)
+#elif defined(OP_CVT_PACKHALF_ADD)
+    #define STEP(v) (unpackHalf2x16(packHalf2x16(vec2(v, fb))).x + fb)
+#elif defined(OP_CVT_PACKUNORM_ADD)
+    #define STEP(v) (unpackUnorm4x8(packUnorm4x8(vec4(v))).x + fb)
+// Subgroups: a step that leaves every lane one value adds the lane's index (lanes.rs says why).
+#elif defined(OP_SG_SHUFFLE)
+    #define STEP(x) subgroupShuffle(x, gl_SubgroupInvocationID ^ ua)
+#elif defined(OP_SG_SHUFFLE_XOR)
+    #define STEP(x) subgroupShuffleXor(x, ub)
+#elif defined(OP_SG_BROADCAST_ADD)
+    #define STEP(x) (subgroupBroadcast(x, 3u) + gl_SubgroupInvocationID)
+#elif defined(OP_SG_BROADCAST_FIRST_ADD)
+    #define STEP(x) (subgroupBroadcastFirst(x) + gl_SubgroupInvocationID)
+#elif defined(OP_SG_BALLOT_ADD)
+    #define STEP(v) (subgroupBallot((v) != 0u).x + gl_SubgroupInvocationID)
+#elif defined(OP_SG_ALL_ADD)
+    #define STEP(x) (uint(subgroupAll((x) != 0u)) + gl_SubgroupInvocationID)
+#elif defined(OP_SG_ADD_UINT_ADD)
+    #define STEP(x) (subgroupAdd(x) + gl_SubgroupInvocationID)
+#elif defined(OP_SG_ADD_FLOAT_FMA)
+    // A float chain in a uint: fa is one over the subgroup size, so the chain stays finite.
+    #define STEP(x) floatBitsToUint(fma(subgroupAdd(uintBitsToFloat(x)), fa, float(gl_SubgroupInvocationID)))
+#elif defined(OP_SG_INCLUSIVE_ADD)
+    #define STEP(x) subgroupInclusiveAdd(x)
+#elif defined(OP_SG_MIN_ADD)
+    #define STEP(x) (subgroupMin(x) + gl_SubgroupInvocationID)
+// Workgroup: latency only, one chain.
+#elif defined(OP_WG_BARRIER)
+    // Two halves of shared memory in turn: no store of the next step can reach a word that
+    // another invocation has yet to load in this one.
+    shared uint exchanged[2 * 256];
+    uint half_at = 0u;
+    uint wg_step(uint x) {
+        exchanged[half_at + gl_LocalInvocationID.x] = x;
+        barrier();
+        x = exchanged[half_at + (gl_LocalInvocationID.x ^ ub)];
+        half_at ^= 256u;
+        return x;
+    }
+    #define STEP(x) wg_step(x)
+#elif defined(OP_WG_SHARED_ATOMIC_ADD)
+    // Word i starts at i + ua; each invocation's chain stays on its own word (ua = 64).
+    shared uint counters[64];
+    #define STEP(x) atomicAdd(counters[(x) & 63u], ua)
 #else
     #error define one OP_ (src/cases/instr/ops.rs)
 #endif
@@ -132,6 +233,12 @@ layout(set = 0, binding = 1, std430) readonly buffer Seeds { uint seeds[]; };
 
 void main() {
     uint gid = global_index();
+#if defined(OP_WG_SHARED_ATOMIC_ADD)
+    for (uint i = gl_LocalInvocationID.x; i < 64u; i += gl_WorkGroupSize.x) {
+        counters[i] = i + ua;
+    }
+    barrier();
+#endif
     // precise (NoContraction) where a driver could reassociate the chain (adds, multiplies,
     // divisions by one constant): elsewhere it costs a free modifier its freedom (NVIDIA then
     // negates with an add: min(-x, a) at 10.4 clocks instead of 4.5).

@@ -49,6 +49,21 @@ __device__ __forceinline__ unsigned bfe(unsigned x, unsigned p, unsigned l) { un
 __device__ __forceinline__ unsigned bfi(unsigned x, unsigned y, unsigned p, unsigned l) { unsigned r; asm volatile("bfi.b32 %0, %1, %2, %3, %4;" : "=r"(r) : "r"(x), "r"(y), "r"(p), "r"(l)); return r; }
 __device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 31u; }
 
+__device__ __forceinline__ unsigned add_float_fma(unsigned bits) {
+    float s = __uint_as_float(bits);
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) s += __shfl_xor_sync(0xFFFFFFFFu, s, o);
+    return __float_as_uint(fmaf(s, 1.0f / 32.0f, float(lane_id())));
+}
+__device__ __forceinline__ unsigned inclusive_add(unsigned x) {
+#pragma unroll
+    for (int o = 1; o < 32; o *= 2) {
+        unsigned y = __shfl_up_sync(0xFFFFFFFFu, x, o);
+        if (lane_id() >= unsigned(o)) x += y;
+    }
+    return x;
+}
+
 // Each operation: its type, how many operations one step is, a seed and the step.
 #define OP(NAME, TYPE, PER_STEP, SEED, STEP)                                               \
     struct NAME {                                                                          \
@@ -119,6 +134,12 @@ OP(cvt_float_half, float, 2, float(i & 63u), __half2float(__float2half(x)))
 OP(cvt_packhalf2x16, float, 2, float(i & 63u), __low2float(__floats2half2_rn(x, g.fb)))
 OP(cvt_packunorm4x8, float, 2, float(i & 63u) / 64.0f,
    float(__float2uint_rn(__saturatef(x) * 255.0f) & 0xFFu) * (1.0f / 255.0f))
+// the same with an add, as perftest's GLSL chains take them (a round trip alone may fold)
+OP(cvt_float_int_add, float, 2, float(i & 63u), float(int(x)) + g.fb)
+OP(cvt_float_half_add, float, 2, float(i & 63u), __half2float(__float2half(x)) + g.fb)
+OP(cvt_packhalf2x16_add, float, 2, float(i & 63u), __low2float(__floats2half2_rn(x, g.fb)) + g.fb)
+OP(cvt_packunorm4x8_add, float, 2, float(i & 63u) / 64.0f,
+   float(__float2uint_rn(__saturatef(x) * 255.0f) & 0xFFu) * (1.0f / 255.0f) + g.fb)
 // warp (subgroup) operations; each counts one operation per lane
 OP(sg_shuffle, unsigned, 1, i, __shfl_sync(0xFFFFFFFFu, x, (threadIdx.x + g.lane) & 31u))
 OP(sg_shufflexor, unsigned, 1, i, __shfl_xor_sync(0xFFFFFFFFu, x, g.ub))
@@ -128,10 +149,20 @@ OP(sg_ballot, unsigned, 1, i, __ballot_sync(0xFFFFFFFFu, x))
 OP(sg_all, unsigned, 1, i | 1u, unsigned(__all_sync(0xFFFFFFFFu, x)))
 OP(sg_add_uint, unsigned, 1, i, __reduce_add_sync(0xFFFFFFFFu, x))
 OP(sg_min_uint, unsigned, 1, i, __reduce_min_sync(0xFFFFFFFFu, x))
+// the same with an add of the lane's index, as perftest's GLSL chains take them (a chain of a
+// value every lane shares folds in Mesa's compiler); a float sum as shuffles (no REDUX for
+// floats), scaled by 1/32 so it stays finite; an inclusive scan as the shuffles it lowers to
+OP(sg_ballot_add, unsigned, 1, i, __ballot_sync(0xFFFFFFFFu, x) + lane_id())
+OP(sg_all_add, unsigned, 1, i | 1u, unsigned(__all_sync(0xFFFFFFFFu, x)) + lane_id())
+OP(sg_add_uint_add, unsigned, 1, i, __reduce_add_sync(0xFFFFFFFFu, x) + lane_id())
+OP(sg_min_uint_add, unsigned, 1, i, __reduce_min_sync(0xFFFFFFFFu, x) + lane_id())
+OP(sg_add_float_fma, unsigned, 1, __float_as_uint(float(i & 63u)), add_float_fma(x))
+OP(sg_inclusive_add, unsigned, 1, i, inclusive_add(x))
 // wg_*: latency only (a barrier in every chain would serialize the chains)
 OP(wg_barrier_shared, unsigned, 1, i,
    (sh[threadIdx.x] = x, __syncthreads(), sh[threadIdx.x ^ g.ub]))
-OP(wg_shared_atomicadd, unsigned, 1, i & 63u, atomicAdd(&sh[x & 63u], g.ua))
+// + 64 keeps each thread on its own word (x & 63 stays its lane), as perftest's chain does
+OP(wg_shared_atomicadd, unsigned, 1, i & 63u, atomicAdd(&sh[x & 63u], 64u))
 
 template <class Op>
 __global__ void throughput(typename Op::T* out, Args g, int trips, long long* spans) {
@@ -269,6 +300,9 @@ int main() {
     RUN(cvt_float_int) RUN(cvt_float_uint_add) RUN(cvt_float_half) RUN(cvt_packhalf2x16) RUN(cvt_packunorm4x8)
     RUN(sg_shuffle) RUN(sg_shufflexor) RUN(sg_broadcast_add) RUN(sg_broadcastfirst_add) RUN(sg_ballot) RUN(sg_all)
     RUN(sg_add_uint) RUN(sg_min_uint)
+    RUN(cvt_float_int_add) RUN(cvt_float_half_add) RUN(cvt_packhalf2x16_add) RUN(cvt_packunorm4x8_add)
+    RUN(sg_ballot_add) RUN(sg_all_add) RUN(sg_add_uint_add) RUN(sg_min_uint_add) RUN(sg_add_float_fma)
+    RUN(sg_inclusive_add)
     RUN_LATENCY(wg_barrier_shared) RUN_LATENCY(wg_shared_atomicadd)
     return 0;
 }

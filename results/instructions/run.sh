@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# results/instructions/run.sh: on a lent GPU, from the repository root, after tools/h100-prepare.sh
+# here: CUDA's instruction table (instr.cu) and perftest's `instr` family in the same call, kept
+# as $OUT/LABEL-instr.csv, LABEL-instr-vulkan.json and .txt, with the SASS of CUDA's loops.
+# Usage: bash results/instructions/run.sh LABEL
+set -uo pipefail
+# shellcheck source=tools/device-env.sh
+source tools/device-env.sh
+label=$1
+nvcc -O3 -arch=sm_90 results/instructions/instr.cu -o /tmp/instr
+cuobjdump -sass /tmp/instr > "$out/$label-instr-sass.txt" 2>&1
+/tmp/instr > "$out/$label-instr.csv"
+echo "cuda exit $?"
+.bin/perftest --family instr --shader-stats --json "$out/$label-instr-vulkan.json" > "$out/$label-instr-vulkan.txt" 2>&1
+echo "perftest exit $?"
+# The CUDA table again after perftest's: the same card, later, to show how far the clock moved.
+/tmp/instr > "$out/$label-instr-after.csv"
+echo "cuda again exit $?"
