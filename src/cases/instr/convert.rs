@@ -2,8 +2,9 @@
 //! of a run-time constant: a round trip alone is idempotent, and compilers fold a chain of them
 //! (NIR turns `float(int(x))` into `trunc(x)`, and `trunc(trunc(x))` into one).
 //!
-//! Every verify path stays where the conversion is exact or its rounding is far from a tie, so
-//! the replay is exact (within unpackUnorm's division by 255).
+//! Every verify path stays where the conversion's rounding is far from a tie, so the replay is
+//! exact (within unpackUnorm's division by 255); the float16_t ones take one step from a value
+//! the conversion must round.
 
 use super::ops::{float_op, floats, quarters_past, Consts, Needs, Op, ULP1};
 
@@ -11,9 +12,15 @@ const fn f(fa: f32, fb: f32) -> Consts {
     Consts { fa, fb, ua: 0, ub: 0 }
 }
 
-/// Eighths under 8: exact in float16_t, and after 17 steps of + 1.5 (under 34) still.
-fn eighths(i: u32) -> u32 {
-    floats(i as f32 / 8.0)
+/// In [1, 1.07), a quarter of float16_t's ULP above one of its values: rounded to nearest or
+/// toward zero, the conversion drops the quarter, and a driver that skips it shows.
+fn quarter_ulp_above(i: u32) -> u32 {
+    floats(1.0 + i as f32 / 1024.0 + 1.0 / 4096.0)
+}
+
+/// One step from [1, 2): to float16_t (its ULP there is 2^-10) and back, then the add.
+fn to_half_and_add(x: f64, c: &Consts) -> f64 {
+    (x * 1024.0).floor() / 1024.0 + f64::from(c.fb)
 }
 
 /// Under 0.8, and never within 0.01 / 255 of a rounding tie of `x * 255`.
@@ -48,26 +55,27 @@ pub(super) fn ops() -> Vec<Op> {
             0.0,
             |x, c| x.trunc() + f64::from(c.fb),
         ),
+        // One step each: the rounding is what is checked.
         float_op(
             "float -> float16_t -> float (+ add)",
             "OP_CVT_HALF_ADD",
-            eighths,
+            quarter_ulp_above,
             CLIMB,
             CLIMB,
-            1,
+            0,
             0.0,
-            |x, c| x + f64::from(c.fb),
+            to_half_and_add,
         )
         .needing(Needs::Float16),
         float_op(
             "packHalf2x16 and back (+ add)",
             "OP_CVT_PACKHALF_ADD",
-            eighths,
+            quarter_ulp_above,
             CLIMB,
             CLIMB,
-            1,
+            0,
             0.0,
-            |x, c| x + f64::from(c.fb),
+            to_half_and_add,
         ),
         // unpackUnorm4x8 divides by 255: within 2.5 ULP, and the add's half ULP.
         float_op(
