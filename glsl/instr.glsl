@@ -17,6 +17,9 @@
 #if defined(TYPE_U64VEC2)
     #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #endif
+#ifdef SHADER_CLOCK
+    #extension GL_ARB_shader_clock : require
+#endif
 #if defined(OP_SG_SHUFFLE) || defined(OP_SG_SHUFFLE_XOR)
     #extension GL_KHR_shader_subgroup_shuffle : require
 #elif defined(OP_SG_BROADCAST_ADD) || defined(OP_SG_BROADCAST_FIRST_ADD) || defined(OP_SG_BALLOT_ADD)
@@ -252,9 +255,23 @@ void main() {
     }
     // One step before the loop: a verify run of 0 trips checks exactly one.
     ALL
+#ifdef SHADER_CLOCK
+    // A latency case on a device with a shader clock: the subgroup clock around the loop, so
+    // the runner reads clocks per step as the shader counted them (CaseSpec::chain_clock).
+    uvec2 started = clock2x32ARB();
+#endif
     for (uint t = 0u; t < params.trips; ++t) {
         SIXTEEN
     }
+#ifdef SHADER_CLOCK
+    uvec2 ended = clock2x32ARB();
+    if (params.write_enable == 0u && gl_LocalInvocationIndex == 0u) {
+        // Timing runs only (a verify run's words are results): the span's low word, then its
+        // high word with the borrow.
+        results[0] = ended.x - started.x;
+        results[1] = ended.y - started.y - uint(ended.x < started.x);
+    }
+#endif
     // Chain gid % CHAINS, chosen by selects: an indexed register array could be moved to memory.
     T chosen = x[0];
     [[unroll]] for (uint k = 1u; k < CHAINS; ++k) {

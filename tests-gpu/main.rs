@@ -106,8 +106,12 @@ fn every_case_verifies_against_its_cpu_reference() {
         match outcome {
             // A latency case is one chain per workgroup: each result is the end of 1024 loads.
             Outcome::Verified { checked } if name.starts_with("Latency") => assert_eq!(*checked, 2, "{name}"),
-            // An instruction latency case is one subgroup per workgroup (4 to 16 invocations here).
-            Outcome::Verified { checked } if name.starts_with("Instr") && name.ends_with(" latency") => {
+            // An instruction latency case, and a subgroup operation's throughput case, is one
+            // subgroup per workgroup (4 to 16 invocations here).
+            Outcome::Verified { checked }
+                if name.starts_with("Instr")
+                    && (name.ends_with(" latency") || name.starts_with("Instr subgroup")) =>
+            {
                 assert!(*checked >= 4, "{name}: only {checked} results")
             }
             // A dispatch-family case checks its counter's 16 bytes: the count of dispatches, then zeros.

@@ -202,3 +202,36 @@ fn a_copy_is_verified_word_by_word_against_the_source() {
     drop(bench);
     gpu.close();
 }
+
+#[test]
+fn a_latency_chain_reads_the_shader_clock_around_itself_without_touching_verify() {
+    // Lavapipe has shaderSubgroupClock (a CPU's clock, which no run turns into clocks per
+    // operation), so the case is built with SHADER_CLOCK: its span is written and read here.
+    let gpu = Gpu::open(&[], of("instr", "Instr fp32 fma latency"));
+    let (ctx, cases) = (&gpu.ctx, &gpu.cases);
+    let case = &cases[0];
+    if !ctx.enabled.get(Feature::ShaderSubgroupClock) {
+        eprintln!("skipped: the device lacks shaderSubgroupClock");
+        drop(gpu);
+        return;
+    }
+    assert!(case.chain_clock, "built to read the clock on a device that has one");
+    let prepared = prepare(ctx, cases, 1, false, false).unwrap_or_else(|e| panic!("{e}"));
+    let pipeline = prepared.pipelines.get(case).expect("built");
+    let mut bench = Bench::new(ctx, case, pipeline).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(bench.chain_span().unwrap(), None, "nothing timed yet");
+    let mut spans = Vec::new();
+    for trips in [100, 1000] {
+        bench.time_ms(trips).unwrap_or_else(|e| panic!("{e}"));
+        let per_trip = bench.chain_span().unwrap().expect("a span after a timed run");
+        assert!(per_trip > 0.0 && per_trip.is_finite(), "{per_trip}");
+        spans.push(per_trip * trips as f64);
+    }
+    assert!(spans[1] > spans[0], "ten times the trips took more clocks: {spans:?}");
+    // No probe on a CPU driver: no clocks per operation from its counter.
+    assert_eq!(bench.chain_clocks(1000).unwrap(), None);
+    assert_eq!(bench.verify().unwrap_or_else(|e| panic!("after timed runs: {e}")), 16);
+    drop(bench);
+    drop(prepared);
+    gpu.close();
+}

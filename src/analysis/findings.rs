@@ -40,6 +40,9 @@ pub fn of(run: &Run) -> Vec<Finding> {
         flagged,
     ];
     let mut found: Vec<Finding> = rules.iter().filter_map(|rule| rule(run)).collect();
+    // The instruction table's, before the flags'.
+    let at = found.iter().position(|f| f.id == "flagged").unwrap_or(found.len());
+    found.splice(at..at, instr::findings(run));
     for finding in found.iter_mut().filter(|f| f.id != "flagged") {
         // A flag on a rate counts; one on a ratio only (its baseline's) does not: no rule here
         // rests on a ratio.
@@ -418,5 +421,6 @@ fn flagged(run: &Run) -> Option<Finding> {
     })
 }
 
+mod instr;
 #[cfg(test)]
 mod tests;

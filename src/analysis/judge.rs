@@ -58,6 +58,7 @@ impl CaseResult {
             remeasured: Vec::new(),
             clock_mhz: None,
             per_clock: Vec::new(),
+            shader_clocked: false,
             peak_percent: None,
             peak: None,
             flags: Vec::new(),
@@ -104,6 +105,7 @@ impl CaseResult {
                     .iter()
                     .map(|(value, unit)| Amount { value: *value, unit: unit.clone() })
                     .collect();
+                record.shader_clocked = judged.shader_clocked;
                 record.peak_percent = judged.peak.as_ref().map(|p| p.percent);
                 record.peak = judged.peak.as_ref().map(|p| p.peak.clone());
                 record.flags = trust.flags(outcome, &judged, baseline);

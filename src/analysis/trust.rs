@@ -58,6 +58,10 @@ pub struct Judgement {
     pub per_clock: Vec<(f64, Measure)>,
     /// The highest share of a known peak among the case's work units.
     pub peak: Option<PeakShare>,
+    /// Whether the clocks per dependent operation were counted by the shader clock around the
+    /// chain ([`Measurement::chain_clocks`](crate::record::measurement::Measurement::chain_clocks)),
+    /// not the time at the clock read around the samples.
+    pub shader_clocked: bool,
 }
 
 /// The unit of a rate per clock per compute unit (`B/clk/SM`).
@@ -89,7 +93,9 @@ impl Trust {
 
     /// The judgement of a timed case (others get an empty one).
     pub fn judge(&self, outcome: &Outcome) -> Judgement {
-        let Outcome::Timed { measurement, counted, .. } = outcome else { return Judgement::default() };
+        let Outcome::Timed { measurement, counted, work: amounts, .. } = outcome else {
+            return Judgement::default();
+        };
         // A reading above the board's highest clock is not taken as the clock: per-clock figures
         // use the highest, and the case is flagged with what the probe read.
         let reading = measurement.clock_mhz();
@@ -103,11 +109,15 @@ impl Trust {
         if *counted == Counted::Copies {
             return judgement;
         }
-        for (rate, work) in outcome.rates() {
+        for ((rate, work), (amount, _)) in outcome.rates().into_iter().zip(amounts) {
             // A dependent load's or operation's rate is a latency: clocks per load or per
-            // operation, whatever the unit count.
+            // operation, whatever the unit count; counted by the shader around the chain where
+            // it read its clock, else the time at the clock read around the samples.
             if let Some(each) = work.unit.latency_of() {
-                judgement.per_clock.push((mhz * 1e6 / rate, format!("clk/{each}").into()));
+                let counted = measurement.chain_clocks.filter(|c| *c > 0.0).map(|clocks| clocks / amount);
+                judgement.shader_clocked |= counted.is_some();
+                let clocks = counted.unwrap_or(mhz * 1e6 / rate);
+                judgement.per_clock.push((clocks, format!("clk/{each}").into()));
                 continue;
             }
             // So is a dispatch's: clocks per dispatch, for the whole device.
@@ -267,6 +277,7 @@ pub(crate) mod tests {
             gave_up: false,
             fenced: false,
             phases: Default::default(),
+            chain_clocks: None,
         };
         Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: Counted::Workgroups }
     }
@@ -377,5 +388,24 @@ pub(crate) mod tests {
         );
         let clean = timed(vec![(1e11, flop)], vec![1980.0, 1980.0]);
         assert!(h100().flags(&clean, &h100().judge(&clean), Some(&clean)).is_empty());
+    }
+
+    #[test]
+    fn a_latency_is_the_shader_clocks_count_where_the_chain_read_it() {
+        // 1e6 dependent operations in 10 ms: 10 ns each, 19.8 clocks at 1980 MHz.
+        let op = Work::new(1.0, Unit::DependentOp);
+        let by_time = h100().judge(&timed(vec![(1e6, op)], vec![1980.0, 1980.0]));
+        assert!((by_time.per_clock[0].0 - 19.8).abs() < 1e-9, "{:?}", by_time.per_clock);
+        assert!(!by_time.shader_clocked);
+        // The shader counted 20.5 M clocks over the same operations: 20.5 clocks each, whatever
+        // the clock read around the samples (here above the board's highest).
+        let mut counted = timed(vec![(1e6, op)], vec![2080.0, 2086.0]);
+        if let Outcome::Timed { measurement, .. } = &mut counted {
+            measurement.chain_clocks = Some(20.5e6);
+        }
+        let judged = h100().judge(&counted);
+        assert!((judged.per_clock[0].0 - 20.5).abs() < 1e-9, "{:?}", judged.per_clock);
+        assert_eq!(judged.per_clock[0].1.to_string(), "clk/op");
+        assert!(judged.shader_clocked);
     }
 }

@@ -26,6 +26,9 @@ pub enum Ceiling {
     TensorInt8,
     /// Bytes across the host link (PCIe) one way: a rate of the link, not per clock or unit.
     HostLink,
+    /// Instructions issued, per lane: no chain of one instruction per step runs faster (a rate
+    /// above it is a chain the compiler shortened).
+    Issue,
 }
 
 impl Ceiling {
@@ -41,6 +44,7 @@ impl Ceiling {
             Ceiling::TensorBf16 => "bf16 tensor",
             Ceiling::TensorInt8 => "int8 tensor",
             Ceiling::HostLink => "host link",
+            Ceiling::Issue => "instruction issue",
         }
     }
 }
@@ -86,13 +90,16 @@ pub const ARCHITECTURES: &[Architecture] = &[Architecture {
         (Ceiling::TensorFp16, 4096.0), // dense fp16 tensor: 989 TFLOPS at 1830 MHz on 132 SMs
         (Ceiling::TensorBf16, 4096.0), // dense bf16 tensor: as fp16
         (Ceiling::TensorInt8, 8192.0), // dense int8 tensor: 1979 TOPS likewise
+        (Ceiling::Issue, 128.0),       // 4 schedulers, one 32-lane warp instruction each per clock
     ],
     source:
         "NVIDIA H100 Tensor Core GPU Architecture whitepaper (per SM: 128 FP32, 64 FP64, 64 INT32 \
              units) and the CUDA C++ Programming Guide's arithmetic throughput table for compute \
              capability 9.0 (fp16 at 2x fp32); 128 B/clk/SM L1 as measured with CUDA on the same card \
              (123 B/clk/SM float4 loads, 125.8 B/clk/SM shared memory); dense tensor rates from the \
-             whitepaper's H100 SXM5 table (989.4 fp16 and bf16 TFLOPS, 1978.9 int8 TOPS at 1830 MHz, 132 SMs)",
+             whitepaper's H100 SXM5 table (989.4 fp16 and bf16 TFLOPS, 1978.9 int8 TOPS at 1830 MHz, 132 SMs); \
+             instruction issue from the whitepaper's SM diagram (four partitions, each one warp \
+             scheduler dispatching 32 threads per clock)",
 }];
 
 /// The architecture of the device with `vendor_id` and `device_id`, if perftest knows it.

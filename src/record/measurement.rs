@@ -45,6 +45,12 @@ pub struct Measurement {
     /// re-warms and the tries before it).
     #[serde(default)]
     pub phases: Box<super::phases::Phases>,
+    /// For a case that reads the shader clock around its chain
+    /// ([`CaseSpec::chain_clock`](crate::registry::CaseSpec::chain_clock)), on a device whose
+    /// clock is known: the clocks one measurement's chains took as the shader counted them (the
+    /// last timed dispatch's span per trip, times the measurement's trips); `None` elsewhere.
+    #[serde(default)]
+    pub chain_clocks: Option<f64>,
 }
 
 impl Measurement {

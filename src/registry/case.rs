@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::resource::Resource;
 use super::value::Value;
-use crate::caps::{Ceiling, Limit, QueueKind, Requirements};
+use crate::caps::{Ceiling, Feature, Limit, QueueKind, Requirements};
 
 /// Workgroups of a verify run: what a family's CPU reference covers.
 pub const VERIFY_GROUPS: u32 = 2;
@@ -260,6 +260,11 @@ pub struct CaseSpec {
     pub checks: Option<usize>,
     /// Notes every record of the case carries (a workgroup narrowed to fit the device).
     pub notes: Vec<String>,
+    /// A latency chain timed by the shader clock as well (VK_KHR_shader_clock): the shader,
+    /// compiled with `SHADER_CLOCK`, reads the subgroup clock before and after the loop whose
+    /// trips are the [`Scale::PushWord`] count, and in timing runs invocation 0 writes the span
+    /// into words 0 (low) and 1 (high) of the results buffer. See [`CaseSpec::chain_clock`].
+    pub chain_clock: bool,
 }
 
 /// The shader of a case that runs none (a transfer): never compiled.
@@ -335,7 +340,23 @@ impl CaseSpec {
             twin: None,
             checks: None,
             notes: Vec::new(),
+            chain_clock: false,
         }
+    }
+
+    /// Times the chain by the shader clock too (see [`CaseSpec::chain_clock`]): the case needs
+    /// `shaderSubgroupClock`, so a family sets this only on a device that has it.
+    pub fn chain_clock(mut self) -> Self {
+        self.chain_clock = true;
+        self.requires = self.requires.feature(Feature::ShaderSubgroupClock);
+        self.defines([("SHADER_CLOCK", "1")])
+    }
+
+    /// Sets the variant: the name of what the case measures, shared with its twins in other
+    /// groups (an operation's throughput and latency cases).
+    pub fn variant(mut self, variant: impl Into<String>) -> Self {
+        self.variant = variant.into();
+        self
     }
 
     /// Adds a note every record of the case carries.

@@ -101,6 +101,13 @@ impl CaseSpec {
                 return Err(format!("its scale word {index} is outside its push block"));
             }
         }
+        if self.chain_clock && !matches!(self.scale, Scale::PushWord(_)) {
+            return Err(
+                "it reads the shader clock around a chain, which needs a push word's count of trips \
+                        (Scale::PushWord)"
+                    .into(),
+            );
+        }
         Ok(())
     }
 }

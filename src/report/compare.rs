@@ -9,6 +9,8 @@ use crate::analysis::verdict::{verdict, Verdict};
 use crate::format::{printable, ratio_text};
 use crate::results::model::{CaseResult, Run};
 
+pub mod instructions;
+
 /// One case across the runs.
 #[derive(Debug, Serialize, PartialEq)]
 pub struct Row {
@@ -34,10 +36,14 @@ pub struct Comparison {
     pub runs: Vec<String>,
     /// Cases in the first run's order, then cases the first run lacks.
     pub rows: Vec<Row>,
+    /// The runs' instruction tables side by side (empty where no run timed the `instr` family).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub instructions: Vec<instructions::Instruction>,
 }
 
 /// Matches the cases of `runs` (labelled by `labels`) by name.
 pub fn compare(labels: &[String], runs: &[Run]) -> Comparison {
+    let instructions = instructions::rows(runs);
     let rows: Vec<Row> = match_runs(runs)
         .into_iter()
         .map(|m| {
@@ -84,7 +90,7 @@ pub fn compare(labels: &[String], runs: &[Run]) -> Comparison {
         })
         .collect();
     let summaries = (1..runs.len()).map(|i| summary(&rows, i)).collect();
-    Comparison { runs, summaries, rows }
+    Comparison { runs, summaries, rows, instructions }
 }
 
 /// ` [throttled, noisy]`: the names of a case's flags, which may explain a difference; empty
@@ -157,8 +163,25 @@ pub fn to_markdown(comparison: &Comparison) -> String {
         }
         out.push('\n');
     }
+    if !comparison.instructions.is_empty() {
+        let (head, rows) = instructions::table(&comparison.instructions, comparison.runs.len());
+        out.push_str(&format!(
+            "\n{INSTRUCTIONS}\n\n| {} |\n|{}\n",
+            head.join(" | "),
+            "---|".repeat(head.len())
+        ));
+        for row in rows {
+            let cells: Vec<String> = row.iter().map(|c| md(c)).collect();
+            out.push_str(&format!("| {} |\n", cells.join(" | ")));
+        }
+    }
     out
 }
+
+/// What the instruction table's columns are, above it.
+const INSTRUCTIONS: &str = "The instruction tables side by side: per run, operations per clock per compute unit, \
+                            the cost in fp32 FMAs and the latency in clocks per dependent operation; in brackets \
+                            against run 1.";
 
 /// Aligned text columns.
 pub fn to_text(comparison: &Comparison) -> String {
@@ -170,21 +193,31 @@ pub fn to_text(comparison: &Comparison) -> String {
             std::iter::once(row.name.clone()).chain((0..row.cells.len()).map(|i| cell(row, i))).collect(),
         );
     }
-    let widths: Vec<usize> =
-        (0..table[0].len()).map(|c| table.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
     let mut out: String =
         comparison.runs.iter().enumerate().map(|(i, r)| format!("run {}: {r}\n", i + 1)).collect();
     for summary in &comparison.summaries {
         out.push_str(&format!("{summary}\n"));
     }
     out.push('\n');
+    aligned(&mut out, &table);
+    if !comparison.instructions.is_empty() {
+        let (head, rows) = instructions::table(&comparison.instructions, comparison.runs.len());
+        out.push_str(&format!("\n{INSTRUCTIONS}\n"));
+        aligned(&mut out, &[vec![head], rows].concat());
+    }
+    out
+}
+
+/// `table`'s rows in columns as wide as their widest cell.
+fn aligned(out: &mut String, table: &[Vec<String>]) {
+    let widths: Vec<usize> =
+        (0..table[0].len()).map(|c| table.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
     for row in table {
         let cells: Vec<String> =
             row.iter().zip(&widths).map(|(c, w)| crate::format::pad_end(c, *w)).collect();
         out.push_str(cells.join("  ").trim_end());
         out.push('\n');
     }
-    out
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ use crate::format::sig4;
 use crate::results::model::{CaseResult, Run, Status};
 
 mod costs;
+mod instructions;
 mod render;
 use crate::error::{Error, Result};
 pub use render::{escape, html, markdown};
@@ -67,7 +68,9 @@ pub enum Block {
 pub fn files(dir: &Path, runs: &[Run]) -> Vec<std::path::PathBuf> {
     let names: std::collections::BTreeSet<&str> =
         runs.iter().flat_map(|r| &r.families).map(|f| f.name.as_str()).collect();
-    let charts = names.into_iter().map(|name| dir.join("charts").join(format!("{name}.svg")));
+    // The instruction table's chart beside the families' (written only where a run has it).
+    let charts =
+        names.into_iter().chain(["instructions"]).map(|name| dir.join("charts").join(format!("{name}.svg")));
     [dir.join("index.html"), dir.join("report.md")].into_iter().chain(charts).collect()
 }
 
@@ -257,6 +260,9 @@ fn families(labels: &[String], runs: &[Run]) -> Vec<Block> {
             "Measures {}. More: docs/families/{}.md.",
             family.measures, family.name
         )));
+        if family.name == crate::analysis::instructions::FAMILY {
+            blocks.extend(instructions::blocks(labels, runs));
+        }
         let only: Vec<Run> = runs
             .iter()
             .map(|r| Run {

@@ -10,6 +10,7 @@ use std::path::Path;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+pub mod instructions;
 mod lines;
 
 use self::lines::{lines, marker_name};

@@ -21,10 +21,17 @@ pub fn document(run: &Run, verbose: bool) -> String {
     format!("{}\n{lines}{end}\n", header(run, false))
 }
 
-/// What follows the last case's line, before how the run ended: the memory levels, the clock
-/// summary and the flagged baselines.
+/// What follows the last case's line, before how the run ended: the memory levels, the
+/// instruction table, the clock summary and the flagged baselines.
 pub fn summary(run: &Run) -> String {
-    format!("{}{}{}{}", levels(&run.levels), clock_summary(run), baselines_summary(run), time_summary(run))
+    format!(
+        "{}{}{}{}{}",
+        levels(&run.levels),
+        instructions(run),
+        clock_summary(run),
+        baselines_summary(run),
+        time_summary(run)
+    )
 }
 
 /// The line after the clock's that says where the run's wall time went: how much of it the GPU
@@ -231,7 +238,9 @@ pub fn levels(all: &[crate::results::levels::Levels]) -> String {
 }
 
 mod header;
+mod instructions;
 #[cfg(test)]
 mod tests;
 
 pub use header::header;
+pub use instructions::instructions;

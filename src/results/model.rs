@@ -535,6 +535,11 @@ pub struct CaseResult {
     /// Each rate per clock per compute unit (`B/clk/SM`); empty where the clock or the count is unknown.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub per_clock: Vec<Amount>,
+    /// Whether a latency's clocks in `per_clock` (`clk/op`) were counted by the shader clock
+    /// around the chain (VK_KHR_shader_clock), rather than the time at the clock read around the
+    /// samples (`clock_mhz` x 10^6 / `rate` gives that one); false in files written before it was kept.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub shader_clocked: bool,
     /// The share of a known peak, percent (null: peak unknown).
     #[serde(default)]
     pub peak_percent: Option<f64>,
@@ -701,6 +706,7 @@ pub(crate) mod tests {
                 .map(|_| Amount { value: 21.54, unit: "loads/clk/SM".into() })
                 .into_iter()
                 .collect(),
+            shader_clocked: false,
             peak_percent: rate.map(|_| 67.3),
             peak: rate.map(|_| Peak {
                 ceiling: "L1".into(),

@@ -117,6 +117,36 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
         self.case.work.iter().map(|w| (counted * w.per_invocation, *w)).collect()
     }
 
+    /// For a [`CaseSpec::chain_clock`] case whose clock the probe reads: the clocks a measurement
+    /// of `groups` trips took by the shader clock ([`Bench::chain_span`] times `groups` and the
+    /// dispatches of a measurement). `None` for other cases and on a device with no known clock
+    /// (a CPU driver's shader clock is not a GPU's).
+    pub fn chain_clocks(&self, groups: u64) -> Result<Option<f64>> {
+        if self.probe.is_none() {
+            return Ok(None);
+        }
+        Ok(self.chain_span()?.map(|per_trip| per_trip * groups as f64 * DISPATCHES as f64))
+    }
+
+    /// For a [`CaseSpec::chain_clock`] case: the shader clock's count per loop trip over the last
+    /// timed dispatch (the span invocation 0 wrote, over the trips pushed). `None` for other cases
+    /// and where no span was written.
+    pub fn chain_span(&self) -> Result<Option<f64>> {
+        let Scale::PushWord(index) = self.case.scale else { return Ok(None) };
+        if !self.case.chain_clock {
+            return Ok(None);
+        }
+        let at = HEADER_BYTES + 4 * index;
+        let trips = self.push[0].get(at..at + 4).map_or(0, |w| verify::words(w)[0]);
+        let words = verify::words(self.results.bytes()?.get(..8).unwrap_or_default());
+        let [low, high] = words[..] else { return Ok(None) };
+        let span = u64::from(low) | u64::from(high) << 32;
+        if trips == 0 || span == 0 || span == u64::from(POISON) {
+            return Ok(None);
+        }
+        Ok(Some(span as f64 / f64::from(trips)))
+    }
+
     /// Records one dispatch of one workgroup, after a barrier that orders it after the last
     /// submission's: a [`Scale::Submissions`] case's whole command buffer.
     fn record_one(&self, rec: &Recorder<'_>, push: &[u8]) {
@@ -325,6 +355,10 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
             rec.timestamp(&self.timestamps, Stamp::Start);
             body(rec);
             rec.timestamp(&self.timestamps, Stamp::End);
+            if self.case.chain_clock {
+                // The chain's clock span is read on the host (chain_clocks).
+                rec.host_barrier();
+            }
         })?;
         gpu_ms(self.ctx, &self.timestamps, wall, &self.case.name)
     }

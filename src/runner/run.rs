@@ -383,6 +383,7 @@ fn run_case(
     let mut measurement = steady.measure(&mut bench, policy, settings, &mut notes)?;
     // Round trips are the CPU's time, whatever the queue's timestamps.
     measurement.fenced = ctx.fenced || case.scale == Scale::Submissions;
+    measurement.chain_clocks = bench.chain_clocks(measurement.groups)?;
     notes.extend(bench.round_trip_note());
     let work = bench.work(measurement.groups);
     let counted = match case.scale {

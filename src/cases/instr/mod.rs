@@ -18,6 +18,7 @@ mod ops;
 mod scalar;
 mod wide;
 
+use crate::caps::{Ceiling, Feature};
 use crate::registry::{self, CaseSpec, Env, Family, Glsl, Unit, Work};
 use ops::{ops, Op, Scope};
 
@@ -52,28 +53,38 @@ fn throughput(op: Op, invocations: u32, lanes: u32) -> CaseSpec {
     let (chains, unroll) = (CHAINS.to_string(), UNROLL.to_string());
     let name = format!("Instr {} throughput", op.name);
     let group = group(&op, invocations, lanes);
+    // A step of one operation is at least one instruction: faster than issue, the compiler
+    // shortened the chain. (A step of two, a vector or a round trip, may be one instruction.)
+    let work = Work::new(f64::from(CHAINS * steps * op.per_step), Unit::Op);
+    let work = if op.per_step == 1 { work.bounded_by(Ceiling::Issue) } else { work };
     // A subgroup operation's workgroup is one subgroup by choice, not a device's limit.
     let wanted = if op.scope == Scope::Subgroup { invocations } else { GROUP };
     let case = CaseSpec::new(name, GLSL, [invocations, 1, 1])
+        .variant(op.name)
+        .label("class", op.class())
+        .label("measure", "throughput")
         .narrowed_from(wanted.into())
         .defines([(op.define, "1"), op.type_define(), ("CHAINS", &*chains), ("UNROLL", &*unroll)])
         .defines(op.precise())
         .requires(op.requirements())
         .resource(op.seeds())
         .push(op.push(TRIPS, lanes))
-        .work([Work::new(f64::from(CHAINS * steps * op.per_step), Unit::Op)])
+        .work([work])
         .group("instr throughput")
         .baseline(FMA);
     case.reference(move |gid| op.reference(gid, CHAINS, group))
 }
 
 /// `op`'s latency case: one chain in one workgroup of `width` invocations (one subgroup, or 256
-/// for a barrier).
-fn latency(op: Op, width: u32, lanes: u32) -> CaseSpec {
+/// for a barrier), timed by the shader clock too where the device has one (`clocked`).
+fn latency(op: Op, width: u32, lanes: u32, clocked: bool) -> CaseSpec {
     let unroll = UNROLL.to_string();
     let group = group(&op, width, lanes);
     let per_step = f64::from(op.per_step);
-    CaseSpec::new(format!("Instr {} latency", op.name), GLSL, [width, 1, 1])
+    let case = CaseSpec::new(format!("Instr {} latency", op.name), GLSL, [width, 1, 1])
+        .variant(op.name)
+        .label("class", op.class())
+        .label("measure", "latency")
         .defines([(op.define, "1"), op.type_define(), ("CHAINS", "1"), ("UNROLL", &*unroll)])
         .defines(op.precise())
         .requires(op.requirements())
@@ -83,14 +94,18 @@ fn latency(op: Op, width: u32, lanes: u32) -> CaseSpec {
         // UNROLL steps per trip, each taken by the workgroup's invocations together, and counted
         // per invocation; the step before the loop adds one per dispatch (under 0.01% at 20 ms).
         .work([Work::new(f64::from(UNROLL) * per_step / f64::from(width), Unit::DependentOp)])
-        .group("instr latency")
-        .reference(move |gid| op.reference(gid, 1, group))
+        .group("instr latency");
+    // A barrier's workgroup is 256 where the device allows it.
+    let case = if op.scope == Scope::Workgroup { case.narrowed_from(GROUP.into()) } else { case };
+    let case = if clocked { case.chain_clock() } else { case };
+    case.reference(move |gid| op.reference(gid, 1, group))
 }
 
 fn expand(env: &Env) -> Vec<CaseSpec> {
     let invocations = env.workgroup_width(GROUP);
     let lanes = env.device.map_or(32, |d| d.subgroup_size.max(1));
     let one_subgroup = env.workgroup_width(lanes.next_power_of_two());
+    let clocked = env.device.is_some_and(|d| d.features.get(Feature::ShaderSubgroupClock));
     // A subgroup operation's throughput runs in workgroups of one subgroup, so the CPU's replay
     // knows which invocations share one: lavapipe runs a 256-wide workgroup in subgroups of 8
     // whatever size it reports (4 or 16).
@@ -104,7 +119,7 @@ fn expand(env: &Env) -> Vec<CaseSpec> {
         .collect();
     cases.extend(ops().into_iter().map(|op| {
         let width = if op.scope == Scope::Workgroup { invocations } else { one_subgroup };
-        latency(op, width, lanes)
+        latency(op, width, lanes, clocked)
     }));
     cases
 }
@@ -207,7 +222,7 @@ mod tests {
     fn timed(op: Op) -> (CaseSpec, u32) {
         match op.throughput {
             true => (throughput(op, GROUP, 32), CHAINS),
-            false => (latency(op, GROUP, 32), 1),
+            false => (latency(op, GROUP, 32, false), 1),
         }
     }
 

@@ -355,6 +355,20 @@ impl Op {
         (name, "1")
     }
 
+    /// The kind of operation the table groups it under (the cases' `class` label).
+    pub(super) fn class(&self) -> &'static str {
+        match (self.scope, self.step) {
+            (Scope::Subgroup, _) => "subgroup",
+            _ if self.scope == Scope::Workgroup || self.define.starts_with("OP_WG_") => "workgroup",
+            _ if self.define.starts_with("OP_CVT_") => "conversion",
+            (_, Step::Float(Float::F32, _)) => "fp32",
+            (_, Step::Float(Float::F16 | Float::F16x2, _)) => "fp16",
+            (_, Step::Float(Float::F64, _)) => "fp64",
+            (_, Step::Pair64(_)) => "int64",
+            _ => "int32",
+        }
+    }
+
     /// What the device must have.
     pub(super) fn requirements(&self) -> Requirements {
         let needs = Requirements::new();
