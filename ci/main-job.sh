@@ -52,4 +52,6 @@ for chip in navi31 polaris10; do
         source tools/radv-noop-env.sh
         run "compile-$chip" ci/expectations/radv-noop.json "$bin" --compile-only --shader-stats
     )
+    # ACO's instruction count of each instr shader against its steps: no chain folded.
+    python3 tools/instr-stats.py "$dir/compile-$chip.json"
 done
