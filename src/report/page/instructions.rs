@@ -26,8 +26,9 @@ pub fn blocks(labels: &[String], runs: &[Run]) -> Vec<Block> {
             "What each shader operation costs: its throughput per clock per compute unit (8 independent chains \
              per invocation) and per second; that cost in fp32 FMAs (the FMA's throughput over its own: 8 means \
              a compute unit does 8 FMAs in the time of one); and its latency, {latency}, and in nanoseconds. A \
-             case named \"(+ add)\" or \"(+ xor)\" pairs the operation with the cheap one named, whose own row \
-             is in the table to subtract. How each is measured and checked: docs/families/instr.md."
+             case named \"(+ add)\" or \"(+ xor)\" pairs the operation with the cheap one named (alone it would \
+             fold): that one's own row says what it adds to the latency; in throughput the two may issue side \
+             by side. How each is measured and checked: docs/families/instr.md."
         )),
     ];
     if let Some(Ok(svg)) = svg(labels, runs) {
