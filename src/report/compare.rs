@@ -180,8 +180,8 @@ pub fn to_markdown(comparison: &Comparison) -> String {
 
 /// What the instruction table's columns are, above it.
 const INSTRUCTIONS: &str = "The instruction tables side by side: per run, operations per clock per compute unit, \
-                            the cost in fp32 FMAs and the latency in clocks per dependent operation; in brackets \
-                            against run 1.";
+                            the cost in fp32 FMAs and the latency in clocks per dependent operation (in time where \
+                            a run has no clock); in brackets against run 1.";
 
 /// Aligned text columns.
 pub fn to_text(comparison: &Comparison) -> String {

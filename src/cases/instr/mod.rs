@@ -127,8 +127,9 @@ fn expand(env: &Env) -> Vec<CaseSpec> {
 inventory::submit! {
     Family {
         about: registry::About {
-            measures: "each shader operation's throughput and latency: fp32 arithmetic and transcendentals, \
-                       integer arithmetic, division and bit operations (an instruction table)",
+            measures: "each shader operation's throughput and latency (an instruction table): fp32 arithmetic and \
+                       transcendentals, integer arithmetic, division and bit operations, fp16, fp64, int64, \
+                       conversions, subgroup operations, a barrier and a shared atomic",
             invocation: "throughput: 8 independent chains of 1025 steps `x = op(x)`; latency: one chain in one \
                          subgroup, as long as the target takes",
             rate: "operations per second (each call as written counts one) and, with the clock and the compute \

@@ -51,22 +51,24 @@ fn cell(values: &[Option<f64>], i: usize, unit: &str) -> String {
     }
 }
 
-/// The table's column names and cells: per run, its throughput, cost and latency.
+/// The table's column names and cells: per run, its throughput per clock, its cost and its latency
+/// in clocks (in time where the run has no clock).
 pub fn table(rows: &[Instruction], runs: usize) -> (Vec<String>, Vec<Vec<String>>) {
     let mut head = vec!["operation".to_owned()];
     for i in 1..=runs {
-        head.extend([format!("run {i} per clock"), format!("run {i} FMAs"), format!("run {i} clk")]);
+        head.extend([format!("run {i} per clock"), format!("run {i} FMAs"), format!("run {i} latency")]);
     }
     let cells = rows
         .iter()
         .map(|row| {
             let mut cells = vec![row.operation.clone()];
             for i in 0..runs {
-                cells.extend([
-                    cell(&row.per_clock, i, ""),
-                    cell(&row.fma_cost, i, ""),
-                    cell(&row.latency_clk, i, ""),
-                ]);
+                // A run without a clock shows its latency in time, with no ratio.
+                let latency = match (row.latency_clk[i], row.latency_ns[i]) {
+                    (None, Some(ns)) => crate::format::ns_text(ns),
+                    _ => cell(&row.latency_clk, i, ""),
+                };
+                cells.extend([cell(&row.per_clock, i, ""), cell(&row.fma_cost, i, ""), latency]);
             }
             cells
         })
