@@ -44,3 +44,7 @@ echo "== the README's main job on lavapipe (ci/main-job.sh)"
 bash ci/main-job.sh
 echo "== perftest report of the committed H100 run, in headless Chromium (ci/report-check.sh)"
 bash ci/report-check.sh
+echo "== the cluster examples: Kubernetes manifests against the API's schemas, Slurm scripts parse (ci/examples-check.sh)"
+bash ci/examples-check.sh
+echo "== perftest on a one-node Slurm: a two-task array, then perftest fleet (ci/slurm.sh)"
+bash ci/slurm.sh

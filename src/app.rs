@@ -39,6 +39,41 @@ pub fn run(cli: &Cli) -> Result<()> {
                 _ => Ok(()),
             }
         }
+        Some(Command::Fleet { inputs: given, format, output }) => {
+            let files = fleet_files(given)?;
+            guard(&[output.as_deref()], &inputs(&files))?;
+            let (labels, runs) = load_all(&files)?;
+            let mut members: Vec<crate::analysis::fleet::Member<'_>> = labels
+                .iter()
+                .zip(&runs)
+                .map(|(file, run)| crate::analysis::fleet::Member { label: fleet_label(file, run), run })
+                .collect();
+            // The same device twice (two runs of one GPU) is told apart by its files.
+            let names: Vec<String> = members.iter().map(|m| m.label.clone()).collect();
+            for (member, file) in members.iter_mut().zip(&labels) {
+                if names.iter().filter(|n| **n == member.label).count() > 1 {
+                    member.label = format!("{} ({file})", member.label);
+                }
+            }
+            let fleet = crate::analysis::fleet::judge(&members);
+            let document = match format {
+                CompareFormat::Text => crate::report::fleet::to_text(&fleet),
+                CompareFormat::Markdown => crate::report::fleet::to_markdown(&fleet),
+                CompareFormat::Json => serde_json::to_string_pretty(&fleet)
+                    .map_err(|source| crate::Error::Serialize { what: "the fleet's verdict", source })?,
+            };
+            write(output.as_deref(), &document)?;
+            let slow: Vec<String> = fleet
+                .groups
+                .iter()
+                .flat_map(|g| g.ranking.iter().filter(|s| s.slower > 0))
+                .map(|s| format!("{} ({} cases)", s.label, s.slower))
+                .collect();
+            match slow.is_empty() {
+                true => Ok(()),
+                false => Err(crate::Error::SlowerThanFleet { count: slow.len(), devices: slow }),
+            }
+        }
         Some(Command::Show { file, format, output, verbose }) => {
             guard(&[output.as_deref()], &inputs(std::slice::from_ref(file)))?;
             write(output.as_deref(), &report::render(&crate::results::load(file)?, *format, *verbose)?)
@@ -146,6 +181,41 @@ fn load_all(files: &[std::path::PathBuf]) -> Result<(Vec<String>, Vec<crate::res
     Ok((files.iter().map(|f| f.display().to_string()).collect(), runs))
 }
 
+/// How `fleet` names the device of `run` read from `file`: `host/PCI address` where the run
+/// recorded both, else the file.
+fn fleet_label(file: &str, run: &crate::results::Run) -> String {
+    match (&run.host, run.device.slot()) {
+        (Some(host), Some(slot)) => format!("{host}/{slot}"),
+        _ => file.to_owned(),
+    }
+}
+
+/// The results files `fleet` reads: each file given, and every `*.json` directly inside each
+/// folder given, in name order (a folder with none is an error: its runs have not been written).
+fn fleet_files(given: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>> {
+    let mut files = Vec::new();
+    for path in given {
+        if !path.is_dir() {
+            files.push(path.clone());
+            continue;
+        }
+        let bad = |problem: String| crate::Error::ResultsFile { path: path.display().to_string(), problem };
+        let entries = std::fs::read_dir(path).map_err(|e| bad(format!("cannot be read ({e})")))?;
+        let mut found: Vec<std::path::PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        if found.is_empty() {
+            return Err(
+                bad("holds no .json results file: pass the folder the runs wrote with --json".into()),
+            );
+        }
+        found.sort();
+        files.extend(found);
+    }
+    Ok(files)
+}
+
 /// Writes `document` to `output` (atomically) or stdout.
 fn write(output: Option<&std::path::Path>, document: &str) -> Result<()> {
     match output {
@@ -188,6 +258,8 @@ fn session_of(cli: &Cli) -> Session {
     Session {
         request: request(cli),
         all_devices: cli.all_devices,
+        one_at_a_time: cli.one_at_a_time,
+        host_name: !cli.no_host_name,
         output: cli.output.clone(),
         format: cli.format,
         json: cli.json.clone(),

@@ -21,10 +21,19 @@ pub struct Cli {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
     pub device_index: Option<u32>,
 
-    /// Run the selection on every device row (those DEVICE matches) in turn, one results
-    /// document per row: with --output FILE, rows go to FILE-row1.EXT, FILE-row2.EXT, ...
+    /// Run the selection on every physical device (those DEVICE matches; one per device UUID,
+    /// whatever its queue families) at the same time, each in its own worker, one results document
+    /// per device: with --output FILE, devices go to FILE-gpu1.EXT, FILE-gpu2.EXT, ...
     #[arg(long, conflicts_with_all = ["device_index", "devices", "list", "describe"])]
     pub all_devices: bool,
+
+    /// With --all-devices, run the devices one after another instead of all at once.
+    #[arg(long, requires = "all_devices")]
+    pub one_at_a_time: bool,
+
+    /// Leave the host's name out of the results (for a run meant for sharing).
+    #[arg(long)]
+    pub no_host_name: bool,
 
     /// Print the device rows (device + compute queue family) and exit.
     #[arg(long, conflicts_with_all = ["output", "format", "json"])]
@@ -235,6 +244,21 @@ pub enum Command {
         /// PCT percent and beyond the noise (verdict "slower"): a CI gate.
         #[arg(long, value_name = "PCT", value_parser = parse_percent)]
         fail_on_slower: Option<f64>,
+    },
+    /// Judge many runs of like GPUs against each other, as a rack's screening: per group of one
+    /// device model, driver and settings, each case's median and spread across the devices, each
+    /// device's cases outside both the spread and their own noise, and the devices ranked. Exits
+    /// 16 when a device is slower than its fleet (docs/fleet.md).
+    Fleet {
+        /// JSON results files, one per GPU, or folders of them (every *.json directly inside).
+        #[arg(required = true, value_name = "RUN|DIR")]
+        inputs: Vec<std::path::PathBuf>,
+        /// text, markdown or json.
+        #[arg(long, value_enum, default_value = "text")]
+        format: CompareFormat,
+        /// Write to FILE (atomically) instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        output: Option<std::path::PathBuf>,
     },
     /// Print a run written with --format json as the live run printed it (its header, a line per
     /// case, its summaries), or in another format.
@@ -465,8 +489,8 @@ where
     if cli.all_devices && cli.format != Format::Text && cli.output.is_none() {
         return Err(Cli::command().error(
             clap::error::ErrorKind::MissingRequiredArgument,
-            "--all-devices with --format json, csv or markdown writes one document per row: give --output FILE \
-             (rows go to FILE-row1.EXT, FILE-row2.EXT, ...)",
+            "--all-devices with --format json, csv or markdown writes one document per device: give --output \
+             FILE (devices go to FILE-gpu1.EXT, FILE-gpu2.EXT, ...)",
         ));
     }
     Ok(cli)

@@ -38,13 +38,15 @@ pub enum ExitCode {
     Crashed = 14,
     /// `check` found a run that its expectations file does not describe.
     Unexpected = 15,
+    /// `fleet` found a device slower than the others of its group.
+    SlowerThanFleet = 16,
     /// Ctrl-C stopped the run after the case in progress (the finished cases were written).
     Interrupted = 130,
 }
 
 impl ExitCode {
     /// Every code, in numeric order.
-    pub const ALL: [ExitCode; 17] = [
+    pub const ALL: [ExitCode; 18] = [
         ExitCode::Success,
         ExitCode::Failure,
         ExitCode::Usage,
@@ -61,6 +63,7 @@ impl ExitCode {
         ExitCode::FlaggedBaseline,
         ExitCode::Crashed,
         ExitCode::Unexpected,
+        ExitCode::SlowerThanFleet,
         ExitCode::Interrupted,
     ];
 
@@ -105,6 +108,9 @@ impl ExitCode {
             }
             ExitCode::Unexpected => {
                 "check found a case missing from the run, a failure its expectations file does not list, or a listed one that no longer happens"
+            }
+            ExitCode::SlowerThanFleet => {
+                "fleet found a device slower than the others of its group (same model, driver and settings) beyond both the group's spread and the case's own noise; the devices are named, and the whole verdict was written"
             }
             ExitCode::Interrupted => {
                 "Ctrl-C or SIGTERM stopped the run after the case in progress (a second one stops that case too); the finished cases were written"
@@ -403,6 +409,18 @@ pub enum Error {
         change: f64,
     },
 
+    /// `fleet` found devices slower than their fleet.
+    #[error(
+        "{count} device(s) slower than their fleet: {}; check or drain them, and rerun perftest there to confirm",
+        devices.join(", ")
+    )]
+    SlowerThanFleet {
+        /// How many.
+        count: usize,
+        /// Each with its count of slow cases (`node07-gpu3 (12 cases)`).
+        devices: Vec<String>,
+    },
+
     /// `--strict` found implausible results.
     #[error(
         "{count} result(s) are above a known peak of the hardware, the first \"{first}\" ({detail}); check that \
@@ -519,6 +537,7 @@ impl Error {
             Error::Unexpected { .. } => ExitCode::Unexpected,
             Error::Remote { code, .. } | Error::Cases { code, .. } => *code,
             Error::Slower { .. } => ExitCode::Slower,
+            Error::SlowerThanFleet { .. } => ExitCode::SlowerThanFleet,
             Error::Implausible { .. } => ExitCode::Implausible,
             Error::FlaggedBaseline { .. } => ExitCode::FlaggedBaseline,
             Error::Timing { .. }
@@ -656,9 +675,9 @@ mod tests {
     #[test]
     fn exit_codes_are_distinct_and_in_order() {
         let numbers: Vec<u8> = ExitCode::ALL.iter().map(|&c| c as u8).collect();
-        assert_eq!(numbers[..16], (0..16).collect::<Vec<u8>>());
+        assert_eq!(numbers[..17], (0..17).collect::<Vec<u8>>());
         assert_eq!(ExitCode::Interrupted as u8, 130, "the shell's code for SIGINT");
-        assert_eq!(numbers.len(), 17);
+        assert_eq!(numbers.len(), 18);
     }
 
     /// The README's exit-code table: (code, meaning) with markdown backticks removed.

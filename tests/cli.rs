@@ -96,3 +96,43 @@ fn cli_list_needs_no_vulkan() {
     let registered: Vec<&str> = all.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, registered);
 }
+
+/// The committed H200 instruction-table run as eight GPUs of one host: each a copy with its rates
+/// moved by up to 0.2% (a different amount per GPU and case), GPU 5's by a further `slow`.
+fn fleet_of_h200s(dir: &std::path::Path, slow: f64) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("results/instructions/h200-instr-vulkan.json")).unwrap();
+    for gpu in 0..8u64 {
+        let mut run: serde_json::Value = serde_json::from_str(&text).unwrap();
+        run["host"] = "node07".into();
+        run["device"]["pci"] = format!("0000:{:02x}:00.0", 0x1b + gpu).into();
+        for (i, case) in run["cases"].as_array_mut().unwrap().iter_mut().enumerate() {
+            let jitter = 1.0 + ((gpu * 7919 + i as u64 * 104_729) % 41) as f64 / 40.0 * 0.004 - 0.002;
+            let scale = if gpu == 5 { jitter * (1.0 - slow) } else { jitter };
+            if let Some(rate) = case["rate"]["value"].as_f64() {
+                case["rate"]["value"] = (rate * scale).into();
+            }
+        }
+        std::fs::write(dir.join(format!("node07-gpu{gpu}.json")), run.to_string()).unwrap();
+    }
+}
+
+#[test]
+fn cli_fleet_names_the_slow_gpu_and_exits_16() {
+    let dir = temp_dir("fleet");
+    fleet_of_h200s(&dir, 0.05);
+    let out = perftest(&["fleet", dir.to_str().unwrap()], &[]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(16), "{stdout}{stderr}");
+    assert!(stdout.contains("group 1: NVIDIA H200 (NVIDIA 580.159.04), 8 devices"), "{stdout}");
+    assert!(stdout.contains("    1. node07/0000:20:00.0: "), "GPU 5 ranked first: {stdout}");
+    assert!(stderr.contains("1 device(s) slower than their fleet: node07/0000:20:00.0 ("), "{stderr}");
+    // The others, and the same fleet without the slow GPU, pass.
+    assert!(stdout.lines().filter(|l| l.contains(": 0 slower, 0 faster")).count() == 7, "{stdout}");
+    fleet_of_h200s(&dir, 0.0);
+    let out = perftest(&["fleet", dir.to_str().unwrap(), "--format", "json"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let verdict: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(verdict["groups"][0]["outliers"].as_array().unwrap().len(), 0);
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -6,6 +6,7 @@
 pub mod expect;
 pub mod failures;
 pub mod findings;
+pub mod fleet;
 pub mod instructions;
 pub mod judge;
 pub mod levels;

@@ -48,7 +48,7 @@ impl Verdict {
 }
 
 /// The case's noise: the coefficient of variation of its samples, else its stored `cv`.
-fn noise(case: &CaseResult) -> f64 {
+pub fn noise(case: &CaseResult) -> f64 {
     let s = &case.samples_ms;
     if s.len() >= 2 {
         let mean = s.iter().sum::<f64>() / s.len() as f64;

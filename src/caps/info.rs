@@ -93,6 +93,30 @@ pub struct DeviceInfo {
     pub integer_dot_accelerated: Option<(bool, bool)>,
     /// The PCIe link host transfers cross, or why it is unknown or there is none.
     pub host_link: Result<super::HostLink, String>,
+    /// What tells this device and its driver from others of the same name.
+    pub identity: Identity,
+}
+
+/// What tells one physical device and its driver from another of the same model: the UUIDs
+/// (VkPhysicalDeviceIDProperties), the PCI address (VK_EXT_pci_bus_info) and the driver's version.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Identity {
+    /// `deviceUUID`: the same for one device across processes and APIs.
+    pub device_uuid: [u8; 16],
+    /// `driverUUID`: the same for one driver build.
+    pub driver_uuid: [u8; 16],
+    /// `domain:bus:device.function` (`0000:1b:00.0`), where the driver offers VK_EXT_pci_bus_info.
+    pub pci: Option<String>,
+    /// `driverVersion`, as the driver encodes it.
+    pub driver_version: u32,
+}
+
+impl Identity {
+    /// A UUID as text: `8-4-4-4-12` hexadecimal digits.
+    pub fn uuid_text(uuid: &[u8; 16]) -> String {
+        let hex: String = uuid.iter().map(|b| format!("{b:02x}")).collect();
+        format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
+    }
 }
 
 /// How many compute units (SMs, CUs, shader cores) a device has, and where that came from.

@@ -20,7 +20,7 @@ use std::collections::BTreeSet;
 use ash::vk;
 
 pub use features::{Feature, FeatureSet, COOPERATIVE_MATRIX2, SHADER_BFLOAT16};
-pub use info::{kind_name, ComputeUnits, DeviceInfo, Row};
+pub use info::{kind_name, ComputeUnits, DeviceInfo, Identity, Row};
 pub use link::HostLink;
 pub use memory::{Footprint, MemoryKind, MemoryType};
 pub use peaks::{Architecture, Ceiling};

@@ -85,8 +85,19 @@ pub fn compare(labels: &[String], runs: &[Run]) -> Comparison {
             // The clock says whether a difference could be throttling rather than the code.
             let clock =
                 run.clock_median_mhz.map(|mhz| format!(", median clock {mhz:.0} MHz")).unwrap_or_default();
-            printable(&format!("{label}: {} ({}{clock}){}", run.device.name, run.date, run.ending.mark()))
-                .into_owned()
+            // Where: host and PCI address (or UUID), where the run recorded them.
+            let place: Vec<&str> = run.host.as_deref().into_iter().chain(run.device.slot()).collect();
+            let place = match place.is_empty() {
+                true => String::new(),
+                false => format!(", {}", place.join(" ")),
+            };
+            printable(&format!(
+                "{label}: {} ({}{clock}{place}){}",
+                run.device.name,
+                run.date,
+                run.ending.mark()
+            ))
+            .into_owned()
         })
         .collect();
     let summaries = (1..runs.len()).map(|i| summary(&rows, i)).collect();

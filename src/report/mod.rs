@@ -5,6 +5,7 @@
 
 pub mod columns;
 pub mod compare;
+pub mod fleet;
 pub mod markdown;
 pub mod output;
 pub mod page;

@@ -17,6 +17,7 @@ use crate::format::sig4;
 use crate::results::model::{CaseResult, Run, Status};
 
 mod costs;
+mod fleet;
 mod instructions;
 mod render;
 use crate::error::{Error, Result};
@@ -138,6 +139,7 @@ pub fn blocks(labels: &[String], runs: &[Run]) -> Vec<Block> {
     if runs.len() > 1 {
         blocks.extend(comparison(labels, runs));
     }
+    blocks.extend(fleet::blocks(labels, runs));
     blocks.extend(families(labels, runs));
     blocks
 }
@@ -175,6 +177,7 @@ fn run_blocks(label: &str, run: &Run, several: bool, link: &dyn Fn(&str) -> Stri
             ),
             ("driver", format!("{} (Vulkan {})", d.driver, d.vulkan_version)),
             ("queue", format!("family {}, subgroup size {}", d.queue_family, d.subgroup_size)),
+            ("where", where_text(run)),
             ("compute units", units),
             ("clock", clock),
             ("peaks", d.architecture.clone().unwrap_or_else(|| "unknown: no % of peak".into())),
@@ -209,6 +212,25 @@ fn run_blocks(label: &str, run: &Run, several: bool, link: &dyn Fn(&str) -> Stri
         false => Block::List(found.iter().map(|f| finding_item(f, link)).collect()),
     });
     blocks
+}
+
+/// The host, PCI address and UUIDs the run recorded, and the devices that ran with it.
+fn where_text(run: &Run) -> String {
+    let d = &run.device;
+    let parts: Vec<String> = [
+        run.host.as_ref().map(|h| format!("host {h}")),
+        d.pci.as_ref().map(|p| format!("PCI {p}")),
+        d.uuid.as_ref().map(|u| format!("device UUID {u}")),
+        d.driver_uuid.as_ref().map(|u| format!("driver UUID {u}")),
+    ]
+    .into_iter()
+    .flatten()
+    .chain(super::text::header::together(run))
+    .collect();
+    match parts.is_empty() {
+        true => "not recorded (a file from before perftest kept it)".into(),
+        false => parts.join("; "),
+    }
 }
 
 fn finding_item(f: &Finding, link: &dyn Fn(&str) -> String) -> (String, Vec<(String, String)>) {

@@ -22,10 +22,12 @@ pub fn document(run: &Run, verbose: bool) -> String {
 }
 
 /// What follows the last case's line, before how the run ended: the memory levels, the
-/// instruction table, the clock summary and the flagged baselines.
+/// instruction table, the clock summary, the flagged baselines and the devices that ran at the
+/// same time.
 pub fn summary(run: &Run) -> String {
+    let together = header::together(run).map_or(String::new(), |t| format!("together: {t}\n"));
     format!(
-        "{}{}{}{}{}",
+        "{}{}{}{}{together}{}",
         levels(&run.levels),
         instructions(run),
         clock_summary(run),
@@ -237,7 +239,7 @@ pub fn levels(all: &[crate::results::levels::Levels]) -> String {
         .collect()
 }
 
-mod header;
+pub mod header;
 mod instructions;
 #[cfg(test)]
 mod tests;

@@ -74,8 +74,24 @@ pub struct Run {
     /// keeps `not_run`).
     #[serde(default, rename = "line_widths", skip_serializing)]
     pub legacy_line_widths: std::collections::BTreeMap<String, (usize, bool)>,
+    /// The host that ran it (its node name), unless left out for sharing (`--no-host-name`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// The other devices that ran at the same time on the host (`--all-devices`), each as its
+    /// name and slot; empty for a run alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub together: Vec<Peer>,
     /// The cases, in run order.
     pub cases: Vec<CaseResult>,
+}
+
+/// Another device that ran at the same time.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Peer {
+    /// Its name.
+    pub name: String,
+    /// Its PCI address or UUID (see [`Device::slot`]), where known.
+    pub slot: Option<String>,
 }
 
 impl Run {
@@ -254,6 +270,26 @@ pub struct Device {
     /// The device profile the run was clamped to (`--simulate`); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub simulating: Option<String>,
+    /// `deviceUUID` (`8-4-4-4-12` hex): the one physical device, whatever its row or process
+    /// (absent in files before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uuid: Option<String>,
+    /// `driverUUID`: the one driver build.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver_uuid: Option<String>,
+    /// The PCI address, `domain:bus:device.function` (absent where the driver does not give it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pci: Option<String>,
+    /// `driverVersion` as the driver encodes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver_version: Option<u32>,
+}
+
+impl Device {
+    /// How a fleet names this device on its host: its PCI address, else its UUID, else nothing.
+    pub fn slot(&self) -> Option<&str> {
+        self.pci.as_deref().or(self.uuid.as_deref())
+    }
 }
 
 impl From<&DeviceInfo> for Device {
@@ -274,6 +310,10 @@ impl From<&DeviceInfo> for Device {
                 .map(|a| a.name.to_owned()),
             clock: None,
             simulating: info.simulating.clone(),
+            uuid: Some(crate::caps::Identity::uuid_text(&info.identity.device_uuid)),
+            driver_uuid: Some(crate::caps::Identity::uuid_text(&info.identity.driver_uuid)),
+            pci: info.identity.pci.clone(),
+            driver_version: Some(info.identity.driver_version),
         }
     }
 }
@@ -749,6 +789,10 @@ pub(crate) mod tests {
                 architecture: Some("NVIDIA Hopper (GH100)".into()),
                 clock: Some("measured".into()),
                 simulating: None,
+                uuid: None,
+                driver_uuid: None,
+                pci: None,
+                driver_version: None,
             },
             facts: None,
             header: "perftest 0.1.0 (git 0123456789ab)\ndevice:     NVIDIA H100 80GB HBM3\n".into(),
@@ -762,6 +806,8 @@ pub(crate) mod tests {
             wall_s: None,
             not_run: Vec::new(),
             legacy_line_widths: Default::default(),
+            host: None,
+            together: Vec::new(),
             cases: vec![
                 case("ByteAddressBuffer.Load uniform", Some(5.63e12), Some(2.985), Status::Ok),
                 case("ALU fp64 FMA", None, None, Status::Skipped),

@@ -43,12 +43,23 @@ pub struct Template {
     pub date: String,
     /// The options that shaped the numbers.
     pub settings: model::Settings,
+    /// The host's name, unless it is to be left out.
+    pub host: Option<String>,
+    /// The devices running at the same time.
+    pub together: Vec<model::Peer>,
 }
 
 impl<'c> Collector<'c> {
     /// A collector for `cases` (in list order) of a run that starts as `template`, judging rates
     /// with `trust`; with `stream`, lines are printed as they come (`Some(verbose)`).
-    pub fn new(cases: &'c [CaseSpec], template: Template, trust: Trust, stream: Option<bool>) -> Self {
+    /// With `bar`, a progress bar shows on a terminal (not for one of several devices at once).
+    pub fn new(
+        cases: &'c [CaseSpec],
+        template: Template,
+        trust: Trust,
+        stream: Option<bool>,
+        bar: bool,
+    ) -> Self {
         Collector {
             assembler: Assembler::new(cases),
             trust,
@@ -56,7 +67,7 @@ impl<'c> Collector<'c> {
             layouts: Layouts::default(),
             run: None,
             template: Some(template),
-            progress: Progress::new(cases.len()),
+            progress: Progress::new(cases.len(), bar),
             validation: Vec::new(),
             write_error: None,
         }
@@ -66,7 +77,9 @@ impl<'c> Collector<'c> {
     pub fn take(&mut self, message: Message) -> Result<()> {
         match message {
             Message::Ready(ready) if self.run.is_none() => {
-                let Some(Template { date, settings }) = self.template.take() else { return Ok(()) };
+                let Some(Template { date, settings, host, together }) = self.template.take() else {
+                    return Ok(());
+                };
                 let cases = self.assembler.cases();
                 let run = Run {
                     format_version: model::FORMAT_VERSION,
@@ -93,6 +106,8 @@ impl<'c> Collector<'c> {
                         })
                         .collect(),
                     legacy_line_widths: Default::default(),
+                    host,
+                    together,
                     cases: Vec::new(),
                 };
                 self.layouts = Layouts::of_run(&run);

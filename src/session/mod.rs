@@ -12,7 +12,7 @@ use self::supervise::supervise;
 use crate::analysis::trust::Trust;
 use crate::error::{Error, Result};
 use crate::report::{self, text};
-use crate::results::model;
+use crate::results::model::{self, Peer};
 use crate::runner::assemble::order;
 use crate::runner::message::Job;
 use crate::runner::open::{check_validation, plan};
@@ -24,15 +24,21 @@ pub mod collect;
 pub mod progress;
 pub mod supervise;
 
-/// Where row `n`'s document goes under `--all-devices --output path`: `results.json` becomes
-/// `results-row2.json`.
-pub fn row_path(path: &Path, n: usize) -> PathBuf {
+/// Where device `n`'s document goes under `--all-devices --output path`: `results.json` becomes
+/// `results-gpu2.json`.
+pub fn device_path(path: &Path, n: usize) -> PathBuf {
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let name = match path.extension() {
-        Some(ext) => format!("{stem}-row{n}.{}", ext.to_string_lossy()),
-        None => format!("{stem}-row{n}"),
+        Some(ext) => format!("{stem}-gpu{n}.{}", ext.to_string_lossy()),
+        None => format!("{stem}-gpu{n}"),
     };
     path.with_file_name(name)
+}
+
+/// This host's name (the kernel's node name), or `None` where it has none.
+pub fn host_name() -> Option<String> {
+    let name = rustix::system::uname().nodename().to_string_lossy().into_owned();
+    (!name.is_empty()).then_some(name)
 }
 
 /// What a benchmark run is asked to do: the request every worker gets, and how the parent runs
@@ -41,8 +47,12 @@ pub fn row_path(path: &Path, n: usize) -> PathBuf {
 pub struct Session {
     /// The device rows, the selection and the run settings.
     pub request: Request,
-    /// Run every row the device name matches, one document each (`--all-devices`).
+    /// Run every physical device the device name matches, one document each (`--all-devices`).
     pub all_devices: bool,
+    /// With `all_devices`, one device after another instead of all at once (`--one-at-a-time`).
+    pub one_at_a_time: bool,
+    /// Record the host's name (not with `--no-host-name`).
+    pub host_name: bool,
     /// Where the document goes (stdout when `None`).
     pub output: Option<std::path::PathBuf>,
     /// What the document is.
@@ -61,45 +71,82 @@ pub struct Session {
     pub worker_args: Vec<OsString>,
 }
 
-/// Times or verifies the selection as `session` asks: on the chosen row, or on every row the
-/// device name matches in turn (a failing row does not stop the next; the first error is
-/// returned after the last row).
+/// Times or verifies the selection as `session` asks: on the chosen row, or on every physical
+/// device the device name matches, all at once, each in its own worker, or one after another
+/// (a failing device does not stop the others; the first error is returned after the last).
 pub fn benchmark(session: &Session) -> Result<()> {
     let options = &session.request.options;
     if !session.all_devices {
         let paths = Paths { output: session.output.as_deref(), json: session.json.as_deref() };
-        return benchmark_row(session, options.device_index, paths);
+        return benchmark_row(session, options.device_index, paths, Vec::new());
     }
-    let rows = {
+    let devices = {
         let instance = crate::vk::instance::Instance::new(options.validation)?;
-        let (_, rows) = crate::vk::select::enumerate(&instance)?;
+        let (physical, rows) = crate::vk::select::enumerate(&instance)?;
         let sink = instance.sink();
         // An empty match is select's error, which lists the rows.
         crate::vk::select::select(&rows, options.device_name.as_deref(), None)?;
-        let count = crate::vk::select::matching(&rows, options.device_name.as_deref()).len();
+        let devices: Vec<(usize, Peer)> =
+            crate::vk::select::one_row_per_device(&rows, options.device_name.as_deref())
+                .into_iter()
+                .map(|(index, at)| {
+                    let slot = crate::vk::device::slot(&instance, physical[rows[at].device]);
+                    (index, Peer { name: rows[at].name.clone(), slot: Some(slot) })
+                })
+                .collect();
         drop(instance);
         check_validation(&sink)?;
-        count
+        devices
+    };
+    let run = |n: usize, index: usize, together: Vec<Peer>| {
+        let output = session.output.as_deref().map(|path| device_path(path, n));
+        let json = session.json.as_deref().map(|path| device_path(path, n));
+        let paths = Paths { output: output.as_deref(), json: json.as_deref() };
+        benchmark_row(session, Some(index), paths, together)
+    };
+    let results: Vec<Result<()>> = if session.one_at_a_time || devices.len() == 1 {
+        let mut results = Vec::new();
+        for (n, (index, _)) in devices.iter().enumerate() {
+            if STOP.load(Ordering::SeqCst) {
+                break;
+            }
+            if n > 0 && session.output.is_none() {
+                write_line("")?;
+            }
+            results.push(run(n + 1, *index, Vec::new()));
+        }
+        results
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = devices
+                .iter()
+                .enumerate()
+                .map(|(n, (index, _))| {
+                    let others =
+                        devices.iter().enumerate().filter(|(m, _)| *m != n).map(|(_, (_, p))| p.clone());
+                    let together: Vec<Peer> = others.collect();
+                    scope.spawn(move || run(n + 1, *index, together))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(Error::Worker { detail: "a device's thread panicked".into() })
+                    })
+                })
+                .collect()
+        })
     };
     let mut first_error = None;
-    for n in 1..=rows {
-        if STOP.load(Ordering::SeqCst) {
-            break;
-        }
-        if n > 1 && session.output.is_none() {
-            write_line("")?;
-        }
-        let output = session.output.as_deref().map(|path| row_path(path, n));
-        let json = session.json.as_deref().map(|path| row_path(path, n));
-        let paths = Paths { output: output.as_deref(), json: json.as_deref() };
-        if let Err(error) = benchmark_row(session, Some(n), paths) {
-            // The first error is returned (and printed once, by main); later ones are said here.
-            match first_error {
-                None => first_error = Some(error),
-                Some(_) => {
-                    let text = crate::error::report(&error);
-                    eprintln!("perftest: row {n}: {}", crate::format::printable_lines(&text))
-                }
+    for (n, result) in results.into_iter().enumerate() {
+        let Err(error) = result else { continue };
+        // The first error is returned (and printed once, by main); later ones are said here.
+        match first_error {
+            None => first_error = Some(error),
+            Some(_) => {
+                let text = crate::error::report(&error);
+                eprintln!("perftest: device {}: {}", n + 1, crate::format::printable_lines(&text))
             }
         }
     }
@@ -116,7 +163,12 @@ struct Paths<'p> {
 /// Times or verifies the selection on row `index` (among those DEVICE matches; the best with
 /// none) in worker processes (in this one with `--in-process`), and writes the results to
 /// `paths` (or stdout): every case that finished, whatever happened to the others.
-fn benchmark_row(session: &Session, index: Option<usize>, paths: Paths<'_>) -> Result<()> {
+fn benchmark_row(
+    session: &Session,
+    index: Option<usize>,
+    paths: Paths<'_>,
+    together: Vec<Peer>,
+) -> Result<()> {
     let request = &session.request;
     let settings = &request.settings;
     let options = ContextOptions { device_index: index, ..request.options.clone() };
@@ -149,8 +201,10 @@ fn benchmark_row(session: &Session, index: Option<usize>, paths: Paths<'_>) -> R
         cases: order(&selected, !settings.timed()).into_iter().map(|i| selected[i].name.clone()).collect(),
         lazy: false,
     };
-    // Text goes to stdout line by line; every other destination gets one document at the end.
-    let stream = session.format == report::Format::Text && output.is_none();
+    // Text goes to stdout line by line; every other destination gets one document at the end, as
+    // does each of several devices running at once.
+    let alone = together.is_empty();
+    let stream = session.format == report::Format::Text && output.is_none() && alone;
     let template = Template {
         date,
         settings: model::Settings {
@@ -165,9 +219,11 @@ fn benchmark_row(session: &Session, index: Option<usize>, paths: Paths<'_>) -> R
             axes: request.axes.iter().map(|a| format!("{}.{}={}", a.family, a.axis, a.text)).collect(),
             branch_iterations: None,
         },
+        host: session.host_name.then(host_name).flatten(),
+        together,
     };
     let mut collector =
-        Collector::new(&selected, template, Trust::of(&info), stream.then_some(session.verbose));
+        Collector::new(&selected, template, Trust::of(&info), stream.then_some(session.verbose), alone);
     let ran = if session.in_process {
         work(request, &job, &mut |message| collector.take(message)).map(|()| None)
     } else {
@@ -228,9 +284,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn each_row_gets_its_own_file_next_to_the_named_one() {
-        assert_eq!(row_path(Path::new("out/results.json"), 2), Path::new("out/results-row2.json"));
-        assert_eq!(row_path(Path::new("results"), 1), Path::new("results-row1"));
-        assert_eq!(row_path(Path::new("a.b.csv"), 3), Path::new("a.b-row3.csv"));
+    fn each_device_gets_its_own_file_next_to_the_named_one() {
+        assert_eq!(device_path(Path::new("out/results.json"), 2), Path::new("out/results-gpu2.json"));
+        assert_eq!(device_path(Path::new("results"), 1), Path::new("results-gpu1"));
+        assert_eq!(device_path(Path::new("a.b.csv"), 3), Path::new("a.b-gpu3.csv"));
+    }
+
+    #[test]
+    fn the_host_has_a_name() {
+        assert!(host_name().is_some_and(|name| !name.is_empty()));
     }
 }

@@ -10,9 +10,9 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// A bar for `cases` cases.
-    pub fn new(cases: usize) -> Self {
-        let target = if std::io::stderr().is_terminal() {
+    /// A bar for `cases` cases, drawn where `shown` and stderr is a terminal.
+    pub fn new(cases: usize, shown: bool) -> Self {
+        let target = if shown && std::io::stderr().is_terminal() {
             ProgressDrawTarget::stderr()
         } else {
             ProgressDrawTarget::hidden()

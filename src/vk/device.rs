@@ -6,7 +6,7 @@ use ash::vk;
 
 use super::features::FeatureStructs;
 use super::instance::Instance;
-use crate::caps::{kind_name, link, ComputeUnits, DeviceInfo, HostLink, Row};
+use crate::caps::{kind_name, link, ComputeUnits, DeviceInfo, HostLink, Identity, Row};
 use crate::caps::{
     CoopMatShape, DeviceCaps, Feature, FeatureSet, FloatControl, Heap, Limits, MemoryType, QueueFamily,
 };
@@ -84,27 +84,47 @@ fn offers(list: &[vk::ExtensionProperties], name: &CStr) -> bool {
 
 /// The PCIe link of `physical` (a discrete or virtual GPU), read from sysfs at the address
 /// VK_EXT_pci_bus_info gives; why not otherwise.
-fn host_link(
-    instance: &Instance,
-    physical: vk::PhysicalDevice,
-    offered: &[vk::ExtensionProperties],
-    kind: vk::PhysicalDeviceType,
-) -> std::result::Result<HostLink, String> {
+fn host_link(pci: Option<&str>, kind: vk::PhysicalDeviceType) -> std::result::Result<HostLink, String> {
     if matches!(kind, vk::PhysicalDeviceType::CPU | vk::PhysicalDeviceType::INTEGRATED_GPU) {
         return Err("none: the device works in the host's memory".into());
     }
-    if !offers(offered, ash::ext::pci_bus_info::NAME) {
+    let Some(address) = pci else {
         return Err(
             "unknown: the driver does not offer VK_EXT_pci_bus_info, which gives the PCI address".into()
         );
+    };
+    link::read(std::path::Path::new(link::SYSFS), address).map_err(|why| format!("unknown: {why}"))
+}
+
+/// What names `physical` among devices of its model on a host: its PCI address, else its
+/// device UUID (as [`crate::results::model::Device::slot`] names a recorded one).
+pub fn slot(instance: &Instance, physical: vk::PhysicalDevice) -> String {
+    if let Some(pci) = pci_address(instance, physical, &extensions(instance, physical)) {
+        return pci;
+    }
+    let mut v11 = vk::PhysicalDeviceVulkan11Properties::default();
+    let mut props = vk::PhysicalDeviceProperties2::default().push_next(&mut v11);
+    // SAFETY: physical belongs to instance, which supports Vulkan 1.2; the chained struct lives
+    // across the call.
+    unsafe { instance.raw.get_physical_device_properties2(physical, &mut props) };
+    Identity::uuid_text(&v11.device_uuid)
+}
+
+/// The PCI address of `physical` (`0000:1b:00.0`), where it offers VK_EXT_pci_bus_info.
+fn pci_address(
+    instance: &Instance,
+    physical: vk::PhysicalDevice,
+    offered: &[vk::ExtensionProperties],
+) -> Option<String> {
+    if !offers(offered, ash::ext::pci_bus_info::NAME) {
+        return None;
     }
     let mut bus = vk::PhysicalDevicePCIBusInfoPropertiesEXT::default();
     let mut props = vk::PhysicalDeviceProperties2::default().push_next(&mut bus);
     // SAFETY: physical belongs to instance (Vulkan 1.2); the chained struct is the offered
     // extension's and lives across the call.
     unsafe { instance.raw.get_physical_device_properties2(physical, &mut props) };
-    let address = link::address(bus.pci_domain, bus.pci_bus, bus.pci_device, bus.pci_function);
-    link::read(std::path::Path::new(link::SYSFS), &address).map_err(|why| format!("unknown: {why}"))
+    Some(link::address(bus.pci_domain, bus.pci_bus, bus.pci_device, bus.pci_function))
 }
 
 /// Whether `physical` accelerates packed 4x8-bit dot products (signed, unsigned); `None` where
@@ -267,6 +287,7 @@ pub fn describe(
             .collect(),
     };
     let v = p.api_version;
+    let pci = pci_address(instance, physical, &offered);
     let info = DeviceInfo {
         row: row.clone(),
         kind: kind_name(p.device_type),
@@ -301,7 +322,13 @@ pub fn describe(
             .collect()
         }),
         integer_dot_accelerated: integer_dot_accelerated(instance, physical, &offered),
-        host_link: host_link(instance, physical, &offered, p.device_type),
+        host_link: host_link(pci.as_deref(), p.device_type),
+        identity: Identity {
+            device_uuid: v11.device_uuid,
+            driver_uuid: v11.driver_uuid,
+            pci,
+            driver_version: p.driver_version,
+        },
     };
     (info, caps)
 }

@@ -129,6 +129,24 @@ pub fn select(rows: &[Row], name: Option<&str>, index: Option<usize>) -> Result<
     }
 }
 
+/// One row per physical device among the rows `name` matches: the row [`select`] would pick of
+/// that device's (a queue with timestamps first, then the first), as its 1-based index among the
+/// matching rows (what `--device-index` counts) and as an index into `rows`; devices in
+/// enumeration order.
+pub fn one_row_per_device(rows: &[Row], name: Option<&str>) -> Vec<(usize, usize)> {
+    let matching = matching(rows, name);
+    let mut picked: Vec<(usize, usize)> = Vec::new();
+    for (n, &i) in matching.iter().enumerate() {
+        let row = &rows[i];
+        match picked.iter_mut().find(|(_, at)| rows[*at].device == row.device) {
+            Some(best) if row.timestamps && !rows[best.1].timestamps => *best = (n + 1, i),
+            Some(_) => {}
+            None => picked.push((n + 1, i)),
+        }
+    }
+    picked
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -212,6 +230,17 @@ mod tests {
         assert!(text.contains("\n2: Quadro RTX 3000 (compute queue: 2, type: DiscreteGpu)"), "{text}");
         assert!(!text.contains("Intel"), "{text}");
         assert!(select(&tutorial_rows(), None, Some(5)).is_err());
+    }
+
+    #[test]
+    fn a_device_with_two_compute_families_is_one_device() {
+        let rows = tutorial_rows();
+        assert_eq!(one_row_per_device(&rows, None), [(1, 0), (2, 1), (4, 3)]);
+        assert_eq!(one_row_per_device(&rows, Some("rtx")), [(1, 1)]);
+        // A first family without timestamps gives way to the device's next one with them.
+        let mut fenced = rows.clone();
+        fenced[1].timestamps = false;
+        assert_eq!(one_row_per_device(&fenced, Some("quadro")), [(2, 2)]);
     }
 
     #[test]

@@ -91,7 +91,7 @@ fn of_facts(run: &Run, facts: &Facts, verbose: bool) -> String {
         run.perftest_version,
         facts.git_commit,
         facts.compiler,
-        device_lines(d),
+        device_lines(d) + &where_lines(run),
         d.timestamp_period_ns,
         facts.timestamp_valid_bits,
         d.clock.as_deref().unwrap_or("unknown"),
@@ -232,6 +232,51 @@ fn device_lines(d: &Device) -> String {
          queue:      family {}, subgroup size {}\n",
         d.name, d.kind, d.vendor_id, d.device_id, d.driver, d.vulkan_version, d.queue_family, d.subgroup_size,
     )
+}
+
+/// Where the run ran, where the record says (files before it was kept say nothing): the host,
+/// the device's PCI address and UUIDs, the driver's version; and the devices that ran at the
+/// same time.
+fn where_lines(run: &Run) -> String {
+    let d = &run.device;
+    let parts: Vec<String> = [
+        run.host.as_ref().map(|h| format!("host {h}")),
+        d.pci.as_ref().map(|p| format!("PCI {p}")),
+        d.uuid.as_ref().map(|u| format!("device UUID {u}")),
+        d.driver_uuid.as_ref().map(|u| format!("driver UUID {u}")),
+        d.driver_version.map(|v| format!("driver version 0x{v:08x}")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let mut text = match parts.is_empty() {
+        true => String::new(),
+        false => format!(
+            "where:      {}
+",
+            parts.join(", ")
+        ),
+    };
+    if let Some(peers) = together(run) {
+        text.push_str(&format!(
+            "together:   {peers}
+"
+        ));
+    }
+    text
+}
+
+/// The devices that ran at the same time as `run`'s, as a sentence; `None` for a run alone.
+pub fn together(run: &Run) -> Option<String> {
+    let peers: Vec<String> = run
+        .together
+        .iter()
+        .map(|p| match &p.slot {
+            Some(slot) => format!("{} ({slot})", p.name),
+            None => p.name.clone(),
+        })
+        .collect();
+    (!peers.is_empty()).then(|| format!("ran at the same time as {}", peers.join(", ")))
 }
 
 /// The header of a file older than format 6, which did not keep it: the device row's facts.

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# ci/slurm.sh: perftest on a real Slurm, as examples/slurm/ runs it on a cluster: Debian's munge,
+# slurmctld and slurmd on this machine as a one-node cluster, a two-task job array running
+# `perftest --quick` on lavapipe, each task writing HOST-taskN.json into one folder, then
+# `perftest fleet` over both with its exit code checked (two runs of one device: too few to tell
+# which is odd, so 0). Installs the packages if missing; called by ci/test.sh after the main job.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source tools/lavapipe-env.sh
+bin=$PWD/target/release/perftest
+dir=$PWD/target/slurm
+rm -rf "$dir" && mkdir -p "$dir"/{state,spool,log,results}
+
+packages=(munge slurmctld slurmd slurm-client)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    echo "ci/slurm.sh: installing ${missing[*]}"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+node=$(hostname -s)
+cpus=$(nproc)
+user=$(id -un)
+export SLURM_CONF=$dir/slurm.conf
+cat > "$SLURM_CONF" <<EOF
+ClusterName=perftest-ci
+SlurmctldHost=$node
+SlurmUser=$user
+SlurmdUser=$user
+AuthType=auth/munge
+CredType=cred/munge
+StateSaveLocation=$dir/state
+SlurmdSpoolDir=$dir/spool
+SlurmctldPidFile=$dir/slurmctld.pid
+SlurmdPidFile=$dir/slurmd.pid
+SlurmctldLogFile=$dir/log/slurmctld.log
+SlurmdLogFile=$dir/log/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+SchedulerType=sched/builtin
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+ReturnToService=2
+MpiDefault=none
+NodeName=$node CPUs=$cpus State=UNKNOWN
+PartitionName=ci Nodes=$node Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
+EOF
+
+# munged refuses root without --force; its socket and key are Debian's defaults.
+mkdir -p /run/munge
+chown munge:munge /run/munge 2>/dev/null || true
+pgrep -x munged >/dev/null || munged --force
+slurmctld -f "$SLURM_CONF"
+slurmd -f "$SLURM_CONF"
+stop() {
+    scancel --user="$user" 2>/dev/null || true
+    [ -f "$dir/slurmd.pid" ] && kill "$(cat "$dir/slurmd.pid")" 2>/dev/null || true
+    [ -f "$dir/slurmctld.pid" ] && kill "$(cat "$dir/slurmctld.pid")" 2>/dev/null || true
+}
+trap stop EXIT
+
+# The node comes up within seconds; give it 60.
+for _ in $(seq 60); do
+    sinfo -h -N -o "%T" 2>/dev/null | grep -qE "idle|mixed" && break
+    sleep 1
+done
+sinfo -N
+
+# Two array tasks, each one run of --quick on lavapipe (one CPU each), each its own file.
+start=$SECONDS
+job=$(sbatch --parsable --array=0-1 --cpus-per-task=1 --output="$dir/log/task-%a.log" \
+    --export=ALL,PERFTEST_BIN="$bin",RESULTS="$dir/results" --wrap \
+    'exec "$PERFTEST_BIN" --quick --format json --output "$RESULTS/$(hostname -s)-task$SLURM_ARRAY_TASK_ID.json"')
+echo "== job array $job submitted"
+while squeue -h -j "$job" 2>/dev/null | grep -q .; do
+    sleep 2
+    if ((SECONDS - start > 900)); then
+        echo "ci/slurm.sh: the job array did not finish in 15 minutes"
+        exit 1
+    fi
+done
+echo "== job array $job done in $((SECONDS - start)) s"
+sacct -j "$job" -n -o JobID,State,ExitCode 2>/dev/null || true
+for log in "$dir"/log/task-*.log; do
+    echo "-- $log:"
+    tail -n 3 "$log"
+done
+ls -l "$dir/results"
+count=$(ls "$dir"/results/*.json | wc -l)
+[ "$count" -eq 2 ] || { echo "ci/slurm.sh: $count results files, not 2"; exit 1; }
+
+# The fleet over both: one group of two lavapipe runs, too few to judge: exit 0.
+code=0
+"$bin" fleet "$dir/results" || code=$?
+echo "== perftest fleet: exit $code"
+[ "$code" -eq 0 ] || { echo "ci/slurm.sh: fleet exited $code, not 0"; exit 1; }

@@ -1,0 +1,380 @@
+//! `perftest fleet`: many runs of one kind of GPU, each judged against the others.
+//!
+//! Runs are grouped by device model, driver and settings (an H100 is never held against an H200).
+//! Within a group, each case's rates across the devices give a median and a robust spread: the
+//! median absolute deviation (MAD), scaled by 1.4826 to estimate a standard deviation. A device's
+//! rate is an outlier when it sits beyond both the fleet's spread ([`SPREAD_K`] of those) and the
+//! case's own noise (as `compare` judges a change: [`FLOOR`] or [`NOISE_FACTOR`] times its cv);
+//! a case too noisy in that run ([`NOISY`]) is not judged. A case needs [`MIN_DEVICES`] devices:
+//! of two, neither can be told to be the odd one. Devices are ranked by how many of their cases
+//! are slow outliers, then by how far.
+
+use serde::Serialize;
+
+use super::verdict::{noise, FLOOR, NOISE_FACTOR, NOISY};
+use crate::results::model::{Run, Status};
+
+/// How many scaled MADs from the median a rate must sit to be outside the fleet's spread (the
+/// modified z-score's usual cut, Iglewicz and Hoaglin).
+pub const SPREAD_K: f64 = 3.5;
+/// The MAD of a normal distribution is this fraction of its standard deviation's inverse.
+pub const MAD_SCALE: f64 = 1.4826;
+/// The fewest devices with a case for it to be judged.
+pub const MIN_DEVICES: usize = 3;
+
+/// One device's run in a fleet, and how it is named.
+#[derive(Clone, Debug)]
+pub struct Member<'a> {
+    /// The file or label it came from.
+    pub label: String,
+    /// The run.
+    pub run: &'a Run,
+}
+
+/// What makes runs comparable: the same device model, driver and settings.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct GroupKey {
+    /// Device name.
+    pub device: String,
+    /// Driver name and version.
+    pub driver: String,
+    /// The settings that change what is measured (the header's settings, families, filters,
+    /// axes, sampling).
+    pub settings: String,
+}
+
+impl GroupKey {
+    /// The key of `run`.
+    pub fn of(run: &Run) -> Self {
+        let s = &run.settings;
+        let mut settings = format!("{} ms per measurement, {} samples", s.target_ms, s.samples);
+        let lists =
+            [("--quick", s.quick.then(String::new)), ("--filter", s.filter.clone())].into_iter().chain(
+                [("--family", &s.families), ("--skip", &s.skip), ("--axis", &s.axes)]
+                    .map(|(name, list)| (name, (!list.is_empty()).then(|| list.join(",")))),
+            );
+        for (name, value) in lists {
+            match value {
+                Some(v) if v.is_empty() => settings.push_str(&format!(", {name}")),
+                Some(v) => settings.push_str(&format!(", {name} {v}")),
+                None => {}
+            }
+        }
+        GroupKey { device: run.device.name.clone(), driver: run.device.driver.clone(), settings }
+    }
+}
+
+/// One case of one device outside its fleet.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Outlier {
+    /// The device's index in its group.
+    pub device: usize,
+    /// The case.
+    pub case: String,
+    /// Its rate, and the fleet's median rate, in the case's unit.
+    pub rate: f64,
+    /// The fleet's median.
+    pub median: f64,
+    /// The unit of both.
+    pub unit: String,
+    /// Its rate over the median, less one (negative: slower).
+    pub change: f64,
+    /// How many scaled MADs from the median (infinite spread: `None`, all other devices equal).
+    pub spreads: Option<f64>,
+    /// The case's own noise on this device (cv).
+    pub noise: f64,
+}
+
+/// A device's standing in its group.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Standing {
+    /// Its index in the group.
+    pub device: usize,
+    /// Its label.
+    pub label: String,
+    /// Cases slower than the fleet beyond both its spread and their noise.
+    pub slower: usize,
+    /// Cases faster likewise.
+    pub faster: usize,
+    /// Cases judged.
+    pub judged: usize,
+    /// The largest slowdown among its slow outliers (negative change), if any.
+    pub worst: Option<f64>,
+    /// The sum of its slow outliers' slowdowns (how far, in all).
+    pub shortfall: f64,
+}
+
+/// One group's verdicts.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Group {
+    /// What its runs share.
+    pub key: GroupKey,
+    /// Its devices' labels, in the order given.
+    pub devices: Vec<String>,
+    /// Cases with a rate on at least [`MIN_DEVICES`] devices, judged.
+    pub judged: usize,
+    /// Cases seen on fewer (too few to tell which device is odd).
+    pub too_few: usize,
+    /// The median over judged cases of the fleet's relative spread (scaled MAD over median).
+    pub typical_spread: Option<f64>,
+    /// Every outlier, slowest first.
+    pub outliers: Vec<Outlier>,
+    /// The devices, those with the most slow outliers first, then the farthest.
+    pub ranking: Vec<Standing>,
+}
+
+/// The fleet's verdicts: one per group.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Fleet {
+    /// The groups, by device, driver and settings.
+    pub groups: Vec<Group>,
+    /// Runs that time nothing (`--verify`, `--compile-only`), which no group takes.
+    pub untimed: Vec<String>,
+}
+
+impl Fleet {
+    /// Whether any device is slower than its fleet in any case.
+    pub fn has_slow_outlier(&self) -> bool {
+        self.groups.iter().any(|g| g.outliers.iter().any(|o| o.change < 0.0))
+    }
+}
+
+/// The median of `values` (which must not be empty).
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    match n % 2 {
+        1 => values[n / 2],
+        _ => (values[n / 2 - 1] + values[n / 2]) / 2.0,
+    }
+}
+
+/// The median and the median absolute deviation of `values`.
+pub fn median_mad(values: &[f64]) -> (f64, f64) {
+    let mut sorted = values.to_vec();
+    let m = median(&mut sorted);
+    let mut deviations: Vec<f64> = values.iter().map(|v| (v - m).abs()).collect();
+    (m, median(&mut deviations))
+}
+
+/// Groups `members` and judges each group.
+pub fn judge(members: &[Member<'_>]) -> Fleet {
+    let mut keys: Vec<GroupKey> = Vec::new();
+    let mut untimed = Vec::new();
+    for m in members {
+        if m.run.settings.verify || m.run.settings.compile_only {
+            untimed.push(m.label.clone());
+            continue;
+        }
+        let key = GroupKey::of(m.run);
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    let groups = keys
+        .into_iter()
+        .map(|key| {
+            let in_group: Vec<&Member> = members
+                .iter()
+                .filter(|m| {
+                    !m.run.settings.verify && !m.run.settings.compile_only && GroupKey::of(m.run) == key
+                })
+                .collect();
+            judge_group(key, &in_group)
+        })
+        .collect();
+    Fleet { groups, untimed }
+}
+
+/// The verdicts of one group's devices.
+fn judge_group(key: GroupKey, members: &[&Member<'_>]) -> Group {
+    // Case names in first-seen order.
+    let mut names: Vec<&str> = Vec::new();
+    for m in members {
+        for c in &m.run.cases {
+            if !names.contains(&c.name.as_str()) {
+                names.push(&c.name);
+            }
+        }
+    }
+    let mut outliers = Vec::new();
+    let (mut judged, mut too_few) = (0, 0);
+    let mut spreads = Vec::new();
+    let mut judged_per_device = vec![0usize; members.len()];
+    for name in names {
+        // Each device's timed case with a rate (the first run's unit: others are not comparable).
+        let found: Vec<(usize, &crate::results::model::CaseResult)> = members
+            .iter()
+            .enumerate()
+            .filter_map(|(i, m)| {
+                let case = m.run.cases.iter().find(|c| c.name == name)?;
+                (case.status == Status::Ok && case.rate.is_some()).then_some((i, case))
+            })
+            .collect();
+        let Some(unit) = found.first().and_then(|(_, c)| c.rate.as_ref()).map(|r| r.unit.clone()) else {
+            continue;
+        };
+        let found: Vec<_> =
+            found.into_iter().filter(|(_, c)| c.rate.as_ref().is_some_and(|r| r.unit == unit)).collect();
+        if found.len() < MIN_DEVICES {
+            too_few += 1;
+            continue;
+        }
+        judged += 1;
+        let rates: Vec<f64> = found.iter().map(|(_, c)| c.rate.as_ref().map_or(0.0, |r| r.value)).collect();
+        let (med, mad) = median_mad(&rates);
+        let sigma = MAD_SCALE * mad;
+        if med > 0.0 {
+            spreads.push(sigma / med);
+        }
+        for ((i, case), rate) in found.iter().zip(&rates) {
+            let own = noise(case);
+            if own > NOISY {
+                continue;
+            }
+            judged_per_device[*i] += 1;
+            let change = rate / med - 1.0;
+            let beyond_noise = change.abs() > FLOOR.max(NOISE_FACTOR * own);
+            let distance = (rate - med).abs();
+            let beyond_spread = distance > SPREAD_K * sigma;
+            if beyond_noise && beyond_spread {
+                outliers.push(Outlier {
+                    device: *i,
+                    case: name.to_owned(),
+                    rate: *rate,
+                    median: med,
+                    unit: unit.to_string(),
+                    change,
+                    spreads: (sigma > 0.0).then(|| distance / sigma),
+                    noise: own,
+                });
+            }
+        }
+    }
+    outliers.sort_by(|a, b| a.change.total_cmp(&b.change));
+    let mut ranking: Vec<Standing> = members
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let mine = outliers.iter().filter(|o| o.device == i);
+            let slow: Vec<f64> = mine.clone().filter(|o| o.change < 0.0).map(|o| o.change).collect();
+            Standing {
+                device: i,
+                label: m.label.clone(),
+                slower: slow.len(),
+                faster: mine.filter(|o| o.change > 0.0).count(),
+                judged: judged_per_device[i],
+                worst: slow.iter().copied().reduce(f64::min),
+                shortfall: slow.iter().map(|c| -c).sum(),
+            }
+        })
+        .collect();
+    ranking.sort_by(|a, b| b.slower.cmp(&a.slower).then(b.shortfall.total_cmp(&a.shortfall)));
+    let typical_spread = (!spreads.is_empty()).then(|| median(&mut spreads));
+    Group {
+        key,
+        devices: members.iter().map(|m| m.label.clone()).collect(),
+        judged,
+        too_few,
+        typical_spread,
+        outliers,
+        ranking,
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::results::model::{tests::sample_run, Amount, CaseResult};
+
+    /// A run of `device` with 40 cases, each at its rate times `scale` and a jitter of up to
+    /// 0.3% that differs per device `seed` and case (samples with a cv of about 0.05%).
+    pub(crate) fn device_run(device: &str, seed: u32, scale: f64) -> Run {
+        let mut run = sample_run();
+        run.device.name = device.into();
+        let template = run.cases[0].clone();
+        run.cases = (0..40u32)
+            .map(|i| {
+                let jitter = 1.0 + f64::from((seed * 7919 + i * 104_729) % 61) / 60.0 * 0.006 - 0.003;
+                let rate = 1e12 * f64::from(i + 1) * scale * jitter;
+                CaseResult {
+                    name: format!("case {i}"),
+                    rate: Some(Amount { value: rate, unit: "loads/s".into() }),
+                    samples_ms: vec![20.0, 20.01, 19.99, 20.0],
+                    flags: Vec::new(),
+                    ..template.clone()
+                }
+            })
+            .collect();
+        run
+    }
+
+    fn members(runs: &[Run]) -> Vec<Member<'_>> {
+        runs.iter().enumerate().map(|(i, run)| Member { label: format!("gpu{i}"), run }).collect()
+    }
+
+    #[test]
+    fn a_gpu_five_percent_slow_is_found_and_ranked_first() {
+        let mut runs: Vec<Run> = (0..8).map(|i| device_run("NVIDIA H200", i, 1.0)).collect();
+        runs[5] = device_run("NVIDIA H200", 5, 0.95);
+        let fleet = judge(&members(&runs));
+        assert_eq!(fleet.groups.len(), 1);
+        let group = &fleet.groups[0];
+        assert_eq!((group.judged, group.too_few), (40, 0));
+        assert!(group.typical_spread.unwrap() < 0.005, "{:?}", group.typical_spread);
+        assert_eq!(group.ranking[0].label, "gpu5");
+        assert_eq!(group.ranking[0].slower, 40, "every case of the slow GPU");
+        assert!((group.ranking[0].worst.unwrap() + 0.05).abs() < 0.005);
+        assert!(group.ranking[1..].iter().all(|s| s.slower == 0 && s.faster == 0), "{:#?}", group.ranking);
+        assert!(fleet.has_slow_outlier());
+        assert!(group.outliers.iter().all(|o| o.device == 5 && o.change < -0.04));
+    }
+
+    #[test]
+    fn a_healthy_fleet_has_no_outliers_and_a_pair_cannot_be_judged() {
+        let runs: Vec<Run> = (0..8).map(|i| device_run("NVIDIA H200", i, 1.0)).collect();
+        let fleet = judge(&members(&runs));
+        assert!(!fleet.has_slow_outlier() && fleet.groups[0].outliers.is_empty());
+        // Two devices: 5% apart, but neither can be told to be the odd one.
+        let pair = [device_run("NVIDIA H200", 0, 1.0), device_run("NVIDIA H200", 1, 0.95)];
+        let fleet = judge(&members(&pair));
+        assert_eq!((fleet.groups[0].judged, fleet.groups[0].too_few), (0, 40));
+        assert!(!fleet.has_slow_outlier());
+    }
+
+    #[test]
+    fn models_drivers_and_settings_never_mix() {
+        let mut runs: Vec<Run> = (0..3).map(|i| device_run("NVIDIA H100 80GB HBM3", i, 1.0)).collect();
+        runs.extend((0..3).map(|i| device_run("NVIDIA H200", i, 1.4)));
+        let mut quick = device_run("NVIDIA H200", 9, 1.4);
+        quick.settings.quick = true;
+        runs.push(quick);
+        let mut verify = device_run("NVIDIA H200", 8, 1.4);
+        verify.settings.verify = true;
+        runs.push(verify);
+        let fleet = judge(&members(&runs));
+        let devices: Vec<(&str, usize)> =
+            fleet.groups.iter().map(|g| (g.key.device.as_str(), g.devices.len())).collect();
+        assert_eq!(devices, [("NVIDIA H100 80GB HBM3", 3), ("NVIDIA H200", 3), ("NVIDIA H200", 1)]);
+        assert_eq!(fleet.untimed, ["gpu7"]);
+        assert!(!fleet.has_slow_outlier(), "the H200's higher rates are not an H100's outliers");
+    }
+
+    #[test]
+    fn a_noisy_case_is_not_judged_and_a_small_difference_is_within_the_floor() {
+        let mut runs: Vec<Run> = (0..6).map(|i| device_run("NVIDIA H200", i, 1.0)).collect();
+        // Case 0 of device 2: 20% slow but its samples swing by 10%; case 1: 0.8% slow and steady.
+        runs[2].cases[0].rate.as_mut().unwrap().value *= 0.8;
+        runs[2].cases[0].samples_ms = vec![20.0, 22.0, 18.0, 20.0];
+        runs[2].cases[1].rate.as_mut().unwrap().value *= 0.992;
+        let group = &judge(&members(&runs)).groups[0];
+        assert!(group.outliers.is_empty(), "{:#?}", group.outliers);
+        assert_eq!(group.ranking.iter().find(|s| s.device == 2).unwrap().judged, 39);
+    }
+
+    #[test]
+    fn the_median_and_mad_are_robust() {
+        assert_eq!(median_mad(&[1.0, 2.0, 3.0, 4.0, 100.0]), (3.0, 1.0));
+        assert_eq!(median_mad(&[2.0, 4.0]), (3.0, 1.0));
+    }
+}
