@@ -78,7 +78,7 @@ pub fn benchmark(session: &Session) -> Result<()> {
     let options = &session.request.options;
     if !session.all_devices {
         let paths = Paths { output: session.output.as_deref(), json: session.json.as_deref() };
-        return benchmark_row(session, options.device_index, paths, Vec::new());
+        return benchmark_row(session, options.device_index, paths, Vec::new(), None);
     }
     let devices = {
         let instance = crate::vk::instance::Instance::new(options.validation)?;
@@ -98,11 +98,11 @@ pub fn benchmark(session: &Session) -> Result<()> {
         check_validation(&sink)?;
         devices
     };
-    let run = |n: usize, index: usize, together: Vec<Peer>| {
+    let run = |n: usize, index: usize, together: Vec<Peer>, planned: Option<Planned>| {
         let output = session.output.as_deref().map(|path| device_path(path, n));
         let json = session.json.as_deref().map(|path| device_path(path, n));
         let paths = Paths { output: output.as_deref(), json: json.as_deref() };
-        benchmark_row(session, Some(index), paths, together)
+        benchmark_row(session, Some(index), paths, together, planned)
     };
     let results: Vec<Result<()>> = if session.one_at_a_time || devices.len() == 1 {
         let mut results = Vec::new();
@@ -113,19 +113,26 @@ pub fn benchmark(session: &Session) -> Result<()> {
             if n > 0 && session.output.is_none() {
                 write_line("")?;
             }
-            results.push(run(n + 1, *index, Vec::new()));
+            results.push(run(n + 1, *index, Vec::new(), None));
         }
         results
     } else {
+        // Each device's facts and cases, read here one after another (see benchmark_row).
+        let mut plans = Vec::new();
+        for (index, _) in &devices {
+            let options = ContextOptions { device_index: Some(*index), ..options.clone() };
+            plans.push(plan(&options, &session.request.axes, &session.request.selection));
+        }
         std::thread::scope(|scope| {
             let handles: Vec<_> = devices
                 .iter()
+                .zip(plans)
                 .enumerate()
-                .map(|(n, (index, _))| {
+                .map(|(n, ((index, _), planned))| {
                     let others =
                         devices.iter().enumerate().filter(|(m, _)| *m != n).map(|(_, (_, p))| p.clone());
                     let together: Vec<Peer> = others.collect();
-                    scope.spawn(move || run(n + 1, *index, together))
+                    scope.spawn(move || run(n + 1, *index, together, Some(planned?)))
                 })
                 .collect();
             handles
@@ -153,6 +160,9 @@ pub fn benchmark(session: &Session) -> Result<()> {
     first_error.map_or(Ok(()), Err)
 }
 
+/// A device row's facts and the cases selected on it ([`plan`]).
+type Planned = (crate::caps::DeviceInfo, Vec<crate::registry::CaseSpec>);
+
 /// Where one row's document and JSON record go (stdout and nowhere when `None`).
 #[derive(Clone, Copy)]
 struct Paths<'p> {
@@ -163,11 +173,17 @@ struct Paths<'p> {
 /// Times or verifies the selection on row `index` (among those DEVICE matches; the best with
 /// none) in worker processes (in this one with `--in-process`), and writes the results to
 /// `paths` (or stdout): every case that finished, whatever happened to the others.
+///
+/// `planned` is the row's facts and cases where the caller read them already: several devices
+/// running at once are planned one after another on the calling thread, so this process opens
+/// Vulkan on one thread at a time (with NVIDIA's driver 580 it crashed at exit when two threads
+/// had each opened and closed an instance).
 fn benchmark_row(
     session: &Session,
     index: Option<usize>,
     paths: Paths<'_>,
     together: Vec<Peer>,
+    planned: Option<Planned>,
 ) -> Result<()> {
     let request = &session.request;
     let settings = &request.settings;
@@ -195,7 +211,10 @@ fn benchmark_row(
             HURRY.store(true, Ordering::SeqCst);
         }
     });
-    let (info, selected) = plan(&options, &request.axes, &request.selection)?;
+    let (info, selected) = match planned {
+        Some(planned) => planned,
+        None => plan(&options, &request.axes, &request.selection)?,
+    };
     let job = Job {
         row: index,
         cases: order(&selected, !settings.timed()).into_iter().map(|i| selected[i].name.clone()).collect(),
