@@ -64,10 +64,9 @@ pub fn run(cli: &Cli) -> Result<()> {
             };
             write(output.as_deref(), &document)?;
             let slow: Vec<String> = fleet
-                .groups
+                .slow_devices()
                 .iter()
-                .flat_map(|g| g.ranking.iter().filter(|s| s.slower > 0))
-                .map(|s| format!("{} ({} cases)", s.label, s.slower))
+                .map(|s| format!("{} ({} of {} cases)", s.label, s.slower, s.judged))
                 .collect();
             match slow.is_empty() {
                 true => Ok(()),

@@ -110,7 +110,7 @@ impl ExitCode {
                 "check found a case missing from the run, a failure its expectations file does not list, or a listed one that no longer happens"
             }
             ExitCode::SlowerThanFleet => {
-                "fleet found a device slower than the others of its group (same model, driver and settings) beyond both the group's spread and the case's own noise; the devices are named, and the whole verdict was written"
+                "fleet found a device slower than the others of its group (same model, driver and settings), beyond both the group's spread and the cases' own noise, in 5% of its cases or more; the devices are named, and the whole verdict was written"
             }
             ExitCode::Interrupted => {
                 "Ctrl-C or SIGTERM stopped the run after the case in progress (a second one stops that case too); the finished cases were written"
@@ -417,7 +417,7 @@ pub enum Error {
     SlowerThanFleet {
         /// How many.
         count: usize,
-        /// Each with its count of slow cases (`node07-gpu3 (12 cases)`).
+        /// Each with its count of slow cases (`node07/0000:1b:00.0 (12 of 65 cases)`).
         devices: Vec<String>,
     },
 

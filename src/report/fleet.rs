@@ -1,7 +1,7 @@
 //! `perftest fleet`'s document: per group of like runs, its devices, how far apart they are, the
 //! ranking and the outliers, as text or markdown (JSON is the analysis's own serialization).
 
-use crate::analysis::fleet::{Fleet, Group, Outlier, MIN_DEVICES};
+use crate::analysis::fleet::{Fleet, Group, Outlier, MIN_DEVICES, SLOW_SHARE};
 use crate::format::{printable, si};
 
 /// `-5.2%`.
@@ -12,8 +12,11 @@ fn percent(change: f64) -> String {
 /// An outlier as a sentence's end: `1.79 Tloads/s against the fleet's 1.89 (-5.0%, 9.1 spreads, its noise 0.1%)`.
 fn outlier_text(o: &Outlier) -> String {
     let spreads = o.spreads.map_or("the others all equal".to_owned(), |s| format!("{s:.1} spreads"));
+    let clock = o
+        .clock_mhz
+        .map_or(String::new(), |(mine, fleet)| format!("; at {mine:.0} MHz against the fleet's {fleet:.0}"));
     format!(
-        "{} against the fleet's {} ({}, {spreads}, its noise {:.2}%)",
+        "{} against the fleet's {} ({}, {spreads}, its noise {:.2}%{clock})",
         si(o.rate, &o.unit),
         si(o.median, &o.unit),
         percent(o.change),
@@ -31,8 +34,9 @@ fn ranking_lines(group: &Group) -> Vec<String> {
             let worst = s.worst.map_or(String::new(), |w| {
                 format!(" (worst {}, {:.1}% in all)", percent(w), s.shortfall * 100.0)
             });
+            let verdict = if s.slow { " [slower than its fleet]" } else { "" };
             format!(
-                "{}. {}: {} slower{worst}, {} faster, of {} cases judged",
+                "{}. {}: {} slower{worst}, {} faster, of {} cases judged{verdict}",
                 n + 1,
                 printable(&s.label),
                 s.slower,
@@ -59,7 +63,7 @@ fn judged_line(group: &Group) -> String {
     );
     if group.devices.len() < MIN_DEVICES {
         line.push_str(&format!(
-            "; with {} devices no case can be judged: neither can be told to be the odd one",
+            "; with {} device(s) no case can be judged: no device can be told to be the odd one",
             group.devices.len()
         ));
     }
@@ -69,15 +73,24 @@ fn judged_line(group: &Group) -> String {
 /// The verdict's last line.
 fn verdict(fleet: &Fleet) -> String {
     let slow: Vec<String> = fleet
-        .groups
+        .slow_devices()
         .iter()
-        .flat_map(|g| {
-            g.ranking.iter().filter(|s| s.slower > 0).map(|s| format!("{} ({})", s.label, s.slower))
-        })
+        .map(|s| format!("{} ({} of {} cases)", s.label, s.slower, s.judged))
         .collect();
+    let outliers: usize = fleet.groups.iter().map(|g| g.outliers.len()).sum();
     match slow.is_empty() {
+        true if outliers > 0 => format!(
+            "fleet: no device is slower than its fleet ({outliers} case(s) outside it, on no device in {:.0}% of its \
+             cases: rerun those before acting on them)",
+            SLOW_SHARE * 100.0
+        ),
         true => "fleet: no device is slower than its fleet".to_owned(),
-        false => printable(&format!("fleet: slower than its fleet: {}", slow.join(", "))).into_owned(),
+        false => printable(&format!(
+            "fleet: slower than its fleet (slow in {:.0}% of its cases or more): {}",
+            SLOW_SHARE * 100.0,
+            slow.join(", ")
+        ))
+        .into_owned(),
     }
 }
 
