@@ -110,7 +110,7 @@ impl ExitCode {
                 "check found a case missing from the run, a failure its expectations file does not list, or a listed one that no longer happens"
             }
             ExitCode::SlowerThanFleet => {
-                "fleet found a device slower than the others of its group (same model, driver and settings), beyond both the group's spread and the cases' own noise, in 5% of its cases or more; the devices are named, and the whole verdict was written"
+                "fleet found a device slower than the others of its group (same model, driver and settings), beyond both the group's spread and the cases' own noise, in 5% of its cases or more, or with a compute unit slower than its others (units family); the devices are named, and the whole verdict was written"
             }
             ExitCode::Interrupted => {
                 "Ctrl-C or SIGTERM stopped the run after the case in progress (a second one stops that case too); the finished cases were written"

@@ -180,16 +180,25 @@ fn cli_a_timed_run_warms_the_device_up_first_and_says_how() {
 }
 
 #[test]
-fn cli_all_devices_writes_one_document_per_row() {
+fn cli_all_devices_writes_one_document_per_device_and_who_ran_where() {
     let dir = temp_dir("all-devices");
-    let path = dir.join("rows.json");
+    let path = dir.join("gpus.json");
     let args =
         ["--all-devices", "--filter", "ALU int32", "--target-ms", "1", "--samples", "3", "--format", "json"];
     let out = perftest(&[&args[..], &["--output", path.to_str().unwrap()]].concat(), &[]);
     assert_eq!(out.status.code(), Some(0), "{}", utf8(&out.stderr));
-    let first = perftest::results::load(&dir.join("rows-row1.json")).unwrap_or_else(|e| panic!("{e}"));
+    let first = perftest::results::load(&dir.join("gpus-gpu1.json")).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(first.cases.len(), 1);
-    assert!(!path.exists(), "rows get their own files, never the bare name");
+    assert!(!path.exists(), "devices get their own files, never the bare name");
+    // Who ran where: the host and the device's UUIDs (lavapipe has no PCI address).
+    assert!(first.host.as_deref().is_some_and(|h| !h.is_empty()), "{:?}", first.host);
+    assert!(first.device.uuid.as_deref().is_some_and(|u| u.len() == 36), "{:?}", first.device.uuid);
+    assert!(first.together.is_empty(), "lavapipe alone ran alone");
+    // --no-host-name leaves the host out.
+    let out = perftest(&[&args[..], &["--output", path.to_str().unwrap(), "--no-host-name"]].concat(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", utf8(&out.stderr));
+    let anonymous = perftest::results::load(&dir.join("gpus-gpu1.json")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(anonymous.host, None);
     // Without --output a document per row has nowhere to go: a usage error that says what to do.
     let out = perftest(&args, &[]);
     let stderr = utf8(&out.stderr);

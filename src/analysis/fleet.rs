@@ -96,6 +96,19 @@ pub struct Outlier {
     pub clock_mhz: Option<(f64, f64)>,
 }
 
+/// A compute unit slower than the other units of its own device (the `units` family).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SlowUnit {
+    /// The device's index in its group.
+    pub device: usize,
+    /// The case.
+    pub case: String,
+    /// The unit's id.
+    pub unit: u32,
+    /// Its rate over its device's median unit's, less one.
+    pub change: f64,
+}
+
 /// A device's standing in its group.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Standing {
@@ -113,7 +126,10 @@ pub struct Standing {
     pub worst: Option<f64>,
     /// The sum of its slow outliers' slowdowns (how far, in all).
     pub shortfall: f64,
-    /// The verdict: slow in at least [`SLOW_SHARE`] of its judged cases and [`MIN_SLOW_CASES`].
+    /// Its compute units slower than its others ([`crate::analysis::units`]), over its cases.
+    pub slow_units: usize,
+    /// The verdict: slow in at least [`SLOW_SHARE`] of its judged cases and [`MIN_SLOW_CASES`],
+    /// or with a slow compute unit.
     pub slow: bool,
 }
 
@@ -134,6 +150,8 @@ pub struct Group {
     pub outliers: Vec<Outlier>,
     /// The devices, those with the most slow outliers first, then the farthest.
     pub ranking: Vec<Standing>,
+    /// Compute units slower than their own device's others, slowest first.
+    pub slow_units: Vec<SlowUnit>,
 }
 
 /// The fleet's verdicts: one per group.
@@ -268,6 +286,19 @@ fn judge_group(key: GroupKey, members: &[&Member<'_>]) -> Group {
         }
     }
     outliers.sort_by(|a, b| a.change.total_cmp(&b.change));
+    let mut slow_units: Vec<SlowUnit> = Vec::new();
+    for (i, m) in members.iter().enumerate() {
+        for case in m.run.cases.iter().filter(|c| !c.units.is_empty()) {
+            let Some(spread) = super::units::spread(case, m.run.device.compute_units) else { continue };
+            slow_units.extend(spread.slow.iter().map(|u| SlowUnit {
+                device: i,
+                case: case.name.clone(),
+                unit: u.unit,
+                change: u.change,
+            }));
+        }
+    }
+    slow_units.sort_by(|a, b| a.change.total_cmp(&b.change));
     let mut ranking: Vec<Standing> = members
         .iter()
         .enumerate()
@@ -275,8 +306,11 @@ fn judge_group(key: GroupKey, members: &[&Member<'_>]) -> Group {
             let mine = outliers.iter().filter(|o| o.device == i);
             let slow: Vec<f64> = mine.clone().filter(|o| o.change < 0.0).map(|o| o.change).collect();
             let judged = judged_per_device[i];
+            let units = slow_units.iter().filter(|u| u.device == i).count();
             Standing {
-                slow: slow.len() >= MIN_SLOW_CASES && slow.len() as f64 >= SLOW_SHARE * judged as f64,
+                slow: (slow.len() >= MIN_SLOW_CASES && slow.len() as f64 >= SLOW_SHARE * judged as f64)
+                    || units > 0,
+                slow_units: units,
                 device: i,
                 label: m.label.clone(),
                 slower: slow.len(),
@@ -297,6 +331,7 @@ fn judge_group(key: GroupKey, members: &[&Member<'_>]) -> Group {
         typical_spread,
         outliers,
         ranking,
+        slow_units,
     }
 }
 
@@ -402,6 +437,22 @@ pub(crate) mod tests {
         runs[1].cases[4].rate.as_mut().unwrap().value *= 0.9;
         let fleet = judge(&members(&runs));
         assert_eq!(fleet.slow_devices().len(), 1);
+    }
+
+    #[test]
+    fn one_slow_sm_makes_its_gpu_slower_than_its_fleet() {
+        let mut runs: Vec<Run> = (0..4).map(|i| device_run("NVIDIA H100 80GB HBM3", i, 1.0)).collect();
+        for (i, run) in runs.iter_mut().enumerate() {
+            let by = if i == 2 { 0.05 } else { 0.0 };
+            run.cases[0].units = crate::analysis::units::tests::units(41, by);
+            run.device.compute_units = Some(132);
+        }
+        let fleet = judge(&members(&runs));
+        let group = &fleet.groups[0];
+        assert!(group.outliers.is_empty(), "the GPU's own rates are the fleet's");
+        assert_eq!(group.slow_units.len(), 1);
+        assert_eq!((group.slow_units[0].device, group.slow_units[0].unit), (2, 41));
+        assert_eq!(fleet.slow_devices().iter().map(|s| s.label.as_str()).collect::<Vec<_>>(), ["gpu2"]);
     }
 
     #[test]

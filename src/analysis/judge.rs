@@ -59,6 +59,7 @@ impl CaseResult {
             clock_mhz: None,
             per_clock: Vec::new(),
             shader_clocked: false,
+            units: Vec::new(),
             peak_percent: None,
             peak: None,
             flags: Vec::new(),
@@ -106,6 +107,15 @@ impl CaseResult {
                     .map(|(value, unit)| Amount { value: *value, unit: unit.clone() })
                     .collect();
                 record.shader_clocked = judged.shader_clocked;
+                record.units = judged
+                    .units
+                    .iter()
+                    .map(|&(unit, groups, per_clock)| crate::results::model::UnitRate {
+                        unit,
+                        groups,
+                        per_clock,
+                    })
+                    .collect();
                 record.peak_percent = judged.peak.as_ref().map(|p| p.percent);
                 record.peak = judged.peak.as_ref().map(|p| p.peak.clone());
                 record.flags = trust.flags(outcome, &judged, baseline);

@@ -15,4 +15,5 @@ pub mod parts;
 pub mod run_flags;
 pub mod trust;
 pub mod twins;
+pub mod units;
 pub mod verdict;

@@ -11,7 +11,7 @@ use crate::caps::link::Lanes;
 use crate::caps::{peaks, Architecture, Ceiling};
 use crate::caps::{ComputeUnits, DeviceInfo};
 use crate::record::outcome::{Counted, Outcome};
-use crate::registry::Unit;
+use crate::registry::{Unit, Work};
 use crate::results::flag::Flag;
 use crate::results::measure::Measure;
 use crate::results::model::Peak;
@@ -59,9 +59,12 @@ pub struct Judgement {
     /// The highest share of a known peak among the case's work units.
     pub peak: Option<PeakShare>,
     /// Whether the clocks per dependent operation were counted by the shader clock around the
-    /// chain ([`Measurement::chain_clocks`](crate::record::measurement::Measurement::chain_clocks)),
+    /// chain ([`ShaderCounts::chain_clocks`](crate::record::measurement::ShaderCounts::chain_clocks)),
     /// not the time at the clock read around the samples.
     pub shader_clocked: bool,
+    /// Each compute unit's own rate of the case's first work unit per its own clock, where its
+    /// workgroups recorded their units: (unit id, workgroups, rate per clock).
+    pub units: Vec<(u32, u32, f64)>,
 }
 
 /// The unit of a rate per clock per compute unit (`B/clk/SM`).
@@ -104,6 +107,7 @@ impl Trust {
         // Bytes across the host link are a share of the link, whatever the clock.
         let mut judgement =
             Judgement { clock_mhz, above_max, peak: self.link_share(outcome), ..Judgement::default() };
+        judgement.units = per_unit(measurement, amounts);
         let Some(mhz) = clock_mhz else { return judgement };
         // A transfer's bytes are not moved by the compute units: no rate per unit.
         if *counted == Counted::Copies {
@@ -114,7 +118,8 @@ impl Trust {
             // operation, whatever the unit count; counted by the shader around the chain where
             // it read its clock, else the time at the clock read around the samples.
             if let Some(each) = work.unit.latency_of() {
-                let counted = measurement.chain_clocks.filter(|c| *c > 0.0).map(|clocks| clocks / amount);
+                let counted =
+                    measurement.shader.chain_clocks.filter(|c| *c > 0.0).map(|clocks| clocks / amount);
                 judgement.shader_clocked |= counted.is_some();
                 let clocks = counted.unwrap_or(mhz * 1e6 / rate);
                 judgement.per_clock.push((clocks, format!("clk/{each}").into()));
@@ -163,6 +168,27 @@ impl Trust {
         };
         Some(PeakShare { percent: rate / link * 100.0, ceiling: Ceiling::HostLink, peak })
     }
+}
+
+/// Each unit's rate per its own clock: its workgroups' share of one dispatch's first work unit,
+/// over the span of its clock (see [`crate::record::units`]).
+fn per_unit(
+    measurement: &crate::record::measurement::Measurement,
+    amounts: &[(f64, Work)],
+) -> Vec<(u32, u32, f64)> {
+    let Some((amount, _)) = amounts.first() else { return Vec::new() };
+    let groups: u32 = measurement.shader.units.iter().map(|u| u.groups).sum();
+    if groups == 0 || measurement.groups == 0 {
+        return Vec::new();
+    }
+    let per_group = amount / measurement.groups as f64 / f64::from(groups);
+    measurement
+        .shader
+        .units
+        .iter()
+        .filter(|u| u.clocks > 0)
+        .map(|u| (u.unit, u.groups, per_group * f64::from(u.groups) / u.clocks as f64))
+        .collect()
 }
 
 impl Judgement {
@@ -277,7 +303,7 @@ pub(crate) mod tests {
             gave_up: false,
             fenced: false,
             phases: Default::default(),
-            chain_clocks: None,
+            shader: Box::default(),
         };
         Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: Counted::Workgroups }
     }
@@ -401,7 +427,7 @@ pub(crate) mod tests {
         // the clock read around the samples (here above the board's highest).
         let mut counted = timed(vec![(1e6, op)], vec![2080.0, 2086.0]);
         if let Outcome::Timed { measurement, .. } = &mut counted {
-            measurement.chain_clocks = Some(20.5e6);
+            measurement.shader.chain_clocks = Some(20.5e6);
         }
         let judged = h100().judge(&counted);
         assert!((judged.per_clock[0].0 - 20.5).abs() < 1e-9, "{:?}", judged.per_clock);

@@ -44,6 +44,9 @@ macro_rules! feature_table {
                 /// `clockARB`-style subgroup clock reads in shaders.
                 ShaderSubgroupClock => clock.shader_subgroup_clock, "shaderSubgroupClock",
                     Some(ash::khr::shader_clock::NAME);
+                /// Which SM (streaming multiprocessor) runs an invocation (`gl_SMIDNV`).
+                ShaderSmBuiltins => sm_builtins.shader_sm_builtins, "shaderSMBuiltins",
+                    Some(ash::nv::shader_sm_builtins::NAME);
                 /// 64-bit integer atomics on storage buffers.
                 ShaderBufferInt64Atomics => v12.shader_buffer_int64_atomics, "shaderBufferInt64Atomics", None;
                 /// 32-bit float `atomicAdd` on storage buffers.

@@ -276,6 +276,8 @@ pub struct DeviceCaps {
     pub vulkan_1_3: bool,
     /// Its queue families, by index.
     pub queue_families: Vec<QueueFamily>,
+    /// How many compute units, where the driver tells it (the `units` family's grid).
+    pub compute_units: Option<u32>,
 }
 
 impl DeviceCaps {

@@ -25,3 +25,4 @@ mod store;
 mod sweep;
 mod texture;
 mod uav;
+mod units;

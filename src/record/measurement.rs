@@ -45,12 +45,23 @@ pub struct Measurement {
     /// re-warms and the tries before it).
     #[serde(default)]
     pub phases: Box<super::phases::Phases>,
+    /// What the shader itself counted, where the case asked it to (boxed: most cases have none).
+    #[serde(default)]
+    pub shader: Box<ShaderCounts>,
+}
+
+/// What a case's shader counted besides its results.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ShaderCounts {
     /// For a case that reads the shader clock around its chain
     /// ([`CaseSpec::chain_clock`](crate::registry::CaseSpec::chain_clock)), on a device whose
     /// clock is known: the clocks one measurement's chains took as the shader counted them (the
     /// last timed dispatch's span per trip, times the measurement's trips); `None` elsewhere.
-    #[serde(default)]
     pub chain_clocks: Option<f64>,
+    /// For a case whose workgroups record their compute unit
+    /// ([`CaseSpec::unit_records`](crate::registry::CaseSpec::unit_records)): each unit's part of
+    /// the last timed dispatch; empty elsewhere.
+    pub units: Vec<super::units::UnitSample>,
 }
 
 impl Measurement {

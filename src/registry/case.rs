@@ -265,6 +265,11 @@ pub struct CaseSpec {
     /// trips are the [`Scale::PushWord`] count, and in timing runs invocation 0 writes the span
     /// into words 0 (low) and 1 (high) of the results buffer. See [`CaseSpec::chain_clock`].
     pub chain_clock: bool,
+    /// The resource (a read-write storage buffer) in which each workgroup of a
+    /// [`Scale::Problem`] grid records the compute unit that ran it and the unit's clock around
+    /// its work (8 words: unit, start low and high, end low and high, 1, 0, 0): the runner reads
+    /// the last timed dispatch's records and rates each unit ([`crate::record::units`]).
+    pub unit_records: Option<usize>,
 }
 
 /// The shader of a case that runs none (a transfer): never compiled.
@@ -341,7 +346,15 @@ impl CaseSpec {
             checks: None,
             notes: Vec::new(),
             chain_clock: false,
+            unit_records: None,
         }
+    }
+
+    /// Rates each compute unit from the records its workgroups leave in `resource` (see
+    /// [`CaseSpec::unit_records`]).
+    pub fn records_per_unit(mut self, resource: usize) -> Self {
+        self.unit_records = Some(resource);
+        self
     }
 
     /// Times the chain by the shader clock too (see [`CaseSpec::chain_clock`]): the case needs

@@ -101,6 +101,20 @@ impl CaseSpec {
                 return Err(format!("its scale word {index} is outside its push block"));
             }
         }
+        if let Some(at) = self.unit_records {
+            let kind = self.resources.get(at).map(|r| (&r.kind, r.access));
+            if !matches!(kind, Some((ResourceKind::StorageBuffer { .. }, Access::ReadWrite))) {
+                return Err(format!(
+                    "its unit records, resource {}, are not a read-write storage buffer",
+                    at + 1
+                ));
+            }
+            if !matches!(self.scale, Scale::Problem { .. }) {
+                return Err(
+                    "it records each workgroup's unit, which needs a fixed grid (Scale::Problem)".into()
+                );
+            }
+        }
         if self.chain_clock && !matches!(self.scale, Scale::PushWord(_)) {
             return Err(
                 "it reads the shader clock around a chain, which needs a push word's count of trips \

@@ -34,9 +34,13 @@ fn ranking_lines(group: &Group) -> Vec<String> {
             let worst = s.worst.map_or(String::new(), |w| {
                 format!(" (worst {}, {:.1}% in all)", percent(w), s.shortfall * 100.0)
             });
+            let units = match s.slow_units {
+                0 => String::new(),
+                n => format!(", {n} slow compute unit(s)"),
+            };
             let verdict = if s.slow { " [slower than its fleet]" } else { "" };
             format!(
-                "{}. {}: {} slower{worst}, {} faster, of {} cases judged{verdict}",
+                "{}. {}: {} slower{worst}, {} faster, of {} cases judged{units}{verdict}",
                 n + 1,
                 printable(&s.label),
                 s.slower,
@@ -86,7 +90,8 @@ fn verdict(fleet: &Fleet) -> String {
         ),
         true => "fleet: no device is slower than its fleet".to_owned(),
         false => printable(&format!(
-            "fleet: slower than its fleet (slow in {:.0}% of its cases or more): {}",
+            "fleet: slower than its fleet (slow in {:.0}% of its cases or more, or a compute unit slower than its \
+             others): {}",
             SLOW_SHARE * 100.0,
             slow.join(", ")
         ))
@@ -104,6 +109,21 @@ pub fn to_text(fleet: &Fleet) -> String {
         out.push_str("  devices, most slow cases first:\n");
         for line in ranking_lines(group) {
             out.push_str(&format!("    {line}\n"));
+        }
+        if !group.slow_units.is_empty() {
+            out.push_str(&format!(
+                "  compute units slower than their own GPU's others ({}):\n",
+                group.slow_units.len()
+            ));
+            for u in &group.slow_units {
+                let device = printable(&group.devices[u.device]).into_owned();
+                out.push_str(&format!(
+                    "    {device}  {}: unit {} {}\n",
+                    printable(&u.case),
+                    u.unit,
+                    percent(u.change)
+                ));
+            }
         }
         if !group.outliers.is_empty() {
             out.push_str(&format!("  outside the fleet ({}), slowest first:\n", group.outliers.len()));
@@ -143,6 +163,18 @@ pub fn to_markdown(fleet: &Fleet) -> String {
                 s.faster,
                 s.judged
             ));
+        }
+        if !group.slow_units.is_empty() {
+            out.push_str("\n| device | case | slow compute unit | against its GPU's median unit |\n|---|---|---|---|\n");
+            for u in &group.slow_units {
+                out.push_str(&format!(
+                    "| {} | {} | {} | {} |\n",
+                    md(&group.devices[u.device]),
+                    md(&u.case),
+                    u.unit,
+                    percent(u.change)
+                ));
+            }
         }
         if !group.outliers.is_empty() {
             out.push_str("\n| device | case | rate | fleet median | change | spreads | its noise |\n");

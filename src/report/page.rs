@@ -69,9 +69,11 @@ pub enum Block {
 pub fn files(dir: &Path, runs: &[Run]) -> Vec<std::path::PathBuf> {
     let names: std::collections::BTreeSet<&str> =
         runs.iter().flat_map(|r| &r.families).map(|f| f.name.as_str()).collect();
-    // The instruction table's chart beside the families' (written only where a run has it).
-    let charts =
-        names.into_iter().chain(["instructions"]).map(|name| dir.join("charts").join(format!("{name}.svg")));
+    // The instruction table's and the units' charts beside the families' (where a run has them).
+    let charts = names
+        .into_iter()
+        .chain(["instructions", "units-strips"])
+        .map(|name| dir.join("charts").join(format!("{name}.svg")));
     [dir.join("index.html"), dir.join("report.md")].into_iter().chain(charts).collect()
 }
 
@@ -284,6 +286,12 @@ fn families(labels: &[String], runs: &[Run]) -> Vec<Block> {
         )));
         if family.name == crate::analysis::instructions::FAMILY {
             blocks.extend(instructions::blocks(labels, runs));
+        }
+        // Each run's units as strips (the first run's only: one device's units are its own).
+        if let Some(Ok(svg)) = plot::units::svg(&runs[0]) {
+            if family.name == "units" {
+                blocks.push(Block::Chart { file: "units-strips.svg".into(), svg });
+            }
         }
         let only: Vec<Run> = runs
             .iter()

@@ -12,6 +12,7 @@ use plotters::prelude::*;
 
 pub mod instructions;
 mod lines;
+pub mod units;
 
 use self::lines::{lines, marker_name};
 use super::write::rate_text;

@@ -27,9 +27,10 @@ pub fn document(run: &Run, verbose: bool) -> String {
 pub fn summary(run: &Run) -> String {
     let together = header::together(run).map_or(String::new(), |t| format!("together: {t}\n"));
     format!(
-        "{}{}{}{}{together}{}",
+        "{}{}{}{}{}{together}{}",
         levels(&run.levels),
         instructions(run),
+        units::units(run),
         clock_summary(run),
         baselines_summary(run),
         time_summary(run)
@@ -243,6 +244,7 @@ pub mod header;
 mod instructions;
 #[cfg(test)]
 mod tests;
+mod units;
 
 pub use header::header;
 pub use instructions::instructions;

@@ -85,6 +85,17 @@ pub struct Run {
     pub cases: Vec<CaseResult>,
 }
 
+/// One compute unit's own rate.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+pub struct UnitRate {
+    /// Its id (`gl_SMIDNV`).
+    pub unit: u32,
+    /// The workgroups of the grid it ran.
+    pub groups: u32,
+    /// Its rate of the case's first work unit per clock of its own clock (`FLOP/clk`).
+    pub per_clock: f64,
+}
+
 /// Another device that ran at the same time.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Peer {
@@ -580,6 +591,10 @@ pub struct CaseResult {
     /// samples (`clock_mhz` x 10^6 / `rate` gives that one); false in files written before it was kept.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub shader_clocked: bool,
+    /// Each compute unit's own rate, for a case whose workgroups record the unit that ran them
+    /// (the `units` family): the first work unit per clock of that unit's own clock.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub units: Vec<UnitRate>,
     /// The share of a known peak, percent (null: peak unknown).
     #[serde(default)]
     pub peak_percent: Option<f64>,
@@ -747,6 +762,7 @@ pub(crate) mod tests {
                 .into_iter()
                 .collect(),
             shader_clocked: false,
+            units: Vec::new(),
             peak_percent: rate.map(|_| 67.3),
             peak: rate.map(|_| Peak {
                 ceiling: "L1".into(),

@@ -109,8 +109,14 @@ fn case(c: &CaseResult) -> Result<(), String> {
     if c.cv.is_some_and(|cv| !(0.0..IMPLAUSIBLE).contains(&cv)) {
         return Err(format!("has an impossible spread (cv) for {who}"));
     }
+    if c.units.len() > MAX_UNITS || c.units.iter().any(|u| !(TINY..IMPLAUSIBLE).contains(&u.per_clock)) {
+        return Err(format!("has an impossible rate per compute unit, or too many units, for {who}"));
+    }
     Ok(())
 }
+
+/// More compute units than any GPU has (the largest have a few hundred).
+const MAX_UNITS: usize = 65_536;
 
 fn amount(who: &str, amount: &Amount) -> Result<(), String> {
     let text = amount.unit.to_string();

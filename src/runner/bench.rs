@@ -45,6 +45,8 @@ pub struct Bench<'ctx, 'p> {
     resources: Resources<'ctx>,
     /// What a verify run reads back instead of the results ([`CaseSpec::checks`]).
     checked: Option<Checked>,
+    /// The buffer its workgroups record their compute units in ([`CaseSpec::unit_records`]).
+    records: Option<usize>,
     /// The workgroup count of indirect dispatches ([`Scale::Dispatches`]).
     indirect: Option<Buffer<'ctx>>,
     /// Each round trip of a [`Scale::Submissions`] case's measurements, submit to fence.
@@ -64,7 +66,7 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
             BufferDesc::gpu_to_cpu(result_bytes, vk::BufferUsageFlags::STORAGE_BUFFER),
         )?;
         let mut push = [case.push.bytes(Mode::Time), case.push.bytes(Mode::Verify)];
-        let Built { resources, bindings: mut resource_bindings, resets, checked } =
+        let Built { resources, bindings: mut resource_bindings, resets, checked, records } =
             resources::build(ctx, case, &mut push)?;
         let mut bindings = vec![Binding::Storage(results.raw)];
         bindings.append(&mut resource_bindings);
@@ -94,6 +96,7 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
             results,
             resources,
             checked,
+            records,
             indirect,
             round_trips: Vec::new(),
             probe: None,
@@ -115,6 +118,21 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
             _ => (DISPATCHES * groups * self.case.invocations_per_group()) as f64,
         };
         self.case.work.iter().map(|w| (counted * w.per_invocation, *w)).collect()
+    }
+
+    /// For a case whose workgroups record their compute units ([`CaseSpec::unit_records`]): the
+    /// records of the last timed dispatch, read back whole (`None` for other cases).
+    pub fn unit_records(&self) -> Result<Option<Vec<u32>>> {
+        let Some(at) = self.records else { return Ok(None) };
+        let source = &self.resources.buffers[at];
+        let desc = BufferDesc::gpu_to_cpu(source.size, vk::BufferUsageFlags::empty());
+        let readback = Buffer::new(self.ctx, &format!("{}: unit records", self.case.name), desc)?;
+        submit(self.ctx, |rec| {
+            rec.compute_to_transfer();
+            rec.copy_buffer(source, &readback);
+            rec.transfer_to_host();
+        })?;
+        Ok(Some(verify::words(readback.bytes()?)))
     }
 
     /// For a [`CaseSpec::chain_clock`] case whose clock the probe reads: the clocks a measurement

@@ -171,7 +171,7 @@ pub fn measure(
         gave_up: false,
         fenced: false,
         phases: Box::new(Phases { scale_ms, warm_ms, samples_ms, samples_gpu_ms, ..Phases::default() }),
-        chain_clocks: None,
+        shader: Box::default(),
     })
 }
 

@@ -43,6 +43,8 @@ pub(super) struct Built<'ctx> {
     pub(super) bindings: Vec<Binding>,
     pub(super) resets: Vec<ResetOp>,
     pub(super) checked: Option<Checked>,
+    /// The buffer the workgroups record their compute units in ([`CaseSpec::unit_records`]).
+    pub(super) records: Option<usize>,
 }
 
 /// An error in `case`'s description: a defect in its family, not in the driver.
@@ -69,6 +71,7 @@ pub(super) fn build<'ctx>(
     let mut resets = Vec::new();
     let mut bindings = Vec::new();
     let mut checked = None;
+    let mut records = None;
     for (i, resource) in case.resources.iter().enumerate() {
         let label = format!("{name}: resource {}", i + 1);
         let fill = resource.fill.as_deref().map(|f| f as &dyn Fn(&mut [u8]));
@@ -84,6 +87,9 @@ pub(super) fn build<'ctx>(
                 let at = add_buffer(ctx, &label, resource, bytes, usage, &mut resources, &mut resets)?;
                 if case.checks == Some(i) {
                     checked = Some(Checked::Buffer(at));
+                }
+                if case.unit_records == Some(i) {
+                    records = Some(at);
                 }
                 Some(Binding::Storage(resources.buffers[at].raw))
             }
@@ -171,7 +177,7 @@ pub(super) fn build<'ctx>(
         };
         bindings.extend(binding);
     }
-    Ok(Built { resources, bindings, resets, checked })
+    Ok(Built { resources, bindings, resets, checked, records })
 }
 
 /// `the buffer in memory type 2 (heap 1, 1 TiB: HOST_VISIBLE | ...)` for each named buffer in a

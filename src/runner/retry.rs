@@ -100,7 +100,7 @@ mod tests {
             gave_up: false,
             fenced: false,
             phases: Box::default(),
-            chain_clocks: None,
+            shader: Box::default(),
         }
     }
 

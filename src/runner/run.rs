@@ -383,7 +383,13 @@ fn run_case(
     let mut measurement = steady.measure(&mut bench, policy, settings, &mut notes)?;
     // Round trips are the CPU's time, whatever the queue's timestamps.
     measurement.fenced = ctx.fenced || case.scale == Scale::Submissions;
-    measurement.chain_clocks = bench.chain_clocks(measurement.groups)?;
+    measurement.shader.chain_clocks = bench.chain_clocks(measurement.groups)?;
+    if let (Some(words), Scale::Problem { groups }) = (bench.unit_records()?, case.scale) {
+        match crate::record::units::of_records(&words, groups as usize) {
+            Ok(units) => measurement.shader.units = units,
+            Err(why) => notes.push(format!("no rate per compute unit: {why}")),
+        }
+    }
     notes.extend(bench.round_trip_note());
     let work = bench.work(measurement.groups);
     let counted = match case.scale {

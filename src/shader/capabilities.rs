@@ -44,6 +44,8 @@ pub fn need(capability: u32) -> Option<Need> {
         4467 => Need::FloatControl(FloatControl::RoundingModeRte16),
         // ShaderClockKHR.
         5055 => Need::Feature(Feature::ShaderSubgroupClock),
+        // ShaderSMBuiltinsNV.
+        5373 => Need::Feature(Feature::ShaderSmBuiltins),
         5116 => Need::Feature(Feature::ShaderBfloat16Type),
         5117 => Need::Feature(Feature::ShaderBfloat16DotProduct),
         5118 => Need::Feature(Feature::ShaderBfloat16CooperativeMatrix),

@@ -285,6 +285,7 @@ pub fn describe(
             .iter()
             .map(|f| QueueFamily { flags: f.queue_flags, timestamp_valid_bits: f.timestamp_valid_bits })
             .collect(),
+        compute_units: compute_units(instance, physical, &offered).map(|u| u.count),
     };
     let v = p.api_version;
     let pci = pci_address(instance, physical, &offered);

@@ -35,6 +35,8 @@ pub struct FeatureStructs {
     pub bfloat16: newer::Bfloat16Features,
     /// VK_NV_cooperative_matrix2.
     pub cooperative_matrix2: newer::CooperativeMatrix2Features,
+    /// VK_NV_shader_sm_builtins.
+    pub sm_builtins: vk::PhysicalDeviceShaderSMBuiltinsFeaturesNV<'static>,
 }
 
 macro_rules! feature_fields {
@@ -87,6 +89,9 @@ impl FeatureStructs {
         }
         if chain(crate::caps::COOPERATIVE_MATRIX2) {
             f = f.push_next(&mut self.cooperative_matrix2);
+        }
+        if chain(ash::nv::shader_sm_builtins::NAME) {
+            f = f.push_next(&mut self.sm_builtins);
         }
         f
     }

@@ -87,7 +87,7 @@ fn timed(samples: &[f64], settled: bool) -> Outcome {
         gave_up: false,
         fenced: false,
         phases: Default::default(),
-        chain_clocks: None,
+        shader: Box::default(),
     };
     let work = Work::new(16384.0, Unit::Flop);
     Outcome::Timed {
@@ -142,7 +142,7 @@ fn ratio_lines_have_the_original_shape() {
         gave_up: false,
         fenced: false,
         phases: Default::default(),
-        chain_clocks: None,
+        shader: Box::default(),
     };
     // 2^32 loads in 20 ms: the time for 2^32 loads is 20 ms.
     let loads = Work::new(256.0, Unit::Load);
