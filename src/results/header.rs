@@ -164,6 +164,7 @@ impl ArchitecturePeak {
         let unit = |c| match c {
             Ceiling::L1Bytes => Unit::Byte,
             Ceiling::Int32Mad => Unit::IntOp,
+            Ceiling::Issue => Unit::Op,
             _ => Unit::Flop,
         };
         let Some(arch) = architecture(vendor, device) else { return Vec::new() };
