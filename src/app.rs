@@ -63,11 +63,8 @@ pub fn run(cli: &Cli) -> Result<()> {
                     .map_err(|source| crate::Error::Serialize { what: "the fleet's verdict", source })?,
             };
             write(output.as_deref(), &document)?;
-            let slow: Vec<String> = fleet
-                .slow_devices()
-                .iter()
-                .map(|s| format!("{} ({} of {} cases)", s.label, s.slower, s.judged))
-                .collect();
+            let slow: Vec<String> =
+                fleet.slow_devices().into_iter().map(crate::report::fleet::slow_device).collect();
             match slow.is_empty() {
                 true => Ok(()),
                 false => Err(crate::Error::SlowerThanFleet { count: slow.len(), devices: slow }),

@@ -136,3 +136,32 @@ fn cli_fleet_names_the_slow_gpu_and_exits_16() {
     assert_eq!(verdict["groups"][0]["outliers"].as_array().unwrap().len(), 0);
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn cli_fleet_finds_one_slow_sm_in_a_gpu_alone() {
+    // The committed H100 units run, SM 41's FMA rate lowered by 5%.
+    let dir = temp_dir("slow-sm");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("results/fleet/h100-units.json")).unwrap();
+    let healthy = dir.join("healthy.json");
+    std::fs::write(&healthy, &text).unwrap();
+    let out = perftest(&["fleet", healthy.to_str().unwrap()], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}{}", text_of(&out.stdout), text_of(&out.stderr));
+    let mut run: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let fma =
+        run["cases"].as_array_mut().unwrap().iter_mut().find(|c| c["name"] == "Units fp32 FMA").unwrap();
+    let sm = fma["units"].as_array_mut().unwrap().iter_mut().find(|u| u["unit"] == 41).unwrap();
+    sm["per_clock"] = (sm["per_clock"].as_f64().unwrap() * 0.95).into();
+    let slowed = dir.join("slowed.json");
+    std::fs::write(&slowed, run.to_string()).unwrap();
+    let out = perftest(&["fleet", slowed.to_str().unwrap()], &[]);
+    let stdout = text_of(&out.stdout);
+    assert_eq!(out.status.code(), Some(16), "{stdout}{}", text_of(&out.stderr));
+    assert!(stdout.contains("compute units slower than their own GPU's others (1):"), "{stdout}");
+    assert!(stdout.contains("Units fp32 FMA: unit 41 -5.0%"), "{stdout}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+fn text_of(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}

@@ -1,7 +1,7 @@
 //! `perftest fleet`'s document: per group of like runs, its devices, how far apart they are, the
 //! ranking and the outliers, as text or markdown (JSON is the analysis's own serialization).
 
-use crate::analysis::fleet::{Fleet, Group, Outlier, MIN_DEVICES, SLOW_SHARE};
+use crate::analysis::fleet::{Fleet, Group, Outlier, Standing, MIN_DEVICES, SLOW_SHARE};
 use crate::format::{printable, si};
 
 /// `-5.2%`.
@@ -74,13 +74,21 @@ fn judged_line(group: &Group) -> String {
     line
 }
 
+/// A slow device and why: `node07/0000:1b:00.0 (12 of 65 cases)`, `... (1 slow compute unit(s))`.
+pub fn slow_device(s: &Standing) -> String {
+    let mut why = Vec::new();
+    if s.slower > 0 {
+        why.push(format!("{} of {} cases", s.slower, s.judged));
+    }
+    if s.slow_units > 0 {
+        why.push(format!("{} slow compute unit(s)", s.slow_units));
+    }
+    printable(&format!("{} ({})", s.label, why.join(", "))).into_owned()
+}
+
 /// The verdict's last line.
 fn verdict(fleet: &Fleet) -> String {
-    let slow: Vec<String> = fleet
-        .slow_devices()
-        .iter()
-        .map(|s| format!("{} ({} of {} cases)", s.label, s.slower, s.judged))
-        .collect();
+    let slow: Vec<String> = fleet.slow_devices().into_iter().map(slow_device).collect();
     let outliers: usize = fleet.groups.iter().map(|g| g.outliers.len()).sum();
     match slow.is_empty() {
         true if outliers > 0 => format!(

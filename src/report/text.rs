@@ -25,7 +25,7 @@ pub fn document(run: &Run, verbose: bool) -> String {
 /// instruction table, the clock summary, the flagged baselines and the devices that ran at the
 /// same time.
 pub fn summary(run: &Run) -> String {
-    let together = header::together(run).map_or(String::new(), |t| format!("together: {t}\n"));
+    let together = header::together(run).map_or(String::new(), |t| format!("\ntogether: {t}"));
     format!(
         "{}{}{}{}{}{together}{}",
         levels(&run.levels),
