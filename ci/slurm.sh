@@ -3,7 +3,7 @@
 # slurmctld and slurmd on this machine as a one-node cluster, a two-task job array running
 # `perftest --quick` on lavapipe, each task writing HOST-taskN.json into one folder, then
 # `perftest fleet` over both with its exit code checked (two runs of one device: too few to tell
-# which is odd, so 0). Installs the packages if missing; called by ci/test.sh after the main job.
+# which is odd, so 0). ci/test.sh installs the packages and calls it after the main job.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/lavapipe-env.sh
@@ -11,18 +11,12 @@ bin=$PWD/target/release/perftest
 dir=$PWD/target/slurm
 rm -rf "$dir" && mkdir -p "$dir"/{state,spool,log,results}
 
-packages=(munge slurmctld slurmd slurm-client)
-missing=()
-for p in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+for command in munged slurmctld slurmd sbatch; do
+    command -v "$command" >/dev/null || {
+        echo "ci/slurm.sh: $command is missing: run ci/test.sh, which installs munge and Slurm, or apt-get install munge slurmctld slurmd slurm-client"
+        exit 1
+    }
 done
-if ((${#missing[@]})); then
-    sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    echo "ci/slurm.sh: installing ${missing[*]}"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
 
 node=$(hostname -s)
 cpus=$(nproc)

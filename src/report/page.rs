@@ -216,19 +216,10 @@ fn run_blocks(label: &str, run: &Run, several: bool, link: &dyn Fn(&str) -> Stri
     blocks
 }
 
-/// The host, PCI address and UUIDs the run recorded, and the devices that ran with it.
+/// Where the run ran, as its record says, and the devices that ran with it.
 fn where_text(run: &Run) -> String {
-    let d = &run.device;
-    let parts: Vec<String> = [
-        run.host.as_ref().map(|h| format!("host {h}")),
-        d.pci.as_ref().map(|p| format!("PCI {p}")),
-        d.uuid.as_ref().map(|u| format!("device UUID {u}")),
-        d.driver_uuid.as_ref().map(|u| format!("driver UUID {u}")),
-    ]
-    .into_iter()
-    .flatten()
-    .chain(super::text::header::together(run))
-    .collect();
+    let mut parts = super::text::header::where_parts(run);
+    parts.extend(super::text::header::together(run));
     match parts.is_empty() {
         true => "not recorded (a file from before perftest kept it)".into(),
         false => parts.join("; "),

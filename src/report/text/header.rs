@@ -238,17 +238,7 @@ fn device_lines(d: &Device) -> String {
 /// the device's PCI address and UUIDs, the driver's version; and the devices that ran at the
 /// same time.
 fn where_lines(run: &Run) -> String {
-    let d = &run.device;
-    let parts: Vec<String> = [
-        run.host.as_ref().map(|h| format!("host {h}")),
-        d.pci.as_ref().map(|p| format!("PCI {p}")),
-        d.uuid.as_ref().map(|u| format!("device UUID {u}")),
-        d.driver_uuid.as_ref().map(|u| format!("driver UUID {u}")),
-        d.driver_version.map(|v| format!("driver version 0x{v:08x}")),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
+    let parts = where_parts(run);
     let mut text = match parts.is_empty() {
         true => String::new(),
         false => format!(
@@ -264,6 +254,22 @@ fn where_lines(run: &Run) -> String {
         ));
     }
     text
+}
+
+/// What the record says of where `run` ran: `host vm`, `PCI 0000:1b:00.0`, the device's and the
+/// driver's UUIDs, the driver's version (none for files before it was kept).
+pub fn where_parts(run: &Run) -> Vec<String> {
+    let d = &run.device;
+    [
+        run.host.as_ref().map(|h| format!("host {h}")),
+        d.pci.as_ref().map(|p| format!("PCI {p}")),
+        d.uuid.as_ref().map(|u| format!("device UUID {u}")),
+        d.driver_uuid.as_ref().map(|u| format!("driver UUID {u}")),
+        d.driver_version.map(|v| format!("driver version 0x{v:08x}")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// The devices that ran at the same time as `run`'s, as a sentence; `None` for a run alone.
