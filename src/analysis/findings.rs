@@ -64,7 +64,7 @@ pub fn of(run: &Run) -> Vec<Finding> {
 
 /// The case named `name` if it ran and has a rate.
 fn ok<'r>(run: &'r Run, name: &str) -> Option<&'r CaseResult> {
-    run.cases.iter().find(|c| c.name == name && c.status == Status::Ok && c.rate.is_some())
+    run.cases.iter().find(|c| c.name == name && c.timed_rate().is_some())
 }
 
 fn rate(case: &CaseResult) -> f64 {

@@ -11,8 +11,10 @@
 
 use serde::Serialize;
 
+use super::trust::median_clock;
 use super::verdict::{noise, FLOOR, NOISE_FACTOR, NOISY};
-use crate::results::model::{Run, Status};
+use crate::record::stats::{median, median_mad};
+use crate::results::model::{CaseResult, Run};
 
 /// How many scaled MADs from the median a rate must sit to be outside the fleet's spread (the
 /// modified z-score's usual cut, Iglewicz and Hoaglin).
@@ -170,27 +172,9 @@ impl Fleet {
     }
 }
 
-/// The median of `values` (which must not be empty).
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    match n % 2 {
-        1 => values[n / 2],
-        _ => (values[n / 2 - 1] + values[n / 2]) / 2.0,
-    }
-}
-
-/// The median and the median absolute deviation of `values`.
-pub fn median_mad(values: &[f64]) -> (f64, f64) {
-    let mut sorted = values.to_vec();
-    let m = median(&mut sorted);
-    let mut deviations: Vec<f64> = values.iter().map(|v| (v - m).abs()).collect();
-    (m, median(&mut deviations))
-}
-
-/// Groups `members` and judges each group.
+/// Groups `members` (in the order their keys first appear) and judges each group.
 pub fn judge(members: &[Member<'_>]) -> Fleet {
-    let mut keys: Vec<GroupKey> = Vec::new();
+    let mut groups: Vec<(GroupKey, Vec<&Member>)> = Vec::new();
     let mut untimed = Vec::new();
     for m in members {
         if m.run.settings.verify || m.run.settings.compile_only {
@@ -198,22 +182,12 @@ pub fn judge(members: &[Member<'_>]) -> Fleet {
             continue;
         }
         let key = GroupKey::of(m.run);
-        if !keys.contains(&key) {
-            keys.push(key);
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, group)) => group.push(m),
+            None => groups.push((key, vec![m])),
         }
     }
-    let groups = keys
-        .into_iter()
-        .map(|key| {
-            let in_group: Vec<&Member> = members
-                .iter()
-                .filter(|m| {
-                    !m.run.settings.verify && !m.run.settings.compile_only && GroupKey::of(m.run) == key
-                })
-                .collect();
-            judge_group(key, &in_group)
-        })
-        .collect();
+    let groups = groups.into_iter().map(|(key, group)| judge_group(key, &group)).collect();
     Fleet { groups, untimed }
 }
 
@@ -230,51 +204,50 @@ fn judge_group(key: GroupKey, members: &[&Member<'_>]) -> Group {
     }
     let mut outliers = Vec::new();
     let (mut judged, mut too_few) = (0, 0);
-    let mut spreads = Vec::new();
+    let mut spreads: Vec<f64> = Vec::new();
     let mut judged_per_device = vec![0usize; members.len()];
     for name in names {
-        // Each device's timed case with a rate (the first run's unit: others are not comparable).
-        let found: Vec<(usize, &crate::results::model::CaseResult)> = members
+        // Each device's timed case and its rate (in the first one's unit: others are not comparable).
+        let found: Vec<(usize, &CaseResult, f64)> = members
             .iter()
             .enumerate()
             .filter_map(|(i, m)| {
                 let case = m.run.cases.iter().find(|c| c.name == name)?;
-                (case.status == Status::Ok && case.rate.is_some()).then_some((i, case))
+                Some((i, case, case.timed_rate()?.value))
             })
             .collect();
-        let Some(unit) = found.first().and_then(|(_, c)| c.rate.as_ref()).map(|r| r.unit.clone()) else {
+        let Some(unit) = found.first().and_then(|(_, c, _)| c.timed_rate()).map(|r| r.unit.clone()) else {
             continue;
         };
         let found: Vec<_> =
-            found.into_iter().filter(|(_, c)| c.rate.as_ref().is_some_and(|r| r.unit == unit)).collect();
+            found.into_iter().filter(|(_, c, _)| c.timed_rate().is_some_and(|r| r.unit == unit)).collect();
         if found.len() < MIN_DEVICES {
             too_few += 1;
             continue;
         }
+        let rates: Vec<f64> = found.iter().map(|(_, _, rate)| *rate).collect();
+        let Some((med, mad)) = median_mad(&rates) else { continue };
         judged += 1;
-        let rates: Vec<f64> = found.iter().map(|(_, c)| c.rate.as_ref().map_or(0.0, |r| r.value)).collect();
-        let mut clocks: Vec<f64> = found.iter().filter_map(|(_, c)| c.clock_mhz).collect();
-        let fleet_clock = (!clocks.is_empty()).then(|| median(&mut clocks));
-        let (med, mad) = median_mad(&rates);
+        let fleet_clock = median_clock(found.iter().filter_map(|(_, c, _)| c.clock_mhz));
         let sigma = MAD_SCALE * mad;
         if med > 0.0 {
             spreads.push(sigma / med);
         }
-        for ((i, case), rate) in found.iter().zip(&rates) {
+        for &(i, case, rate) in &found {
             let own = noise(case);
             if own > NOISY {
                 continue;
             }
-            judged_per_device[*i] += 1;
+            judged_per_device[i] += 1;
             let change = rate / med - 1.0;
             let beyond_noise = change.abs() > FLOOR.max(NOISE_FACTOR * own);
             let distance = (rate - med).abs();
             let beyond_spread = distance > SPREAD_K * sigma;
             if beyond_noise && beyond_spread {
                 outliers.push(Outlier {
-                    device: *i,
+                    device: i,
                     case: name.to_owned(),
-                    rate: *rate,
+                    rate,
                     median: med,
                     unit: unit.to_string(),
                     change,
@@ -322,7 +295,7 @@ fn judge_group(key: GroupKey, members: &[&Member<'_>]) -> Group {
         })
         .collect();
     ranking.sort_by(|a, b| b.slower.cmp(&a.slower).then(b.shortfall.total_cmp(&a.shortfall)));
-    let typical_spread = (!spreads.is_empty()).then(|| median(&mut spreads));
+    let typical_spread = median(spreads);
     Group {
         key,
         devices: members.iter().map(|m| m.label.clone()).collect(),
@@ -453,11 +426,5 @@ pub(crate) mod tests {
         assert_eq!(group.slow_units.len(), 1);
         assert_eq!((group.slow_units[0].device, group.slow_units[0].unit), (2, 41));
         assert_eq!(fleet.slow_devices().iter().map(|s| s.label.as_str()).collect::<Vec<_>>(), ["gpu2"]);
-    }
-
-    #[test]
-    fn the_median_and_mad_are_robust() {
-        assert_eq!(median_mad(&[1.0, 2.0, 3.0, 4.0, 100.0]), (3.0, 1.0));
-        assert_eq!(median_mad(&[2.0, 4.0]), (3.0, 1.0));
     }
 }

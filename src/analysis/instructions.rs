@@ -7,7 +7,7 @@
 //! `class` label the kind of operation (`fp32`, `subgroup`, ...). Files written before the cases
 //! carried them have no table.
 
-use crate::results::model::{CaseResult, Run, Status};
+use crate::results::model::{CaseResult, Run};
 
 /// The family whose cases make the table.
 pub const FAMILY: &str = "instr";
@@ -27,7 +27,7 @@ pub struct Row<'a> {
 
 /// A case where it was timed (none where it was skipped or failed).
 fn timed(case: Option<&CaseResult>) -> Option<&CaseResult> {
-    case.filter(|c| c.status == Status::Ok && c.rate.is_some())
+    case.filter(|c| c.timed_rate().is_some())
 }
 
 impl Row<'_> {
@@ -136,7 +136,7 @@ pub fn side_by_side(runs: &[Run]) -> Vec<Vec<Option<Row<'_>>>> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::results::model::Amount;
+    use crate::results::model::{Amount, Status};
 
     /// A timed case of the family: `operation`'s throughput or latency case (by its name's end).
     pub(crate) fn case(name: &str, rate: f64, per_clock: f64, ratio: Option<f64>) -> CaseResult {

@@ -4,7 +4,8 @@
 
 use serde::Serialize;
 
-use super::fleet::{median_mad, MAD_SCALE, SPREAD_K};
+use super::fleet::{MAD_SCALE, SPREAD_K};
+use crate::record::stats::median_mad;
 use crate::results::model::{CaseResult, UnitRate};
 
 /// The least slowdown that marks a unit slow, whatever the spread: one timed dispatch's span on a
@@ -49,10 +50,7 @@ impl UnitSpread {
 /// The spread of `units` (a device of `expected` units, where known); `None` without rates.
 pub fn spread_of(units: &[UnitRate], expected: Option<u32>) -> Option<UnitSpread> {
     let rates: Vec<f64> = units.iter().map(|u| u.per_clock).filter(|r| r.is_finite() && *r > 0.0).collect();
-    if rates.is_empty() {
-        return None;
-    }
-    let (median, mad) = median_mad(&rates);
+    let (median, mad) = median_mad(&rates)?;
     let sigma = MAD_SCALE * mad;
     let change = |u: &UnitRate| UnitChange { unit: u.unit, change: u.per_clock / median - 1.0 };
     let mut changes: Vec<UnitChange> = units.iter().map(change).collect();

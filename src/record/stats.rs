@@ -30,6 +30,12 @@ pub fn median(values: impl IntoIterator<Item = f64>) -> Option<f64> {
     }
 }
 
+/// The median of `values` and their median absolute deviation from it; `None` for none.
+pub fn median_mad(values: &[f64]) -> Option<(f64, f64)> {
+    let m = median(values.iter().copied())?;
+    Some((m, median(values.iter().map(|v| (v - m).abs()))?))
+}
+
 /// Summarizes `samples`; `None` for an empty slice.
 pub fn summarize(samples: &[f64]) -> Option<Summary> {
     let median = median(samples.iter().copied())?;
@@ -66,6 +72,13 @@ mod tests {
         assert!((s.cv - 0.2).abs() < 1e-12, "sd 2 over mean 10: {}", s.cv);
         assert!(s.is_noisy());
         assert!(!summarize(&[20.0, 20.1, 19.9]).unwrap().is_noisy());
+    }
+
+    #[test]
+    fn the_median_and_mad_are_robust() {
+        assert_eq!(median_mad(&[1.0, 2.0, 3.0, 4.0, 100.0]), Some((3.0, 1.0)));
+        assert_eq!(median_mad(&[2.0, 4.0]), Some((3.0, 1.0)));
+        assert_eq!(median_mad(&[]), None);
     }
 
     #[test]

@@ -633,6 +633,11 @@ impl CaseResult {
     pub fn throttled(&self) -> bool {
         self.flags.iter().any(|f| matches!(f, Flag::Throttled { .. }))
     }
+
+    /// Its rate where it was timed (none where it was skipped, failed, or verified or compiled only).
+    pub fn timed_rate(&self) -> Option<&Amount> {
+        self.rate.as_ref().filter(|_| self.status == Status::Ok)
+    }
 }
 
 /// Above this, a rate, amount or ratio in a results file cannot be real (10^18 per second is a
