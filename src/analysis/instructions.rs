@@ -117,19 +117,31 @@ pub fn has_numbers(rows: &[Row]) -> bool {
     rows.iter().any(Row::has_numbers)
 }
 
-/// The tables of `runs` side by side: each operation any of them has, in the order the runs
-/// first show them, with its row in each run (`None` where the run lacks it).
-pub fn side_by_side(runs: &[Run]) -> Vec<Vec<Option<Row<'_>>>> {
+/// One operation across several runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Across<'a> {
+    /// As the cases name it (`fp32 sin`).
+    pub operation: &'a str,
+    /// Its row in each run (`None` where the run lacks it).
+    pub rows: Vec<Option<Row<'a>>>,
+}
+
+/// The tables of `runs` side by side: each operation any of them timed, in the order the runs
+/// first show them.
+pub fn side_by_side(runs: &[Run]) -> Vec<Across<'_>> {
     let tables: Vec<Vec<Row>> = runs.iter().map(table).collect();
     let mut operations: Vec<&str> = Vec::new();
-    for row in tables.iter().flatten() {
+    for row in tables.iter().flatten().filter(|r| r.has_numbers()) {
         if !operations.contains(&row.operation) {
             operations.push(row.operation);
         }
     }
     operations
         .into_iter()
-        .map(|op| tables.iter().map(|t| t.iter().find(|r| r.operation == op).cloned()).collect())
+        .map(|operation| Across {
+            operation,
+            rows: tables.iter().map(|t| t.iter().find(|r| r.operation == operation).cloned()).collect(),
+        })
         .collect()
 }
 
@@ -214,17 +226,20 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn side_by_side_keeps_every_operation_of_either_run() {
-        let a = run_of(vec![case("Instr fp32 fma throughput", 32e12, 123.5, Some(1.0))]);
+    fn side_by_side_keeps_every_operation_either_run_timed() {
+        let mut skipped = case("Instr fp16 fma throughput", 1.0, 1.0, Some(1.0));
+        skipped.status = Status::Skipped;
+        let a = run_of(vec![case("Instr fp32 fma throughput", 32e12, 123.5, Some(1.0)), skipped]);
         let b = run_of(vec![
             case("Instr fp32 fma throughput", 16e12, 64.0, Some(1.0)),
             case("Instr fp64 fma throughput", 1e12, 2.0, Some(1.0 / 32.0)),
         ]);
         let runs = [a, b];
         let rows = side_by_side(&runs);
-        assert_eq!(rows.len(), 2);
-        assert!(rows[0].iter().all(Option::is_some));
-        assert!(rows[1][0].is_none());
-        assert_eq!(rows[1][1].as_ref().and_then(Row::fma_cost), Some(32.0));
+        let operations: Vec<&str> = rows.iter().map(|r| r.operation).collect();
+        assert_eq!(operations, ["fp32 fma", "fp64 fma"], "fp16, timed by neither, is left out");
+        assert!(rows[0].rows.iter().all(Option::is_some));
+        assert!(rows[1].rows[0].is_none());
+        assert_eq!(rows[1].rows[1].as_ref().and_then(Row::fma_cost), Some(32.0));
     }
 }

@@ -27,12 +27,11 @@ pub struct Instruction {
 pub fn rows(runs: &[Run]) -> Vec<Instruction> {
     side_by_side(runs)
         .into_iter()
-        .filter(|row| row.iter().flatten().any(Row::has_numbers))
-        .map(|row| {
-            let each = |f: fn(&Row) -> Option<f64>| row.iter().map(|r| r.as_ref().and_then(f)).collect();
-            let operation = row.iter().flatten().next().map_or("", |r| r.operation);
+        .map(|across| {
+            let each =
+                |f: fn(&Row) -> Option<f64>| across.rows.iter().map(|r| r.as_ref().and_then(f)).collect();
             Instruction {
-                operation: printable(operation).into_owned(),
+                operation: printable(across.operation).into_owned(),
                 per_clock: each(|r| r.per_clock().map(|(v, _)| v)),
                 fma_cost: each(|r| r.fma_cost()),
                 latency_clk: each(|r| r.latency_clk()),

@@ -70,8 +70,7 @@ fn one(run: &Run) -> Block {
 fn cells(row: &Row) -> Vec<String> {
     // Why a case of the row has no number, in the column it would fill.
     let why = |case: Option<&crate::results::model::CaseResult>| {
-        case.filter(|c| c.rate.is_none() || c.status != crate::results::model::Status::Ok)
-            .map(crate::report::text::status_text)
+        case.filter(|c| c.timed_rate().is_none()).map(crate::report::text::status_text)
     };
     let mut flags: Vec<String> = Vec::new();
     for case in [row.throughput, row.latency].into_iter().flatten() {

@@ -6,7 +6,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::{fail, font, BAR, ROW_GAP, TITLE, WIDTH};
-use crate::analysis::instructions::{side_by_side, Row};
+use crate::analysis::instructions::{side_by_side, Across, Row};
 use crate::format::printable;
 use crate::results::model::Run;
 
@@ -42,12 +42,16 @@ const TIME: Quantity = Quantity {
 
 /// The chart of the runs' tables (labelled by `labels`), or `None` where no run timed the family.
 pub fn svg(labels: &[String], runs: &[Run]) -> Option<Result<String, String>> {
-    let rows: Vec<Vec<Option<Row>>> =
-        side_by_side(runs).into_iter().filter(|r| r.iter().flatten().any(Row::has_numbers)).collect();
+    let rows = side_by_side(runs);
     (!rows.is_empty()).then(|| render(labels, &rows))
 }
 
-fn render(labels: &[String], rows: &[Vec<Option<Row>>]) -> Result<String, String> {
+/// Every row of every run in `rows`.
+fn all<'r, 'a>(rows: &'r [Across<'a>]) -> impl Iterator<Item = &'r Row<'a>> {
+    rows.iter().flat_map(|across| across.rows.iter().flatten())
+}
+
+fn render(labels: &[String], rows: &[Across]) -> Result<String, String> {
     let runs = labels.len();
     let row_height = BAR * runs as i32 + ROW_GAP;
     let top = TITLE + 18 * runs as i32 + 24;
@@ -65,18 +69,17 @@ fn render(labels: &[String], rows: &[Vec<Option<Row>>]) -> Result<String, String
         root.draw(&Text::new(legend, (30, y + 2), font(13))).map_err(fail)?;
         y += 18;
     }
-    let clocks = rows.iter().flatten().flatten().any(|r| r.latency_clk().is_some());
+    let clocks = all(rows).any(|r| r.latency_clk().is_some());
     let latency = if clocks { CLOCKS } else { TIME };
     for (q, left) in [COST, latency].iter().zip([NAMES, RIGHT]) {
         root.draw(&Text::new(q.title, (left, y + 4), font(13))).map_err(fail)?;
-        let values = rows.iter().flatten().flatten().filter_map(q.value);
+        let values = all(rows).filter_map(q.value);
         let (low, high) = values.fold((f64::MAX, f64::MIN), |(l, h), v| (l.min(v), h.max(v)));
         panel(&root, rows, q, left, top, Scale::new(low, high))?;
     }
-    for (r, row) in rows.iter().enumerate() {
-        let name = row.iter().flatten().next().map_or("", |x| x.operation);
+    for (r, across) in rows.iter().enumerate() {
         let at = (10, top + r as i32 * row_height);
-        root.draw(&Text::new(printable(name).into_owned(), at, font(12))).map_err(fail)?;
+        root.draw(&Text::new(printable(across.operation).into_owned(), at, font(12))).map_err(fail)?;
     }
     root.present().map_err(fail)?;
     drop(root);
@@ -105,15 +108,15 @@ impl Scale {
 /// One quantity's bars, a group of one per run on each operation's row.
 fn panel(
     root: &DrawingArea<SVGBackend<'_>, Shift>,
-    rows: &[Vec<Option<Row>>],
+    rows: &[Across],
     quantity: &Quantity,
     left: i32,
     top: i32,
     scale: Scale,
 ) -> Result<(), String> {
-    let row_height = BAR * rows.first().map_or(1, Vec::len) as i32 + ROW_GAP;
-    for (r, row) in rows.iter().enumerate() {
-        for (i, found) in row.iter().enumerate() {
+    let row_height = BAR * rows.first().map_or(1, |across| across.rows.len()) as i32 + ROW_GAP;
+    for (r, across) in rows.iter().enumerate() {
+        for (i, found) in across.rows.iter().enumerate() {
             let y = top + r as i32 * row_height + BAR * i as i32;
             let Some(value) = found.as_ref().and_then(quantity.value) else {
                 let why = match found {
