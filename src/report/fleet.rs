@@ -5,7 +5,7 @@ use crate::analysis::fleet::{Fleet, Group, Outlier, Standing, MIN_DEVICES, SLOW_
 use crate::format::{printable, si};
 
 /// `-5.2%`.
-fn percent(change: f64) -> String {
+pub(super) fn percent(change: f64) -> String {
     format!("{:+.1}%", change * 100.0)
 }
 
@@ -52,14 +52,19 @@ fn ranking_lines(group: &Group) -> Vec<String> {
 }
 
 /// What a group is, in a line.
-fn group_title(group: &Group) -> String {
+pub(super) fn group_title(group: &Group) -> String {
     printable(&format!("{} ({}), {} devices", group.key.device, group.key.driver, group.devices.len()))
         .into_owned()
 }
 
+/// The group's typical spread: `0.13%`, or `unknown`.
+pub(super) fn typical_spread(group: &Group) -> String {
+    group.typical_spread.map_or("unknown".to_owned(), |s| format!("{:.2}%", s * 100.0))
+}
+
 /// What was judged, in a line.
 fn judged_line(group: &Group) -> String {
-    let spread = group.typical_spread.map_or("unknown".to_owned(), |s| format!("{:.2}%", s * 100.0));
+    let spread = typical_spread(group);
     let mut line = format!(
         "{} cases judged (timed on {MIN_DEVICES} or more devices), {} on fewer; the fleet's typical spread \
          (1.4826 x MAD over the median) {spread}",

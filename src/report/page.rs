@@ -278,9 +278,9 @@ fn families(labels: &[String], runs: &[Run]) -> Vec<Block> {
         if family.name == crate::analysis::instructions::FAMILY {
             blocks.extend(instructions::blocks(labels, runs));
         }
-        // Each run's units as strips (the first run's only: one device's units are its own).
-        if let Some(Ok(svg)) = plot::units::svg(&runs[0]) {
-            if family.name == "units" {
+        // The units as strips (the first run's only: one device's units are its own).
+        if family.name == "units" {
+            if let Some(Ok(svg)) = plot::units::svg(&runs[0]) {
                 blocks.push(Block::Chart { file: "units-strips.svg".into(), svg });
             }
         }

@@ -4,6 +4,7 @@
 use super::Block;
 use crate::analysis::fleet::{judge, Member, MIN_DEVICES};
 use crate::format::si;
+use crate::report::fleet::{group_title, percent, typical_spread};
 use crate::results::model::Run;
 
 /// The fleet's blocks, or none where no group has [`MIN_DEVICES`] runs.
@@ -25,15 +26,15 @@ pub fn blocks(labels: &[String], runs: &[Run]) -> Vec<Block> {
         ),
     ];
     for group in groups {
-        let spread = group.typical_spread.map_or("unknown".to_owned(), |s| format!("{:.2}%", s * 100.0));
         blocks.push(Block::Heading {
             level: 3,
-            text: format!("{} ({}), {} devices", group.key.device, group.key.driver, group.devices.len()),
+            text: group_title(group),
             id: format!("fleet-{}", super::anchor(&group.key.device).trim_start_matches("case-")),
         });
         blocks.push(Block::Para(format!(
-            "{} cases judged; the fleet's typical spread {spread}; {} outside it.",
+            "{} cases judged; the fleet's typical spread {}; {} outside it.",
             group.judged,
+            typical_spread(group),
             group.outliers.len()
         )));
         let head = ["device", "slower", "worst", "faster", "judged"].map(str::to_owned).to_vec();
@@ -41,7 +42,7 @@ pub fn blocks(labels: &[String], runs: &[Run]) -> Vec<Block> {
             .ranking
             .iter()
             .map(|s| {
-                let worst = s.worst.map_or(String::new(), |w| format!("{:+.1}%", w * 100.0));
+                let worst = s.worst.map_or(String::new(), percent);
                 let cells = vec![
                     s.label.clone(),
                     s.slower.to_string(),
@@ -64,7 +65,7 @@ pub fn blocks(labels: &[String], runs: &[Run]) -> Vec<Block> {
                         o.case.clone(),
                         si(o.rate, &o.unit),
                         si(o.median, &o.unit),
-                        format!("{:+.1}%", o.change * 100.0),
+                        percent(o.change),
                     ];
                     (None, cells)
                 })
