@@ -32,11 +32,14 @@ pub struct UnitSpread {
     pub median: f64,
     /// The spread: 1.4826 x the median absolute deviation, over the median.
     pub spread: f64,
+    /// The change below which a unit is slow: [`SPREAD_K`] spreads or [`UNIT_FLOOR`] below the
+    /// median, whichever is farther (negative).
+    pub slow_below: f64,
     /// The slowest and the fastest unit.
     pub slowest: UnitChange,
     /// The fastest.
     pub fastest: UnitChange,
-    /// The units slower than the median beyond [`SPREAD_K`] spreads and [`UNIT_FLOOR`], slowest first.
+    /// The units whose change is below `slow_below`, slowest first.
     pub slow: Vec<UnitChange>,
 }
 
@@ -51,20 +54,18 @@ impl UnitSpread {
 pub fn spread_of(units: &[UnitRate], expected: Option<u32>) -> Option<UnitSpread> {
     let rates: Vec<f64> = units.iter().map(|u| u.per_clock).filter(|r| r.is_finite() && *r > 0.0).collect();
     let (median, mad) = median_mad(&rates)?;
-    let sigma = MAD_SCALE * mad;
+    let spread = MAD_SCALE * mad / median;
+    let slow_below = -UNIT_FLOOR.max(SPREAD_K * spread);
     let change = |u: &UnitRate| UnitChange { unit: u.unit, change: u.per_clock / median - 1.0 };
     let mut changes: Vec<UnitChange> = units.iter().map(change).collect();
     changes.sort_by(|a, b| a.change.total_cmp(&b.change));
-    let slow = changes
-        .iter()
-        .filter(|c| c.change < -UNIT_FLOOR && c.change.abs() * median > SPREAD_K * sigma)
-        .copied()
-        .collect();
+    let slow = changes.iter().filter(|c| c.change < slow_below).copied().collect();
     Some(UnitSpread {
         seen: units.len(),
         expected,
         median,
-        spread: sigma / median,
+        spread,
+        slow_below,
         slowest: changes[0],
         fastest: changes[changes.len() - 1],
         slow,
@@ -79,6 +80,16 @@ pub fn spread(case: &CaseResult, expected: Option<u32>) -> Option<UnitSpread> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::results::model::Amount;
+
+    /// The sample run's first case as `Units fp32 FMA` at 65 TFLOPS, with [`units`]`(slow, by)`.
+    pub(crate) fn units_case(slow: u32, by: f64) -> CaseResult {
+        let mut case = crate::results::model::tests::sample_run().cases[0].clone();
+        case.name = "Units fp32 FMA".into();
+        case.rate = Some(Amount { value: 6.5e13, unit: "FLOPS".into() });
+        case.units = units(slow, by);
+        case
+    }
 
     /// 132 units at 250 per clock, each moved by up to 0.1%; unit `slow` by a further `by`.
     pub(crate) fn units(slow: u32, by: f64) -> Vec<UnitRate> {

@@ -4,8 +4,8 @@
 use plotters::prelude::*;
 
 use super::{fail, font, WIDTH};
-use crate::analysis::fleet::{MAD_SCALE, SPREAD_K};
-use crate::analysis::units::{spread, UNIT_FLOOR};
+use crate::analysis::fleet::MAD_SCALE;
+use crate::analysis::units::spread;
 use crate::format::printable;
 use crate::results::model::Run;
 
@@ -32,7 +32,7 @@ fn render(run: &Run, cases: &[&crate::results::model::CaseResult]) -> Result<Str
         let Some(s) = spread(case, run.device.compute_units) else { continue };
         let changes: Vec<(u32, f64)> =
             case.units.iter().map(|u| (u.unit, (u.per_clock / s.median - 1.0) * 100.0)).collect();
-        let line = -(UNIT_FLOOR.max(SPREAD_K * s.spread)) * 100.0;
+        let line = s.slow_below * 100.0;
         let low = changes.iter().map(|c| c.1).fold(line, f64::min).min(-0.5) * 1.2;
         let high = changes.iter().map(|c| c.1).fold(0.5, f64::max) * 1.2;
         let last = changes.iter().map(|c| c.0).max().unwrap_or(0) + 1;
@@ -75,16 +75,13 @@ fn render(run: &Run, cases: &[&crate::results::model::CaseResult]) -> Result<Str
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::model::{tests::sample_run, Amount};
+    use crate::analysis::units::tests::units_case;
+    use crate::results::model::tests::sample_run;
 
     #[test]
     fn a_strip_per_case_with_a_dot_per_unit() {
         let mut run = sample_run();
-        let mut case = run.cases[0].clone();
-        case.name = "Units fp32 FMA".into();
-        case.rate = Some(Amount { value: 6.5e13, unit: "FLOPS".into() });
-        case.units = crate::analysis::units::tests::units(17, 0.05);
-        run.cases = vec![case.clone(), case];
+        run.cases = vec![units_case(17, 0.05), units_case(17, 0.05)];
         let chart = svg(&run).unwrap().unwrap();
         assert_eq!(chart.matches("<circle").count(), 2 * 132, "a dot per unit per case");
         assert!(chart.contains("Units fp32 FMA: median"), "{}", &chart[..400]);

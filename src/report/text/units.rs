@@ -53,16 +53,13 @@ pub fn units(run: &Run) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::model::{tests::sample_run, Amount};
+    use crate::analysis::units::tests::units_case;
+    use crate::results::model::tests::sample_run;
 
     #[test]
     fn a_line_per_case_with_its_slowest_and_fastest_unit() {
         let mut run = sample_run();
-        let mut case = run.cases[0].clone();
-        case.name = "Units fp32 FMA".into();
-        case.rate = Some(Amount { value: 6.5e13, unit: "FLOPS".into() });
-        case.units = crate::analysis::units::tests::units(17, 0.05);
-        run.cases = vec![case];
+        run.cases = vec![units_case(17, 0.05)];
         let text = units(&run);
         assert!(text.starts_with("\nunits: each compute unit's own rate"), "{text}");
         assert!(text.contains("  Units fp32 FMA: 132 of 132 SM; median 250.0 FLOP/clk, spread "), "{text}");
