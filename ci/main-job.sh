@@ -4,13 +4,15 @@
 # (LP_NATIVE_VECTOR_WIDTH=256, 128, 512); then `--verify --validation` of every case on SwiftShader
 # (tools/swiftshader-env.sh), a driver of another shape, and on Mesa 25's lavapipe (tools/mesa25-env.sh,
 # Vulkan 1.4, a newer compiler); then `--compile-only --shader-stats` of every case with AMD's compiler
-# (RADV on Mesa's no-op DRM shim, tools/radv-noop-env.sh) for RDNA3 as wave32 and GCN (wave64).
+# (RADV on Mesa's no-op DRM shim, tools/radv-noop-env.sh) for RDNA3 as wave32 and GCN (wave64); and
+# `--all-devices` with lavapipe and SwiftShader both loaded, two devices at once.
 # Each run writes JSON; `perftest check` then
 # holds it to its driver's file in ci/expectations/: every listed case present with a status, every
 # failure a known driver fault, every known fault still happening. Called by ci/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/lavapipe-env.sh
+lavapipe_icd=$VK_DRIVER_FILES
 lavapipe=ci/expectations/lavapipe-22.3.json
 dir=target/main-job
 mkdir -p "$dir"
@@ -38,6 +40,22 @@ done
 echo "== perftest --verify --validation on SwiftShader"
 source tools/swiftshader-env.sh
 run verify-swiftshader ci/expectations/swiftshader.json "$bin" --verify --validation
+echo "== perftest --all-devices --validation with lavapipe and SwiftShader: two devices at once"
+(
+    export VK_DRIVER_FILES="$lavapipe_icd:$VK_DRIVER_FILES" VK_ICD_FILENAMES="$lavapipe_icd:$VK_DRIVER_FILES"
+    "$bin" --all-devices --validation --filter "ALU int32" --target-ms 1 --samples 3 --format json \
+        --output "$dir/together.json"
+)
+# Each document names the other device as the one it ran with, by its UUID.
+python3 - "$dir"/together-gpu1.json "$dir"/together-gpu2.json <<'PY'
+import json, sys
+runs = [json.load(open(path)) for path in sys.argv[1:]]
+for run, other in zip(runs, reversed(runs)):
+    peers = [(p["name"], p.get("slot")) for p in run.get("together", [])]
+    assert peers == [(other["device"]["name"], other["device"]["uuid"])], (run["device"]["name"], peers)
+    assert run["cases"] and all(c["status"] == "ok" for c in run["cases"]), run["cases"]
+print("== together: " + "; ".join(f"{r['device']['name']} ran with {r['together'][0]['name']}" for r in runs))
+PY
 echo "== perftest --verify --validation on Mesa 25's lavapipe"
 (
     source tools/mesa25-env.sh

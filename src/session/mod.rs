@@ -82,17 +82,14 @@ pub fn benchmark(session: &Session) -> Result<()> {
     }
     let devices = {
         let instance = crate::vk::instance::Instance::new(options.validation)?;
-        let (physical, rows) = crate::vk::select::enumerate(&instance)?;
+        let (_, rows) = crate::vk::select::enumerate(&instance)?;
         let sink = instance.sink();
         // An empty match is select's error, which lists the rows.
         crate::vk::select::select(&rows, options.device_name.as_deref(), None)?;
-        let devices: Vec<(usize, Peer)> =
+        let devices: Vec<(usize, String)> =
             crate::vk::select::one_row_per_device(&rows, options.device_name.as_deref())
                 .into_iter()
-                .map(|(index, at)| {
-                    let slot = crate::vk::device::slot(&instance, physical[rows[at].device]);
-                    (index, Peer { name: rows[at].name.clone(), slot: Some(slot) })
-                })
+                .map(|(index, at)| (index, rows[at].name.clone()))
                 .collect();
         drop(instance);
         check_validation(&sink)?;
@@ -123,14 +120,26 @@ pub fn benchmark(session: &Session) -> Result<()> {
             let options = ContextOptions { device_index: Some(*index), ..options.clone() };
             plans.push(plan(&options, &session.request.axes, &session.request.selection));
         }
+        // Each device as the others' documents name it: by the slot its facts give (PCI address,
+        // else UUID), where it could be planned.
+        let peers: Vec<Peer> = devices
+            .iter()
+            .zip(&plans)
+            .map(|((_, name), planned)| Peer {
+                name: name.clone(),
+                slot: planned
+                    .as_ref()
+                    .ok()
+                    .and_then(|(info, _)| model::Device::from(info).slot().map(str::to_owned)),
+            })
+            .collect();
         std::thread::scope(|scope| {
             let handles: Vec<_> = devices
                 .iter()
                 .zip(plans)
                 .enumerate()
                 .map(|(n, ((index, _), planned))| {
-                    let others =
-                        devices.iter().enumerate().filter(|(m, _)| *m != n).map(|(_, (_, p))| p.clone());
+                    let others = peers.iter().enumerate().filter(|(m, _)| *m != n).map(|(_, p)| p.clone());
                     let together: Vec<Peer> = others.collect();
                     scope.spawn(move || run(n + 1, *index, together, Some(planned?)))
                 })

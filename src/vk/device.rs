@@ -96,20 +96,6 @@ fn host_link(pci: Option<&str>, kind: vk::PhysicalDeviceType) -> std::result::Re
     link::read(std::path::Path::new(link::SYSFS), address).map_err(|why| format!("unknown: {why}"))
 }
 
-/// What names `physical` among devices of its model on a host: its PCI address, else its
-/// device UUID (as [`crate::results::model::Device::slot`] names a recorded one).
-pub fn slot(instance: &Instance, physical: vk::PhysicalDevice) -> String {
-    if let Some(pci) = pci_address(instance, physical, &extensions(instance, physical)) {
-        return pci;
-    }
-    let mut v11 = vk::PhysicalDeviceVulkan11Properties::default();
-    let mut props = vk::PhysicalDeviceProperties2::default().push_next(&mut v11);
-    // SAFETY: physical belongs to instance, which supports Vulkan 1.2; the chained struct lives
-    // across the call.
-    unsafe { instance.raw.get_physical_device_properties2(physical, &mut props) };
-    Identity::uuid_text(&v11.device_uuid)
-}
-
 /// The PCI address of `physical` (`0000:1b:00.0`), where it offers VK_EXT_pci_bus_info.
 fn pci_address(
     instance: &Instance,
