@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# results/fleet/run2.sh: the second call on the two-H200 machine, after the fix of 32c5e0f-: both
+# results/fleet/run2.sh: the second call on the two-H200 machine, after the fix of 1fe141b: both
 # GPUs at once with --quick (twice) and the host-link families (host, copy) at once and alone,
 # then fleet over the quick runs; everything under $OUT as fleet2.tgz.
 set -uo pipefail

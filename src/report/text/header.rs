@@ -241,17 +241,10 @@ fn where_lines(run: &Run) -> String {
     let parts = where_parts(run);
     let mut text = match parts.is_empty() {
         true => String::new(),
-        false => format!(
-            "where:      {}
-",
-            parts.join(", ")
-        ),
+        false => format!("where:      {}\n", parts.join(", ")),
     };
     if let Some(peers) = together(run) {
-        text.push_str(&format!(
-            "together:   {peers}
-"
-        ));
+        text.push_str(&format!("together:   {peers}\n"));
     }
     text
 }
