@@ -39,36 +39,13 @@ pub fn run(cli: &Cli) -> Result<()> {
                 _ => Ok(()),
             }
         }
-        Some(Command::Fleet { inputs: given, format, output }) => {
-            let files = fleet_files(given)?;
-            guard(&[output.as_deref()], &inputs(&files))?;
-            let (labels, runs) = load_all(&files)?;
-            let mut members: Vec<crate::analysis::fleet::Member<'_>> = labels
-                .iter()
-                .zip(&runs)
-                .map(|(file, run)| crate::analysis::fleet::Member { label: fleet_label(file, run), run })
-                .collect();
-            // The same device twice (two runs of one GPU) is told apart by its files.
-            let names: Vec<String> = members.iter().map(|m| m.label.clone()).collect();
-            for (member, file) in members.iter_mut().zip(&labels) {
-                if names.iter().filter(|n| **n == member.label).count() > 1 {
-                    member.label = format!("{} ({file})", member.label);
-                }
-            }
-            let fleet = crate::analysis::fleet::judge(&members);
-            let document = match format {
-                CompareFormat::Text => crate::report::fleet::to_text(&fleet),
-                CompareFormat::Markdown => crate::report::fleet::to_markdown(&fleet),
-                CompareFormat::Json => serde_json::to_string_pretty(&fleet)
-                    .map_err(|source| crate::Error::Serialize { what: "the fleet's verdict", source })?,
-            };
-            write(output.as_deref(), &document)?;
-            let slow: Vec<String> =
-                fleet.slow_devices().into_iter().map(crate::report::fleet::slow_device).collect();
-            match slow.is_empty() {
-                true => Ok(()),
-                false => Err(crate::Error::SlowerThanFleet { count: slow.len(), devices: slow }),
-            }
+        Some(Command::Fleet { inputs, format, output, confirm }) => {
+            session::fleet::fleet(&session::fleet::Request {
+                inputs,
+                format: *format,
+                output: output.as_deref(),
+                confirm: *confirm,
+            })
         }
         Some(Command::Show { file, format, output, verbose }) => {
             guard(&[output.as_deref()], &inputs(std::slice::from_ref(file)))?;
@@ -122,7 +99,7 @@ pub fn run(cli: &Cli) -> Result<()> {
         None if cli.devices => {
             let instance = Instance::new(cli.validation)?;
             let (_, rows) = select::enumerate(&instance)?;
-            write_line(select::format_rows(&rows.iter().collect::<Vec<_>>()).trim_end())?;
+            write_line(select::format_devices(&rows, &select::devices(&rows)).trim_end())?;
             let sink = instance.sink();
             drop(instance);
             check_validation(&sink)
@@ -155,6 +132,7 @@ fn listed_by(run: &crate::results::Run, file: &std::path::Path) -> Result<Vec<re
         filter: s.filter.clone(),
         skip: s.skip.clone(),
         quick: s.quick,
+        names: s.cases.clone(),
     };
     selection.apply(registry::expand(&axes, None))
 }
@@ -177,41 +155,6 @@ fn load_all(files: &[std::path::PathBuf]) -> Result<(Vec<String>, Vec<crate::res
     Ok((files.iter().map(|f| f.display().to_string()).collect(), runs))
 }
 
-/// How `fleet` names the device of `run` read from `file`: `host/PCI address` where the run
-/// recorded both, else the file.
-fn fleet_label(file: &str, run: &crate::results::Run) -> String {
-    match (&run.host, run.device.slot()) {
-        (Some(host), Some(slot)) => format!("{host}/{slot}"),
-        _ => file.to_owned(),
-    }
-}
-
-/// The results files `fleet` reads: each file given, and every `*.json` directly inside each
-/// folder given, in name order (a folder with none is an error: its runs have not been written).
-fn fleet_files(given: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>> {
-    let mut files = Vec::new();
-    for path in given {
-        if !path.is_dir() {
-            files.push(path.clone());
-            continue;
-        }
-        let bad = |problem: String| crate::Error::ResultsFile { path: path.display().to_string(), problem };
-        let entries = std::fs::read_dir(path).map_err(|e| bad(format!("cannot be read ({e})")))?;
-        let mut found: Vec<std::path::PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "json"))
-            .collect();
-        if found.is_empty() {
-            return Err(
-                bad("holds no .json results file: pass the folder the runs wrote with --json".into()),
-            );
-        }
-        found.sort();
-        files.extend(found);
-    }
-    Ok(files)
-}
-
 /// Writes `document` to `output` (atomically) or stdout.
 fn write(output: Option<&std::path::Path>, document: &str) -> Result<()> {
     match output {
@@ -232,6 +175,7 @@ pub fn request(cli: &Cli) -> Request {
         options: ContextOptions {
             device_name: cli.device_name.clone(),
             device_index: cli.device_index.map(|n| n as usize),
+            queue_family: cli.queue,
             validation: cli.validation,
             simulate: cli.simulate.clone(),
         },

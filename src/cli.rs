@@ -13,13 +13,20 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
-    /// Pick the device rows whose name contains this word (case-insensitive).
+    /// Pick the GPUs whose name contains this word (case-insensitive), or the one at this PCI
+    /// address (`0000:1b:00.0`) or whose UUID starts so (`perftest --devices` lists them).
     #[arg(value_name = "DEVICE")]
     pub device_name: Option<String>,
 
-    /// Pick device row N (numbered from 1, among the rows DEVICE matched); `-N` is short for this.
+    /// Pick GPU N (numbered from 1 as `--devices` lists them, among those DEVICE matched); `-N` is
+    /// short for this.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
     pub device_index: Option<u32>,
+
+    /// Run on the GPU's compute queue family F (`--devices` lists each GPU's); its best without:
+    /// the first with timestamps.
+    #[arg(long, value_name = "F")]
+    pub queue: Option<u32>,
 
     /// Run the selection on every physical device (those DEVICE matches; one per device UUID,
     /// whatever its queue families) at the same time, each in its own worker, one results document
@@ -35,7 +42,7 @@ pub struct Cli {
     #[arg(long)]
     pub no_host_name: bool,
 
-    /// Print the device rows (device + compute queue family) and exit.
+    /// Print the GPUs, one line each (PCI address, UUID, compute queue families), and exit.
     #[arg(long, conflicts_with_all = ["output", "format", "json"])]
     pub devices: bool,
 
@@ -60,6 +67,11 @@ pub struct Cli {
     /// Leave out the cases whose name contains TEXT (repeatable; wins over --filter).
     #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     pub skip: Vec<String>,
+
+    /// Run only the case named exactly NAME (repeatable; `--list` prints the names): what
+    /// `perftest fleet --confirm` runs again.
+    #[arg(long = "case", value_name = "NAME", allow_hyphen_values = true)]
+    pub case: Vec<String>,
 
     /// A first look in about a minute: each family's headline cases (`--describe` names them),
     /// measured for 10 ms in 5 samples unless --target-ms or --samples say otherwise.
@@ -179,13 +191,14 @@ impl Cli {
         self.branch_iterations.iter().chain(&self.axes).cloned().collect()
     }
 
-    /// The cases `--family`, `--filter` and `--skip` select.
+    /// The cases `--family`, `--filter`, `--skip` and `--case` select.
     pub fn selection(&self) -> crate::registry::Selection {
         crate::registry::Selection {
             families: self.family.clone(),
             filter: self.filter.clone(),
             skip: self.skip.clone(),
             quick: self.quick,
+            names: self.case.clone(),
         }
     }
 }
@@ -259,6 +272,11 @@ pub enum Command {
         /// Write to FILE (atomically) instead of stdout.
         #[arg(long, value_name = "FILE")]
         output: Option<std::path::PathBuf>,
+        /// On the host of a suspect: measure its slow cases again on it alone and on a healthy peer
+        /// alone (and, where it is not slow alone, on every GPU of the host at once) before the
+        /// verdict: slow (exit 16), interference (17) or not reproduced (0).
+        #[arg(long)]
+        confirm: bool,
     },
     /// Print a run written with --format json as the live run printed it (its header, a line per
     /// case, its summaries), or in another format.

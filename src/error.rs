@@ -38,15 +38,21 @@ pub enum ExitCode {
     Crashed = 14,
     /// `check` found a run that its expectations file does not describe.
     Unexpected = 15,
-    /// `fleet` found a device slower than the others of its group.
+    /// `fleet` found a GPU slow alone (confirmed), or with a compute unit slower than its others.
     SlowerThanFleet = 16,
+    /// `fleet --confirm` found a GPU slow only while its host's other GPUs ran.
+    Interference = 17,
+    /// `fleet` found a device it cannot judge: nothing timed, a shared GPU, or no run at all.
+    Unjudged = 18,
+    /// `fleet` found a GPU slower than its fleet that has not been measured again alone.
+    Unconfirmed = 19,
     /// Ctrl-C stopped the run after the case in progress (the finished cases were written).
     Interrupted = 130,
 }
 
 impl ExitCode {
     /// Every code, in numeric order.
-    pub const ALL: [ExitCode; 18] = [
+    pub const ALL: [ExitCode; 21] = [
         ExitCode::Success,
         ExitCode::Failure,
         ExitCode::Usage,
@@ -64,6 +70,9 @@ impl ExitCode {
         ExitCode::Crashed,
         ExitCode::Unexpected,
         ExitCode::SlowerThanFleet,
+        ExitCode::Interference,
+        ExitCode::Unjudged,
+        ExitCode::Unconfirmed,
         ExitCode::Interrupted,
     ];
 
@@ -81,7 +90,10 @@ impl ExitCode {
             ExitCode::NoVulkan => {
                 "no usable Vulkan: no loader, a broken driver manifest, no device with a compute queue, or no validation layer"
             }
-            ExitCode::NoSuchDevice => "the device row number or name matched nothing (the rows are printed)",
+            ExitCode::NoSuchDevice => {
+                "the device number, name, PCI address or UUID matched nothing, or --queue named a family the device \
+                 has no compute queue of (the devices are printed)"
+            }
             ExitCode::NothingMatched => "--filter/--skip matched no case",
             ExitCode::Compile => "a shader failed to compile (the compiler's log is printed)",
             ExitCode::Verify => {
@@ -110,7 +122,16 @@ impl ExitCode {
                 "check found a case missing from the run, a failure its expectations file does not list, or a listed one that no longer happens"
             }
             ExitCode::SlowerThanFleet => {
-                "fleet found a device slower than the others of its group (same model, driver and settings), beyond both the group's spread and the cases' own noise, in 5% of its cases or more, or with a compute unit slower than its others (units family); the devices are named, and the whole verdict was written"
+                "fleet found a GPU slow: slower than the others of its group (same model, driver and settings) in 5% of its cases or more, and slow again when measured alone against a healthy peer alone (fleet --confirm), or with a compute unit slower than its others (units family); the devices are named, and the whole verdict was written"
+            }
+            ExitCode::Interference => {
+                "fleet --confirm found a GPU slow only while its host's other GPUs ran (not alone): the host's power, PCIe or CPU, not the GPU; named with the families and the devices it ran with"
+            }
+            ExitCode::Unjudged => {
+                "fleet found a device it cannot judge: every case failed, hung or was too noisy, another process used its GPU during the run, or it ran with the others on its host but left no run; named with why"
+            }
+            ExitCode::Unconfirmed => {
+                "fleet found a GPU slower than its fleet in these runs that has not been measured again alone: run perftest fleet --confirm with the same runs on its host before draining it"
             }
             ExitCode::Interrupted => {
                 "Ctrl-C or SIGTERM stopped the run after the case in progress (a second one stops that case too); the finished cases were written"
@@ -127,8 +148,8 @@ pub fn help_text() -> String {
         "Exit codes:\n{codes}\n\
          Examples:\n  \
          perftest                  run every case on the best device\n  \
-         perftest --devices        list the device rows\n  \
-         perftest RTX -2           the second row whose name contains \"RTX\"\n  \
+         perftest --devices        list the GPUs, with their PCI addresses, UUIDs and queue families\n  \
+         perftest RTX -2           the second GPU whose name contains \"RTX\"\n  \
          perftest --filter fp32    only the cases whose name contains \"fp32\"\n  \
          perftest --verify         check every case against its CPU reference\n  \
          perftest --axis branch.n=0:1024:64 --filter Divergent\n  \
@@ -194,23 +215,38 @@ pub enum Error {
     )]
     NoValidationLayer,
 
-    /// `-N` named a row that does not exist.
-    #[error("device row {index} does not exist ({count} row(s) match); pick one of:\n{rows}")]
+    /// `-N` named a device that does not exist.
+    #[error("device {index} does not exist ({count} device(s) match); pick one of:\n{rows}")]
     DeviceIndex {
         /// The 1-based index asked for.
         index: usize,
-        /// How many rows were candidates.
+        /// How many devices were candidates.
         count: usize,
-        /// The candidate rows, one per line.
+        /// The candidate devices, one per line.
         rows: String,
     },
 
-    /// A bare word matched no device name.
-    #[error("no device name contains \"{name}\"; pick one of:\n{rows}")]
+    /// `--queue` named a queue family the device has no compute queue of.
+    #[error(
+        "the device has no compute queue family {family}: {device}; pick one of its families with --queue, or \
+         leave --queue out for its best"
+    )]
+    QueueFamily {
+        /// The family asked for.
+        family: u32,
+        /// The device, as `--devices` describes it.
+        device: String,
+    },
+
+    /// A bare word named no device.
+    #[error(
+        "no device name contains \"{name}\" (nor is it a device's PCI address or the start of its UUID); \
+         pick one of:\n{rows}"
+    )]
     DeviceName {
         /// The word asked for.
         name: String,
-        /// All rows, one per line.
+        /// All devices, one per line.
         rows: String,
     },
 
@@ -409,15 +445,47 @@ pub enum Error {
         change: f64,
     },
 
-    /// `fleet` found devices slower than their fleet.
-    #[error(
-        "{count} device(s) slower than their fleet: {}; check or drain them, and rerun perftest there to confirm",
-        devices.join(", ")
-    )]
+    /// `fleet` found GPUs slow alone, or with a slow compute unit.
+    #[error("{count} GPU(s) slow, alone as among their fleet: {}; drain them for a closer look", devices.join(", "))]
     SlowerThanFleet {
         /// How many.
         count: usize,
-        /// Each with its count of slow cases (`node07/0000:1b:00.0 (12 of 65 cases)`).
+        /// Each (`node07/0000:1b:00.0`).
+        devices: Vec<String>,
+    },
+
+    /// `fleet --confirm` found GPUs slow only beside their host's others.
+    #[error(
+        "{count} GPU(s) slow only while their host's other GPUs ran, not alone: {}; look at the host (power, PCIe, \
+         CPU), not the GPU",
+        devices.join("; ")
+    )]
+    Interference {
+        /// How many.
+        count: usize,
+        /// Each, with its families and the devices it ran with.
+        devices: Vec<String>,
+    },
+
+    /// `fleet` found devices it cannot judge.
+    #[error("{count} device(s) cannot be judged: {}; rerun the screen on them alone", devices.join("; "))]
+    Unjudged {
+        /// How many.
+        count: usize,
+        /// Each, with why.
+        devices: Vec<String>,
+    },
+
+    /// `fleet` found suspects not yet measured again alone.
+    #[error(
+        "{count} GPU(s) slower than their fleet in these runs, not yet measured again alone: {}; run `perftest \
+         fleet --confirm` with the same runs on their host before draining them",
+        devices.join(", ")
+    )]
+    Unconfirmed {
+        /// How many.
+        count: usize,
+        /// Each, with its slow cases (`node07/0000:1b:00.0 (12 of 65 cases)`).
         devices: Vec<String>,
     },
 
@@ -498,6 +566,16 @@ pub enum Error {
         selected: usize,
     },
 
+    /// A file given as a results file that is no perftest run at all (not JSON, or JSON without
+    /// a format version).
+    #[error("the results file {path} {problem}")]
+    NotARun {
+        /// The file.
+        path: String,
+        /// What it is not.
+        problem: String,
+    },
+
     /// A results file that `compare` cannot use.
     #[error("the results file {path} {problem}")]
     ResultsFile {
@@ -521,7 +599,9 @@ impl Error {
             | Error::NoDevice { .. }
             | Error::NoValidationLayer
             | Error::VulkanUnusable { .. } => ExitCode::NoVulkan,
-            Error::DeviceIndex { .. } | Error::DeviceName { .. } => ExitCode::NoSuchDevice,
+            Error::DeviceIndex { .. } | Error::DeviceName { .. } | Error::QueueFamily { .. } => {
+                ExitCode::NoSuchDevice
+            }
             Error::NothingMatched { .. } => ExitCode::NothingMatched,
             Error::Compile { .. } => ExitCode::Compile,
             Error::Verify { .. } => ExitCode::Verify,
@@ -530,7 +610,7 @@ impl Error {
                 ExitCode::DeviceLost
             }
             Error::Validation { .. } => ExitCode::Validation,
-            Error::ResultsFile { .. } => ExitCode::BadResults,
+            Error::ResultsFile { .. } | Error::NotARun { .. } => ExitCode::BadResults,
             Error::SameFile { .. } => ExitCode::Usage,
             Error::Interrupted { .. } => ExitCode::Interrupted,
             Error::Worker { .. } => ExitCode::Crashed,
@@ -538,6 +618,9 @@ impl Error {
             Error::Remote { code, .. } | Error::Cases { code, .. } => *code,
             Error::Slower { .. } => ExitCode::Slower,
             Error::SlowerThanFleet { .. } => ExitCode::SlowerThanFleet,
+            Error::Interference { .. } => ExitCode::Interference,
+            Error::Unjudged { .. } => ExitCode::Unjudged,
+            Error::Unconfirmed { .. } => ExitCode::Unconfirmed,
             Error::Implausible { .. } => ExitCode::Implausible,
             Error::FlaggedBaseline { .. } => ExitCode::FlaggedBaseline,
             Error::Timing { .. }
@@ -675,9 +758,9 @@ mod tests {
     #[test]
     fn exit_codes_are_distinct_and_in_order() {
         let numbers: Vec<u8> = ExitCode::ALL.iter().map(|&c| c as u8).collect();
-        assert_eq!(numbers[..17], (0..17).collect::<Vec<u8>>());
+        assert_eq!(numbers[..20], (0..20).collect::<Vec<u8>>());
         assert_eq!(ExitCode::Interrupted as u8, 130, "the shell's code for SIGINT");
-        assert_eq!(numbers.len(), 18);
+        assert_eq!(numbers.len(), 21);
     }
 
     /// The README's exit-code table: (code, meaning) with markdown backticks removed.

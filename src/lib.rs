@@ -6,7 +6,7 @@
 //! offers and a case needs, and what a run reports about it, as data), [`record`] (what a run
 //! measured, as data), [`registry`] (families and their cases, as data), [`shader`]
 //! (GLSL to SPIR-V), [`vk`] (Vulkan objects; imports neither the registry nor the shader module),
-//! [`runner`] (the worker: the one place where cases meet Vulkan), [`session`] (the parent: runs
+//! [`sensors`] (what a GPU's vendor tells outside Vulkan: NVML's processes), [`runner`] (the worker: the one place where cases meet Vulkan), [`session`] (the parent: runs
 //! workers and collects their records), [`report`] (documents, compare, plot, report), and
 //! [`app`], which only dispatches commands. Families live in [`cases`] and register themselves.
 
@@ -23,6 +23,7 @@ pub mod registry;
 pub mod report;
 pub mod results;
 pub mod runner;
+pub mod sensors;
 pub mod session;
 pub mod shader;
 pub mod vk;

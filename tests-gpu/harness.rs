@@ -60,10 +60,5 @@ impl Gpu {
 
 /// The cases of `family` whose names contain `filter`.
 pub fn of(family: &str, filter: &str) -> Selection {
-    Selection {
-        families: vec![family.to_owned()],
-        filter: Some(filter.to_owned()),
-        skip: Vec::new(),
-        quick: false,
-    }
+    Selection { families: vec![family.to_owned()], filter: Some(filter.to_owned()), ..Default::default() }
 }

@@ -511,12 +511,17 @@ fn cli_ctrl_c_writes_an_interrupted_document() {
 }
 
 #[test]
-fn cli_lists_device_rows() {
+fn cli_lists_one_line_per_device() {
     let out = perftest(&["--devices"], &[]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(stdout.starts_with("1: "), "{stdout}");
-    assert!(stdout.contains("(compute queue: "), "{stdout}");
+    assert!(stdout.contains(", UUID ") && stdout.contains("compute queue famil"), "{stdout}");
+    // `--queue` names a family of the device, or exit 4 says which it has.
+    let out = perftest(&["--queue", "9", "--filter", "ALU fp32 FMA"], &[]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(stderr.starts_with("perftest: the device has no compute queue family 9: "), "{stderr}");
 }
 
 #[test]
@@ -533,7 +538,7 @@ fn cli_row_out_of_range_lists_the_rows() {
     let out = perftest(&["-99", "--filter", "fp32"], &[]);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(4), "{stderr}");
-    assert!(stderr.starts_with("perftest: device row 99 does not exist"), "{stderr}");
+    assert!(stderr.starts_with("perftest: device 99 does not exist"), "{stderr}");
 }
 
 #[test]
@@ -645,4 +650,43 @@ fn cli_a_device_name_after_a_double_dash_reaches_the_worker() {
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(stdout.contains("ALU fp32 FMA"), "{stdout}");
+}
+
+#[test]
+fn cli_fleet_confirm_measures_a_suspect_again_on_this_host() {
+    // A run of this device, then a fleet of it: the device itself (its UUID, this host) with its
+    // rates halved in the file, and two peers on another host at twice them. Measured again here,
+    // alone, against the fleet's medians (no peer of its model on this host), it is slow: exit 16.
+    let dir = temp_dir("confirm");
+    let base = dir.join("base.json");
+    let out = perftest(&["--family", "alu", "--quick", "--json", base.to_str().unwrap()], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&base).unwrap()).unwrap();
+    std::fs::remove_file(&base).unwrap();
+    for (n, scale) in [(0, 0.5), (1, 2.0), (2, 2.0)] {
+        let mut copy = run.clone();
+        if n > 0 {
+            copy["host"] = "elsewhere".into();
+            copy["device"]["uuid"] = format!("{n:08x}-0000-0000-0000-000000000000").into();
+        }
+        for case in copy["cases"].as_array_mut().unwrap() {
+            if let Some(rate) = case["rate"]["value"].as_f64() {
+                case["rate"]["value"] = (rate * scale).into();
+                // Steady samples, whatever a busy machine gave: the fleet judges the edit.
+                case["samples_ms"] = serde_json::json!([10.0, 10.0, 10.0]);
+                case["cv"] = 0.0.into();
+            }
+        }
+        std::fs::write(dir.join(format!("gpu{n}.json")), copy.to_string()).unwrap();
+    }
+    let out = perftest(&["fleet", dir.to_str().unwrap(), "--confirm"], &[]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(16), "{stdout}{stderr}");
+    assert!(stderr.contains("slow case(s) alone"), "{stderr}");
+    assert!(stdout.contains("confirmed: ") && stdout.contains(": slow (families alu); alone: "), "{stdout}");
+    assert!(
+        stdout.contains("slower than the fleet's medians (no other GPU of its model on this host)"),
+        "{stdout}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
 }

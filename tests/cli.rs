@@ -106,6 +106,7 @@ fn fleet_of_h200s(dir: &std::path::Path, slow: f64) {
         let mut run: serde_json::Value = serde_json::from_str(&text).unwrap();
         run["host"] = "node07".into();
         run["device"]["pci"] = format!("0000:{:02x}:00.0", 0x1b + gpu).into();
+        run["device"]["uuid"] = format!("{gpu:08x}-0000-0000-0000-000000000000").into();
         for (i, case) in run["cases"].as_array_mut().unwrap().iter_mut().enumerate() {
             let jitter = 1.0 + ((gpu * 7919 + i as u64 * 104_729) % 41) as f64 / 40.0 * 0.004 - 0.002;
             let scale = if gpu == 5 { jitter * (1.0 - slow) } else { jitter };
@@ -118,15 +119,19 @@ fn fleet_of_h200s(dir: &std::path::Path, slow: f64) {
 }
 
 #[test]
-fn cli_fleet_names_the_slow_gpu_and_exits_16() {
+fn cli_fleet_names_the_slow_gpu_a_suspect_until_confirmed_and_exits_19() {
     let dir = temp_dir("fleet");
     fleet_of_h200s(&dir, 0.05);
     let out = perftest(&["fleet", dir.to_str().unwrap()], &[]);
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
-    assert_eq!(out.status.code(), Some(16), "{stdout}{stderr}");
+    assert_eq!(out.status.code(), Some(19), "{stdout}{stderr}");
     assert!(stdout.contains("group 1: NVIDIA H200 (NVIDIA 580.159.04), 8 devices"), "{stdout}");
     assert!(stdout.contains("    1. node07/0000:20:00.0: "), "GPU 5 ranked first: {stdout}");
-    assert!(stderr.contains("1 device(s) slower than their fleet: node07/0000:20:00.0 ("), "{stderr}");
+    assert!(
+        stderr.contains("1 GPU(s) slower than their fleet in these runs, not yet measured again alone: node07/0000:20:00.0 ("),
+        "{stderr}"
+    );
+    assert!(stderr.contains("run `perftest fleet --confirm`"), "{stderr}");
     // The others, and the same fleet without the slow GPU, pass.
     assert!(stdout.lines().filter(|l| l.contains(": 0 slower, 0 faster")).count() == 7, "{stdout}");
     fleet_of_h200s(&dir, 0.0);
@@ -134,6 +139,72 @@ fn cli_fleet_names_the_slow_gpu_and_exits_16() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let verdict: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(verdict["groups"][0]["outliers"].as_array().unwrap().len(), 0);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Rewrites the run in `path` with `edit`.
+fn edit_run(path: &std::path::Path, edit: impl FnOnce(&mut serde_json::Value)) {
+    let mut run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    edit(&mut run);
+    std::fs::write(path, run.to_string()).unwrap();
+}
+
+#[test]
+fn cli_fleet_fails_a_device_it_cannot_judge_with_exit_18() {
+    let dir = temp_dir("unjudged");
+    let gpu = |n: u64| dir.join(format!("node07-gpu{n}.json"));
+    // Every case of GPU 2 failed.
+    fleet_of_h200s(&dir, 0.0);
+    edit_run(&gpu(2), |run| {
+        for case in run["cases"].as_array_mut().unwrap() {
+            case["status"] = "hung".into();
+            case["reason"] = "stopped after 60 s: it hung the driver".into();
+        }
+    });
+    let out = perftest(&["fleet", dir.to_str().unwrap()], &[]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(18), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("cannot be judged: node07/0000:1d:00.0: no case was timed (128 selected"),
+        "{stdout}"
+    );
+    // Another process on GPU 3 (NVML saw it), and GPU 4 left no run though its peers name it.
+    fleet_of_h200s(&dir, 0.0);
+    edit_run(&gpu(3), |run| {
+        run["sharing"] = serde_json::json!({"watched": "NVML", "readings": 20, "shared_readings": 18,
+            "others": [{"pid": 4242, "name": "python3", "memory_bytes": 1_213_202_432u64}]});
+    });
+    edit_run(&gpu(0), |run| {
+        run["together"] = serde_json::json!([{"name": "NVIDIA H200", "slot": "0000:1f:00.0"}])
+    });
+    std::fs::remove_file(gpu(4)).unwrap();
+    let out = perftest(&["fleet", dir.to_str().unwrap()], &[]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(18), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("cannot be judged: node07/0000:1e:00.0: another process used its GPU in 18 of 20 readings (pid 4242 (python3, 1.1 GiB))"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("cannot be judged: node07/0000:1f:00.0 (NVIDIA H200): ran with the others on its host but left no run here"), "{stdout}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn cli_fleet_counts_one_gpu_once_and_skips_what_is_no_run() {
+    let dir = temp_dir("once");
+    fleet_of_h200s(&dir, 0.05);
+    // GPU 5's file given twice, and a second run of GPU 5 (its UUID) under another name: one
+    // device, still the suspect; a verdict left in the folder is skipped, named.
+    let slow = dir.join("node07-gpu5.json");
+    std::fs::copy(&slow, dir.join("node07-gpu5-again.json")).unwrap();
+    std::fs::write(dir.join("fleet.json"), "{\"groups\": []}").unwrap();
+    let out = perftest(&["fleet", dir.to_str().unwrap(), slow.to_str().unwrap()], &[]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(19), "{stdout}{stderr}");
+    assert!(stdout.contains("8 devices"), "{stdout}");
+    assert!(stdout.contains("2 runs of one GPU, 0.00% apart"), "{stdout}");
+    assert!(stdout.contains("node07-gpu5.json was given twice: read once"), "{stdout}");
+    assert!(stdout.contains("fleet.json is not a perftest results file (no format_version)"), "{stdout}");
     std::fs::remove_dir_all(dir).unwrap();
 }
 

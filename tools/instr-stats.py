@@ -4,8 +4,9 @@
 Reads the driver's statistics of each `instr` case (a run or `--compile-only` with
 `--shader-stats`) and holds its instruction count to the steps the shader holds: a throughput
 shader has 8 chains of 17 written-out steps (one before the loop, 16 in it), a latency shader one
-chain of 17, and each step is at least one instruction. A count below that is a chain the compiler
-shortened, and exits 1.
+chain of 17, and each step is at least one instruction (more for the operations LEAST_PER_STEP
+names: a conversion round trip and its add are three, which a fold of the round trip into one
+truncation would make two). A count below that is a chain the compiler shortened, and exits 1.
 
 The count is ACO's `Instructions` (RADV) where the driver gives one, else NVIDIA's `Binary Size`
 over 16 bytes per instruction (Hopper and its predecessors since Volta encode every instruction
@@ -16,6 +17,15 @@ import re
 import sys
 
 CHAINS, STEPS = 8, 17
+# The instructions a step cannot do with fewer, by operation (the case name without "Instr " and
+# its measure); one for every other.
+LEAST_PER_STEP = {
+    "float -> int -> float (+ add)": 3,
+    "float -> uint -> float (+ add)": 3,
+    "float -> float16_t -> float (+ add)": 3,
+    "packHalf2x16 and back (+ add)": 3,
+    "packUnorm4x8 and back (+ add)": 3,
+}
 
 
 def count(lines):
@@ -37,13 +47,15 @@ def main(path):
         if case.get("family") != "instr" or case.get("status") not in ("ok", "compiled", "verified"):
             continue
         least = CHAINS * STEPS if case["name"].endswith(" throughput") else STEPS
+        op = case["name"].removeprefix("Instr ").rsplit(" ", 1)[0]
+        least *= LEAST_PER_STEP.get(op, 1)
         n, source = count(case.get("shader_stats", []))
         if n is None:
             unread += 1
             continue
         checked += 1
         if n < least:
-            short.append(f"{case['name']}: {n} instructions ({source}), fewer than its {least} steps")
+            short.append(f"{case['name']}: {n} instructions ({source}), fewer than the {least} its steps need")
     print(
         f"{path}: {checked - len(short)} of {checked} instr shaders hold at least one instruction per step; "
         f"{unread} without statistics"

@@ -46,15 +46,21 @@ pub fn of(run: &Run) -> Vec<Finding> {
     for finding in found.iter_mut().filter(|f| f.id != "flagged") {
         // A flag on a rate counts; one on a ratio only (its baseline's) does not: no rule here
         // rests on a ratio.
-        let doubtful = finding
+        let flagged: Vec<&Flag> = finding
             .evidence
             .iter()
             .filter_map(|(name, _)| run.cases.iter().find(|c| c.name == *name))
-            .filter(|c| c.flags.iter().any(|f| !matches!(f, Flag::Baseline(_))))
-            .count();
-        if doubtful > 0 {
+            .filter_map(|c| c.flags.iter().find(|f| !matches!(f, Flag::Baseline(_))))
+            .collect();
+        if !flagged.is_empty() {
+            // A rerun is advised only where it can clear the flags (noise, a clock).
+            let advice = match flagged.iter().all(|f| f.rerun_helps()) {
+                true => "rerun before acting on it",
+                false => "weigh it with them",
+            };
             finding.text.push_str(&format!(
-                " ({doubtful} of the {} results it rests on are flagged: rerun before acting on it.)",
+                " ({} of the {} results it rests on are flagged: {advice}.)",
+                flagged.len(),
                 finding.evidence.len()
             ));
         }

@@ -1,20 +1,20 @@
 //! `perftest fleet`: many runs of one kind of GPU, each judged against the others.
 //!
-//! Runs are grouped by device model, driver and settings (an H100 is never held against an H200).
-//! Within a group, each case's rates across the devices give a median and a robust spread: the
+//! Runs are grouped by device model, driver and settings (an H100 is never held against an H200),
+//! and within a group by device: runs of one GPU (its UUID) are one device, its rate per case
+//! their median and its noise at least their spread. A device with nothing to judge (every case
+//! failed, hung or was too noisy) is named as such ([`Group::unjudged`]), never passed. Within a
+//! group, each case's rates across the devices give a median and a robust spread: the
 //! median absolute deviation (MAD), scaled by 1.4826 to estimate a standard deviation. A device's
 //! rate is an outlier when it sits beyond both the fleet's spread ([`SPREAD_K`] of those) and the
-//! case's own noise (as `compare` judges a change: [`FLOOR`] or [`NOISE_FACTOR`] times its cv);
-//! a case too noisy in that run ([`NOISY`]) is not judged. A case needs [`MIN_DEVICES`] devices:
+//! case's own noise (as `compare` judges a change: [`FLOOR`](super::verdict::FLOOR) or [`NOISE_FACTOR`](super::verdict::NOISE_FACTOR) times its cv);
+//! a case too noisy in that run ([`NOISY`](super::verdict::NOISY)) is not judged. A case needs [`MIN_DEVICES`] devices:
 //! of two, neither can be told to be the odd one. Devices are ranked by how many of their cases
 //! are slow outliers, then by how far.
 
 use serde::Serialize;
 
-use super::trust::median_clock;
-use super::verdict::{noise, FLOOR, NOISE_FACTOR, NOISY};
-use crate::record::stats::{median, median_mad};
-use crate::results::model::{CaseResult, Run};
+use crate::results::model::Run;
 
 /// How many scaled MADs from the median a rate must sit to be outside the fleet's spread (the
 /// modified z-score's usual cut, Iglewicz and Hoaglin).
@@ -60,7 +60,7 @@ impl GroupKey {
         let mut settings = format!("{} ms per measurement, {} samples", s.target_ms, s.samples);
         let lists =
             [("--quick", s.quick.then(String::new)), ("--filter", s.filter.clone())].into_iter().chain(
-                [("--family", &s.families), ("--skip", &s.skip), ("--axis", &s.axes)]
+                [("--family", &s.families), ("--skip", &s.skip), ("--axis", &s.axes), ("--case", &s.cases)]
                     .map(|(name, list)| (name, (!list.is_empty()).then(|| list.join(",")))),
             );
         for (name, value) in lists {
@@ -118,6 +118,11 @@ pub struct Standing {
     pub device: usize,
     /// Its label.
     pub label: String,
+    /// Its runs (more than one: the same GPU measured again).
+    pub runs: usize,
+    /// Over its cases, the median of the run-to-run spread (half the range over the median),
+    /// where it has two runs or more.
+    pub run_spread: Option<f64>,
     /// Cases slower than the fleet beyond both its spread and their noise.
     pub slower: usize,
     /// Cases faster likewise.
@@ -135,13 +140,24 @@ pub struct Standing {
     pub slow: bool,
 }
 
+/// A device of a group that cannot be judged.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Unjudged {
+    /// The device's index in its group.
+    pub device: usize,
+    /// Why, as a sentence's end (`every case failed, hung or was skipped ...`).
+    pub why: String,
+}
+
 /// One group's verdicts.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Group {
     /// What its runs share.
     pub key: GroupKey,
-    /// Its devices' labels, in the order given.
+    /// Its devices' labels, in the order given (a device run several times: once).
     pub devices: Vec<String>,
+    /// Devices with nothing to judge, and why: each fails the screen.
+    pub unjudged: Vec<Unjudged>,
     /// Cases with a rate on at least [`MIN_DEVICES`] devices, judged.
     pub judged: usize,
     /// Cases seen on fewer (too few to tell which device is odd).
@@ -156,13 +172,47 @@ pub struct Group {
     pub slow_units: Vec<SlowUnit>,
 }
 
-/// The fleet's verdicts: one per group.
+/// A run, or a file given as one, that the fleet could not take, and why.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Left {
+    /// The run's label or the file.
+    pub label: String,
+    /// Why (`another process used its GPU ...`, `is not a perftest run ...`).
+    pub why: String,
+}
+
+/// The fleet's verdicts: one per group, and what no group could judge.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Fleet {
     /// The groups, by device, driver and settings.
     pub groups: Vec<Group>,
     /// Runs that time nothing (`--verify`, `--compile-only`), which no group takes.
     pub untimed: Vec<String>,
+    /// Runs whose GPU another process used meanwhile ([`super::screen::shared`]): a shared GPU's
+    /// screen is no screen, and each fails it.
+    pub shared: Vec<Left>,
+    /// Devices that ran with others on a host but left no run among those given: each fails.
+    pub missing: Vec<super::screen::Missing>,
+    /// Files given that are not perftest runs (a verdict, a stray JSON), named and skipped.
+    pub skipped: Vec<Left>,
+    /// The suspects measured again on their host (`perftest fleet --confirm`).
+    pub confirmations: Vec<super::confirm::Confirmation>,
+}
+
+/// What a screen concludes, by the worst of its devices: the order in which the exit code says
+/// it (a slow GPU, then one that cannot be judged, interference, a suspect not yet confirmed).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Conclusion {
+    /// GPUs slow alone (confirmed), or with a compute unit slower than their others.
+    Slow(Vec<String>),
+    /// Devices with nothing to judge, shared GPUs, devices that left no run.
+    Unjudged(Vec<String>),
+    /// GPUs slow only beside their host's others.
+    Interference(Vec<String>),
+    /// GPUs slower than their fleet in these runs, not yet measured again alone.
+    Unconfirmed(Vec<String>),
+    /// Nothing to act on.
+    Healthy,
 }
 
 impl Fleet {
@@ -170,15 +220,72 @@ impl Fleet {
     pub fn slow_devices(&self) -> Vec<&Standing> {
         self.groups.iter().flat_map(|g| g.ranking.iter().filter(|s| s.slow)).collect()
     }
+
+    /// What the screen concludes ([`Conclusion`]): each device named with why.
+    pub fn conclusion(&self) -> Conclusion {
+        use super::confirm::Verdict;
+        let confirmed = |label: &str, verdict: Verdict| {
+            self.confirmations.iter().any(|c| c.label == label && c.verdict == verdict)
+        };
+        let unconfirmed = |label: &str| !self.confirmations.iter().any(|c| c.label == label);
+        let suspects = self.slow_devices();
+        let slow: Vec<String> = suspects
+            .iter()
+            .filter(|s| s.slow_units > 0 || confirmed(&s.label, Verdict::Slow))
+            .map(|s| s.label.clone())
+            .collect();
+        let unjudged = self.unjudged();
+        let interference: Vec<String> = self
+            .confirmations
+            .iter()
+            .filter(|c| c.verdict == Verdict::Interference)
+            .map(|c| format!("{} ({}, beside {})", c.label, c.families.join(", "), c.with.join(", ")))
+            .collect();
+        let waiting: Vec<String> = suspects
+            .iter()
+            .filter(|s| s.slow_units == 0 && unconfirmed(&s.label))
+            .map(|s| format!("{} ({} of {} cases)", s.label, s.slower, s.judged))
+            .collect();
+        match () {
+            () if !slow.is_empty() => Conclusion::Slow(slow),
+            () if !unjudged.is_empty() => Conclusion::Unjudged(unjudged),
+            () if !interference.is_empty() => Conclusion::Interference(interference),
+            () if !waiting.is_empty() => Conclusion::Unconfirmed(waiting),
+            () => Conclusion::Healthy,
+        }
+    }
+
+    /// Every device that fails the screen for want of a judgement, as `label: why`: a device
+    /// with nothing to judge, a shared GPU, a device that left no run.
+    pub fn unjudged(&self) -> Vec<String> {
+        let groups = self
+            .groups
+            .iter()
+            .flat_map(|g| g.unjudged.iter().map(|u| format!("{}: {}", g.devices[u.device], u.why)));
+        let shared = self.shared.iter().map(|l| format!("{}: {}", l.label, l.why));
+        let missing = self.missing.iter().map(|m| {
+            format!(
+                "{}/{} ({}): ran with the others on its host but left no run here",
+                m.host, m.slot, m.name
+            )
+        });
+        groups.chain(shared).chain(missing).collect()
+    }
 }
 
-/// Groups `members` (in the order their keys first appear) and judges each group.
+/// Groups `members` (in the order their keys first appear) and judges each group; a run whose
+/// GPU was shared is left out of every group and named.
 pub fn judge(members: &[Member<'_>]) -> Fleet {
     let mut groups: Vec<(GroupKey, Vec<&Member>)> = Vec::new();
     let mut untimed = Vec::new();
+    let mut shared = Vec::new();
     for m in members {
         if m.run.settings.verify || m.run.settings.compile_only {
             untimed.push(m.label.clone());
+            continue;
+        }
+        if let Some(why) = super::screen::shared(m.run) {
+            shared.push(Left { label: m.label.clone(), why });
             continue;
         }
         let key = GroupKey::of(m.run);
@@ -187,244 +294,12 @@ pub fn judge(members: &[Member<'_>]) -> Fleet {
             None => groups.push((key, vec![m])),
         }
     }
-    let groups = groups.into_iter().map(|(key, group)| judge_group(key, &group)).collect();
-    Fleet { groups, untimed }
+    let groups = groups.into_iter().map(|(key, group)| group::judge_group(key, &group)).collect();
+    let runs: Vec<&Run> = members.iter().map(|m| m.run).collect();
+    let missing = super::screen::missing(&runs);
+    Fleet { groups, untimed, shared, missing, skipped: Vec::new(), confirmations: Vec::new() }
 }
 
-/// The verdicts of one group's devices.
-fn judge_group(key: GroupKey, members: &[&Member<'_>]) -> Group {
-    // Case names in first-seen order.
-    let mut names: Vec<&str> = Vec::new();
-    for m in members {
-        for c in &m.run.cases {
-            if !names.contains(&c.name.as_str()) {
-                names.push(&c.name);
-            }
-        }
-    }
-    let mut outliers = Vec::new();
-    let (mut judged, mut too_few) = (0, 0);
-    let mut spreads: Vec<f64> = Vec::new();
-    let mut judged_per_device = vec![0usize; members.len()];
-    for name in names {
-        // Each device's timed case and its rate (in the first one's unit: others are not comparable).
-        let found: Vec<(usize, &CaseResult, f64)> = members
-            .iter()
-            .enumerate()
-            .filter_map(|(i, m)| {
-                let case = m.run.cases.iter().find(|c| c.name == name)?;
-                Some((i, case, case.timed_rate()?.value))
-            })
-            .collect();
-        let Some(unit) = found.first().and_then(|(_, c, _)| c.timed_rate()).map(|r| r.unit.clone()) else {
-            continue;
-        };
-        let found: Vec<_> =
-            found.into_iter().filter(|(_, c, _)| c.timed_rate().is_some_and(|r| r.unit == unit)).collect();
-        if found.len() < MIN_DEVICES {
-            too_few += 1;
-            continue;
-        }
-        let rates: Vec<f64> = found.iter().map(|(_, _, rate)| *rate).collect();
-        let Some((med, mad)) = median_mad(&rates) else { continue };
-        judged += 1;
-        let fleet_clock = median_clock(found.iter().filter_map(|(_, c, _)| c.clock_mhz));
-        let sigma = MAD_SCALE * mad;
-        if med > 0.0 {
-            spreads.push(sigma / med);
-        }
-        for &(i, case, rate) in &found {
-            let own = noise(case);
-            if own > NOISY {
-                continue;
-            }
-            judged_per_device[i] += 1;
-            let change = rate / med - 1.0;
-            let beyond_noise = change.abs() > FLOOR.max(NOISE_FACTOR * own);
-            let distance = (rate - med).abs();
-            let beyond_spread = distance > SPREAD_K * sigma;
-            if beyond_noise && beyond_spread {
-                outliers.push(Outlier {
-                    device: i,
-                    case: name.to_owned(),
-                    rate,
-                    median: med,
-                    unit: unit.to_string(),
-                    change,
-                    spreads: (sigma > 0.0).then(|| distance / sigma),
-                    noise: own,
-                    clock_mhz: case.clock_mhz.zip(fleet_clock),
-                });
-            }
-        }
-    }
-    outliers.sort_by(|a, b| a.change.total_cmp(&b.change));
-    let mut slow_units: Vec<SlowUnit> = Vec::new();
-    for (i, m) in members.iter().enumerate() {
-        for case in m.run.cases.iter().filter(|c| !c.units.is_empty()) {
-            let Some(spread) = super::units::spread(case, m.run.device.compute_units) else { continue };
-            slow_units.extend(spread.slow.iter().map(|u| SlowUnit {
-                device: i,
-                case: case.name.clone(),
-                unit: u.unit,
-                change: u.change,
-            }));
-        }
-    }
-    slow_units.sort_by(|a, b| a.change.total_cmp(&b.change));
-    let mut ranking: Vec<Standing> = members
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            let mine = outliers.iter().filter(|o| o.device == i);
-            let slow: Vec<f64> = mine.clone().filter(|o| o.change < 0.0).map(|o| o.change).collect();
-            let judged = judged_per_device[i];
-            let units = slow_units.iter().filter(|u| u.device == i).count();
-            Standing {
-                slow: (slow.len() >= MIN_SLOW_CASES && slow.len() as f64 >= SLOW_SHARE * judged as f64)
-                    || units > 0,
-                slow_units: units,
-                device: i,
-                label: m.label.clone(),
-                slower: slow.len(),
-                faster: mine.filter(|o| o.change > 0.0).count(),
-                judged,
-                worst: slow.iter().copied().reduce(f64::min),
-                shortfall: slow.iter().map(|c| -c).sum(),
-            }
-        })
-        .collect();
-    ranking.sort_by(|a, b| b.slower.cmp(&a.slower).then(b.shortfall.total_cmp(&a.shortfall)));
-    let typical_spread = median(spreads);
-    Group {
-        key,
-        devices: members.iter().map(|m| m.label.clone()).collect(),
-        judged,
-        too_few,
-        typical_spread,
-        outliers,
-        ranking,
-        slow_units,
-    }
-}
-
+mod group;
 #[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
-    use crate::results::model::{tests::sample_run, Amount, CaseResult};
-
-    /// A run of `device` with 40 cases, each at its rate times `scale` and a jitter of up to
-    /// 0.3% that differs per device `seed` and case (samples with a cv of about 0.05%).
-    pub(crate) fn device_run(device: &str, seed: u32, scale: f64) -> Run {
-        let mut run = sample_run();
-        run.device.name = device.into();
-        let template = run.cases[0].clone();
-        run.cases = (0..40u32)
-            .map(|i| {
-                let jitter = 1.0 + f64::from((seed * 7919 + i * 104_729) % 61) / 60.0 * 0.006 - 0.003;
-                let rate = 1e12 * f64::from(i + 1) * scale * jitter;
-                CaseResult {
-                    name: format!("case {i}"),
-                    rate: Some(Amount { value: rate, unit: "loads/s".into() }),
-                    samples_ms: vec![20.0, 20.01, 19.99, 20.0],
-                    flags: Vec::new(),
-                    ..template.clone()
-                }
-            })
-            .collect();
-        run
-    }
-
-    fn members(runs: &[Run]) -> Vec<Member<'_>> {
-        runs.iter().enumerate().map(|(i, run)| Member { label: format!("gpu{i}"), run }).collect()
-    }
-
-    #[test]
-    fn a_gpu_five_percent_slow_is_found_and_ranked_first() {
-        let mut runs: Vec<Run> = (0..8).map(|i| device_run("NVIDIA H200", i, 1.0)).collect();
-        runs[5] = device_run("NVIDIA H200", 5, 0.95);
-        let fleet = judge(&members(&runs));
-        assert_eq!(fleet.groups.len(), 1);
-        let group = &fleet.groups[0];
-        assert_eq!((group.judged, group.too_few), (40, 0));
-        assert!(group.typical_spread.unwrap() < 0.005, "{:?}", group.typical_spread);
-        assert_eq!(group.ranking[0].label, "gpu5");
-        assert_eq!(group.ranking[0].slower, 40, "every case of the slow GPU");
-        assert!((group.ranking[0].worst.unwrap() + 0.05).abs() < 0.005);
-        assert!(group.ranking[1..].iter().all(|s| s.slower == 0 && s.faster == 0), "{:#?}", group.ranking);
-        assert_eq!(fleet.slow_devices().iter().map(|s| s.label.as_str()).collect::<Vec<_>>(), ["gpu5"]);
-        assert!(group.outliers.iter().all(|o| o.device == 5 && o.change < -0.04));
-    }
-
-    #[test]
-    fn a_healthy_fleet_has_no_outliers_and_a_pair_cannot_be_judged() {
-        let runs: Vec<Run> = (0..8).map(|i| device_run("NVIDIA H200", i, 1.0)).collect();
-        let fleet = judge(&members(&runs));
-        assert!(fleet.slow_devices().is_empty() && fleet.groups[0].outliers.is_empty());
-        // Two devices: 5% apart, but neither can be told to be the odd one.
-        let pair = [device_run("NVIDIA H200", 0, 1.0), device_run("NVIDIA H200", 1, 0.95)];
-        let fleet = judge(&members(&pair));
-        assert_eq!((fleet.groups[0].judged, fleet.groups[0].too_few), (0, 40));
-        assert!(fleet.slow_devices().is_empty());
-    }
-
-    #[test]
-    fn models_drivers_and_settings_never_mix() {
-        let mut runs: Vec<Run> = (0..3).map(|i| device_run("NVIDIA H100 80GB HBM3", i, 1.0)).collect();
-        runs.extend((0..3).map(|i| device_run("NVIDIA H200", i, 1.4)));
-        let mut quick = device_run("NVIDIA H200", 9, 1.4);
-        quick.settings.quick = true;
-        runs.push(quick);
-        let mut verify = device_run("NVIDIA H200", 8, 1.4);
-        verify.settings.verify = true;
-        runs.push(verify);
-        let fleet = judge(&members(&runs));
-        let devices: Vec<(&str, usize)> =
-            fleet.groups.iter().map(|g| (g.key.device.as_str(), g.devices.len())).collect();
-        assert_eq!(devices, [("NVIDIA H100 80GB HBM3", 3), ("NVIDIA H200", 3), ("NVIDIA H200", 1)]);
-        assert_eq!(fleet.untimed, ["gpu7"]);
-        assert!(fleet.slow_devices().is_empty(), "the H200's higher rates are not an H100's outliers");
-    }
-
-    #[test]
-    fn a_noisy_case_is_not_judged_and_a_small_difference_is_within_the_floor() {
-        let mut runs: Vec<Run> = (0..6).map(|i| device_run("NVIDIA H200", i, 1.0)).collect();
-        // Case 0 of device 2: 20% slow but its samples swing by 10%; case 1: 0.8% slow and steady.
-        runs[2].cases[0].rate.as_mut().unwrap().value *= 0.8;
-        runs[2].cases[0].samples_ms = vec![20.0, 22.0, 18.0, 20.0];
-        runs[2].cases[1].rate.as_mut().unwrap().value *= 0.992;
-        let group = &judge(&members(&runs)).groups[0];
-        assert!(group.outliers.is_empty(), "{:#?}", group.outliers);
-        assert_eq!(group.ranking.iter().find(|s| s.device == 2).unwrap().judged, 39);
-    }
-
-    #[test]
-    fn one_slow_case_is_an_outlier_not_a_slow_device() {
-        // Case 3 of device 1, 10% slow: listed, but 1 of 40 cases is no verdict on the device;
-        // slow in 2 of 40 (5%) it is.
-        let mut runs: Vec<Run> = (0..6).map(|i| device_run("NVIDIA H200", i, 1.0)).collect();
-        runs[1].cases[3].rate.as_mut().unwrap().value *= 0.9;
-        let fleet = judge(&members(&runs));
-        assert_eq!(fleet.groups[0].outliers.len(), 1);
-        assert!(fleet.slow_devices().is_empty());
-        runs[1].cases[4].rate.as_mut().unwrap().value *= 0.9;
-        let fleet = judge(&members(&runs));
-        assert_eq!(fleet.slow_devices().len(), 1);
-    }
-
-    #[test]
-    fn one_slow_sm_makes_its_gpu_slower_than_its_fleet() {
-        let mut runs: Vec<Run> = (0..4).map(|i| device_run("NVIDIA H100 80GB HBM3", i, 1.0)).collect();
-        for (i, run) in runs.iter_mut().enumerate() {
-            let by = if i == 2 { 0.05 } else { 0.0 };
-            run.cases[0].units = crate::analysis::units::tests::units(41, by);
-            run.device.compute_units = Some(132);
-        }
-        let fleet = judge(&members(&runs));
-        let group = &fleet.groups[0];
-        assert!(group.outliers.is_empty(), "the GPU's own rates are the fleet's");
-        assert_eq!(group.slow_units.len(), 1);
-        assert_eq!((group.slow_units[0].device, group.slow_units[0].unit), (2, 41));
-        assert_eq!(fleet.slow_devices().iter().map(|s| s.label.as_str()).collect::<Vec<_>>(), ["gpu2"]);
-    }
-}
+pub(crate) mod tests;

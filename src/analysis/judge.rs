@@ -57,6 +57,7 @@ impl CaseResult {
             baseline: None,
             remeasured: Vec::new(),
             clock_mhz: None,
+            clock: None,
             per_clock: Vec::new(),
             shader_clocked: false,
             units: Vec::new(),
@@ -101,6 +102,7 @@ impl CaseResult {
                 record.remeasured = measurement.retries.clone();
                 let judged = trust.judge(outcome);
                 record.clock_mhz = judged.clock_mhz;
+                record.clock = measurement.clock_read();
                 record.per_clock = judged
                     .per_clock
                     .iter()

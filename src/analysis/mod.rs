@@ -3,6 +3,7 @@
 //! (throttling, flagged baselines, memory levels, the instruction table, twins, verdicts,
 //! failures against expectations, findings). Reads the record ([`crate::results`]); makes no text layout.
 
+pub mod confirm;
 pub mod expect;
 pub mod failures;
 pub mod findings;
@@ -13,6 +14,7 @@ pub mod levels;
 pub mod matching;
 pub mod parts;
 pub mod run_flags;
+pub mod screen;
 pub mod trust;
 pub mod twins;
 pub mod units;

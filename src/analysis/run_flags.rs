@@ -7,12 +7,20 @@ use crate::results::flag::Flag;
 use crate::results::model::{CaseResult, Run};
 
 impl Run {
-    /// Sets the run's median clock and flags each case whose clock is 5% or more off it.
+    /// Sets the run's median clock and flags each case whose clock is 5% or more below it,
+    /// beyond its clock's uncertainty, unless its own load held it there (the same clock after a
+    /// re-warm).
     pub fn flag_throttled(&mut self) {
         self.clock_median_mhz = trust::median_clock(self.cases.iter().filter_map(|c| c.clock_mhz));
         let Some(median) = self.clock_median_mhz else { return };
         for case in &mut self.cases {
-            let flag = case.clock_mhz.and_then(|mhz| trust::throttled(mhz, median));
+            let read = case.clock.as_ref();
+            let own_load = read.is_some_and(|r| r.own_load);
+            let uncertainty = read.and_then(|r| r.uncertainty);
+            let flag = case
+                .clock_mhz
+                .filter(|_| !own_load)
+                .and_then(|mhz| trust::throttled(mhz, median, uncertainty));
             case.flags.retain(|f| !matches!(f, Flag::Throttled { .. }));
             // Throttled goes before implausible and re-measured, as `trust::flags` orders them.
             let later = |f: &Flag| matches!(f, Flag::Implausible { .. } | Flag::Remeasured { .. });

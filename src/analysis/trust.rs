@@ -1,9 +1,10 @@
 //! The trust layer: each rate per clock per compute unit, as a % of a known peak, and its flags.
 //!
-//! A timed case's rates are divided by the clock it ran at (the probe's reading around its
-//! samples) and the device's compute units; a work unit bounded by a [`Ceiling`] of a known
-//! [`Architecture`] becomes a % of that peak. Anything unknown stays unknown (`None`, printed
-//! "unknown"), never 0 or inf.
+//! A timed case's rates are divided by the clock it ran at (the witness's reading beside a
+//! sample's work, or the probe's around the samples) and the device's compute units; a work unit
+//! bounded by a [`Ceiling`] of a known [`Architecture`] becomes a % of that peak. A share is
+//! implausible only beyond what the measurement's own uncertainty allows ([`allowed_percent`]).
+//! Anything unknown stays unknown (`None`, printed "unknown"), never 0 or inf.
 //!
 //! Why it is built so: docs/design/roofline.md.
 
@@ -16,11 +17,25 @@ use crate::results::flag::Flag;
 use crate::results::measure::Measure;
 use crate::results::model::Peak;
 
-/// Above this % of a known peak a result is implausible: 100% plus 2% for the error of the clock
-/// reading (0.2%) and of the rate (0.35% run to run), with room to spare, so only work the
-/// hardware cannot do is flagged.
+/// Above this % of a known peak a result is implausible where its clock's uncertainty is not
+/// known (the probe's reading around the samples) or no clock is involved (the host link's
+/// nominal rate): 100% plus 2% for the error of the clock reading (0.2%) and of the rate (0.35%
+/// run to run), with room to spare.
 pub const IMPLAUSIBLE_PERCENT: f64 = 102.0;
-/// A case whose clock is this fraction or more off the run's median clock ran throttled (or boosted).
+/// How many standard uncertainties above a peak a rate per clock must sit to be implausible.
+pub const IMPLAUSIBLE_K: f64 = 3.0;
+/// The standard error of a median of `n` samples with coefficient of variation `cv`, relative:
+/// 1.2533 cv / sqrt(n) (a normal distribution's; sqrt(pi/2)).
+pub fn median_error(cv: f64, n: usize) -> f64 {
+    1.2533 * cv / (n.max(1) as f64).sqrt()
+}
+/// The highest share of a peak (percent) a result measured with relative `uncertainty` (`None`:
+/// not known) can reach before it is implausible: [`IMPLAUSIBLE_K`] uncertainties above 100%.
+pub fn allowed_percent(uncertainty: Option<f64>) -> f64 {
+    uncertainty.map_or(IMPLAUSIBLE_PERCENT, |u| 100.0 * (1.0 + IMPLAUSIBLE_K * u))
+}
+/// A case whose clock is this fraction or more below the run's median clock, beyond its clock's
+/// uncertainty, ran throttled.
 pub const THROTTLE_FRACTION: f64 = crate::record::measurement::OFF_CLOCK;
 
 /// What the device lets perftest say about rates: its compute units and its architecture's peaks.
@@ -32,8 +47,6 @@ pub struct Trust {
     pub architecture: Option<&'static Architecture>,
     /// The host link's lanes, where they could be read.
     pub host_link: Option<Lanes>,
-    /// The highest clock the board is set to, MHz, where perftest knows the board.
-    pub max_clock_mhz: Option<f64>,
 }
 
 /// The share of a known peak a case reached.
@@ -45,15 +58,18 @@ pub struct PeakShare {
     pub ceiling: Ceiling,
     /// The peak, per clock per compute unit with its unit (`L1: 128.0 B/clk/SM`).
     pub peak: Peak,
+    /// The highest share the measurement's uncertainty allows, percent ([`allowed_percent`]);
+    /// `None` where that is the fixed [`IMPLAUSIBLE_PERCENT`].
+    pub allowed: Option<f64>,
 }
 
 /// What the trust layer says of one timed case.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Judgement {
-    /// The clock the samples ran at, MHz (at most the board's highest).
+    /// The clock the samples ran at, MHz, as measured (above a board's listed highest too).
     pub clock_mhz: Option<f64>,
-    /// What the probe read and the board's highest clock, MHz, where the reading was above it.
-    pub above_max: Option<(f64, f64)>,
+    /// Its relative uncertainty, where the witness read it.
+    pub clock_uncertainty: Option<f64>,
     /// Each rate per clock per compute unit: value and unit (`B/clk/SM`), in the case's work order.
     pub per_clock: Vec<(f64, Measure)>,
     /// The highest share of a known peak among the case's work units.
@@ -79,8 +95,6 @@ impl Trust {
             compute_units: info.compute_units,
             architecture: peaks::architecture(info.vendor_id, info.device_id),
             host_link: info.host_link.as_ref().ok().map(|link| link.lanes),
-            max_clock_mhz: crate::caps::boards::board(info.vendor_id, info.device_id)
-                .map(|b| b.max_clock_mhz),
         }
     }
 
@@ -99,14 +113,20 @@ impl Trust {
         let Outcome::Timed { measurement, counted, work: amounts, .. } = outcome else {
             return Judgement::default();
         };
-        // A reading above the board's highest clock is not taken as the clock: per-clock figures
-        // use the highest, and the case is flagged with what the probe read.
-        let reading = measurement.clock_mhz();
-        let above_max = reading.zip(self.max_clock_mhz).filter(|(mhz, max)| mhz > max);
-        let clock_mhz = above_max.map_or(reading, |(_, max)| Some(max));
+        // The clock as measured, above a board's listed highest too: the H100's SMs run above
+        // 1980 MHz under light load (results/clock-above-max/).
+        let clock_mhz = measurement.clock_mhz();
+        let clock_uncertainty = measurement.clock.uncertainty;
+        // A share of a peak is allowed the clock's and the median rate's uncertainty.
+        let rate_error = median_error(measurement.summary.cv, measurement.samples.len());
+        let allowed = clock_uncertainty.map(|u| allowed_percent(Some(u + rate_error)));
         // Bytes across the host link are a share of the link, whatever the clock.
-        let mut judgement =
-            Judgement { clock_mhz, above_max, peak: self.link_share(outcome), ..Judgement::default() };
+        let mut judgement = Judgement {
+            clock_mhz,
+            clock_uncertainty,
+            peak: self.link_share(outcome),
+            ..Judgement::default()
+        };
         judgement.units = per_unit(measurement, amounts);
         let Some(mhz) = clock_mhz else { return judgement };
         // A transfer's bytes are not moved by the compute units: no rate per unit.
@@ -147,7 +167,7 @@ impl Trust {
                         unit: unit.clone(),
                         detail: None,
                     };
-                    judgement.peak = Some(PeakShare { percent, ceiling, peak });
+                    judgement.peak = Some(PeakShare { percent, ceiling, peak, allowed });
                 }
             }
             judgement.per_clock.push((value, unit));
@@ -166,7 +186,8 @@ impl Trust {
             unit: "GB/s".into(),
             detail: Some(format!("each way, {}", lanes.name())),
         };
-        Some(PeakShare { percent: rate / link * 100.0, ceiling: Ceiling::HostLink, peak })
+        // The link's rate is nominal (lanes times their transfer rate): the fixed margin.
+        Some(PeakShare { percent: rate / link * 100.0, ceiling: Ceiling::HostLink, peak, allowed: None })
     }
 }
 
@@ -192,32 +213,39 @@ fn per_unit(
 }
 
 impl Judgement {
-    /// The flag of a result above a known peak, if it is one.
+    /// The flag of a result above a known peak beyond what its uncertainty allows, if it is one.
     pub fn implausible(&self) -> Option<Flag> {
-        let peak = self.peak.as_ref().filter(|p| p.percent > IMPLAUSIBLE_PERCENT)?;
-        let why = match peak.ceiling {
-            Ceiling::HostLink => "a cache on the GPU's side of the link served the bytes",
-            _ => "the compiler may have removed work",
+        let peak = self.peak.as_ref().filter(|p| p.percent > p.allowed.unwrap_or(IMPLAUSIBLE_PERCENT))?;
+        let why = match (peak.ceiling, self.clock_uncertainty) {
+            (Ceiling::HostLink, _) => "a cache on the GPU's side of the link served the bytes",
+            // The witness reads windows of the work on one compute unit: the work may have run
+            // faster between them.
+            (_, Some(_)) => {
+                "the samples ran at a higher clock than the witness read, or the compiler removed work"
+            }
+            (_, None) => "the compiler may have removed work",
         };
         Some(Flag::Implausible {
             percent: peak.percent,
             ceiling: peak.ceiling.name().to_owned(),
             peak: peak.peak.value_text(),
             why: Some(why.to_owned()),
+            allowed: peak.allowed,
         })
     }
 
-    /// The flag of a case whose clock is [`THROTTLE_FRACTION`] or more off `median` MHz.
+    /// The flag of a case whose clock is [`THROTTLE_FRACTION`] or more below `median` MHz,
+    /// beyond its clock's uncertainty.
     pub fn throttled(&self, median: Option<f64>) -> Option<Flag> {
-        throttled(self.clock_mhz?, median?)
+        throttled(self.clock_mhz?, median?, self.clock_uncertainty)
     }
 }
 
 /// Every flag of a timed case's result, in the order lines print them: noisy, unsettled, over the
-/// submission cap, a clock that changed during the samples, below the warm-up's clock, above the
-/// board's highest clock, throttled
+/// submission cap, a clock that changed during the samples, below the warm-up's clock, throttled
 /// (against the run's `median` clock), implausible, and re-measured (when the last try was in
-/// trouble too). Empty otherwise.
+/// trouble too). Empty otherwise. A clock below the warm-up's level that the case's own load
+/// holds (it read the same after a re-warm) is no flag: that is the card under this work.
 pub fn flags(outcome: &Outcome, judged: &Judgement, median: Option<f64>) -> Vec<Flag> {
     let Outcome::Timed { measurement, .. } = outcome else { return Vec::new() };
     let mut flags = Vec::new();
@@ -238,15 +266,15 @@ pub fn flags(outcome: &Outcome, judged: &Judgement, median: Option<f64>) -> Vec<
         cap_ms,
     }));
     if let Some((before, after)) = measurement.unsteady() {
-        flags.push(Flag::Unsteady { before_mhz: before, after_mhz: after });
+        let during = measurement.clock.source == crate::record::measurement::ClockSource::Witness;
+        flags.push(Flag::Unsteady { before_mhz: before, after_mhz: after, during });
     }
     if let Some((mhz, reference)) = measurement.below_reference() {
         flags.push(Flag::BelowWarmUp { mhz, reference_mhz: reference });
     }
-    if let Some((mhz, max)) = judged.above_max {
-        flags.push(Flag::AboveMax { mhz, max_mhz: max });
+    if !measurement.clock.own_load {
+        flags.extend(judged.throttled(median));
     }
-    flags.extend(judged.throttled(median));
     flags.extend(judged.implausible());
     if measurement.gave_up {
         flags.push(Flag::Remeasured { retries: measurement.retries.clone() });
@@ -254,16 +282,22 @@ pub fn flags(outcome: &Outcome, judged: &Judgement, median: Option<f64>) -> Vec<
     flags
 }
 
-/// The flag of a ratio against a baseline with `flags` of its own, naming each (`noisy`,
-/// `throttled`); `None` if it has none.
+/// The flag of a ratio against a baseline with `flags` of its own that doubt its rate
+/// ([`Flag::doubts_ratio`]), naming each (`noisy`, `throttled`); `None` if it has none.
 pub fn baseline_flag(flags: &[Flag]) -> Option<Flag> {
-    (!flags.is_empty()).then(|| Flag::Baseline(flags.iter().map(Flag::name).collect()))
+    let doubts: Vec<String> = flags.iter().filter(|f| f.doubts_ratio()).map(Flag::name).collect();
+    (!doubts.is_empty()).then_some(Flag::Baseline(doubts))
 }
 
-/// The flag of a case that ran at `mhz` when the run's median was `median`, if it is
-/// [`THROTTLE_FRACTION`] or more off.
-pub fn throttled(mhz: f64, median: f64) -> Option<Flag> {
-    crate::record::measurement::off(mhz, median).then_some(Flag::Throttled { mhz, median_mhz: median })
+/// The flag of a case that ran at `mhz` (known to relative `uncertainty`, where it is) when the
+/// run's median was `median`, if it is [`THROTTLE_FRACTION`] and its uncertainty or more below
+/// it. A clock above the median is the case's own light load (the H100's SMs run faster while
+/// one workgroup works than while all of them do): per-clock figures use it, and the rate is the
+/// card's.
+pub fn throttled(mhz: f64, median: f64, uncertainty: Option<f64>) -> Option<Flag> {
+    let below = 1.0 - mhz / median;
+    (below >= THROTTLE_FRACTION + uncertainty.unwrap_or(0.0))
+        .then_some(Flag::Throttled { mhz, median_mhz: median })
 }
 
 /// The median of `clocks` (MHz), if there are any.
@@ -272,166 +306,4 @@ pub fn median_clock(clocks: impl IntoIterator<Item = f64>) -> Option<f64> {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
-    use crate::record::measurement::Measurement;
-    use crate::record::stats::summarize;
-    use crate::registry::Work;
-
-    /// The H100 as perftest sees it: 132 SMs, Hopper.
-    pub(crate) fn h100() -> Trust {
-        Trust {
-            compute_units: Some(ComputeUnits { count: 132, name: "SM", source: "VK_NV_shader_sm_builtins" }),
-            architecture: peaks::architecture(0x10de, 0x2330),
-            host_link: Some(Lanes { gts: 32.0, width: 16 }),
-            max_clock_mhz: Some(1980.0),
-        }
-    }
-
-    /// A timed outcome of `work` (amount per measurement) in 10 ms at `clocks` MHz.
-    pub(crate) fn timed(work: Vec<(f64, Work)>, clocks: Vec<f64>) -> Outcome {
-        let summary = summarize(&[10.0, 10.0, 10.0]).unwrap();
-        let measurement = Measurement {
-            groups: 1000,
-            samples: vec![10.0; 3],
-            summary,
-            warmup_runs: 4,
-            settled: true,
-            clocks_mhz: clocks,
-            reference_mhz: None,
-            retries: Vec::new(),
-            gave_up: false,
-            fenced: false,
-            phases: Default::default(),
-            shader: Box::default(),
-        };
-        Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: Counted::Workgroups }
-    }
-
-    /// Bytes per 10 ms that make `per_clock` B/clk/SM on 132 SMs at 1980 MHz.
-    pub(crate) fn bytes_for(per_clock: f64) -> f64 {
-        per_clock * 132.0 * 1980e6 * 0.010
-    }
-
-    #[test]
-    fn a_clock_read_above_the_boards_highest_is_not_taken_as_the_clock() {
-        let bytes = Work::new(4096.0, Unit::Byte).bounded_by(Ceiling::L1Bytes);
-        let outcome = timed(vec![(bytes_for(100.0), bytes)], vec![2080.0, 2086.0]);
-        let judged = h100().judge(&outcome);
-        assert_eq!(judged.clock_mhz, Some(1980.0));
-        assert_eq!(judged.above_max, Some((2083.0, 1980.0)));
-        assert!(
-            (judged.per_clock[0].0 - 100.0).abs() < 1e-9,
-            "per clock at 1980 MHz: {:?}",
-            judged.per_clock
-        );
-        let flags = flags(&outcome, &judged, None);
-        assert_eq!(flags, [Flag::AboveMax { mhz: 2083.0, max_mhz: 1980.0 }]);
-        let unknown = Trust { max_clock_mhz: None, ..h100() }.judge(&outcome);
-        assert_eq!((unknown.clock_mhz, unknown.above_max), (Some(2083.0), None), "an unknown board");
-        let at_max = h100().judge(&timed(vec![(bytes_for(100.0), bytes)], vec![1980.0, 1980.0]));
-        assert_eq!((at_max.clock_mhz, at_max.above_max), (Some(1980.0), None));
-    }
-
-    #[test]
-    fn work_above_the_peak_is_implausible() {
-        // A shader that dropped its loads: 40x the bytes the L1 can deliver.
-        let bytes = Work::new(4096.0, Unit::Byte).bounded_by(Ceiling::L1Bytes);
-        let judged = h100().judge(&timed(vec![(bytes_for(5120.0), bytes)], vec![1980.0]));
-        let flag = judged.implausible().unwrap();
-        assert_eq!(
-            flag,
-            "implausible: 4000% of the L1 peak (128.0 B/clk/SM): the compiler may have removed work"
-        );
-        // Just under the margin is not flagged; just over is.
-        let near = |per_clock: f64| h100().judge(&timed(vec![(bytes_for(per_clock), bytes)], vec![1980.0]));
-        assert_eq!(near(128.0 * 1.019).implausible(), None);
-        assert!(near(128.0 * 1.021).implausible().is_some());
-    }
-
-    #[test]
-    fn per_clock_figures_keep_four_significant_digits_and_never_read_zero() {
-        let cases = [
-            (124.75, "124.8"),
-            (15.5, "15.50"),
-            (7.794, "7.794"),
-            (0.086, "0.08600"),
-            (3.0e-4, "0.0003000"),
-            (3.0e-7, "3.000e-7"),
-            (2048.4, "2048"),
-        ];
-        for (value, text) in cases {
-            assert_eq!(crate::format::sig4(value), text, "{value}");
-        }
-    }
-
-    #[test]
-    fn a_clock_five_percent_off_the_median_is_throttling() {
-        assert_eq!(throttled(1980.0, 1980.0), None);
-        assert_eq!(throttled(1890.0, 1980.0), None, "4.5% off");
-        assert_eq!(throttled(1395.0, 1980.0).unwrap(), "throttled: ran at 1395 MHz, run median 1980 MHz");
-        assert!(throttled(2100.0, 1980.0).is_some(), "a boost counts too: the case is not comparable");
-        assert_eq!(median_clock([1980.0, 1395.0, 1980.0, 1965.0]), Some(1972.5));
-        assert_eq!(median_clock([]), None);
-    }
-
-    #[test]
-    fn a_clock_that_changes_during_the_samples_is_flagged() {
-        let flop = Work::new(2048.0, Unit::Flop).bounded_by(Ceiling::Fp32Fma);
-        let outcome = timed(vec![(1e11, flop)], vec![1980.0, 1755.0]);
-        let judged = h100().judge(&outcome);
-        assert_eq!(judged.clock_mhz, Some(1867.5), "the mean of the readings");
-        let all = flags(&outcome, &judged, Some(1867.5));
-        assert_eq!(all, ["unsteady clock: 1980 MHz before the samples, 1755 MHz after"]);
-        let steady = timed(vec![(1e11, flop)], vec![1980.0, 1975.0]);
-        assert!(flags(&steady, &h100().judge(&steady), Some(1980.0)).is_empty());
-    }
-
-    #[test]
-    fn a_case_off_the_warm_up_clock_after_its_retries_says_so() {
-        let flop = Work::new(2048.0, Unit::Flop).bounded_by(Ceiling::Fp32Fma);
-        let mut outcome = timed(vec![(1e11, flop)], vec![1700.0, 1702.0]);
-        if let Outcome::Timed { measurement, .. } = &mut outcome {
-            measurement.reference_mhz = Some(1980.0);
-            measurement.retries = vec!["it ran at 1690 MHz, the warm-up reached 1980 MHz".into(); 2];
-            measurement.gave_up = true;
-        }
-        let all = flags(&outcome, &h100().judge(&outcome), None);
-        assert_eq!(
-            all,
-            [
-                "below the warm-up clock: ran at 1701 MHz, the warm-up reached 1980 MHz",
-                "re-measured 2 times: it ran at 1690 MHz, the warm-up reached 1980 MHz; then it ran at 1690 MHz, the \
-                 warm-up reached 1980 MHz"
-            ]
-        );
-        // Its ratio lines name the flags, not their detail.
-        let line_flags =
-            h100().flags(&timed(vec![(1e11, flop)], vec![]), &Judgement::default(), Some(&outcome));
-        assert_eq!(
-            line_flags.iter().map(ToString::to_string).collect::<Vec<_>>(),
-            ["ratio against a flagged baseline (below the warm-up clock, re-measured 2 times)"]
-        );
-        let clean = timed(vec![(1e11, flop)], vec![1980.0, 1980.0]);
-        assert!(h100().flags(&clean, &h100().judge(&clean), Some(&clean)).is_empty());
-    }
-
-    #[test]
-    fn a_latency_is_the_shader_clocks_count_where_the_chain_read_it() {
-        // 1e6 dependent operations in 10 ms: 10 ns each, 19.8 clocks at 1980 MHz.
-        let op = Work::new(1.0, Unit::DependentOp);
-        let by_time = h100().judge(&timed(vec![(1e6, op)], vec![1980.0, 1980.0]));
-        assert!((by_time.per_clock[0].0 - 19.8).abs() < 1e-9, "{:?}", by_time.per_clock);
-        assert!(!by_time.shader_clocked);
-        // The shader counted 20.5 M clocks over the same operations: 20.5 clocks each, whatever
-        // the clock read around the samples (here above the board's highest).
-        let mut counted = timed(vec![(1e6, op)], vec![2080.0, 2086.0]);
-        if let Outcome::Timed { measurement, .. } = &mut counted {
-            measurement.shader.chain_clocks = Some(20.5e6);
-        }
-        let judged = h100().judge(&counted);
-        assert!((judged.per_clock[0].0 - 20.5).abs() < 1e-9, "{:?}", judged.per_clock);
-        assert_eq!(judged.per_clock[0].1.to_string(), "clk/op");
-        assert!(judged.shader_clocked);
-    }
-}
+pub(crate) mod tests;

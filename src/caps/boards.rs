@@ -1,8 +1,7 @@
 //! Datasheet facts of boards perftest has been measured on, by PCI id: what a report holds the
-//! measured memory rates against, and the highest clock the board is set to. A board not listed
-//! has no datasheet line, never a guess.
+//! measured memory rates against. A board not listed has no datasheet line, never a guess.
 
-/// A board's datasheet memory and clock.
+/// A board's datasheet memory.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Board {
     /// The board (`H100 SXM5 80GB`).
@@ -11,9 +10,6 @@ pub struct Board {
     pub memory: &'static str,
     /// The datasheet's memory bandwidth, bytes per second.
     pub memory_bytes_per_s: f64,
-    /// The most the SM clock is set to, MHz (`nvidia-smi --query-gpu=clocks.max.sm`): a shader
-    /// clock read above it is a measurement to doubt, not a boost (results/clock-above-max/).
-    pub max_clock_mhz: f64,
     /// Where the figure comes from.
     pub source: &'static str,
 }
@@ -27,9 +23,7 @@ const BOARDS: &[(u32, u32, Board)] = &[
             name: "H100 SXM5 80GB",
             memory: "80 GB HBM3",
             memory_bytes_per_s: 3.35e12,
-            max_clock_mhz: 1980.0,
-            source: "NVIDIA H100 Tensor Core GPU datasheet: H100 SXM, GPU memory bandwidth 3.35 TB/s; \
-                     nvidia-smi clocks.max.sm 1980 MHz (driver 580.159.04)",
+            source: "NVIDIA H100 Tensor Core GPU datasheet: H100 SXM, GPU memory bandwidth 3.35 TB/s",
         },
     ),
     (
@@ -39,9 +33,7 @@ const BOARDS: &[(u32, u32, Board)] = &[
             name: "H200 SXM 141GB",
             memory: "141 GB HBM3e",
             memory_bytes_per_s: 4.8e12,
-            max_clock_mhz: 1980.0,
-            source: "NVIDIA H200 Tensor Core GPU datasheet: H200 SXM, GPU memory bandwidth 4.8 TB/s; \
-                     nvidia-smi clocks.max.sm 1980 MHz (driver 580.159.04)",
+            source: "NVIDIA H200 Tensor Core GPU datasheet: H200 SXM, GPU memory bandwidth 4.8 TB/s",
         },
     ),
 ];

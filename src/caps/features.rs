@@ -44,6 +44,9 @@ macro_rules! feature_table {
                 /// `clockARB`-style subgroup clock reads in shaders.
                 ShaderSubgroupClock => clock.shader_subgroup_clock, "shaderSubgroupClock",
                     Some(ash::khr::shader_clock::NAME);
+                /// Device-scope clock reads in shaders (`clockRealtime2x32EXT`): the clock witness's timer.
+                ShaderDeviceClock => clock.shader_device_clock, "shaderDeviceClock",
+                    Some(ash::khr::shader_clock::NAME);
                 /// Which SM (streaming multiprocessor) runs an invocation (`gl_SMIDNV`).
                 ShaderSmBuiltins => sm_builtins.shader_sm_builtins, "shaderSMBuiltins",
                     Some(ash::nv::shader_sm_builtins::NAME);

@@ -25,6 +25,23 @@ pub struct Row {
     /// as MoltenVK does): the loader shows it only to perftest's portability-enumerating instance,
     /// and the device is created with the extension enabled, as the specification requires.
     pub portability: bool,
+    /// The device's `deviceUUID`.
+    pub uuid: [u8; 16],
+    /// The device's PCI address, where the driver offers VK_EXT_pci_bus_info.
+    pub pci: Option<String>,
+}
+
+impl Row {
+    /// Whether `word` names this row's device: its name contains it (any case), or it is the
+    /// device's PCI address (with or without the domain) or the start of its UUID.
+    pub fn named(&self, word: &str) -> bool {
+        let word = word.to_lowercase();
+        let uuid = super::Identity::uuid_text(&self.uuid);
+        let pci = self.pci.as_deref().unwrap_or_default();
+        self.name.to_lowercase().contains(&word)
+            || (!pci.is_empty() && (pci == word || pci.strip_prefix("0000:") == Some(word.as_str())))
+            || (word.len() >= 4 && (uuid.starts_with(&word) || uuid.replace('-', "").starts_with(&word)))
+    }
 }
 
 /// A short name for a device type, as rows print it.

@@ -23,7 +23,7 @@ pub use features::{Feature, FeatureSet, COOPERATIVE_MATRIX2, SHADER_BFLOAT16};
 pub use info::{kind_name, ComputeUnits, DeviceInfo, Identity, Row};
 pub use link::HostLink;
 pub use memory::{Footprint, MemoryKind, MemoryType};
-pub use peaks::{Architecture, Ceiling};
+pub use peaks::{Architecture, Ceiling, NVIDIA};
 pub use queues::{QueueFamily, QueueKind};
 pub use steps::Steps;
 

@@ -72,7 +72,7 @@ impl Architecture {
 }
 
 /// NVIDIA's PCI vendor id.
-const NVIDIA: u32 = 0x10de;
+pub const NVIDIA: u32 = 0x10de;
 
 /// The known architectures. A lane doing one FMA per clock is 2 FLOP per clock.
 pub const ARCHITECTURES: &[Architecture] = &[Architecture {

@@ -15,6 +15,57 @@ pub const MAX_SUBMIT_MS: f64 = 100.0;
 /// warm-up's over its settling window.
 pub const STEADY: f64 = 0.02;
 
+/// Where a measurement's clock readings come from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClockSource {
+    /// The clock witness, beside the work of one sample (runner/witness.rs).
+    Witness,
+    /// The probe, in submissions of its own before and after the samples (runner/clock.rs).
+    #[default]
+    Probe,
+}
+
+/// How a measurement's clock was read, besides the readings themselves.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ClockFacts {
+    /// Where the readings come from (the probe in records made before the witness).
+    #[serde(default)]
+    pub source: ClockSource,
+    /// The relative uncertainty of the clock the samples ran at, where the witness read it: its
+    /// readings' own, plus half their spread.
+    #[serde(default)]
+    pub uncertainty: Option<f64>,
+    /// The sample that carried the witness, over the other samples' median, less one: what the
+    /// witness cost the work it ran beside (`None` without a witness or other samples).
+    #[serde(default)]
+    pub witness_change: Option<f64>,
+    /// Whether the clock was below the warm-up's level, at the same level again after a re-warm:
+    /// the case's own load holds the clock there (a power-limited card), not a cold or throttled
+    /// device.
+    #[serde(default)]
+    pub own_load: bool,
+}
+
+/// How a case's clock was read, as its record keeps it (format 8).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ClockRead {
+    /// Where the readings come from.
+    pub source: ClockSource,
+    /// The readings, MHz (the witness's, one per dispatch it ran beside; the probe's, before
+    /// and after the samples).
+    pub readings: Vec<f64>,
+    /// The relative uncertainty of the clock of the samples, where the witness read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uncertainty: Option<f64>,
+    /// The sample that carried the witness against the others' median, less one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub witness_change: Option<f64>,
+    /// Whether the case's own load held the clock below the warm-up's level.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub own_load: bool,
+}
+
 /// What a measurement found.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Measurement {
@@ -28,8 +79,14 @@ pub struct Measurement {
     pub warmup_runs: usize,
     /// Whether consecutive warm-up rates agreed before the warm-up cap.
     pub settled: bool,
-    /// The clock (MHz) read just before and just after the samples; empty where unknown.
+    /// The clock readings (MHz) of the samples: the witness's, beside the work of a sample, or
+    /// the probe's, just before and just after the samples ([`ClockFacts::source`]); empty
+    /// where unknown.
     pub clocks_mhz: Vec<f64>,
+    /// How `clocks_mhz` were read: the witness or the probe, their uncertainty, the witness's
+    /// cost, and whether the case's own load held the clock low (boxed: an outcome stays small).
+    #[serde(default)]
+    pub clock: Box<ClockFacts>,
     /// The level the device's clock settled at in the warm-up, MHz, where known: the clock the
     /// samples should have run at.
     pub reference_mhz: Option<f64>,
@@ -65,16 +122,30 @@ pub struct ShaderCounts {
 }
 
 impl Measurement {
+    /// How its clock was read, for the record; `None` where no clock was read.
+    pub fn clock_read(&self) -> Option<ClockRead> {
+        (!self.clocks_mhz.is_empty()).then(|| ClockRead {
+            source: self.clock.source,
+            readings: self.clocks_mhz.clone(),
+            uncertainty: self.clock.uncertainty,
+            witness_change: self.clock.witness_change,
+            own_load: self.clock.own_load,
+        })
+    }
+
     /// The clock the samples ran at: the mean of the readings around them, where known.
     pub fn clock_mhz(&self) -> Option<f64> {
         (!self.clocks_mhz.is_empty())
             .then(|| self.clocks_mhz.iter().sum::<f64>() / self.clocks_mhz.len() as f64)
     }
 
-    /// The clock before and after the samples, MHz, if they are [`OFF_CLOCK`] or more apart.
+    /// The clock readings' first and the one farthest from it, MHz, if they are [`OFF_CLOCK`] or
+    /// more apart: the probe's before and after the samples, or the witness's windows of them.
     pub fn unsteady(&self) -> Option<(f64, f64)> {
-        let [before, after] = self.clocks_mhz[..] else { return None };
-        off(after, before).then_some((before, after))
+        let first = *self.clocks_mhz.first()?;
+        let farthest =
+            self.clocks_mhz.iter().copied().max_by(|a, b| (a - first).abs().total_cmp(&(b - first).abs()))?;
+        off(farthest, first).then_some((first, farthest))
     }
 
     /// The clock of the samples and the warm-up's level, MHz, if the clock is [`OFF_CLOCK`] or
@@ -82,6 +153,9 @@ impl Measurement {
     /// clock (the H100 reads up to 2099 MHz under tensor work, 1980 under the warm-up's FMAs),
     /// which no re-measurement changes; the run's median judges that (`analysis::trust`).
     pub fn below_reference(&self) -> Option<(f64, f64)> {
+        if self.clock.own_load {
+            return None;
+        }
         let (mhz, reference) = (self.clock_mhz()?, self.reference_mhz?);
         below(mhz, reference).then_some((mhz, reference))
     }

@@ -212,7 +212,7 @@ fn contains_ignore_case(name: &str, text: &str) -> bool {
 }
 
 /// Which cases a run takes: those of `families` (all when empty) whose names contain `filter`
-/// and none of `skip` (case-insensitive).
+/// and none of `skip` (case-insensitive), and are among `names` where it lists any.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Selection {
     /// `--family`: family names, exactly as [`Family::name`] spells them.
@@ -223,6 +223,8 @@ pub struct Selection {
     pub skip: Vec<String>,
     /// `--quick`: only each family's headline cases ([`Family::quick`]).
     pub quick: bool,
+    /// `--case`: only the cases of exactly these names (all when empty).
+    pub names: Vec<String>,
 }
 
 impl Selection {
@@ -234,6 +236,7 @@ impl Selection {
             && (!self.quick || headline())
             && self.filter.as_deref().is_none_or(|f| contains_ignore_case(&case.name, f))
             && !self.skip.iter().any(|x| contains_ignore_case(&case.name, x))
+            && (self.names.is_empty() || self.names.contains(&case.name))
     }
 
     /// The selected cases of `cases`; none is an error naming the selection.
@@ -244,6 +247,7 @@ impl Selection {
             what.extend(self.quick.then(|| "--quick".to_owned()));
             what.extend(self.filter.iter().map(|f| format!("--filter \"{f}\"")));
             what.extend(self.skip.iter().map(|s| format!("--skip \"{s}\"")));
+            what.extend(self.names.iter().map(|n| format!("--case \"{n}\"")));
             return Err(Error::NothingMatched { what: what.join(" with ") });
         }
         Ok(kept)

@@ -4,8 +4,7 @@ use super::*;
 
 /// The cases whose names contain `filter` and none of `skip`, as `--filter` and `--skip` select.
 fn filter(cases: Vec<CaseSpec>, filter: Option<&str>, skip: &[String]) -> Result<Vec<CaseSpec>> {
-    Selection { families: Vec::new(), filter: filter.map(str::to_owned), skip: skip.to_vec(), quick: false }
-        .apply(cases)
+    Selection { filter: filter.map(str::to_owned), skip: skip.to_vec(), ..Default::default() }.apply(cases)
 }
 
 fn names(cases: &[CaseSpec]) -> Vec<&str> {

@@ -128,7 +128,7 @@ pub fn widths<'a>(
 /// What the device row's record says the columns can show.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Known {
-    /// The clock was measured around each case, so rates per clock are known.
+    /// The clock was measured for each case, so rates per clock are known.
     pub clock: bool,
     /// The architecture's peaks are known, so shares of a peak are.
     pub peaks: bool,
@@ -137,10 +137,7 @@ pub struct Known {
 impl Known {
     /// What `device` (a run's record of its row) lets the columns show.
     pub fn of(device: &crate::results::model::Device) -> Self {
-        Known {
-            clock: device.clock.as_deref() == Some(crate::results::model::CLOCK_MEASURED),
-            peaks: device.architecture.is_some(),
-        }
+        Known { clock: device.clock_known(), peaks: device.architecture.is_some() }
     }
 }
 

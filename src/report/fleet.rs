@@ -1,7 +1,8 @@
 //! `perftest fleet`'s document: per group of like runs, its devices, how far apart they are, the
 //! ranking and the outliers, as text or markdown (JSON is the analysis's own serialization).
 
-use crate::analysis::fleet::{Fleet, Group, Outlier, Standing, MIN_DEVICES, SLOW_SHARE};
+use crate::analysis::confirm::{Confirmation, Rejudged};
+use crate::analysis::fleet::{Conclusion, Fleet, Group, Outlier, Standing, MIN_DEVICES, SLOW_SHARE};
 use crate::format::{printable, si};
 
 /// `-5.2%`.
@@ -40,15 +41,65 @@ fn ranking_lines(group: &Group) -> Vec<String> {
             };
             let verdict = if s.slow { " [slower than its fleet]" } else { "" };
             format!(
-                "{}. {}: {} slower{worst}, {} faster, of {} cases judged{units}{verdict}",
+                "{}. {}: {} slower{worst}, {} faster, of {} cases judged{units}{}{verdict}",
                 n + 1,
                 printable(&s.label),
                 s.slower,
                 s.faster,
-                s.judged
+                s.judged,
+                runs(s)
             )
         })
         .collect()
+}
+
+/// A device's runs, where it has more than one: `; 2 runs of one GPU, 0.04% apart`.
+fn runs(s: &Standing) -> String {
+    match (s.runs, s.run_spread) {
+        (0 | 1, _) => String::new(),
+        (n, Some(spread)) => {
+            format!("; {n} runs of one GPU, {:.2}% apart (median over its cases)", spread * 100.0)
+        }
+        (n, None) => format!("; {n} runs of one GPU"),
+    }
+}
+
+/// How a re-measurement went: `118 of 122 case(s) slower than 0000:00:06.0 alone`.
+fn rejudged(r: &Rejudged) -> String {
+    let worst = r.worst.map_or(String::new(), |w| format!(", worst {}", percent(w)));
+    format!("{} of {} case(s) slower than {}{worst}", r.slow, r.judged, printable(&r.against))
+}
+
+/// A confirmation, in a line.
+fn confirmation(c: &Confirmation) -> String {
+    let together = c.together.as_ref().map_or(String::new(), |t| {
+        format!("; with {} at once: {}", printable(&c.with.join(", ")), rejudged(t))
+    });
+    format!(
+        "{}: {} (families {}); alone: {}{together}",
+        printable(&c.label),
+        c.verdict.word(),
+        c.families.join(", "),
+        rejudged(&c.alone)
+    )
+}
+
+/// Lines for what fails the screen without a rate to judge, and what was left out.
+fn screen_lines(fleet: &Fleet) -> Vec<String> {
+    let mut lines = Vec::new();
+    for line in fleet.unjudged() {
+        lines.push(format!("cannot be judged: {}", printable(&line)));
+    }
+    for left in &fleet.skipped {
+        lines.push(format!("skipped: {} {}", printable(&left.label), printable(&left.why)));
+    }
+    for label in &fleet.untimed {
+        lines.push(format!("not judged: {} times nothing (--verify or --compile-only)", printable(label)));
+    }
+    for c in &fleet.confirmations {
+        lines.push(format!("confirmed: {}", confirmation(c)));
+    }
+    lines
 }
 
 /// What a group is, in a line.
@@ -79,37 +130,39 @@ fn judged_line(group: &Group) -> String {
     line
 }
 
-/// A slow device and why: `node07/0000:1b:00.0 (12 of 65 cases)`, `... (1 slow compute unit(s))`.
-pub fn slow_device(s: &Standing) -> String {
-    let mut why = Vec::new();
-    if s.slower > 0 {
-        why.push(format!("{} of {} cases", s.slower, s.judged));
-    }
-    if s.slow_units > 0 {
-        why.push(format!("{} slow compute unit(s)", s.slow_units));
-    }
-    printable(&format!("{} ({})", s.label, why.join(", "))).into_owned()
-}
-
 /// The verdict's last line.
 fn verdict(fleet: &Fleet) -> String {
-    let slow: Vec<String> = fleet.slow_devices().into_iter().map(slow_device).collect();
     let outliers: usize = fleet.groups.iter().map(|g| g.outliers.len()).sum();
-    match slow.is_empty() {
-        true if outliers > 0 => format!(
+    let not_reproduced: Vec<&str> = fleet
+        .confirmations
+        .iter()
+        .filter(|c| c.verdict == crate::analysis::confirm::Verdict::NotReproduced)
+        .map(|c| c.label.as_str())
+        .collect();
+    let listed = match not_reproduced.is_empty() {
+        true => String::new(),
+        false => format!("; not reproduced when measured again: {}", not_reproduced.join(", ")),
+    };
+    let line = match fleet.conclusion() {
+        Conclusion::Healthy if outliers > 0 => format!(
             "fleet: no device is slower than its fleet ({outliers} case(s) outside it, on no device in {:.0}% of its \
-             cases: rerun those before acting on them)",
+             cases){listed}",
             SLOW_SHARE * 100.0
         ),
-        true => "fleet: no device is slower than its fleet".to_owned(),
-        false => printable(&format!(
-            "fleet: slower than its fleet (slow in {:.0}% of its cases or more, or a compute unit slower than its \
-             others): {}",
+        Conclusion::Healthy => format!("fleet: no device is slower than its fleet{listed}"),
+        Conclusion::Slow(devices) => format!("fleet: slow, alone as among its fleet: {}", devices.join(", ")),
+        Conclusion::Unjudged(devices) => format!("fleet: cannot be judged: {}", devices.join("; ")),
+        Conclusion::Interference(devices) => {
+            format!("fleet: slow only beside its host's other GPUs (interference): {}", devices.join("; "))
+        }
+        Conclusion::Unconfirmed(devices) => format!(
+            "fleet: slower than its fleet (slow in {:.0}% of its cases or more), not yet measured again alone: {}; \
+             run perftest fleet --confirm with these runs on its host",
             SLOW_SHARE * 100.0,
-            slow.join(", ")
-        ))
-        .into_owned(),
-    }
+            devices.join(", ")
+        ),
+    };
+    printable(&line).into_owned()
 }
 
 /// The text document.
@@ -147,11 +200,9 @@ pub fn to_text(fleet: &Fleet) -> String {
         }
         out.push('\n');
     }
-    for label in &fleet.untimed {
-        out.push_str(&format!(
-            "not judged: {} times nothing (--verify or --compile-only)\n",
-            printable(label)
-        ));
+    for line in screen_lines(fleet) {
+        out.push_str(&line);
+        out.push('\n');
     }
     out.push_str(&verdict(fleet));
     out.push('\n');
@@ -207,9 +258,10 @@ pub fn to_markdown(fleet: &Fleet) -> String {
         }
         out.push('\n');
     }
-    for label in &fleet.untimed {
-        out.push_str(&format!("Not judged: {} times nothing.\n\n", md(label)));
+    for line in screen_lines(fleet) {
+        out.push_str(&format!("- {}\n", md(&line)));
     }
+    out.push('\n');
     out.push_str(&md(&verdict(fleet)));
     out.push('\n');
     out

@@ -27,13 +27,14 @@ pub fn document(run: &Run, verbose: bool) -> String {
 pub fn summary(run: &Run) -> String {
     let together = header::together(run).map_or(String::new(), |t| format!("\ntogether: {t}"));
     format!(
-        "{}{}{}{}{}{together}{}",
+        "{}{}{}{}{}{together}{}{}",
         levels(&run.levels),
         instructions(run),
         units::units(run),
         clock_summary(run),
         baselines_summary(run),
-        time_summary(run)
+        time_summary(run),
+        sharing_summary(run)
     )
 }
 
@@ -82,9 +83,50 @@ pub fn clock_summary(run: &Run) -> String {
         n => format!("{n} case(s) 5% or more off it, flagged throttled: {}", throttled.join(", ")),
     };
     format!(
-        "clock: median {median:.0} MHz over {} timed case(s), from {low:.0} to {high:.0} MHz; {off}",
-        clocks.len()
+        "clock: median {median:.0} MHz over {} timed case(s), from {low:.0} to {high:.0} MHz; {off}{}",
+        clocks.len(),
+        clock_sources(run)
     )
+}
+
+/// How the cases' clocks were read, for runs that kept it (format 8): `; read beside the work in
+/// 1445 (median uncertainty 0.06%), around the samples in 68; 81 held below the warm-up's level by
+/// their own load`.
+fn clock_sources(run: &Run) -> String {
+    use crate::record::measurement::ClockSource;
+    let reads: Vec<&crate::record::measurement::ClockRead> =
+        run.cases.iter().filter_map(|c| c.clock.as_ref()).collect();
+    if reads.is_empty() {
+        return String::new();
+    }
+    let witnessed: Vec<f64> =
+        reads.iter().filter(|r| r.source == ClockSource::Witness).filter_map(|r| r.uncertainty).collect();
+    let probed = reads.iter().filter(|r| r.source == ClockSource::Probe).count();
+    let mut text = match crate::record::stats::median(witnessed.iter().copied()) {
+        Some(u) => format!(
+            "; read beside the work in {} (median uncertainty {:.2}%), around the samples in {probed}",
+            witnessed.len(),
+            u * 100.0
+        ),
+        None => format!("; read around the samples in {probed}"),
+    };
+    let own = reads.iter().filter(|r| r.own_load).count();
+    if own > 0 {
+        text.push_str(&format!("; {own} held below the warm-up's level by their own load"));
+    }
+    text
+}
+
+/// The line that says another process used the run's GPU, where one did (empty otherwise):
+/// `\nshared: another process used this GPU in 26 of 26 readings (pid 1935 (python3, 1.1 GiB));
+/// its rates are perftest's slices of a shared GPU, no screen of it`.
+pub fn sharing_summary(run: &Run) -> String {
+    match crate::analysis::screen::shared(run) {
+        Some(why) => {
+            format!("\nshared: {why}; these rates are perftest's slices of a shared GPU, no screen of it")
+        }
+        None => String::new(),
+    }
 }
 
 /// The lines after the clock's that name each baseline with flags of its own, and how many

@@ -35,10 +35,13 @@ pub enum Flag {
     },
     /// The clock changed by 5% or more during the samples.
     Unsteady {
-        /// The clock before the samples, MHz.
+        /// The clock before the samples (the witness: its first window), MHz.
         before_mhz: f64,
-        /// The clock after them, MHz.
+        /// The clock after them (the witness: the window farthest from the first), MHz.
         after_mhz: f64,
+        /// Whether the witness read both during the samples (format 8), not the probe around them.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        during: bool,
     },
     /// The clock was 5% or more below the warm-up's level.
     BelowWarmUp {
@@ -55,7 +58,7 @@ pub enum Flag {
         /// The run's median clock, MHz.
         median_mhz: f64,
     },
-    /// Above a known peak.
+    /// Above a known peak, beyond the measurement's uncertainty.
     Implausible {
         /// The share of the peak, percent.
         percent: f64,
@@ -65,8 +68,14 @@ pub enum Flag {
         peak: String,
         /// What probably happened (absent in files before format 6's wording).
         why: Option<String>,
+        /// The share the measurement's own uncertainty allows, percent (absent before format 8,
+        /// which held every result to a fixed 102%).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        allowed: Option<f64>,
     },
-    /// The clock read above the board's highest.
+    /// The clock read above the board's highest (files before format 8: the probe read the clock
+    /// after the samples, when it steps above the board's listed highest; perftest no longer
+    /// writes it).
     AboveMax {
         /// What the probe read, MHz.
         mhz: f64,
@@ -128,7 +137,8 @@ impl Flag {
             let list = text.split_once(" times: ").map(|(_, list)| list);
             list.map(|list| Flag::Remeasured { retries: list.split("; then ").map(str::to_owned).collect() })
         } else if starts("unsteady clock") {
-            pair(0, 1).map(|(before_mhz, after_mhz)| Flag::Unsteady { before_mhz, after_mhz })
+            let during = text.ends_with("during the samples");
+            pair(0, 1).map(|(before_mhz, after_mhz)| Flag::Unsteady { before_mhz, after_mhz, during })
         } else if starts("below the warm-up clock") {
             pair(0, 1).map(|(mhz, reference_mhz)| Flag::BelowWarmUp { mhz, reference_mhz })
         } else if starts("throttled") {
@@ -143,17 +153,53 @@ impl Flag {
         typed.filter(|flag| *flag == text).unwrap_or_else(|| Flag::Other(owned()))
     }
 
-    /// `implausible: 5191% of the L1 peak (128.0 B/clk/SM): the compiler may have removed work`.
+    /// `implausible: 5191% of the L1 peak (128.0 B/clk/SM): the compiler may have removed work`, or
+    /// as format 8 writes it, `implausible: 101.5% of the L1 peak (128.0 B/clk/SM), beyond the
+    /// 100.4% its uncertainty allows: ...`.
     fn parse_implausible(text: &str) -> Option<Flag> {
+        const ALLOWS: &str = "% its uncertainty allows";
         let rest = text.strip_prefix("implausible: ")?;
         let (percent, rest) = rest.split_once("% of the ")?;
         let (ceiling, rest) = rest.split_once(" peak (")?;
-        let (peak, why) = match rest.rsplit_once("): ") {
-            Some((peak, why)) => (peak, Some(why.to_owned())),
-            None => (rest.strip_suffix(')')?, None),
+        let (peak, allowed, why) = match rest.split_once(ALLOWS) {
+            Some((head, tail)) => {
+                let (peak, allowed) = head.rsplit_once("), beyond the ")?;
+                let why = match tail {
+                    "" => None,
+                    tail => Some(tail.strip_prefix(": ")?.to_owned()),
+                };
+                (peak, Some(allowed.parse().ok()?), why)
+            }
+            None => match rest.rsplit_once("): ") {
+                Some((peak, why)) => (peak, None, Some(why.to_owned())),
+                None => (rest.strip_suffix(')')?, None, None),
+            },
         };
         let (ceiling, peak) = (ceiling.to_owned(), peak.to_owned());
-        Some(Flag::Implausible { percent: percent.parse().ok()?, ceiling, peak, why })
+        Some(Flag::Implausible { percent: percent.parse().ok()?, ceiling, peak, why, allowed })
+    }
+
+    /// Whether a baseline with this flag makes the ratios against it doubtful: a flag that doubts
+    /// the baseline's rate does; one about how it was timed (CPU fences, as every case on that
+    /// queue is), how long its submissions were, or its clock reading (which no ratio uses) does not.
+    pub fn doubts_ratio(&self) -> bool {
+        !matches!(self, Flag::Fenced | Flag::OverCap { .. } | Flag::AboveMax { .. } | Flag::Baseline(_))
+    }
+
+    /// Whether running the case again could clear the flag: noise and the clock can change from
+    /// run to run; a result above the hardware's peak (the compiler), a submission over the cap
+    /// (the axis value) or CPU timing (the queue) cannot.
+    pub fn rerun_helps(&self) -> bool {
+        match self {
+            Flag::Noisy
+            | Flag::Unsettled
+            | Flag::Unsteady { .. }
+            | Flag::BelowWarmUp { .. }
+            | Flag::Throttled { .. }
+            | Flag::Remeasured { .. } => true,
+            Flag::Baseline(names) => !names.is_empty(),
+            _ => false,
+        }
     }
 
     /// What each kind of flag is called, as its sentence starts (docs/output.md documents each).
@@ -220,8 +266,11 @@ impl fmt::Display for Flag {
             Flag::Noisy => f.write_str(Self::NOISY),
             Flag::Unsettled => f.write_str(Self::UNSETTLED),
             Flag::Baseline(names) => write!(f, "{BASELINE} ({})", names.join(", ")),
-            Flag::Unsteady { before_mhz, after_mhz } => {
+            Flag::Unsteady { before_mhz, after_mhz, during: false } => {
                 write!(f, "unsteady clock: {before_mhz:.0} MHz before the samples, {after_mhz:.0} MHz after")
+            }
+            Flag::Unsteady { before_mhz, after_mhz, during: true } => {
+                write!(f, "unsteady clock: {before_mhz:.0} MHz, then {after_mhz:.0} MHz during the samples")
             }
             Flag::BelowWarmUp { mhz, reference_mhz } => write!(
                 f,
@@ -230,8 +279,15 @@ impl fmt::Display for Flag {
             Flag::Throttled { mhz, median_mhz } => {
                 write!(f, "throttled: ran at {mhz:.0} MHz, run median {median_mhz:.0} MHz")
             }
-            Flag::Implausible { percent, ceiling, peak, why } => {
-                write!(f, "implausible: {percent:.0}% of the {ceiling} peak ({peak})")?;
+            Flag::Implausible { percent, ceiling, peak, why, allowed } => {
+                match allowed {
+                    Some(allowed) => write!(
+                        f,
+                        "implausible: {percent:.1}% of the {ceiling} peak ({peak}), beyond the {allowed:.1}% its \
+                         uncertainty allows"
+                    )?,
+                    None => write!(f, "implausible: {percent:.0}% of the {ceiling} peak ({peak})")?,
+                }
                 match why {
                     Some(why) => write!(f, ": {why}"),
                     None => Ok(()),
@@ -294,17 +350,28 @@ mod tests {
             ceiling: "L1".into(),
             peak: "128.0 B/clk/SM".into(),
             why: why.map(str::to_owned),
+            allowed: None,
+        };
+        let bounded = |why: Option<&str>| Flag::Implausible {
+            percent: 101.5,
+            ceiling: "fp32 add".into(),
+            peak: "128.0 ops/clk/SM".into(),
+            why: why.map(str::to_owned),
+            allowed: Some(100.4),
         };
         let flags = [
             Flag::Fenced,
             Flag::Noisy,
             Flag::Unsettled,
             Flag::OverCap { ms: 501.0, groups: 1, counted: Counted::Workgroups, cap_ms: 100.0 },
-            Flag::Unsteady { before_mhz: 1980.0, after_mhz: 1755.0 },
+            Flag::Unsteady { before_mhz: 1980.0, after_mhz: 1755.0, during: false },
+            Flag::Unsteady { before_mhz: 1873.0, after_mhz: 1772.0, during: true },
             Flag::BelowWarmUp { mhz: 345.0, reference_mhz: 1980.0 },
             Flag::Throttled { mhz: 1395.0, median_mhz: 1978.0 },
             implausible(None),
             implausible(Some("the compiler may have removed work")),
+            bounded(None),
+            bounded(Some("the compiler may have removed work")),
             Flag::AboveMax { mhz: 2083.0, max_mhz: 1980.0 },
             Flag::Remeasured { retries: vec!["it ran at 345 MHz".into()] },
             Flag::Baseline(vec!["noisy".into(), "throttled".into()]),
@@ -317,10 +384,14 @@ mod tests {
             "over the submission cap: 501 ms per measurement at 1 workgroups, above the 100 ms a submission may \
              take before GPU watchdogs reset it; lower the case's axis value",
             "unsteady clock: 1980 MHz before the samples, 1755 MHz after",
+            "unsteady clock: 1873 MHz, then 1772 MHz during the samples",
             "below the warm-up clock: ran at 345 MHz, the warm-up reached 1980 MHz",
             "throttled: ran at 1395 MHz, run median 1978 MHz",
             "implausible: 140% of the L1 peak (128.0 B/clk/SM)",
             "implausible: 140% of the L1 peak (128.0 B/clk/SM): the compiler may have removed work",
+            "implausible: 101.5% of the fp32 add peak (128.0 ops/clk/SM), beyond the 100.4% its uncertainty allows",
+            "implausible: 101.5% of the fp32 add peak (128.0 ops/clk/SM), beyond the 100.4% its uncertainty allows: \
+             the compiler may have removed work",
             "clock above the board's maximum: read 2083 MHz, the board's highest is 1980 MHz; per-clock figures \
              use 1980 MHz",
             "re-measured once: it ran at 345 MHz",
@@ -345,6 +416,23 @@ mod tests {
             Flag::Other("throttled: ran at 1395.5 MHz, run median 1978 MHz".into()),
             "a sentence its numbers do not rebuild is kept as written"
         );
+    }
+
+    #[test]
+    fn a_flag_says_what_it_doubts_and_whether_a_rerun_could_clear_it() {
+        let implausible = Flag::parse("implausible: 140% of the L1 peak (128.0 B/clk/SM)");
+        let above = Flag::AboveMax { mhz: 2083.0, max_mhz: 1980.0 };
+        let over = Flag::OverCap { ms: 501.0, groups: 1, counted: Counted::Workgroups, cap_ms: 100.0 };
+        for flag in [Flag::Noisy, Flag::Throttled { mhz: 1395.0, median_mhz: 1978.0 }, implausible.clone()] {
+            assert!(flag.doubts_ratio(), "{flag}: a baseline's rate in doubt is every ratio's");
+        }
+        for flag in [Flag::Fenced, above.clone(), over.clone()] {
+            assert!(!flag.doubts_ratio(), "{flag}: no ratio involves it");
+        }
+        assert!(Flag::Noisy.rerun_helps() && Flag::Unsettled.rerun_helps());
+        for flag in [implausible, above, over, Flag::Fenced] {
+            assert!(!flag.rerun_helps(), "{flag}: the same again on a rerun");
+        }
     }
 
     #[test]

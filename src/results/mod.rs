@@ -8,6 +8,7 @@ pub mod header;
 pub mod levels;
 pub mod measure;
 pub mod model;
+pub mod sharing;
 pub mod validate;
 
 pub use model::{load, CaseResult, Run, FORMAT_VERSION};

@@ -18,8 +18,10 @@ use crate::record::outcome::{Counted, Failure};
 /// version 6 the run's `header`, and per case its string-axis `labels`, `dispatch` and `original_time`, so that
 /// `perftest show` prints a saved run as the live run printed it; version 7 the statuses
 /// `verified` (with `checked`) and `compiled` (with `executables`), where older files said `ok`
-/// and put the sentence in `reason`. Older files load.
-pub const FORMAT_VERSION: u32 = 7;
+/// and put the sentence in `reason`; version 8 per case how its `clock` was read (the witness
+/// beside the work, or the probe), with its uncertainty, and the run's `sharing` (other processes
+/// on its GPU). Older files load.
+pub const FORMAT_VERSION: u32 = 8;
 
 /// One run: where, how, and what each case gave.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -81,6 +83,10 @@ pub struct Run {
     /// name and slot; empty for a run alone.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub together: Vec<Peer>,
+    /// Whether another process used the GPU while the run did, as the vendor's library saw it
+    /// (format 8; null in older files and runs that could not watch).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sharing: Option<super::sharing::Sharing>,
     /// The cases, in run order.
     pub cases: Vec<CaseResult>,
 }
@@ -235,14 +241,29 @@ pub struct Settings {
     /// The `--axis` settings, as `FAMILY.AXIS=VALUES` (axes not set ran their defaults).
     #[serde(default)]
     pub axes: Vec<String>,
+    /// `--case`: the cases named exactly (format 8; empty: none named).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cases: Vec<String>,
     /// Format 1's `--branch-iterations` (FROM:TO:STEP); now the axis `branch.n`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub branch_iterations: Option<String>,
 }
 
-/// What [`Device::clock`] says when clocks were measured (else it says why they are unknown).
+/// What [`Device::clock`] says when the probe measured the clocks around each case's samples
+/// (else it says how they were measured, always starting "measured", or why they are unknown).
 pub const CLOCK_MEASURED: &str =
     "measured around each case's samples (VK_KHR_shader_clock subgroup clock against timestamps)";
+
+/// What [`Device::clock`] says when the witness measured the clocks beside each case's work, with
+/// the device clock's calibrated rate (ticks per µs) and its relative uncertainty.
+pub fn clock_witnessed(ticks_per_us: f64, uncertainty: f64) -> String {
+    format!(
+        "measured beside each case's work (VK_KHR_shader_clock subgroup clock against the device clock, \
+         {ticks_per_us:.4} ticks per µs ±{:.3}% by the timestamps), or around its samples where its dispatches \
+         are too short",
+        uncertainty * 100.0
+    )
+}
 
 /// The device row a run used.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -300,6 +321,11 @@ impl Device {
     /// How a fleet names this device on its host: its PCI address, else its UUID, else nothing.
     pub fn slot(&self) -> Option<&str> {
         self.pci.as_deref().or(self.uuid.as_deref())
+    }
+
+    /// Whether the run measured its clocks (its `clock` says how; else it says why not).
+    pub fn clock_known(&self) -> bool {
+        self.clock.as_deref().is_some_and(|c| c.starts_with("measured"))
     }
 }
 
@@ -583,6 +609,11 @@ pub struct CaseResult {
     /// The clock the samples ran at, MHz (null for a timed case: unknown on this device).
     #[serde(default)]
     pub clock_mhz: Option<f64>,
+    /// How the clock was read: by the witness beside a sample's work or the probe around the
+    /// samples, the readings, their uncertainty, and whether the case's own load set the clock
+    /// (format 8; absent before it, when the probe read every clock).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<crate::record::measurement::ClockRead>,
     /// Each rate per clock per compute unit (`B/clk/SM`); empty where the clock or the count is unknown.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub per_clock: Vec<Amount>,
@@ -655,7 +686,11 @@ pub fn read_bounded(path: &Path) -> std::result::Result<String, String> {
 /// Reads a perftest JSON results file, refusing missing files, other JSON and newer formats.
 pub fn load(path: &Path) -> Result<Run> {
     let bad = |problem: String| Error::ResultsFile { path: path.display().to_string(), problem };
-    let text = read_bounded(path).map_err(bad)?;
+    // Text that is not JSON, or JSON without a format version, is no run at all (a verdict, a
+    // stray file): `fleet` names and skips such files in a folder of runs.
+    let not_a_run = |problem: String| Error::NotARun { path: path.display().to_string(), problem };
+    let text =
+        read_bounded(path).map_err(|p| if p.starts_with("is not JSON") { not_a_run(p) } else { bad(p) })?;
     // The version first, read without building the document (a `Value` tree costs 16-20 times
     // the file): a newer file must be refused before its fields are.
     #[derive(Deserialize)]
@@ -663,9 +698,11 @@ pub fn load(path: &Path) -> Result<Run> {
         format_version: Option<serde_json::Value>,
     }
     let version = serde_json::from_str::<Version>(&text)
-        .map_err(|e| bad(format!("is not JSON ({e}); pass files written with --format json")))?;
+        .map_err(|e| not_a_run(format!("is not JSON ({e}); pass files written with --format json")))?;
     match version.format_version.as_ref().map(serde_json::Value::as_u64) {
-        None | Some(None) => return Err(bad("is not a perftest results file (no format_version)".into())),
+        None | Some(None) => {
+            return Err(not_a_run("is not a perftest results file (no format_version)".into()))
+        }
         Some(Some(v)) if v > u64::from(FORMAT_VERSION) => {
             return Err(bad(format!(
                 "has format version {v}, newer than this perftest reads ({FORMAT_VERSION}); update perftest"
@@ -762,6 +799,7 @@ pub(crate) mod tests {
             baseline: ratio.map(|_| "Buffer<RGBA8>.Load random".into()),
             remeasured: Vec::new(),
             clock_mhz: rate.map(|_| 1980.0),
+            clock: None,
             per_clock: rate
                 .map(|_| Amount { value: 21.54, unit: "loads/clk/SM".into() })
                 .into_iter()
@@ -793,6 +831,7 @@ pub(crate) mod tests {
                 skip: vec![],
                 quick: false,
                 axes: vec!["branch.n=0:256:64".into()],
+                cases: Vec::new(),
                 branch_iterations: None,
             },
             device: Device {
@@ -829,6 +868,7 @@ pub(crate) mod tests {
             legacy_line_widths: Default::default(),
             host: None,
             together: Vec::new(),
+            sharing: None,
             cases: vec![
                 case("ByteAddressBuffer.Load uniform", Some(5.63e12), Some(2.985), Status::Ok),
                 case("ALU fp64 FMA", None, None, Status::Skipped),
@@ -895,7 +935,7 @@ pub(crate) mod tests {
         run.cases[0].warmup_runs = Some(6);
         let text = to_json(&run).unwrap();
         assert!(
-            text.contains("\"format_version\": 7") && text.contains("\"type\": \"DiscreteGpu\""),
+            text.contains("\"format_version\": 8") && text.contains("\"type\": \"DiscreteGpu\""),
             "{text}"
         );
         assert!(text.contains("\"status\": \"skipped\""), "{text}");
@@ -931,11 +971,11 @@ pub(crate) mod tests {
         let newer = dir.join("newer.json");
         std::fs::write(
             &newer,
-            to_json(&sample_run()).unwrap().replace("\"format_version\": 7", "\"format_version\": 8"),
+            to_json(&sample_run()).unwrap().replace("\"format_version\": 8", "\"format_version\": 9"),
         )
         .unwrap();
         let error = load(&newer).unwrap_err().to_string();
-        assert!(error.contains("has format version 8, newer than this perftest reads (7)"), "{error}");
+        assert!(error.contains("has format version 9, newer than this perftest reads (8)"), "{error}");
         std::fs::remove_dir_all(dir).unwrap();
     }
 

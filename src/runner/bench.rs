@@ -8,12 +8,13 @@ use std::time::Duration;
 
 use ash::vk;
 
-use super::clock::ClockProbe;
+use super::clock::{ClockProbe, Readers};
 use super::gpu_time::gpu_ms;
 use super::measure::Timer;
 use super::resources::{self, buffer_desc, memory_notes, spec_error, Built, Checked, ResetOp, Resources};
 use super::scaling::{dispatch_shape, shape_groups};
 use super::verify;
+use super::witness::{placement, Reading, Witness};
 use crate::error::Result;
 use crate::registry::{
     CaseSpec, Mode, Placement, Scale, Work, HEADER_BYTES, VERIFY_DISPATCHES, VERIFY_GROUPS,
@@ -51,7 +52,16 @@ pub struct Bench<'ctx, 'p> {
     indirect: Option<Buffer<'ctx>>,
     /// Each round trip of a [`Scale::Submissions`] case's measurements, submit to fence.
     round_trips: Vec<Duration>,
-    probe: Option<&'p ClockProbe<'ctx>>,
+    clocks: Readers<'p, 'ctx>,
+}
+
+/// The clock witness in one measurement: its wait and its window in device-clock ticks, and the
+/// dispatches it runs beside (one slot each, in order).
+struct Beside<'a, 'ctx> {
+    witness: &'a Witness<'ctx>,
+    delay: u32,
+    spin: u32,
+    at: Vec<u64>,
 }
 
 impl<'ctx, 'p> Bench<'ctx, 'p> {
@@ -99,13 +109,14 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
             records,
             indirect,
             round_trips: Vec::new(),
-            probe: None,
+            clocks: Readers::default(),
         })
     }
 
-    /// Reads the clock with `probe` around the samples (see [`ClockProbe`]).
-    pub fn with_probe(mut self, probe: Option<&'p ClockProbe<'ctx>>) -> Self {
-        self.probe = probe;
+    /// Reads the clock with `clocks`: the witness beside a sample's work where the case's
+    /// dispatches allow it, else the probe around the samples (see [`ClockProbe`], [`Witness`]).
+    pub fn with_clocks(mut self, clocks: Readers<'p, 'ctx>) -> Self {
+        self.clocks = clocks;
         self
     }
 
@@ -140,7 +151,7 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
     /// dispatches of a measurement). `None` for other cases and on a device with no known clock
     /// (a CPU driver's shader clock is not a GPU's).
     pub fn chain_clocks(&self, groups: u64) -> Result<Option<f64>> {
-        if self.probe.is_none() {
+        if self.clocks.probe.is_none() {
             return Ok(None);
         }
         Ok(self.chain_span()?.map(|per_trip| per_trip * groups as f64 * DISPATCHES as f64))
@@ -208,8 +219,14 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
 
     /// Records `count` dispatches as its [`Scale::Dispatches`] or [`Scale::Problem`] asks: one
     /// workgroup each (or the problem's), directly or indirectly, with a barrier between two
-    /// where `barrier`.
-    fn record_train(&self, rec: &Recorder<'_>, count: u64, barrier: bool) {
+    /// where `barrier`, and the witness beside those `beside` names.
+    fn record_train(
+        &self,
+        rec: &Recorder<'_>,
+        count: u64,
+        barrier: bool,
+        beside: Option<&Beside<'_, '_>>,
+    ) -> Result<()> {
         let groups = match self.case.scale {
             Scale::Problem { groups } => groups,
             _ => 1,
@@ -218,11 +235,23 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
             if barrier && i > 0 {
                 rec.compute_barrier();
             }
+            self.witness_beside(rec, i, beside)?;
             match &self.indirect {
                 Some(buffer) => rec.dispatch_indirect(buffer),
                 None => rec.dispatch([groups, 1, 1]),
             }
         }
+        Ok(())
+    }
+
+    /// Records the witness before dispatch `i` where `beside` puts one there, with no barrier
+    /// between, then binds the case's pipeline again: the two run side by side.
+    fn witness_beside(&self, rec: &Recorder<'_>, i: u64, beside: Option<&Beside<'_, '_>>) -> Result<()> {
+        let Some(beside) = beside else { return Ok(()) };
+        let Some(slot) = beside.at.iter().position(|&at| at == i) else { return Ok(()) };
+        beside.witness.record(rec, slot, beside.delay, beside.spin)?;
+        rec.bind(self.pipeline, &self.set, &self.push[0]);
+        Ok(())
     }
 
     /// A note per buffer placed in a kind of memory: which memory type, heap and flags it got.
@@ -294,6 +323,7 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
                 submit(self.ctx, |rec| self.record_one(rec, &self.push[1]))?;
             }
         }
+        let mut recorded = Ok(());
         submit(self.ctx, |rec| {
             if self.case.scale != Scale::Submissions {
                 self.record_resets(rec);
@@ -305,9 +335,9 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
                     if indirect {
                         rec.indirect_barrier();
                     }
-                    self.record_train(rec, VERIFY_DISPATCHES, barrier);
+                    recorded = self.record_train(rec, VERIFY_DISPATCHES, barrier, None);
                 }
-                Scale::Problem { .. } => self.record_train(rec, 1, true),
+                Scale::Problem { .. } => recorded = self.record_train(rec, 1, true, None),
                 Scale::Submissions => rec.dispatch([1, 1, 1]),
                 _ => rec.dispatch([VERIFY_GROUPS, 1, 1]),
             }
@@ -330,37 +360,72 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
                 rec.host_barrier();
             }
         })?;
+        recorded?;
         let bytes = readback.as_ref().map_or_else(|| self.results.bytes(), |(_, r)| r.bytes())?;
         let what = if readback.is_some() { "word" } else { "invocation" };
         verify::compare(&self.case.name, &verify::words(bytes), what, reference.as_ref())
     }
 
-    /// One measurement: `DISPATCHES` dispatches of `shape` between two timestamps.
-    fn record_timed(&self, shape: [u32; 3]) -> Result<f64> {
+    /// One measurement: `DISPATCHES` dispatches of `shape` between two timestamps, with the
+    /// witness beside those `beside` names.
+    fn record_timed(&self, shape: [u32; 3], beside: Option<&Beside<'_, '_>>) -> Result<f64> {
         self.time_between_stamps(|rec| {
             for i in 0..DISPATCHES {
                 if i > 0 {
                     rec.compute_barrier();
                 }
+                self.witness_beside(rec, i, beside)?;
                 rec.dispatch(shape);
             }
+            Ok(())
         })
     }
 
     /// One measurement: `count` dispatches between two timestamps ([`Scale::Dispatches`],
-    /// [`Scale::Problem`]).
-    fn record_dispatches(&self, count: u64, barrier: bool) -> Result<f64> {
-        self.time_between_stamps(|rec| self.record_train(rec, count, barrier))
+    /// [`Scale::Problem`]), with the witness beside those `beside` names.
+    fn record_dispatches(&self, count: u64, barrier: bool, beside: Option<&Beside<'_, '_>>) -> Result<f64> {
+        self.time_between_stamps(|rec| self.record_train(rec, count, barrier, beside))
+    }
+
+    /// The dispatches one measurement of `groups` makes: [`DISPATCHES`], or the train's length.
+    fn dispatches(&self, groups: u64) -> u64 {
+        match self.case.scale {
+            Scale::Dispatches { .. } | Scale::Problem { .. } => groups.clamp(1, MAX_DISPATCHES),
+            _ => DISPATCHES,
+        }
+    }
+
+    /// One measurement of `groups` as the case's scale says, with the witness beside those
+    /// dispatches `beside` names.
+    fn measure_once(&mut self, groups: u64, beside: Option<&Beside<'_, '_>>) -> Result<f64> {
+        match self.case.scale {
+            Scale::Groups => self.record_timed(dispatch_shape(groups, self.ctx.info.max_group_count), beside),
+            Scale::PushWord(index) => {
+                let at = HEADER_BYTES + 4 * index;
+                let count = groups.min(MAX_PUSH_COUNT) as u32;
+                let word = self.push[0].get_mut(at..at + 4).ok_or_else(|| {
+                    spec_error(self.case, format!("its scale word {index} is outside its push block"))
+                })?;
+                word.copy_from_slice(&count.to_ne_bytes());
+                self.record_timed([1, 1, 1], beside)
+            }
+            Scale::Dispatches { barrier, .. } => {
+                self.record_dispatches(groups.clamp(1, MAX_DISPATCHES), barrier, beside)
+            }
+            Scale::Problem { .. } => self.record_dispatches(groups.clamp(1, MAX_DISPATCHES), true, beside),
+            Scale::Submissions => self.time_submissions(groups.clamp(1, MAX_SUBMISSIONS)),
+        }
     }
 
     /// The GPU milliseconds of what `body` records, between two timestamps, with the pipeline
     /// bound. Resets go in a submission of their own first: a top-of-pipe timestamp does not
     /// wait for earlier commands, so a reset recorded before it in the same submission could run
     /// into the timed interval.
-    fn time_between_stamps(&self, body: impl FnOnce(&Recorder<'_>)) -> Result<f64> {
+    fn time_between_stamps(&self, body: impl FnOnce(&Recorder<'_>) -> Result<()>) -> Result<f64> {
         if !self.resets.is_empty() {
             submit(self.ctx, |rec| self.record_resets(rec))?;
         }
+        let mut recorded = Ok(());
         let wall = submit(self.ctx, |rec| {
             rec.reset_timestamps(&self.timestamps);
             rec.bind(self.pipeline, &self.set, &self.push[0]);
@@ -371,13 +436,14 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
                 rec.indirect_barrier();
             }
             rec.timestamp(&self.timestamps, Stamp::Start);
-            body(rec);
+            recorded = body(rec);
             rec.timestamp(&self.timestamps, Stamp::End);
-            if self.case.chain_clock {
-                // The chain's clock span is read on the host (chain_clocks).
+            // The chain's clock span (chain_clocks) and the witness's readings are read on the host.
+            if self.case.chain_clock || self.clocks.witness.is_some() {
                 rec.host_barrier();
             }
         })?;
+        recorded?;
         gpu_ms(self.ctx, &self.timestamps, wall, &self.case.name)
     }
 }
@@ -388,23 +454,27 @@ const MAX_PUSH_COUNT: u64 = 65_535;
 
 impl Timer for Bench<'_, '_> {
     fn time_ms(&mut self, groups: u64) -> Result<f64> {
-        match self.case.scale {
-            Scale::Groups => self.record_timed(dispatch_shape(groups, self.ctx.info.max_group_count)),
-            Scale::PushWord(index) => {
-                let at = HEADER_BYTES + 4 * index;
-                let count = groups.min(MAX_PUSH_COUNT) as u32;
-                let word = self.push[0].get_mut(at..at + 4).ok_or_else(|| {
-                    spec_error(self.case, format!("its scale word {index} is outside its push block"))
-                })?;
-                word.copy_from_slice(&count.to_ne_bytes());
-                self.record_timed([1, 1, 1])
-            }
-            Scale::Dispatches { barrier, .. } => {
-                self.record_dispatches(groups.clamp(1, MAX_DISPATCHES), barrier)
-            }
-            Scale::Problem { .. } => self.record_dispatches(groups.clamp(1, MAX_DISPATCHES), true),
-            Scale::Submissions => self.time_submissions(groups.clamp(1, MAX_SUBMISSIONS)),
+        self.measure_once(groups, None)
+    }
+
+    fn witnessed(&self) -> bool {
+        self.clocks.witness.is_some() && self.case.scale != Scale::Submissions
+    }
+
+    fn time_witnessed(&mut self, groups: u64, expect_ms: f64) -> Result<Option<(f64, Vec<Reading>)>> {
+        let Some(witness) = self.clocks.witness.filter(|_| self.witnessed()) else { return Ok(None) };
+        let Some(place) = placement(expect_ms, self.dispatches(groups)) else {
+            return Ok(Some((self.time_ms(groups)?, Vec::new())));
+        };
+        let (delay, spin) = (witness.ticks(place.delay_us), witness.ticks(place.spin_us));
+        let beside = Beside { witness, delay, spin, at: place.at };
+        witness.next_tag();
+        let ms = self.measure_once(groups, Some(&beside))?;
+        let mut readings = Vec::new();
+        for slot in 0..beside.at.len() {
+            readings.extend(witness.reading(slot, delay, spin)?);
         }
+        Ok(Some((ms, readings)))
     }
 
     fn actual_groups(&self, groups: u64) -> u64 {
@@ -417,6 +487,6 @@ impl Timer for Bench<'_, '_> {
     }
 
     fn clock_mhz(&mut self) -> Result<Option<f64>> {
-        self.probe.map_or(Ok(None), ClockProbe::mhz)
+        self.clocks.probe.map_or(Ok(None), ClockProbe::mhz)
     }
 }

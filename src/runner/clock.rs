@@ -10,6 +10,7 @@
 
 use super::kernel::Kernel;
 use super::verify;
+use super::witness::Witness;
 use crate::caps::{Feature, Requirements};
 use crate::error::Result;
 use crate::record::measurement::STEADY;
@@ -51,12 +52,34 @@ pub fn unavailable(ctx: &Context) -> Option<String> {
     })
 }
 
-/// The probe, calibrated, or why there is none: the header's `clock:` line.
+/// The probe, calibrated, or why there is none: the header's `clock:` line; and the witness,
+/// where the device can read its clock beside the work.
 pub struct Clock<'ctx> {
     /// The probe, where the device has a steady shader clock.
     pub probe: Option<ClockProbe<'ctx>>,
     /// Why there is none (`unknown: ...`).
     pub unknown: Option<String>,
+    /// The witness, calibrated, or why there is none.
+    pub witness: std::result::Result<Witness<'ctx>, String>,
+}
+
+impl<'ctx> Clock<'ctx> {
+    /// How cases read the clock: the witness beside the work where there is one, the probe
+    /// around it otherwise (neither where the clock is unknown).
+    pub fn readers(&self) -> Readers<'_, 'ctx> {
+        let probe = self.probe.as_ref();
+        Readers { probe, witness: probe.and(self.witness.as_ref().ok()) }
+    }
+}
+
+/// What reads the clock of a case's samples: the witness beside their work, else the probe
+/// around them; both `None` where the clock is unknown.
+#[derive(Clone, Copy, Default)]
+pub struct Readers<'a, 'ctx> {
+    /// The probe.
+    pub probe: Option<&'a ClockProbe<'ctx>>,
+    /// The witness.
+    pub witness: Option<&'a Witness<'ctx>>,
 }
 
 /// Calibration attempts before the clock counts as unknown: a GPU still ramping up from idle may

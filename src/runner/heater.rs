@@ -4,10 +4,11 @@
 
 use std::cell::Cell;
 
-use super::clock::ClockProbe;
+use super::clock::{ClockProbe, Readers};
 use super::kernel::Kernel;
 use super::scaling::{dispatch_shape, shape_groups, Policy};
 use super::warmup::Heat;
+use super::witness::Witness;
 use crate::error::Result;
 use crate::registry::{CaseSpec, Glsl, Push};
 use crate::vk::commands::submit;
@@ -19,6 +20,10 @@ const GLSL: Glsl = Glsl { file: "warmup.glsl", source: include_str!("../../glsl/
 const STEPS: u32 = 256;
 /// Invocations per workgroup: within every device's limits (at least 128).
 const LOCAL_SIZE: u32 = 64;
+
+/// Where the witness reads the clock in a submission of a quarter of the load: from 1 ms in, for 2 ms.
+const READING_DELAY_US: f64 = 1000.0;
+const READING_US: f64 = 2000.0;
 
 /// The time each submission of the load aims for, ms: a case's sample (the default
 /// `--target-ms`), so a driver that resets the device after a shorter wait than the warm-up's
@@ -61,14 +66,32 @@ impl<'ctx> Heater<'ctx> {
         }
         Ok(spent)
     }
+
+    /// The clock under this load, as `witness` reads it beside one submission of a quarter of a
+    /// sample's load, 1 ms into it for 2 ms (the probe, in a submission of its own, would read the
+    /// clock of a device that just stopped working); `None` where it read none.
+    pub fn clock_beside(&self, witness: &Witness<'_>) -> Result<Option<f64>> {
+        let max = self.ctx.info.max_group_count;
+        let shape = dispatch_shape((self.groups.get() / 4).max(1), max);
+        let (delay, spin) = (witness.ticks(READING_DELAY_US), witness.ticks(READING_US));
+        witness.next_tag();
+        let mut bound = Ok(());
+        submit(self.ctx, |rec| {
+            bound = witness.record(rec, 0, delay, spin).and_then(|()| self.kernel.bind_beside(rec, &[STEPS]));
+            rec.dispatch(shape);
+            rec.host_barrier();
+        })?;
+        bound?;
+        Ok(witness.reading(0, delay, spin)?.map(|r| r.mhz))
+    }
 }
 
-/// The device to warm: the heater's load, and the probe's readings where there is a clock.
+/// The device to warm: the heater's load, and what reads its clock where there is one.
 pub struct Warming<'a, 'ctx> {
     /// The load.
     pub heater: &'a Heater<'ctx>,
-    /// The calibrated clock probe, where the device has one.
-    pub probe: Option<&'a ClockProbe<'ctx>>,
+    /// The witness beside the load, else the probe between slices of it.
+    pub clocks: Readers<'a, 'ctx>,
 }
 
 impl Heat for Warming<'_, '_> {
@@ -77,10 +100,13 @@ impl Heat for Warming<'_, '_> {
     }
 
     fn has_clock(&self) -> bool {
-        self.probe.is_some()
+        self.clocks.probe.is_some()
     }
 
     fn clock_mhz(&mut self) -> Result<Option<f64>> {
-        self.probe.map_or(Ok(None), ClockProbe::mhz)
+        match (self.clocks.witness, self.clocks.probe) {
+            (Some(witness), _) => self.heater.clock_beside(witness),
+            (None, probe) => probe.map_or(Ok(None), ClockProbe::mhz),
+        }
     }
 }

@@ -1,5 +1,5 @@
-//! A kernel of the runner's own, outside any case (the clock probe's spin, the warm-up load): its
-//! pipeline, a host-visible results buffer at binding 0, and its descriptor set.
+//! A kernel of the runner's own, outside any case (the clock probe's spin, the clock witness, the
+//! warm-up load): its pipeline, a host-visible results buffer at binding 0, and its descriptor set.
 
 use ash::vk;
 
@@ -41,9 +41,16 @@ impl<'ctx> Kernel<'ctx> {
     /// Binds the kernel with the family words `push` (timing mode), then records a barrier that
     /// orders what is dispatched next after earlier compute work.
     pub fn bind(&self, rec: &Recorder<'_>, push: &[u32]) -> Result<()> {
+        self.bind_beside(rec, push)?;
+        rec.compute_barrier();
+        Ok(())
+    }
+
+    /// Binds the kernel with the family words `push` (timing mode) and no barrier: what is
+    /// dispatched next may run beside the work dispatched before it.
+    pub fn bind_beside(&self, rec: &Recorder<'_>, push: &[u32]) -> Result<()> {
         let pipeline = pipeline(&self.pipelines, &self.case)?;
         rec.bind(pipeline, &self.set, &Push::words(push).bytes(Mode::Time));
-        rec.compute_barrier();
         Ok(())
     }
 

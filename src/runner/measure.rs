@@ -3,12 +3,13 @@
 //! Why it is built so: docs/design/timing.md.
 
 use super::scaling::Policy;
+use super::witness::Reading;
 use crate::error::Result;
 use std::time::Instant;
 
-use crate::record::measurement::Measurement;
+use crate::record::measurement::{ClockFacts, ClockSource, Measurement};
 use crate::record::phases::Phases;
-use crate::record::stats::summarize;
+use crate::record::stats::{median, summarize};
 
 /// Something that can time a dispatch of `groups` workgroups (the GPU, or a fake in tests).
 pub trait Timer {
@@ -18,10 +19,42 @@ pub trait Timer {
     fn actual_groups(&self, groups: u64) -> u64 {
         groups
     }
-    /// The GPU's clock now, in MHz, where it can be measured.
+    /// The GPU's clock now, in MHz, where it can be measured (the probe, in submissions of its own).
     fn clock_mhz(&mut self) -> Result<Option<f64>> {
         Ok(None)
     }
+    /// Whether [`Timer::time_witnessed`] can read the clock beside the work (then the probe is
+    /// not read around the samples).
+    fn witnessed(&self) -> bool {
+        false
+    }
+    /// Runs one measurement of `groups` with the clock witness beside its work, expected to take
+    /// about `expect_ms`: its GPU time and the clocks the witness read (none where the dispatches
+    /// are too short to read beside). `None` where the timer has no witness.
+    fn time_witnessed(&mut self, groups: u64, expect_ms: f64) -> Result<Option<(f64, Vec<Reading>)>> {
+        let _ = (groups, expect_ms);
+        Ok(None)
+    }
+}
+
+/// How far the sample that carried the witness may be from the others' median before the
+/// witness counts as having disturbed it (a driver that ran it before the work, not beside it):
+/// the larger of [`SETTLED`] and three times the others' cv. Witnesses run alone would lengthen a
+/// four-dispatch sample by three quarters (each waits and reads for three quarters of its
+/// dispatch: [`DELAY_SHARE`](super::witness::DELAY_SHARE), [`SPIN_SHARE`](super::witness::SPIN_SHARE)).
+pub fn witness_tolerance(others_cv: f64) -> f64 {
+    SETTLED.max(3.0 * others_cv)
+}
+
+/// The clock of the samples from the witness's `readings`: each reading in MHz, and their
+/// relative uncertainty (the largest of theirs, plus half their spread: the clock moved that much
+/// within the sample).
+pub fn witnessed_clock(readings: &[Reading]) -> Option<(Vec<f64>, f64)> {
+    let mhz: Vec<f64> = readings.iter().map(|r| r.mhz).collect();
+    let (low, high) = mhz.iter().fold((f64::MAX, f64::MIN), |(l, h), &m| (l.min(m), h.max(m)));
+    let mean = mhz.iter().sum::<f64>() / mhz.len().max(1) as f64;
+    let own = readings.iter().map(|r| r.uncertainty).fold(0.0, f64::max);
+    (!mhz.is_empty()).then(|| (mhz, own + (high - low) / 2.0 / mean))
 }
 
 /// How many samples a measurement takes: at least `least`, then until their mean's relative
@@ -150,15 +183,40 @@ pub fn measure(
     let samples_start = samples_start.unwrap_or_else(Instant::now);
     let scale_ms = (scaled.min(samples_start) - start).as_secs_f64() * 1e3;
     let warm_ms = samples_start.saturating_duration_since(scaled).as_secs_f64() * 1e3;
-    let before = timer.clock_mhz()?;
+    // The first sample taken here carries the clock witness, beside its work; where the timer has
+    // none, the probe reads the clock before the samples and after them.
+    let witnessing = timer.witnessed();
+    if witnessing {
+        times.truncate(sampling.most.saturating_sub(1));
+    }
+    let before = if witnessing { None } else { timer.clock_mhz()? };
+    let mut witnessed = None;
+    let mut witness_change = None;
+    if witnessing {
+        let expect_ms = median(times.iter().copied()).unwrap_or(ms);
+        if let Some((sample, readings)) = timer.time_witnessed(groups, expect_ms)? {
+            let others = summarize(&times);
+            witness_change = others.as_ref().map(|o| sample / o.median - 1.0);
+            let tolerance = witness_tolerance(others.map_or(0.0, |o| o.cv));
+            if witness_change.is_none_or(|change| change.abs() <= tolerance) {
+                times.push(sample);
+                witnessed = witnessed_clock(&readings);
+            }
+        }
+    }
     while !sampling.enough(&times) {
         times.push(timer.time_ms(groups)?);
     }
-    let after = timer.clock_mhz()?;
+    let (clocks_mhz, clock_source, clock_uncertainty) = match witnessed {
+        Some((readings, uncertainty)) => (readings, ClockSource::Witness, Some(uncertainty)),
+        None => {
+            let after = timer.clock_mhz()?;
+            (before.into_iter().chain(after).collect(), ClockSource::Probe, None)
+        }
+    };
     let samples_ms = Phases::since(samples_start);
     let samples_gpu_ms = times.iter().sum();
     let summary = summarize(&times).expect("sampling takes one sample at least");
-    let clocks_mhz = before.into_iter().chain(after).collect();
     Ok(Measurement {
         groups,
         samples: times,
@@ -166,6 +224,12 @@ pub fn measure(
         warmup_runs: runs,
         settled,
         clocks_mhz,
+        clock: Box::new(ClockFacts {
+            source: clock_source,
+            uncertainty: clock_uncertainty,
+            witness_change,
+            own_load: false,
+        }),
         reference_mhz: None,
         retries: Vec::new(),
         gave_up: false,

@@ -21,4 +21,5 @@ pub mod scaling;
 pub mod verify;
 pub mod warmth;
 pub mod warmup;
+pub mod witness;
 pub mod work;

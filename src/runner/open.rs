@@ -47,6 +47,7 @@ pub fn needs(cases: &[CaseSpec]) -> (Vec<Vec<Feature>>, Vec<ash::vk::Format>, Ve
     }
     groups.push(vec![Feature::PipelineExecutableInfo]);
     groups.push(vec![Feature::ShaderSubgroupClock]);
+    groups.push(vec![Feature::ShaderDeviceClock]);
     (groups, all.format_list(), queues)
 }
 

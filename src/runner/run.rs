@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use super::assemble::{order, Assembler, Finished};
 use super::bench::Bench;
-use super::clock::{self, Clock, ClockProbe};
+use super::clock::{self, Clock, Readers};
 use super::copy::CopyBench;
 use super::heater::Heater;
 use super::measure::{measure, Sampling, Timer};
@@ -18,6 +18,7 @@ use super::retry::measure_steady;
 use super::scaling::Policy;
 use super::warmth::Warmth;
 use super::warmup::PLAN;
+use super::witness::Witness;
 use crate::caps::DeviceCaps;
 use crate::error::{Error, Result};
 use crate::record::measurement::Measurement;
@@ -129,13 +130,13 @@ pub fn prepare<'ctx>(
         .collect();
     let pipelines = pipelines::build_all(ctx, &runnable, threads)?;
     if !timed {
-        let clock =
-            Clock { probe: None, unknown: Some("not read: --verify and --compile-only time nothing".into()) };
+        let unknown = "not read: --verify and --compile-only time nothing";
+        let clock = Clock { probe: None, unknown: Some(unknown.into()), witness: Err(unknown.into()) };
         return Ok(Prepared { skipped, clock, warmth: None, pipelines, lazy });
     }
     let heater = Heater::new(ctx)?;
     let clock = match clock::probe(ctx) {
-        Err(reason) => Clock { probe: None, unknown: Some(reason) },
+        Err(reason) => Clock { probe: None, unknown: Some(reason.clone()), witness: Err(reason) },
         Ok(probe) => {
             // A clock still climbing from idle reads unsteady: load the device, then try again.
             let mut calibrated = clock::calibrate(&probe);
@@ -144,12 +145,12 @@ pub fn prepare<'ctx>(
                 calibrated = clock::calibrate(&probe);
             }
             match calibrated {
-                Ok(()) => Clock { probe: Some(probe), unknown: None },
-                Err(reason) => Clock { probe: None, unknown: Some(reason) },
+                Ok(()) => Clock { probe: Some(probe), unknown: None, witness: Witness::new(ctx) },
+                Err(reason) => Clock { probe: None, unknown: Some(reason.clone()), witness: Err(reason) },
             }
         }
     };
-    let warmth = Warmth::start(heater, clock.probe.as_ref())?;
+    let warmth = Warmth::start(heater, clock.readers())?;
     Ok(Prepared { skipped, clock, warmth: Some(warmth), pipelines, lazy })
 }
 
@@ -176,7 +177,7 @@ pub fn execute(
     let target_ms = if ctx.fenced { settings.target_ms.max(FENCED_TARGET_MS) } else { settings.target_ms };
     let policy = Policy::for_device(target_ms, max);
     // Verify and compile-only runs time nothing, so they read no clock.
-    let probe = prepared.clock.probe.as_ref().filter(|_| settings.timed());
+    let clocks = if settings.timed() { prepared.clock.readers() } else { Readers::default() };
     for &index in order {
         let case = &cases[index];
         if STOP.load(Ordering::SeqCst) {
@@ -184,7 +185,7 @@ pub fn execute(
         }
         on_start(case)?;
         let steady = Steady {
-            probe,
+            clocks,
             warmth: prepared.warmth.as_ref(),
             baseline: baselines.contains(case.name.as_str()),
         };
@@ -263,10 +264,10 @@ pub fn run_cases(
     Ok(results)
 }
 
-/// What holds a case's measurement to a steady clock: the probe, the warm state, and whether the
-/// case is a baseline.
+/// What holds a case's measurement to a steady clock: what reads the clock, the warm state, and
+/// whether the case is a baseline.
 struct Steady<'a, 'ctx> {
-    probe: Option<&'a ClockProbe<'ctx>>,
+    clocks: Readers<'a, 'ctx>,
     warmth: Option<&'a Warmth<'ctx>>,
     baseline: bool,
 }
@@ -285,11 +286,11 @@ impl Steady<'_, '_> {
             return measure(timer, policy, &settings.sampling(), settings.warmup_cap_ms());
         };
         let start = Instant::now();
-        notes.extend(warmth.before_case(self.probe)?);
+        notes.extend(warmth.before_case(self.clocks)?);
         let rewarm_ms = Phases::since(start);
         let measured = measure_steady(
             || measure(timer, policy, &settings.sampling(), settings.warmup_cap_ms()),
-            || warmth.rewarm(self.probe),
+            || warmth.rewarm(self.clocks),
             warmth.reference(),
             self.baseline,
         );
@@ -329,7 +330,7 @@ fn run_case(
             return Ok(Record::of(case, Outcome::Skipped(reason), Vec::new(), None));
         }
         let start = Instant::now();
-        let mut bench = CopyBench::new(ctx, case, steady.probe)?;
+        let mut bench = CopyBench::new(ctx, case, steady.clocks.probe)?;
         phases.setup_ms = Phases::since(start);
         let mut notes = bench.memory_notes();
         if settings.verify {
@@ -369,7 +370,7 @@ fn run_case(
         ));
     }
     let start = Instant::now();
-    let mut bench = Bench::new(ctx, case, pipeline)?.with_probe(steady.probe);
+    let mut bench = Bench::new(ctx, case, pipeline)?.with_clocks(steady.clocks);
     phases.setup_ms = Phases::since(start);
     let statistics = bench.shader_statistics()?;
     let mut notes = stats_notes(settings.shader_stats, statistics.as_deref());

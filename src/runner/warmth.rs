@@ -4,7 +4,7 @@
 use std::cell::Cell;
 use std::time::Instant;
 
-use super::clock::ClockProbe;
+use super::clock::Readers;
 use super::heater::{Heater, Warming};
 use super::warmup::{warm_up, PLAN};
 use crate::error::Result;
@@ -25,10 +25,10 @@ pub struct Warmth<'ctx> {
 }
 
 impl<'ctx> Warmth<'ctx> {
-    /// Warms the device up with `heater` before the first timed case, reading the clock with the
-    /// calibrated `probe`, where there is one.
-    pub fn start(heater: Heater<'ctx>, probe: Option<&ClockProbe<'ctx>>) -> Result<Self> {
-        let first = warm_up(&mut Warming { heater: &heater, probe }, &PLAN, None)?;
+    /// Warms the device up with `heater` before the first timed case, reading the clock with
+    /// `clocks` (beside the load where there is a witness), where there is one.
+    pub fn start(heater: Heater<'ctx>, clocks: Readers<'_, 'ctx>) -> Result<Self> {
+        let first = warm_up(&mut Warming { heater: &heater, clocks }, &PLAN, None)?;
         let reference = Cell::new(first.settled_mhz);
         Ok(Self { heater, first, reference, last_work: Cell::new(Instant::now()) })
     }
@@ -43,13 +43,13 @@ impl<'ctx> Warmth<'ctx> {
     /// After an idle gap of [`PLAN`]'s `idle_ms` or more, a slice of load comes first: the clock
     /// can still read high then and fall a moment later (the H200 after a 2 GiB upload: 1980 MHz
     /// at the check, 1140 before the samples). Returns a note when it loaded the device.
-    pub fn before_case(&self, probe: Option<&ClockProbe<'ctx>>) -> Result<Option<String>> {
+    pub fn before_case(&self, clocks: Readers<'_, 'ctx>) -> Result<Option<String>> {
         let idle_ms = self.last_work.get().elapsed().as_secs_f64() * 1e3;
         let idle = idle_ms >= PLAN.idle_ms;
-        let note = match (self.reference.get(), probe) {
+        let note = match (self.reference.get(), clocks.probe) {
             (Some(level), Some(_)) => {
                 let slice = if idle { self.heater.heat(PLAN.slice_ms)? } else { 0.0 };
-                let back = self.back_to(level, probe)?;
+                let back = self.back_to(level, clocks)?;
                 back.or_else(|| {
                     idle.then(|| {
                         format!(
@@ -78,10 +78,10 @@ impl<'ctx> Warmth<'ctx> {
 
     /// Before a retry: back to the reference level, or a refresh without one. Returns the level
     /// to hold the next try to.
-    pub fn rewarm(&self, probe: Option<&ClockProbe<'ctx>>) -> Result<Option<f64>> {
-        match (self.reference.get(), probe) {
+    pub fn rewarm(&self, clocks: Readers<'_, 'ctx>) -> Result<Option<f64>> {
+        match (self.reference.get(), clocks.probe) {
             (Some(level), Some(_)) => {
-                self.back_to(level, probe)?;
+                self.back_to(level, clocks)?;
             }
             _ => {
                 self.heater.heat(PLAN.refresh_ms)?;
@@ -93,8 +93,8 @@ impl<'ctx> Warmth<'ctx> {
     /// Loads the device until its clock is back at `level`; a clock that settles 5% or more below
     /// it becomes the new reference (the device sustains less now; cases are never held to more
     /// than the first warm-up's level). Returns a note when it loaded the device.
-    fn back_to(&self, level: f64, probe: Option<&ClockProbe<'ctx>>) -> Result<Option<String>> {
-        let warm = warm_up(&mut Warming { heater: &self.heater, probe }, &PLAN, Some(level))?;
+    fn back_to(&self, level: f64, clocks: Readers<'_, 'ctx>) -> Result<Option<String>> {
+        let warm = warm_up(&mut Warming { heater: &self.heater, clocks }, &PLAN, Some(level))?;
         if warm.load_ms == 0.0 {
             return Ok(None);
         }

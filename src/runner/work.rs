@@ -81,7 +81,14 @@ pub fn work(request: &Request, job: &Job, emit: &mut dyn FnMut(Message) -> Resul
         Err(error) => facts.timestamp_steps_error = Some(error.to_string()),
     }
     let mut device = model::Device::from(&ctx.info);
-    device.clock = Some(prepared.clock.unknown.clone().unwrap_or_else(|| model::CLOCK_MEASURED.to_owned()));
+    device.clock = Some(match (&prepared.clock.unknown, &prepared.clock.witness) {
+        (Some(unknown), _) => unknown.clone(),
+        (None, Ok(witness)) => {
+            let (rate, uncertainty) = witness.rate();
+            model::clock_witnessed(rate, uncertainty)
+        }
+        (None, Err(why)) => format!("{}; not beside the work: {why}", model::CLOCK_MEASURED),
+    });
     let warm_up =
         prepared.warmth.as_ref().map(|w| model::WarmUp { reference_mhz: w.reference(), ..w.first.clone() });
     emit(Message::Ready(Box::new(Ready { device, facts, warm_up })))?;

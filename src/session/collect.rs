@@ -77,44 +77,8 @@ impl<'c> Collector<'c> {
     pub fn take(&mut self, message: Message) -> Result<()> {
         match message {
             Message::Ready(ready) if self.run.is_none() => {
-                let Some(Template { date, settings, host, together }) = self.template.take() else {
-                    return Ok(());
-                };
-                let cases = self.assembler.cases();
-                let run = Run {
-                    format_version: model::FORMAT_VERSION,
-                    perftest_version: env!("CARGO_PKG_VERSION").to_owned(),
-                    date,
-                    settings,
-                    device: ready.device,
-                    facts: Some(ready.facts),
-                    header: String::new(),
-                    families: FamilyFacts::of_names(cases.iter().map(|c| c.family)),
-                    interrupted: false,
-                    ending: model::Ending::default(),
-                    clock_median_mhz: None,
-                    warm_up: ready.warm_up,
-                    levels: Vec::new(),
-                    workers: None,
-                    wall_s: None,
-                    not_run: cases
-                        .iter()
-                        .map(|c| NotRun {
-                            family: c.family.to_owned(),
-                            name: c.name.clone(),
-                            original_time: c.baseline.is_some(),
-                        })
-                        .collect(),
-                    legacy_line_widths: Default::default(),
-                    host,
-                    together,
-                    cases: Vec::new(),
-                };
-                self.layouts = Layouts::of_run(&run);
-                if let Some(verbose) = self.stream {
-                    super::progress::write_line(&text::header(&run, verbose))?;
-                }
-                self.run = Some(run);
+                let ready = *ready;
+                self.begin(ready.device, Some(ready.facts), ready.warm_up)?;
             }
             Message::Ready(_) => {}
             Message::Start { case } => self.progress.start(&case),
@@ -133,6 +97,66 @@ impl<'c> Collector<'c> {
             }
         }
         Ok(())
+    }
+
+    /// Makes the run's record, now that the device is ready (or, with no facts, that it never
+    /// became ready: [`Collector::never_ready`]), and prints the header where lines stream.
+    fn begin(
+        &mut self,
+        device: model::Device,
+        facts: Option<crate::results::header::Facts>,
+        warm_up: Option<model::WarmUp>,
+    ) -> Result<()> {
+        let Some(Template { date, settings, host, together }) = self.template.take() else {
+            return Ok(());
+        };
+        let cases = self.assembler.cases();
+        let run = Run {
+            format_version: model::FORMAT_VERSION,
+            perftest_version: env!("CARGO_PKG_VERSION").to_owned(),
+            date,
+            settings,
+            device,
+            facts,
+            header: String::new(),
+            families: FamilyFacts::of_names(cases.iter().map(|c| c.family)),
+            interrupted: false,
+            ending: model::Ending::default(),
+            clock_median_mhz: None,
+            warm_up,
+            levels: Vec::new(),
+            workers: None,
+            wall_s: None,
+            not_run: cases
+                .iter()
+                .map(|c| NotRun {
+                    family: c.family.to_owned(),
+                    name: c.name.clone(),
+                    original_time: c.baseline.is_some(),
+                })
+                .collect(),
+            legacy_line_widths: Default::default(),
+            host,
+            together,
+            sharing: None,
+            cases: Vec::new(),
+        };
+        self.layouts = Layouts::of_run(&run);
+        if let (Some(verbose), true) = (self.stream, run.facts.is_some()) {
+            super::progress::write_line(&text::header(&run, verbose))?;
+        }
+        self.run = Some(run);
+        Ok(())
+    }
+
+    /// The run's record where its worker never said the device was ready (it died opening it):
+    /// the device as the parent planned it, every case not run. A device of several running at
+    /// once still leaves its document, so a screen hears of it.
+    pub fn never_ready(&mut self, device: model::Device) {
+        if self.run.is_none() {
+            // Nothing streams without facts, so this cannot fail.
+            let _ = self.begin(device, None, None);
+        }
     }
 
     /// Hands on the cases still held (measured early, their turn never came) and removes the bar.

@@ -21,8 +21,11 @@ use crate::runner::work::{work, Request};
 use crate::vk::context::ContextOptions;
 
 pub mod collect;
+pub mod confirm;
+pub mod fleet;
 pub mod progress;
 pub mod supervise;
+pub mod watch;
 
 /// Where device `n`'s document goes under `--all-devices --output path`: `results.json` becomes
 /// `results-gpu2.json`.
@@ -80,16 +83,21 @@ pub fn benchmark(session: &Session) -> Result<()> {
         let paths = Paths { output: session.output.as_deref(), json: session.json.as_deref() };
         return benchmark_row(session, options.device_index, paths, Vec::new(), None);
     }
+    // Each device as the others' documents name it: by its slot (PCI address, else UUID).
     let devices = {
         let instance = crate::vk::instance::Instance::new(options.validation)?;
         let (_, rows) = crate::vk::select::enumerate(&instance)?;
         let sink = instance.sink();
-        // An empty match is select's error, which lists the rows.
-        crate::vk::select::select(&rows, options.device_name.as_deref(), None)?;
-        let devices: Vec<(usize, String)> =
+        // An empty match is select's error, which lists the devices.
+        crate::vk::select::select(&rows, options.device_name.as_deref(), None, options.queue_family)?;
+        let devices: Vec<(usize, Peer)> =
             crate::vk::select::one_row_per_device(&rows, options.device_name.as_deref())
                 .into_iter()
-                .map(|(index, at)| (index, rows[at].name.clone()))
+                .map(|(index, at)| {
+                    let row = &rows[at];
+                    let uuid = crate::caps::Identity::uuid_text(&row.uuid);
+                    (index, Peer { name: row.name.clone(), slot: Some(row.pci.clone().unwrap_or(uuid)) })
+                })
                 .collect();
         drop(instance);
         check_validation(&sink)?;
@@ -114,36 +122,19 @@ pub fn benchmark(session: &Session) -> Result<()> {
         }
         results
     } else {
-        // Each device's facts and cases, read here one after another (see benchmark_row).
-        let mut plans = Vec::new();
-        for (index, _) in &devices {
-            let options = ContextOptions { device_index: Some(*index), ..options.clone() };
-            plans.push(plan(&options, &session.request.axes, &session.request.selection));
-        }
-        // Each device as the others' documents name it: by the slot its facts give (PCI address,
-        // else UUID), where it could be planned.
-        let peers: Vec<Peer> = devices
-            .iter()
-            .zip(&plans)
-            .map(|((_, name), planned)| Peer {
-                name: name.clone(),
-                slot: planned
-                    .as_ref()
-                    .ok()
-                    .and_then(|(info, _)| model::Device::from(info).slot().map(str::to_owned)),
-            })
-            .collect();
+        let peers: Vec<Peer> = devices.iter().map(|(_, peer)| peer.clone()).collect();
         std::thread::scope(|scope| {
-            let handles: Vec<_> = devices
-                .iter()
-                .zip(plans)
-                .enumerate()
-                .map(|(n, ((index, _), planned))| {
-                    let others = peers.iter().enumerate().filter(|(m, _)| *m != n).map(|(_, p)| p.clone());
-                    let together: Vec<Peer> = others.collect();
-                    scope.spawn(move || run(n + 1, *index, together, Some(planned?)))
-                })
-                .collect();
+            // Each device's facts and cases are read here, one after another (see benchmark_row),
+            // and its run starts as soon as they are: a device slow to plan holds back only the
+            // plans after it.
+            let mut handles = Vec::new();
+            for (n, (index, _)) in devices.iter().enumerate() {
+                let options = ContextOptions { device_index: Some(*index), ..options.clone() };
+                let planned = plan(&options, &session.request.axes, &session.request.selection);
+                let others = peers.iter().enumerate().filter(|(m, _)| *m != n).map(|(_, p)| p.clone());
+                let together: Vec<Peer> = others.collect();
+                handles.push(scope.spawn(move || run(n + 1, *index, together, Some(planned?))));
+            }
             handles
                 .into_iter()
                 .map(|h| {
@@ -224,6 +215,12 @@ fn benchmark_row(
         Some(planned) => planned,
         None => plan(&options, &request.axes, &request.selection)?,
     };
+    // Other processes on the GPU, watched while the cases run (timed runs: a shared GPU's rates
+    // mislead, its verification does not).
+    let watch = settings
+        .timed()
+        .then(|| watch::Watch::start(info.identity.device_uuid, info.vendor_id == crate::caps::NVIDIA));
+    let planned_device = model::Device::from(&info);
     let job = Job {
         row: index,
         cases: order(&selected, !settings.timed()).into_iter().map(|i| selected[i].name.clone()).collect(),
@@ -244,6 +241,7 @@ fn benchmark_row(
             filter: request.selection.filter.clone(),
             skip: request.selection.skip.clone(),
             quick: request.selection.quick,
+            cases: request.selection.names.clone(),
             axes: request.axes.iter().map(|a| format!("{}.{}={}", a.family, a.axis, a.text)).collect(),
             branch_iterations: None,
         },
@@ -259,10 +257,16 @@ fn benchmark_row(
             .map(Some)
     };
     collector.finish();
-    // Nothing ran: the error is all there is to say (no device, a shader that does not compile).
+    let sharing = watch.map(watch::Watch::finish);
+    // A device of several at once that never opened still leaves its document (every case not
+    // run, the error), so `fleet` hears of it; alone, the error is all there is to say.
+    if !alone && ran.is_err() {
+        collector.never_ready(planned_device);
+    }
     let Some(mut run) = collector.run.take() else {
         return Err(ran.err().unwrap_or(Error::Worker { detail: "ended before opening the device".into() }));
     };
+    run.sharing = sharing;
     run.workers = ran.as_ref().ok().copied().flatten();
     run.wall_s = Some(began.elapsed().as_secs_f64());
     run.flag_throttled();

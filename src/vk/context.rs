@@ -22,8 +22,10 @@ use crate::error::{vk_err, Error, Result};
 pub struct ContextOptions {
     /// Keep rows whose name contains this.
     pub device_name: Option<String>,
-    /// 1-based row among those kept.
+    /// 1-based physical device among those kept.
     pub device_index: Option<usize>,
+    /// The device's compute queue family to run on (`--queue`; its best where `None`).
+    pub queue_family: Option<u32>,
     /// Enable the validation layer.
     pub validation: bool,
     /// Clamp what the device reports to this profile (`--simulate`).
@@ -43,7 +45,12 @@ impl Adapter {
     pub fn open(options: &ContextOptions) -> Result<Self> {
         let instance = Instance::new(options.validation)?;
         let (physicals, rows) = select::enumerate(&instance)?;
-        let chosen = select::select(&rows, options.device_name.as_deref(), options.device_index)?;
+        let chosen = select::select(
+            &rows,
+            options.device_name.as_deref(),
+            options.device_index,
+            options.queue_family,
+        )?;
         let row = rows[chosen].clone();
         Ok(Self { physical: physicals[row.device], row, instance, simulate: options.simulate.clone() })
     }

@@ -97,6 +97,25 @@ fn host_link(pci: Option<&str>, kind: vk::PhysicalDeviceType) -> std::result::Re
 }
 
 /// The PCI address of `physical` (`0000:1b:00.0`), where it offers VK_EXT_pci_bus_info.
+/// Whether `device` lists `VK_KHR_portability_subset`.
+pub fn offers_portability_subset(instance: &Instance, device: vk::PhysicalDevice) -> bool {
+    // SAFETY: device comes from this instance.
+    let offered = unsafe { instance.raw.enumerate_device_extension_properties(device) }.unwrap_or_default();
+    offered.iter().any(|e| e.extension_name_as_c_str() == Ok(ash::khr::portability_subset::NAME))
+}
+
+/// A physical device's `deviceUUID` and PCI address (where it offers VK_EXT_pci_bus_info): what
+/// tells two GPUs of one model apart before any is opened.
+pub fn identify(instance: &Instance, physical: vk::PhysicalDevice) -> ([u8; 16], Option<String>) {
+    let mut id = vk::PhysicalDeviceIDProperties::default();
+    let mut props = vk::PhysicalDeviceProperties2::default().push_next(&mut id);
+    // SAFETY: physical belongs to instance (Vulkan 1.2, where the ID properties are core); the
+    // chained struct lives across the call.
+    unsafe { instance.raw.get_physical_device_properties2(physical, &mut props) };
+    let uuid = id.device_uuid;
+    (uuid, pci_address(instance, physical, &extensions(instance, physical)))
+}
+
 fn pci_address(
     instance: &Instance,
     physical: vk::PhysicalDevice,
@@ -347,7 +366,7 @@ pub fn create(
     let wanted = enabled.extensions();
     let mut extensions: Vec<*const std::ffi::c_char> = wanted.iter().map(|e| e.as_ptr()).collect();
     // A portability implementation (MoltenVK) must be created with the extension that says so.
-    if super::select::offers_portability_subset(instance, physical) {
+    if offers_portability_subset(instance, physical) {
         extensions.push(ash::khr::portability_subset::NAME.as_ptr());
     }
     let mut s = FeatureStructs::of(*enabled);

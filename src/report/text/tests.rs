@@ -82,6 +82,7 @@ fn timed(samples: &[f64], settled: bool) -> Outcome {
         warmup_runs: 6,
         settled,
         clocks_mhz: vec![],
+        clock: Box::default(),
         reference_mhz: None,
         retries: Vec::new(),
         gave_up: false,
@@ -137,6 +138,7 @@ fn ratio_lines_have_the_original_shape() {
         warmup_runs: 3,
         settled: true,
         clocks_mhz: vec![],
+        clock: Box::default(),
         reference_mhz: None,
         retries: Vec::new(),
         gave_up: false,
@@ -219,7 +221,7 @@ fn dispatches_take_clocks_and_round_trips_take_none() {
     let dispatch = Work::new(1.0, Unit::Dispatch);
     // 6.14 M dispatches per second at 1982 MHz: 322.8 clocks each.
     let outcome = judged_timed(vec![(6.14e6 * 0.010, dispatch)], vec![1982.0]);
-    let judged = Trust { max_clock_mhz: None, ..h100() }.judge(&outcome);
+    let judged = h100().judge(&outcome);
     assert_eq!(judged.per_clock.len(), 1);
     assert_eq!(judged.per_clock[0].1, Measure::from("clk/dispatch"));
     assert!((judged.per_clock[0].0 - 1982e6 / 6.14e6).abs() < 1e-6);

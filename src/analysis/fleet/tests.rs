@@ -1,0 +1,182 @@
+//! The fleet's judging on synthetic runs: a slow GPU, a healthy fleet, groups, noise, one slow case, a slow SM.
+
+use super::*;
+use crate::results::model::{tests::sample_run, Amount, CaseResult};
+
+/// A run of `device` with 40 cases, each at its rate times `scale` and a jitter of up to
+/// 0.3% that differs per device `seed` and case (samples with a cv of about 0.05%).
+pub(crate) fn device_run(device: &str, seed: u32, scale: f64) -> Run {
+    let mut run = sample_run();
+    run.device.name = device.into();
+    let template = run.cases[0].clone();
+    run.cases = (0..40u32)
+        .map(|i| {
+            let jitter = 1.0 + f64::from((seed * 7919 + i * 104_729) % 61) / 60.0 * 0.006 - 0.003;
+            let rate = 1e12 * f64::from(i + 1) * scale * jitter;
+            CaseResult {
+                name: format!("case {i}"),
+                rate: Some(Amount { value: rate, unit: "loads/s".into() }),
+                samples_ms: vec![20.0, 20.01, 19.99, 20.0],
+                flags: Vec::new(),
+                ..template.clone()
+            }
+        })
+        .collect();
+    run
+}
+
+fn members(runs: &[Run]) -> Vec<Member<'_>> {
+    runs.iter().enumerate().map(|(i, run)| Member { label: format!("gpu{i}"), run }).collect()
+}
+
+#[test]
+fn a_gpu_five_percent_slow_is_found_and_ranked_first() {
+    let mut runs: Vec<Run> = (0..8).map(|i| device_run("NVIDIA H200", i, 1.0)).collect();
+    runs[5] = device_run("NVIDIA H200", 5, 0.95);
+    let fleet = judge(&members(&runs));
+    assert_eq!(fleet.groups.len(), 1);
+    let group = &fleet.groups[0];
+    assert_eq!((group.judged, group.too_few), (40, 0));
+    assert!(group.typical_spread.unwrap() < 0.005, "{:?}", group.typical_spread);
+    assert_eq!(group.ranking[0].label, "gpu5");
+    assert_eq!(group.ranking[0].slower, 40, "every case of the slow GPU");
+    assert!((group.ranking[0].worst.unwrap() + 0.05).abs() < 0.005);
+    assert!(group.ranking[1..].iter().all(|s| s.slower == 0 && s.faster == 0), "{:#?}", group.ranking);
+    assert_eq!(fleet.slow_devices().iter().map(|s| s.label.as_str()).collect::<Vec<_>>(), ["gpu5"]);
+    assert!(group.outliers.iter().all(|o| o.device == 5 && o.change < -0.04));
+}
+
+#[test]
+fn a_healthy_fleet_has_no_outliers_and_a_pair_cannot_be_judged() {
+    let runs: Vec<Run> = (0..8).map(|i| device_run("NVIDIA H200", i, 1.0)).collect();
+    let fleet = judge(&members(&runs));
+    assert!(fleet.slow_devices().is_empty() && fleet.groups[0].outliers.is_empty());
+    // Two devices: 5% apart, but neither can be told to be the odd one.
+    let pair = [device_run("NVIDIA H200", 0, 1.0), device_run("NVIDIA H200", 1, 0.95)];
+    let fleet = judge(&members(&pair));
+    assert_eq!((fleet.groups[0].judged, fleet.groups[0].too_few), (0, 40));
+    assert!(fleet.slow_devices().is_empty());
+}
+
+#[test]
+fn models_drivers_and_settings_never_mix() {
+    let mut runs: Vec<Run> = (0..3).map(|i| device_run("NVIDIA H100 80GB HBM3", i, 1.0)).collect();
+    runs.extend((0..3).map(|i| device_run("NVIDIA H200", i, 1.4)));
+    let mut quick = device_run("NVIDIA H200", 9, 1.4);
+    quick.settings.quick = true;
+    runs.push(quick);
+    let mut verify = device_run("NVIDIA H200", 8, 1.4);
+    verify.settings.verify = true;
+    runs.push(verify);
+    let fleet = judge(&members(&runs));
+    let devices: Vec<(&str, usize)> =
+        fleet.groups.iter().map(|g| (g.key.device.as_str(), g.devices.len())).collect();
+    assert_eq!(devices, [("NVIDIA H100 80GB HBM3", 3), ("NVIDIA H200", 3), ("NVIDIA H200", 1)]);
+    assert_eq!(fleet.untimed, ["gpu7"]);
+    assert!(fleet.slow_devices().is_empty(), "the H200's higher rates are not an H100's outliers");
+}
+
+#[test]
+fn a_noisy_case_is_not_judged_and_a_small_difference_is_within_the_floor() {
+    let mut runs: Vec<Run> = (0..6).map(|i| device_run("NVIDIA H200", i, 1.0)).collect();
+    // Case 0 of device 2: 20% slow but its samples swing by 10%; case 1: 0.8% slow and steady.
+    runs[2].cases[0].rate.as_mut().unwrap().value *= 0.8;
+    runs[2].cases[0].samples_ms = vec![20.0, 22.0, 18.0, 20.0];
+    runs[2].cases[1].rate.as_mut().unwrap().value *= 0.992;
+    let group = &judge(&members(&runs)).groups[0];
+    assert!(group.outliers.is_empty(), "{:#?}", group.outliers);
+    assert_eq!(group.ranking.iter().find(|s| s.device == 2).unwrap().judged, 39);
+}
+
+#[test]
+fn one_slow_case_is_an_outlier_not_a_slow_device() {
+    // Case 3 of device 1, 10% slow: listed, but 1 of 40 cases is no verdict on the device;
+    // slow in 2 of 40 (5%) it is.
+    let mut runs: Vec<Run> = (0..6).map(|i| device_run("NVIDIA H200", i, 1.0)).collect();
+    runs[1].cases[3].rate.as_mut().unwrap().value *= 0.9;
+    let fleet = judge(&members(&runs));
+    assert_eq!(fleet.groups[0].outliers.len(), 1);
+    assert!(fleet.slow_devices().is_empty());
+    runs[1].cases[4].rate.as_mut().unwrap().value *= 0.9;
+    let fleet = judge(&members(&runs));
+    assert_eq!(fleet.slow_devices().len(), 1);
+}
+
+#[test]
+fn one_slow_sm_makes_its_gpu_slower_than_its_fleet() {
+    let mut runs: Vec<Run> = (0..4).map(|i| device_run("NVIDIA H100 80GB HBM3", i, 1.0)).collect();
+    for (i, run) in runs.iter_mut().enumerate() {
+        let by = if i == 2 { 0.05 } else { 0.0 };
+        run.cases[0].units = crate::analysis::units::tests::units(41, by);
+        run.device.compute_units = Some(132);
+    }
+    let fleet = judge(&members(&runs));
+    let group = &fleet.groups[0];
+    assert!(group.outliers.is_empty(), "the GPU's own rates are the fleet's");
+    assert_eq!(group.slow_units.len(), 1);
+    assert_eq!((group.slow_units[0].device, group.slow_units[0].unit), (2, 41));
+    assert_eq!(fleet.slow_devices().iter().map(|s| s.label.as_str()).collect::<Vec<_>>(), ["gpu2"]);
+}
+
+#[test]
+fn two_runs_of_one_gpu_are_one_device_with_their_spread() {
+    let mut runs: Vec<Run> = (0..4).map(|i| device_run("NVIDIA H200", i, 1.0)).collect();
+    for (i, run) in runs.iter_mut().enumerate() {
+        run.device.uuid = Some(format!("gpu-{}", i.min(2)));
+    }
+    let fleet = judge(&members(&runs));
+    let group = &fleet.groups[0];
+    assert_eq!(group.devices, ["gpu0", "gpu1", "gpu2"], "runs 2 and 3 are one GPU");
+    let twice = group.ranking.iter().find(|s| s.label == "gpu2").unwrap();
+    assert_eq!(twice.runs, 2);
+    assert!(twice.run_spread.unwrap() < 0.004, "{:?}", twice.run_spread);
+}
+
+#[test]
+fn a_device_with_nothing_timed_or_only_noise_cannot_be_judged() {
+    let mut runs: Vec<Run> = (0..4).map(|i| device_run("NVIDIA H200", i, 1.0)).collect();
+    for case in &mut runs[1].cases {
+        case.status = crate::results::model::Status::Hung;
+    }
+    for case in &mut runs[2].cases {
+        case.samples_ms = vec![20.0, 24.0, 16.0];
+    }
+    let fleet = judge(&members(&runs));
+    let unjudged = &fleet.groups[0].unjudged;
+    assert_eq!(unjudged.len(), 2, "{unjudged:?}");
+    assert!(unjudged[0].why.starts_with("no case was timed (40 selected"), "{}", unjudged[0].why);
+    assert!(
+        unjudged[1].why.starts_with("every one of its 40 timed cases was too noisy"),
+        "{}",
+        unjudged[1].why
+    );
+    assert!(matches!(fleet.conclusion(), Conclusion::Unjudged(d) if d.len() == 2));
+}
+
+#[test]
+fn a_slow_gpu_is_a_suspect_until_confirmed_and_the_worst_conclusion_wins() {
+    use crate::analysis::confirm::{Confirmation, Rejudged, Verdict};
+    let mut runs: Vec<Run> = (0..6).map(|i| device_run("NVIDIA H200", i, 1.0)).collect();
+    runs[5] = device_run("NVIDIA H200", 5, 0.95);
+    let mut fleet = judge(&members(&runs));
+    assert!(matches!(fleet.conclusion(), Conclusion::Unconfirmed(d) if d == ["gpu5 (40 of 40 cases)"]));
+    let confirmation = |verdict| Confirmation {
+        label: "gpu5".into(),
+        families: vec!["load".into()],
+        alone: Rejudged::default(),
+        together: None,
+        with: vec!["gpu0".into()],
+        verdict,
+    };
+    fleet.confirmations = vec![confirmation(Verdict::NotReproduced)];
+    assert_eq!(fleet.conclusion(), Conclusion::Healthy);
+    fleet.confirmations = vec![confirmation(Verdict::Interference)];
+    assert!(matches!(fleet.conclusion(), Conclusion::Interference(d) if d == ["gpu5 (load, beside gpu0)"]));
+    fleet.confirmations = vec![confirmation(Verdict::Slow)];
+    assert_eq!(fleet.conclusion(), Conclusion::Slow(vec!["gpu5".into()]));
+    // A device that cannot be judged comes before interference and suspects, after a slow GPU.
+    fleet.shared = vec![Left { label: "gpu9".into(), why: "another process used its GPU".into() }];
+    assert!(matches!(fleet.conclusion(), Conclusion::Slow(_)));
+    fleet.confirmations = vec![confirmation(Verdict::Interference)];
+    assert!(matches!(fleet.conclusion(), Conclusion::Unjudged(_)));
+}

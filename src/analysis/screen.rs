@@ -1,0 +1,145 @@
+//! What makes a screen no screen, whatever the rates say: a GPU another process used while it
+//! ran (the driver time-slices it, and GPU timestamps see only perftest's slices, so its rates
+//! look healthy), and a GPU that ran with others on its host but left no run to judge.
+
+use serde::Serialize;
+
+use crate::record::stats::median;
+use crate::results::model::Run;
+
+/// Below this share of their wall time on the GPU, a run's samples were time-sliced with another
+/// process. A GPU of its own gives a sample nearly all of its wall time (the submission and the
+/// read-back around each are small): a median of 0.96 to 0.99 on the H100 and on four H100s at
+/// once; beside PyTorch's fp16 matmuls on the same H100, 0.71 (results/verdicts/).
+pub const SHARED_BELOW: f64 = 0.9;
+
+/// The share of their wall time perftest's samples had the GPU for: over the cases timed by GPU
+/// timestamps, the median of the samples' GPU time over their wall time. `None` without such cases.
+pub fn busy_share(run: &Run) -> Option<f64> {
+    let shares = run.cases.iter().filter(|c| c.timed_rate().is_some()).filter_map(|c| {
+        let fenced = c.flags.iter().any(|f| matches!(f, crate::results::flag::Flag::Fenced));
+        let phases = c.phases.as_ref().filter(|p| p.samples_ms > 0.0 && p.samples_gpu_ms > 0.0 && !fenced)?;
+        Some((phases.samples_gpu_ms / phases.samples_ms).min(1.0))
+    });
+    median(shares)
+}
+
+/// Why a run's GPU was shared, if it was: another process seen on it, or its samples' small share
+/// of the GPU's time.
+pub fn shared(run: &Run) -> Option<String> {
+    let seen = run.sharing.as_ref().filter(|s| s.shared()).map(|s| {
+        format!(
+            "another process used its GPU in {} of {} readings ({})",
+            s.shared_readings,
+            s.readings,
+            s.others_text()
+        )
+    });
+    let share = busy_share(run).filter(|share| *share < SHARED_BELOW).map(|share| {
+        format!(
+            "its samples had the GPU for {:.0}% of their wall time (under {:.0}%: time-sliced with another process)",
+            share * 100.0,
+            SHARED_BELOW * 100.0
+        )
+    });
+    let why: Vec<String> = seen.into_iter().chain(share).collect();
+    (!why.is_empty()).then(|| why.join("; "))
+}
+
+/// A device that ran at once with others on a host but left no run among those given.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Missing {
+    /// The host.
+    pub host: String,
+    /// The device's name and slot, as its peers' runs name it.
+    pub name: String,
+    /// Its slot (PCI address, else UUID).
+    pub slot: String,
+}
+
+/// The devices `runs` say ran beside them on their hosts (`together`) that left no run here.
+pub fn missing(runs: &[&Run]) -> Vec<Missing> {
+    let mut missing: Vec<Missing> = Vec::new();
+    for run in runs {
+        let Some(host) = run.host.as_deref() else { continue };
+        for peer in &run.together {
+            let Some(slot) = peer.slot.as_deref() else { continue };
+            let present =
+                runs.iter().any(|r| r.host.as_deref() == Some(host) && r.device.slot() == Some(slot));
+            let known = missing.iter().any(|m| m.host == host && m.slot == slot);
+            if !present && !known {
+                missing.push(Missing {
+                    host: host.to_owned(),
+                    name: peer.name.clone(),
+                    slot: slot.to_owned(),
+                });
+            }
+        }
+    }
+    missing
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::phases::Phases;
+    use crate::results::model::{tests::sample_run, Peer};
+    use crate::results::sharing::{OtherProcess, Sharing};
+
+    /// The sample run with each timed case's samples at `share` of their wall time.
+    fn run_at(share: f64) -> Run {
+        let mut run = sample_run();
+        for case in run.cases.iter_mut().filter(|c| c.timed_rate().is_some()) {
+            case.phases =
+                Some(Phases { samples_ms: 100.0, samples_gpu_ms: 100.0 * share, ..Phases::default() });
+        }
+        run
+    }
+
+    #[test]
+    fn a_gpu_time_sliced_with_another_process_is_shared() {
+        assert_eq!(busy_share(&run_at(0.97)), Some(0.97));
+        assert_eq!(shared(&run_at(0.97)), None);
+        assert_eq!(
+            shared(&run_at(0.41)).unwrap(),
+            "its samples had the GPU for 41% of their wall time (under 90%: time-sliced with another process)"
+        );
+        let mut seen = run_at(0.97);
+        seen.sharing = Some(Sharing {
+            watched: "NVML".into(),
+            readings: 40,
+            shared_readings: 38,
+            others: vec![OtherProcess {
+                pid: 4242,
+                name: Some("python3".into()),
+                memory_bytes: Some(3 << 30),
+            }],
+        });
+        assert_eq!(
+            shared(&seen).unwrap(),
+            "another process used its GPU in 38 of 40 readings (pid 4242 (python3, 3.0 GiB))"
+        );
+        assert_eq!(busy_share(&sample_run()), None, "no phases kept: unknown, not shared");
+    }
+
+    #[test]
+    fn a_peer_that_left_no_run_is_missing() {
+        let gpu = |slot: &str, peers: &[&str]| {
+            let mut run = sample_run();
+            run.host = Some("node07".into());
+            run.device.pci = Some(slot.into());
+            run.together =
+                peers.iter().map(|p| Peer { name: "NVIDIA H200".into(), slot: Some((*p).into()) }).collect();
+            run
+        };
+        let a = gpu("0000:06:00.0", &["0000:07:00.0", "0000:08:00.0"]);
+        let b = gpu("0000:07:00.0", &["0000:06:00.0", "0000:08:00.0"]);
+        let lost = missing(&[&a, &b]);
+        assert_eq!(
+            lost,
+            [Missing { host: "node07".into(), name: "NVIDIA H200".into(), slot: "0000:08:00.0".into() }]
+        );
+        let c = gpu("0000:08:00.0", &["0000:06:00.0", "0000:07:00.0"]);
+        assert!(missing(&[&a, &b, &c]).is_empty());
+    }
+}

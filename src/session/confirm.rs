@@ -1,0 +1,185 @@
+//! `perftest fleet --confirm`: each suspect on this host measured again before a verdict. Its slow
+//! cases run on it alone and on a healthy peer of its host alone (perftest itself, `--case` by
+//! name); where it is not slow alone, on every GPU of the host at once. The judging is
+//! [`crate::analysis::confirm`]'s.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::analysis::confirm::{median_of, rate_in, rejudge, verdict, Confirmation};
+use crate::analysis::fleet::{Fleet, Group, Member, Standing};
+use crate::error::{Error, Result};
+use crate::results::Run;
+
+/// Confirms every suspect of `fleet` (a device slow in its cases, not only in a compute unit)
+/// whose runs were made on this host; suspects of other hosts are left to a confirmation there.
+pub fn confirm(fleet: &Fleet, members: &[Member<'_>]) -> Result<Vec<Confirmation>> {
+    let here = super::host_name();
+    let dir = tempfile::tempdir().map_err(Error::Io)?;
+    let mut confirmed = Vec::new();
+    for group in &fleet.groups {
+        for standing in group.ranking.iter().filter(|s| s.slow && s.slower > 0) {
+            let Some(suspect) = run_of(members, &standing.label) else { continue };
+            if suspect.host.is_none() || suspect.host != here {
+                eprintln!(
+                    "perftest fleet --confirm: {} ran on {}, not here: confirm it there",
+                    standing.label,
+                    suspect.host.as_deref().unwrap_or("an unnamed host")
+                );
+                continue;
+            }
+            let at = dir.path().join(format!("suspect{}", confirmed.len() + 1));
+            std::fs::create_dir_all(&at).map_err(Error::Io)?;
+            confirmed.push(confirm_one(group, standing, suspect, members, &at)?);
+        }
+    }
+    Ok(confirmed)
+}
+
+/// The run of the device the fleet labels `label`.
+fn run_of<'a>(members: &[Member<'a>], label: &str) -> Option<&'a Run> {
+    members.iter().find(|m| m.label == label).map(|m| m.run)
+}
+
+/// A device's slot, as perftest picks it by name: its PCI address, else its UUID.
+fn slot(run: &Run) -> Option<String> {
+    run.device.slot().map(str::to_owned)
+}
+
+/// Measures `standing`'s slow cases again on it alone, on a healthy peer of its host alone, and
+/// where it is not slow alone, on every GPU of the host at once; writes the runs under `dir`.
+fn confirm_one(
+    group: &Group,
+    standing: &Standing,
+    suspect: &Run,
+    members: &[Member<'_>],
+    dir: &Path,
+) -> Result<Confirmation> {
+    let cases: Vec<String> = group
+        .outliers
+        .iter()
+        .filter(|o| o.device == standing.device && o.change < 0.0)
+        .map(|o| o.case.clone())
+        .collect();
+    let mut families: Vec<String> = Vec::new();
+    for name in &cases {
+        let family = suspect.cases.iter().find(|c| c.name == *name).map(|c| c.family.clone());
+        if let Some(family) = family.filter(|f| !families.contains(f)) {
+            families.push(family);
+        }
+    }
+    // A peer: a device of the group on the same host, not a suspect, the fewest outliers first.
+    let peer = group
+        .ranking
+        .iter()
+        .rev()
+        .filter(|s| !s.slow && s.device != standing.device)
+        .filter_map(|s| run_of(members, &s.label))
+        .find(|r| r.host == suspect.host && slot(r).is_some());
+    let suspect_slot = slot(suspect).ok_or_else(|| Error::ResultsFile {
+        path: standing.label.clone(),
+        problem: "names neither a PCI address nor a UUID: perftest cannot pick its GPU to confirm it".into(),
+    })?;
+    eprintln!(
+        "perftest fleet --confirm: {}: its {} slow case(s) alone{}",
+        standing.label,
+        cases.len(),
+        peer.and_then(slot).map_or(String::new(), |p| format!(", then {p} alone"))
+    );
+    let alone_run = measure(suspect, &[suspect_slot.as_str()], &cases, &dir.join("alone.json"))?;
+    let alone = match peer {
+        Some(peer_run) => {
+            let peer_slot = slot(peer_run).unwrap_or_default();
+            let reference = measure(suspect, &[peer_slot.as_str()], &cases, &dir.join("peer.json"))?;
+            rejudge(&alone_run, &cases, |n| rate_in(&reference, n), &format!("{peer_slot} alone"))
+        }
+        None => {
+            let medians = |n: &str| group.outliers.iter().find(|o| o.case == n).map(|o| (o.median, 0.0));
+            rejudge(
+                &alone_run,
+                &cases,
+                medians,
+                "the fleet's medians (no other GPU of its model on this host)",
+            )
+        }
+    };
+    let (together, with) = match alone.reproduced() {
+        true => (None, Vec::new()),
+        false => {
+            eprintln!(
+                "perftest fleet --confirm: {}: not slow alone; now with every GPU of its host at once",
+                standing.label
+            );
+            let (mine, others) = measure_together(suspect, &suspect_slot, &cases, dir)?;
+            let peers: Vec<&Run> = others.iter().collect();
+            let against = format!("the median of {} other GPU(s) at once", peers.len());
+            let with: Vec<String> = others.iter().filter_map(slot).collect();
+            (Some(rejudge(&mine, &cases, |n| median_of(&peers, n), &against)), with)
+        }
+    };
+    let verdict = verdict(&alone, together.as_ref());
+    Ok(Confirmation { label: standing.label.clone(), families, alone, together, with, verdict })
+}
+
+/// The options that make a run measure `cases` as `like` was measured: its target, samples and
+/// axes, the cases named exactly.
+fn options_like(like: &Run, cases: &[String]) -> Vec<OsString> {
+    let s = &like.settings;
+    let mut args: Vec<OsString> = vec![
+        "--target-ms".into(),
+        s.target_ms.to_string().into(),
+        "--samples".into(),
+        s.samples.to_string().into(),
+    ];
+    for axis in &s.axes {
+        args.extend(["--axis".into(), axis.into()]);
+    }
+    for case in cases {
+        args.extend(["--case".into(), case.into()]);
+    }
+    args
+}
+
+/// Runs perftest with `device` (its slot, or `--all-devices` and a name) and `like`'s options on
+/// `cases`, its JSON to `json`; its exit code is not the confirmation's (a failed case is judged
+/// as missing), but a run that wrote nothing is an error.
+fn run_perftest(device: &[&str], like: &Run, cases: &[String], json: &Path) -> Result<()> {
+    let exe = std::env::current_exe().map_err(Error::Io)?;
+    let mut command = Command::new(exe);
+    command.args(device).args(options_like(like, cases)).arg("--json").arg(json).arg("--no-host-name");
+    command.stdout(Stdio::null()).stdin(Stdio::null());
+    command.status().map_err(Error::Io)?;
+    Ok(())
+}
+
+/// `cases` measured on the device at `device` alone, as `like` measured them.
+fn measure(like: &Run, device: &[&str], cases: &[String], json: &Path) -> Result<Run> {
+    run_perftest(device, like, cases, json)?;
+    crate::results::load(json)
+}
+
+/// `cases` measured on every GPU of the host named like `like`'s at once: the run of the one at
+/// `slot`, and the others'.
+fn measure_together(like: &Run, slot: &str, cases: &[String], dir: &Path) -> Result<(Run, Vec<Run>)> {
+    let json = dir.join("together.json");
+    run_perftest(&["--all-devices", like.device.name.as_str()], like, cases, &json)?;
+    let mut mine = None;
+    let mut others = Vec::new();
+    for n in 1.. {
+        let path: PathBuf = super::device_path(&json, n);
+        if !path.exists() {
+            break;
+        }
+        let run = crate::results::load(&path)?;
+        match run.device.slot() == Some(slot) {
+            true => mine = Some(run),
+            false => others.push(run),
+        }
+    }
+    let mine = mine.ok_or_else(|| Error::ResultsFile {
+        path: json.display().to_string(),
+        problem: format!("holds no run of {slot}: the GPUs measured at once did not include it"),
+    })?;
+    Ok((mine, others))
+}

@@ -1,0 +1,156 @@
+//! `perftest fleet`: read a screen's runs (files and folders of them, each file once, what is no
+//! run named and skipped), judge them ([`crate::analysis::fleet`]), confirm the suspects on this
+//! host where asked ([`super::confirm`]), write the verdict, and end with the screen's exit code.
+
+use std::path::{Path, PathBuf};
+
+use crate::analysis::fleet::{judge, Conclusion, Fleet, Left, Member};
+use crate::cli::CompareFormat;
+use crate::error::{Error, Result};
+use crate::results::Run;
+
+/// What `perftest fleet` is asked.
+pub struct Request<'a> {
+    /// The files and folders given.
+    pub inputs: &'a [PathBuf],
+    /// The verdict's format.
+    pub format: CompareFormat,
+    /// Where it goes (stdout when `None`).
+    pub output: Option<&'a Path>,
+    /// Measure the suspects again on this host first (`--confirm`).
+    pub confirm: bool,
+}
+
+/// Runs `perftest fleet` as `request` says.
+pub fn fleet(request: &Request<'_>) -> Result<()> {
+    let (files, mut skipped) = files(request.inputs)?;
+    let inputs: Vec<crate::report::output::Named<'_>> =
+        files.iter().map(|path| crate::report::output::Named { role: "the results file", path }).collect();
+    let outputs: Vec<crate::report::output::Named<'_>> =
+        request.output.iter().map(|path| crate::report::output::Named { role: "--output", path }).collect();
+    crate::report::output::guard(&outputs, &inputs)?;
+    let mut runs: Vec<(String, Run)> = Vec::new();
+    for file in &files {
+        match crate::results::load(file) {
+            Ok(run) => runs.push((file.display().to_string(), run)),
+            Err(Error::NotARun { path, problem }) => skipped.push(Left { label: path, why: problem }),
+            Err(other) => return Err(other),
+        }
+    }
+    if runs.is_empty() {
+        return Err(Error::ResultsFile {
+            path: request.inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
+            problem: "hold no perftest run: pass the runs a screen wrote with --json".into(),
+        });
+    }
+    let members: Vec<Member<'_>> =
+        runs.iter().map(|(file, run)| Member { label: label(file, run), run }).collect();
+    let mut fleet = judge(&members);
+    fleet.skipped = skipped;
+    if request.confirm {
+        fleet.confirmations = super::confirm::confirm(&fleet, &members)?;
+    }
+    let document = match request.format {
+        CompareFormat::Text => crate::report::fleet::to_text(&fleet),
+        CompareFormat::Markdown => crate::report::fleet::to_markdown(&fleet),
+        CompareFormat::Json => serde_json::to_string_pretty(&fleet)
+            .map_err(|source| Error::Serialize { what: "the fleet's verdict", source })?,
+    };
+    match request.output {
+        Some(path) => crate::report::write_atomic(path, &document)?,
+        None => super::progress::write_line(document.trim_end())?,
+    }
+    conclude(&fleet)
+}
+
+/// The screen's ending: `Ok` when nothing is to be acted on, else the error its exit code says.
+pub fn conclude(fleet: &Fleet) -> Result<()> {
+    match fleet.conclusion() {
+        Conclusion::Healthy => Ok(()),
+        Conclusion::Slow(devices) => Err(Error::SlowerThanFleet { count: devices.len(), devices }),
+        Conclusion::Unjudged(devices) => Err(Error::Unjudged { count: devices.len(), devices }),
+        Conclusion::Interference(devices) => Err(Error::Interference { count: devices.len(), devices }),
+        Conclusion::Unconfirmed(devices) => Err(Error::Unconfirmed { count: devices.len(), devices }),
+    }
+}
+
+/// How `fleet` names the device of `run` read from `file`: `host/PCI address` where the run
+/// recorded both, else the file.
+pub fn label(file: &str, run: &Run) -> String {
+    match (&run.host, run.device.slot()) {
+        (Some(host), Some(slot)) => format!("{host}/{slot}"),
+        _ => file.to_owned(),
+    }
+}
+
+/// The results files `fleet` reads: each file given, and every `*.json` directly inside each
+/// folder given, in name order, each file once (a link or a second mention of one is named and
+/// read once); a folder with none is an error (its runs have not been written).
+fn files(given: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<Left>)> {
+    let mut listed = Vec::new();
+    for path in given {
+        if !path.is_dir() {
+            listed.push(path.clone());
+            continue;
+        }
+        let bad = |problem: String| Error::ResultsFile { path: path.display().to_string(), problem };
+        let entries = std::fs::read_dir(path).map_err(|e| bad(format!("cannot be read ({e})")))?;
+        let mut found: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        if found.is_empty() {
+            return Err(
+                bad("holds no .json results file: pass the folder the runs wrote with --json".into()),
+            );
+        }
+        found.sort();
+        listed.extend(found);
+    }
+    let mut seen: Vec<((u64, u64), PathBuf)> = Vec::new();
+    let mut files = Vec::new();
+    let mut again = Vec::new();
+    for path in listed {
+        let Some(id) = file_id(&path) else {
+            files.push(path);
+            continue;
+        };
+        match seen.iter().find(|(known, _)| *known == id) {
+            Some((_, first)) => again.push(Left {
+                label: path.display().to_string(),
+                why: match *first == path {
+                    true => "was given twice: read once".to_owned(),
+                    false => format!("is the same file as {}: read once", first.display()),
+                },
+            }),
+            None => {
+                seen.push((id, path.clone()));
+                files.push(path);
+            }
+        }
+    }
+    Ok((files, again))
+}
+
+/// The file's device and inode, which links and repeated mentions share.
+fn file_id(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_given_twice_or_through_a_link_is_read_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("a.json");
+        std::fs::write(&run, "{}").unwrap();
+        std::os::unix::fs::symlink(&run, dir.path().join("b.json")).unwrap();
+        let (files, again) = files(&[dir.path().to_path_buf(), run.clone()]).unwrap();
+        assert_eq!(files, std::slice::from_ref(&run));
+        assert_eq!(again.len(), 2, "{again:?}");
+        assert!(again[0].why.starts_with("is the same file as "), "{:?}", again[0]);
+    }
+}
