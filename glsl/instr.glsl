@@ -162,11 +162,13 @@ layout(set = 0, binding = 1, std430) readonly buffer Seeds { uint seeds[]; };
     #define STEP(v) u64vec2((v).y, (v).x + (v).y)
 #elif defined(OP_U64_MUL)
     #define STEP(v) u64vec2((v).y, (v).x * (v).y)
-// Conversions: a round trip and an add (src/cases/instr/convert.rs says why).
+// Conversions: a round trip and an add (src/cases/instr/convert.rs says why). The integer round
+// trips add on both sides: `float(int(x))` may become `trunc(x)`, and `int(float(i))` may become
+// `i`, but not with an add between them.
 #elif defined(OP_CVT_INT_ADD)
-    #define STEP(x) (float(int(x)) + fb)
+    #define STEP(x) (float(int(x) + int(ub)) + fb)
 #elif defined(OP_CVT_UINT_ADD)
-    #define STEP(x) (float(uint(x)) + fb)
+    #define STEP(x) (float(uint(x) + ub) + fb)
 #elif defined(OP_CVT_HALF_ADD)
     #define STEP(x) (float(float16_t(x)) + fb)
 #elif defined(OP_CVT_PACKHALF_ADD)

@@ -95,8 +95,9 @@ pub fn median_of(runs: &[&Run], name: &str) -> Option<(f64, f64)> {
     Some((rate, found.iter().map(|(_, n)| *n).fold(0.0, f64::max)))
 }
 
-/// `suspect`'s `cases` against `reference` (each case's rate and noise there), as `compare`
-/// judges a change: slower beyond 1% and 3 times the larger noise. Unlike `compare`, a noisy case
+/// `suspect`'s `cases` against `reference` (each case's rate and noise there): slow where even
+/// its rate raised by 3 times the larger noise is 1% or more below the reference (for a small
+/// noise, `compare`'s rule: slower beyond 1% and 3 times the noise). Unlike `compare`, a noisy case
 /// is still judged, by that bound: a confirmation asks whether a slowdown far beyond the noise
 /// came back, not whether a small one did.
 pub fn rejudge(
@@ -116,7 +117,7 @@ pub fn rejudge(
         }
         out.judged += 1;
         let change = rate / base - 1.0;
-        if change < -FLOOR.max(NOISE_FACTOR * noise) {
+        if rate * (1.0 + NOISE_FACTOR * noise) < base * (1.0 - FLOOR) {
             out.slow += 1;
             out.worst = Some(out.worst.map_or(change, |w: f64| w.min(change)));
         }

@@ -115,7 +115,10 @@ fn confirm_one(
             let peers: Vec<&Run> = others.iter().collect();
             let against = format!("the median of {} other GPU(s) at once", peers.len());
             let with: Vec<String> = others.iter().filter_map(slot).collect();
-            (Some(rejudge(&mine, &cases, |n| median_of(&peers, n), &against)), with)
+            // Alone on its host, it has no siblings to be slowed by.
+            let together =
+                (!peers.is_empty()).then(|| rejudge(&mine, &cases, |n| median_of(&peers, n), &against));
+            (together, with)
         }
     };
     let verdict = verdict(&alone, together.as_ref());

@@ -1,6 +1,9 @@
 //! The instruction table's conversions, each a round trip (two operations per step) and an add
 //! of a run-time constant: a round trip alone is idempotent, and compilers fold a chain of them
-//! (NIR turns `float(int(x))` into `trunc(x)`, and `trunc(trunc(x))` into one).
+//! (NIR turns `float(int(x))` into `trunc(x)`, and `trunc(trunc(x))` into one). The integer
+//! round trips add on both sides, `float(int(x) + 1) + 0.25`: RADV made `float(int(x)) + b` a
+//! truncation and an add, and `float(int(x) + b)` a chain of integer adds (`int(float(i))` is
+//! `i`); with an add between each pair of conversions, neither fold can reach.
 //!
 //! Every verify path stays where the conversion's rounding is far from a tie, so the replay is
 //! exact (within unpackUnorm's division by 255); the float16_t ones take one step from a value
@@ -30,6 +33,8 @@ fn unorm(i: u32) -> u32 {
 
 /// Timing and verify constants: + 1.5 per step (the chain climbs, so no step repeats the last).
 const CLIMB: Consts = f(0.0, 1.5);
+/// + 1 on the integer and + 0.25 on the float per step: a quarter past an integer stays so.
+const CLIMB_INT: Consts = Consts { fa: 0.0, fb: 0.25, ua: 0, ub: 1 };
 /// + 1/255: one unorm step per chain step.
 const UNORM_STEP: Consts = f(0.0, 1.0 / 255.0);
 
@@ -39,21 +44,21 @@ pub(super) fn ops() -> Vec<Op> {
             "float -> int -> float (+ add)",
             "OP_CVT_INT_ADD",
             quarters_past,
-            CLIMB,
-            CLIMB,
+            CLIMB_INT,
+            CLIMB_INT,
             1,
             0.0,
-            |x, c| x.trunc() + f64::from(c.fb),
+            |x, c| x.trunc() + f64::from(c.ub) + f64::from(c.fb),
         ),
         float_op(
             "float -> uint -> float (+ add)",
             "OP_CVT_UINT_ADD",
             quarters_past,
-            CLIMB,
-            CLIMB,
+            CLIMB_INT,
+            CLIMB_INT,
             1,
             0.0,
-            |x, c| x.trunc() + f64::from(c.fb),
+            |x, c| x.trunc() + f64::from(c.ub) + f64::from(c.fb),
         ),
         // One step each: the rounding is what is checked.
         float_op(
