@@ -406,6 +406,30 @@ pub enum Error {
         owner: u32,
     },
 
+    /// An output is a FIFO or socket another user made in a world-writable sticky folder, or a
+    /// socket anywhere.
+    #[error("refusing to write {path}: it is {what}; remove it or write elsewhere")]
+    UnsafeSpecial {
+        /// The path asked for.
+        path: String,
+        /// What it is and whose (`a FIFO that user 1001 owns in the world-writable sticky folder /tmp`).
+        what: String,
+    },
+
+    /// An output under `--all-devices` that cannot take each device's suffix.
+    #[error(
+        "{option} {path} cannot take each device's suffix under --all-devices (it would write {example}); give \
+         a file name (r.json: r-gpu1.json, r-gpu2.json, ...) or a folder (DIR/: DIR/HOST-gpu1.json, ...)"
+    )]
+    NoSuffix {
+        /// `--output` or `--json`.
+        option: &'static str,
+        /// The path as given.
+        path: String,
+        /// What the first device's would be.
+        example: String,
+    },
+
     /// A buffer the CPU must write or read is not mapped (perftest asked for a host-visible one).
     #[error(
         "a buffer the CPU must read or write is not mapped ({mapped} of its {size} bytes); this is a bug in \
@@ -611,7 +635,7 @@ impl Error {
             }
             Error::Validation { .. } => ExitCode::Validation,
             Error::ResultsFile { .. } | Error::NotARun { .. } => ExitCode::BadResults,
-            Error::SameFile { .. } => ExitCode::Usage,
+            Error::SameFile { .. } | Error::NoSuffix { .. } => ExitCode::Usage,
             Error::Interrupted { .. } => ExitCode::Interrupted,
             Error::Worker { .. } => ExitCode::Crashed,
             Error::Unexpected { .. } => ExitCode::Unexpected,
@@ -632,6 +656,7 @@ impl Error {
             | Error::Serialize { .. }
             | Error::Output { .. }
             | Error::UnsafeLink { .. }
+            | Error::UnsafeSpecial { .. }
             | Error::Unmapped { .. }
             | Error::OutputRescued { .. } => ExitCode::Failure,
         }

@@ -453,9 +453,58 @@ fn cli_ctrl_c_stops_after_the_current_case_and_writes_what_finished() {
     let out = child.wait_with_output().unwrap();
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{stderr}");
-    assert!(stderr.starts_with("perftest: interrupted (Ctrl-C or SIGTERM) after "), "{stderr}");
+    assert!(
+        stderr.starts_with("perftest: stopping after the case in progress (Ctrl-C again to stop it now)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("\nperftest: interrupted (Ctrl-C or SIGTERM) after "), "{stderr}");
     let selected = listed(&QUICK);
     assert!(stderr.contains(&format!("after {finished} of {selected} cases")), "{finished} lines: {stderr}");
+}
+
+#[test]
+fn cli_two_ctrl_cs_before_the_first_case_end_130_with_a_document() {
+    // A user who sees nothing while pipelines build presses twice: once at once, once a moment later.
+    let dir = temp_dir("two-signals");
+    let file = dir.join("run.json");
+    let child = Command::new(env!("CARGO_BIN_EXE_perftest"))
+        .args(QUICK)
+        .arg("--json")
+        .arg(&file)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the perftest binary runs");
+    for pause in [0.3, 0.2] {
+        std::thread::sleep(std::time::Duration::from_secs_f64(pause));
+        let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+        assert!(killed.success());
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("perftest: stopping now"), "{stderr}");
+    assert!(stderr.contains("perftest: interrupted (Ctrl-C or SIGTERM) after 0 of "), "{stderr}");
+    let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(run["interrupted"], true);
+    assert_eq!(run["ending"]["exit_code"], 130);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn cli_all_devices_writes_each_device_into_a_folder() {
+    let dir = temp_dir("all-devices-folder");
+    let folder = format!("{}/", dir.display());
+    let out =
+        perftest(&["--all-devices", "--filter", "ALU fp32 FMA", "--target-ms", "2", "--json", &folder], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let host = rustix::system::uname().nodename().to_string_lossy().into_owned();
+    assert!(
+        dir.join(format!("{host}-gpu1.json")).is_file(),
+        "{:?}",
+        std::fs::read_dir(&dir).unwrap().collect::<Vec<_>>()
+    );
+    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -655,7 +704,7 @@ fn cli_a_device_name_after_a_double_dash_reaches_the_worker() {
 #[test]
 fn cli_fleet_confirm_measures_a_suspect_again_on_this_host() {
     // A run of this device, then a fleet of it: the device itself (its UUID, this host) with its
-    // rates halved in the file, and two peers on another host at twice them. Measured again here,
+    // rates halved in the file, and two peers on another host at ten times them. Measured again here,
     // alone, against the fleet's medians (no peer of its model on this host), it is slow: exit 16.
     let dir = temp_dir("confirm");
     let base = dir.join("base.json");
@@ -663,7 +712,7 @@ fn cli_fleet_confirm_measures_a_suspect_again_on_this_host() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&base).unwrap()).unwrap();
     std::fs::remove_file(&base).unwrap();
-    for (n, scale) in [(0, 0.5), (1, 2.0), (2, 2.0)] {
+    for (n, scale) in [(0, 0.5), (1, 10.0), (2, 10.0)] {
         let mut copy = run.clone();
         if n > 0 {
             copy["host"] = "elsewhere".into();

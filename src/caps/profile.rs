@@ -193,6 +193,14 @@ impl Profile {
                 .get("timestampValidBits")
                 .map(|v| in_range("timestampValidBits", v, 0, 64))
                 .transpose()?;
+            // The specification allows 0 (no timestamps) or 36 to 64: a counter of fewer bits
+            // wraps within a case's submission, and every timed case would wait for the watchdog.
+            if let Some(bits @ 1..=35) = bits {
+                return Err(format!(
+                    "has timestampValidBits = {bits}, outside what the Vulkan specification allows (0, or 36 to 64); \
+                     fix the profile"
+                ));
+            }
             if let (true, Some(bits)) = (compute, bits) {
                 let bits = bits as u32;
                 self.timestamp_valid_bits = Some(self.timestamp_valid_bits.map_or(bits, |b| b.max(bits)));

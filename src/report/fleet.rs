@@ -249,8 +249,8 @@ pub fn to_markdown(fleet: &Fleet) -> String {
                     "| {} | {} | {} | {} | {} | {spreads} | {:.2}% |\n",
                     md(&group.devices[o.device]),
                     md(&o.case),
-                    si(o.rate, &o.unit),
-                    si(o.median, &o.unit),
+                    md(&si(o.rate, &o.unit)),
+                    md(&si(o.median, &o.unit)),
                     percent(o.change),
                     o.noise * 100.0
                 ));

@@ -6,9 +6,12 @@
 //! document. A symlink is followed and its target replaced, so the link stays a link, but only
 //! where the kernel itself would follow it (`fs.protected_symlinks`): a link in a sticky,
 //! world-writable folder such as `/tmp` is followed only if this user or the folder's owner owns
-//! it, so another user cannot plant `/tmp/r.json -> ~you/.bashrc`. Anything else (`/dev/null`,
-//! a FIFO, a terminal) is written through, as a shell redirection would. [`guard`] refuses an
-//! output that is one of the command's inputs, or another of its outputs.
+//! it, so another user cannot plant `/tmp/r.json -> ~you/.bashrc`. The same rule holds for a FIFO
+//! (another user's FIFO there would receive the document, or block the command forever), and a
+//! socket is never written. Anything else (`/dev/null`, a terminal, one's own FIFO) is written
+//! through, as a shell redirection would; a FIFO is opened without waiting, so one that no
+//! process reads is an error, not a hang. [`guard`] refuses an output that is one of the
+//! command's inputs, or another of its outputs.
 
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
@@ -121,11 +124,44 @@ fn refuse_unsafe_link(_: &Path, _: &Path, _: &std::fs::Metadata, _: &Path) -> Re
     Ok(())
 }
 
+/// Refuses a FIFO or socket at `target` (reached from `path`) that the link rule refuses: a FIFO
+/// another user made in a world-writable sticky folder; a socket anywhere.
+#[cfg(unix)]
+fn refuse_unsafe_special(path: &Path, target: &Path, meta: &std::fs::Metadata) -> Result<()> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let kind = meta.file_type();
+    let what = match (kind.is_fifo(), kind.is_socket()) {
+        (_, true) => "a socket".to_owned(),
+        (true, _) => {
+            let Ok(dir) = std::fs::metadata(folder(target)) else { return Ok(()) };
+            if kernel_follows(meta.uid(), dir.mode(), dir.uid(), rustix::process::geteuid().as_raw()) {
+                return Ok(());
+            }
+            format!(
+                "a FIFO that user {} owns in the world-writable sticky folder {} (it would receive the document, or \
+                 block until someone reads it)",
+                meta.uid(),
+                folder(target).display()
+            )
+        }
+        _ => return Ok(()),
+    };
+    Err(Error::UnsafeSpecial { path: path.display().to_string(), what })
+}
+
+#[cfg(not(unix))]
+fn refuse_unsafe_special(_: &Path, _: &Path, _: &std::fs::Metadata) -> Result<()> {
+    Ok(())
+}
+
 /// Writes `text` to `path` (see the module documentation).
 pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
     let target = resolve(path)?;
     match std::fs::metadata(&target) {
-        Ok(meta) if !meta.is_file() => write_through(&target, text).map_err(|e| io_error(path, e)),
+        Ok(meta) if !meta.is_file() => {
+            refuse_unsafe_special(path, &target, &meta)?;
+            write_through(&target, text).map_err(|e| io_error(path, e))
+        }
         Ok(meta) => replace(&target, text, Some(meta.permissions())).map_err(|e| io_error(path, e)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             replace(&target, text, None).map_err(|e| io_error(path, e))
@@ -167,8 +203,30 @@ fn new_file_permissions() -> Option<std::fs::Permissions> {
     None
 }
 
+/// How long a FIFO may go without a reader before writing to it is an error.
+const FIFO_READER_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Writes `text` into a file that is not a regular one (a device, a terminal, a FIFO): opened
+/// without blocking (a FIFO that no process opens for reading within [`FIFO_READER_WAIT`] is an
+/// error, `ENXIO`), then written in blocking mode.
 fn write_through(target: &Path, text: &str) -> std::io::Result<()> {
-    let mut file = std::fs::OpenOptions::new().write(true).open(target)?;
+    use rustix::fs::OFlags;
+    use std::os::unix::fs::OpenOptionsExt;
+    let open =
+        || std::fs::OpenOptions::new().write(true).custom_flags(OFlags::NONBLOCK.bits() as i32).open(target);
+    let no_reader = |e: &std::io::Error| e.raw_os_error() == Some(rustix::io::Errno::NXIO.raw_os_error());
+    let start = std::time::Instant::now();
+    let mut opened = open();
+    while opened.as_ref().is_err_and(no_reader) && start.elapsed() < FIFO_READER_WAIT {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        opened = open();
+    }
+    let mut file = opened.map_err(|e| match no_reader(&e) {
+        true => std::io::Error::other("it is a FIFO that no process is reading: start its reader first"),
+        false => e,
+    })?;
+    let flags = rustix::fs::fcntl_getfl(&file)?;
+    rustix::fs::fcntl_setfl(&file, flags - OFlags::NONBLOCK)?;
     file.write_all(text.as_bytes())?;
     file.flush()
 }
@@ -182,13 +240,15 @@ pub fn write_or_rescue(path: &Path, text: &str) -> Result<()> {
         other => other.to_string(),
     };
     let extension = path.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
+    // Named after the file it was for (`r-gpu2`), so each device of several keeps its own.
+    let stem: String =
+        path.file_stem().map(|s| s.to_string_lossy()).unwrap_or_default().chars().take(64).collect();
+    let prefix = format!("perftest-rescued-{}-", stem.replace(std::path::MAIN_SEPARATOR, "_"));
     let rescued =
-        tempfile::Builder::new().prefix("perftest-rescued-").suffix(&extension).tempfile().and_then(
-            |mut file| {
-                file.write_all(text.as_bytes())?;
-                file.keep().map_err(|e| e.error)
-            },
-        );
+        tempfile::Builder::new().prefix(&prefix).suffix(&extension).tempfile().and_then(|mut file| {
+            file.write_all(text.as_bytes())?;
+            file.keep().map_err(|e| e.error)
+        });
     match rescued {
         Ok((_, kept)) => Err(Error::OutputRescued {
             path: path.display().to_string(),
@@ -205,7 +265,12 @@ pub fn write_or_rescue(path: &Path, text: &str) -> Result<()> {
 pub fn check_writable(path: &Path) -> Result<()> {
     let target = resolve(path)?;
     match std::fs::metadata(&target) {
+        // A FIFO is not opened to check it: its reader would see the end of its input.
+        Ok(meta) if std::os::unix::fs::FileTypeExt::is_fifo(&meta.file_type()) => {
+            refuse_unsafe_special(path, &target, &meta)
+        }
         Ok(meta) if !meta.is_file() => {
+            refuse_unsafe_special(path, &target, &meta)?;
             std::fs::OpenOptions::new().write(true).open(&target).map(drop).map_err(|e| io_error(path, e))
         }
         Ok(meta) if meta.permissions().readonly() => {
@@ -355,6 +420,44 @@ mod tests {
         std::os::unix::fs::lchown(&link, Some(me), None).unwrap();
         write_atomic(&link, "mine").unwrap();
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "mine", "my own link is followed");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn another_users_fifo_in_a_sticky_folder_is_refused_and_ones_own_never_blocks() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = scratch("fifo-owner");
+        let shared = dir.join("tmp");
+        std::fs::create_dir(&shared).unwrap();
+        std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
+        let fifo = shared.join("r.json");
+        rustix::fs::mkfifoat(rustix::fs::CWD, &fifo, rustix::fs::Mode::from_raw_mode(0o666)).unwrap();
+        // My own FIFO with no reader: an error at once, and the check before a run opens nothing.
+        assert!(check_writable(&fifo).is_ok(), "the check does not open it (its reader would see an end)");
+        let error = write_atomic(&fifo, "results").unwrap_err();
+        assert!(error.to_string().contains("it is a FIFO that no process is reading"), "{error}");
+        // Only root can give it to another user; others check the rule alone (above).
+        if rustix::process::geteuid().is_root() {
+            std::os::unix::fs::chown(&fifo, Some(65534), None).unwrap();
+            for refused in [write_atomic(&fifo, "results").unwrap_err(), check_writable(&fifo).unwrap_err()] {
+                assert!(matches!(refused, Error::UnsafeSpecial { .. }), "{refused}");
+                assert!(refused.to_string().contains("a FIFO that user 65534 owns"), "{refused}");
+            }
+        }
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_rescued_document_is_named_after_the_file_it_was_for() {
+        let dir = scratch("rescue");
+        let missing = dir.join("no-such-folder").join("r-gpu2.json");
+        let Err(Error::OutputRescued { rescued, .. }) = write_or_rescue(&missing, "results") else {
+            panic!("a write into a missing folder is rescued")
+        };
+        let name = Path::new(&rescued).file_name().unwrap().to_string_lossy().into_owned();
+        assert!(name.starts_with("perftest-rescued-r-gpu2-") && name.ends_with(".json"), "{name}");
+        assert_eq!(std::fs::read_to_string(&rescued).unwrap(), "results");
+        std::fs::remove_file(rescued).unwrap();
         std::fs::remove_dir_all(dir).unwrap();
     }
 

@@ -98,42 +98,52 @@ pub fn to_csv(run: &Run) -> Result<String> {
         let per_clock = if per_clock.is_empty() && timed { "unknown".into() } else { per_clock.join(";") };
         let peak = c.peak.as_ref().map(ToString::to_string);
         let peak = peak.unwrap_or_else(|| if timed { "unknown".into() } else { String::new() });
-        writer
-            .write_record([
-                d.name.as_str(),
-                &d.kind,
-                &d.vendor_id.to_string(),
-                &d.device_id.to_string(),
-                &d.driver,
-                &d.vulkan_version,
-                &d.queue_family.to_string(),
-                &run.date,
-                &c.name,
-                &c.family,
-                &c.group,
-                &axes.join(";"),
-                status,
-                c.reason.as_deref().unwrap_or(""),
-                &opt(c.median_ms),
-                &opt(c.min_ms),
-                &opt(c.cv),
-                &work,
-                &work_unit,
-                &rate,
-                &rate_unit,
-                &opt(c.ratio),
-                &rates.join(";"),
-                &known(c.clock_mhz),
-                &per_clock,
-                &known(c.peak_percent),
-                &peak,
-                &c.flags.iter().map(ToString::to_string).collect::<Vec<_>>().join(" | "),
-                &run_state,
-            ])
-            .map_err(csv_err)?;
+        let record = [
+            d.name.as_str(),
+            &d.kind,
+            &d.vendor_id.to_string(),
+            &d.device_id.to_string(),
+            &d.driver,
+            &d.vulkan_version,
+            &d.queue_family.to_string(),
+            &run.date,
+            &c.name,
+            &c.family,
+            &c.group,
+            &axes.join(";"),
+            status,
+            c.reason.as_deref().unwrap_or(""),
+            &opt(c.median_ms),
+            &opt(c.min_ms),
+            &opt(c.cv),
+            &work,
+            &work_unit,
+            &rate,
+            &rate_unit,
+            &opt(c.ratio),
+            &rates.join(";"),
+            &known(c.clock_mhz),
+            &per_clock,
+            &known(c.peak_percent),
+            &peak,
+            &c.flags.iter().map(ToString::to_string).collect::<Vec<_>>().join(" | "),
+            &run_state,
+        ];
+        writer.write_record(record.map(|field| formula_safe(field).into_owned())).map_err(csv_err)?;
     }
     let bytes = writer.into_inner().map_err(|e| Error::Io(e.into_error()))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// A CSV field a spreadsheet will not run: one that starts with `=`, `+`, `-`, `@`, a tab or a
+/// carriage return (a formula to Excel, LibreOffice and Google Sheets, OWASP's CSV injection) gets
+/// a leading `'`, which spreadsheets show as text. perftest's own fields never start so; a name
+/// from an edited or hostile run might.
+fn formula_safe(field: &str) -> std::borrow::Cow<'_, str> {
+    match field.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        true => format!("'{field}").into(),
+        false => field.into(),
+    }
 }
 
 /// A markdown cell (see [`super::markdown::text`]).

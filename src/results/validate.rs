@@ -2,6 +2,8 @@
 //! must be one perftest could have written, so an edited or hostile file is refused with a
 //! sentence instead of drawing an endless chart or padding a line to a million columns.
 
+use super::flag::Flag;
+use super::measure::Measure;
 use super::model::{Amount, CaseResult, Run, IMPLAUSIBLE};
 use crate::format::printable;
 
@@ -25,6 +27,32 @@ pub fn check(run: &Run) -> Result<(), String> {
     }
     name("the run", "its perftest version", &run.perftest_version)?;
     name("the run", "its date", &run.date)?;
+    // Who ran where: a fleet repeats these per outlier, so each is bounded like a name.
+    let identity = [&d.uuid, &d.driver_uuid, &d.pci, &run.host, &d.clock].into_iter().flatten();
+    for text in identity {
+        name("the run", "a host, device or clock field", text)?;
+    }
+    for peer in &run.together {
+        name("the devices that ran together", "a name", &peer.name)?;
+        peer.slot.iter().try_for_each(|slot| name("the devices that ran together", "a slot", slot))?;
+    }
+    let s = &run.settings;
+    let settings = s.families.iter().chain(&s.skip).chain(&s.axes).chain(&s.cases).chain(&s.filter);
+    for text in settings.chain(&s.branch_iterations) {
+        name("the run's settings", "an option's value", text)?;
+    }
+    if let Some(sharing) = &run.sharing {
+        name("the GPU's other processes", "a watch note", &sharing.watched)?;
+        if sharing.shared_readings > sharing.readings || sharing.others.len() > MAX_PROCESSES {
+            return Err("has impossible counts of the GPU's other processes; was it edited?".into());
+        }
+        for other in &sharing.others {
+            other.name.iter().try_for_each(|n| name("the GPU's other processes", "a name", n))?;
+        }
+    }
+    if let Some(facts) = &run.facts {
+        self::facts(facts)?;
+    }
     if d.compute_units == Some(0) {
         return Err(
             "says the device has 0 compute units (perftest writes a count or null); was it edited?".into()
@@ -67,22 +95,31 @@ pub fn check(run: &Run) -> Result<(), String> {
     for family in &run.families {
         name("the families", "a name", &family.name)?;
     }
+    // A case keeps at most the samples its run asked for: a fleet keeps every run's.
+    let most = run.settings.samples.max(1) as usize;
+    if let Some(c) = run.cases.iter().find(|c| c.samples_ms.len() > most) {
+        return Err(format!(
+            "has {} samples for case \"{}\", more than the run's {most} (--samples); was it edited?",
+            c.samples_ms.len(),
+            printable(&c.name)
+        ));
+    }
     run.cases.iter().try_for_each(case)
 }
 
 /// The first problem with one case.
 fn case(c: &CaseResult) -> Result<(), String> {
-    name("a case", "name", &c.name)?;
+    name("a case", "a name", &c.name)?;
     let who = format!("case \"{}\"", printable(&c.name));
     for text in [&c.family, &c.group, &c.variant].into_iter().chain(&c.baseline) {
-        name(&who, "family, group, variant or baseline", text)?;
+        name(&who, "a family, group, variant or baseline", text)?;
     }
     for (key, value) in &c.labels {
-        name(&who, "label", key)?;
-        name(&who, "label", value)?;
+        name(&who, "a label", key)?;
+        name(&who, "a label", value)?;
     }
     for key in c.axes.keys() {
-        name(&who, "axis", key)?;
+        name(&who, "an axis", key)?;
     }
     if let Some(phases) = &c.phases {
         let all = phases
@@ -111,6 +148,90 @@ fn case(c: &CaseResult) -> Result<(), String> {
     }
     if c.units.len() > MAX_UNITS || c.units.iter().any(|u| !(TINY..IMPLAUSIBLE).contains(&u.per_clock)) {
         return Err(format!("has an impossible rate per compute unit, or too many units, for {who}"));
+    }
+    if let Some(peak) = &c.peak {
+        name(&who, "a peak", &peak.ceiling)?;
+        peak.detail.iter().try_for_each(|d| name(&who, "a peak", d))?;
+        unit(&who, &peak.unit.to_string())?;
+        positive(&who, "peak", Some(peak.value))?;
+    }
+    if let Some(clock) = &c.clock {
+        let readings = clock.readings.iter().copied().map(Some);
+        readings.chain([clock.uncertainty]).try_for_each(|v| positive(&who, "clock reading", v))?;
+        if clock.readings.len() > MAX_READINGS {
+            return Err(format!("has more clock readings than perftest takes for {who}; was it edited?"));
+        }
+        if clock.witness_change.is_some_and(|w| !(w.is_finite() && w.abs() < IMPLAUSIBLE)) {
+            return Err(format!("has an impossible witness change for {who}; was it edited?"));
+        }
+    }
+    c.flags.iter().try_for_each(|f| flag(&who, f))
+}
+
+/// More clock readings than a measurement takes (four witnesses, or the probe's two).
+const MAX_READINGS: usize = 16;
+
+/// More other processes than the watch keeps.
+const MAX_PROCESSES: usize = 4096;
+
+/// The numbers a flag prints, each one perftest could have written.
+fn flag(who: &str, flag: &Flag) -> Result<(), String> {
+    let numbers: Vec<f64> = match flag {
+        Flag::OverCap { ms, cap_ms, .. } => vec![*ms, *cap_ms],
+        Flag::Unsteady { before_mhz, after_mhz, .. } => vec![*before_mhz, *after_mhz],
+        Flag::BelowWarmUp { mhz, reference_mhz } => vec![*mhz, *reference_mhz],
+        Flag::Throttled { mhz, median_mhz } => vec![*mhz, *median_mhz],
+        Flag::AboveMax { mhz, max_mhz } => vec![*mhz, *max_mhz],
+        Flag::Implausible { percent, ceiling, peak, why, allowed } => {
+            name(who, "a flag", ceiling)?;
+            name(who, "a flag", peak)?;
+            why.iter().try_for_each(|w| name(who, "a flag", w))?;
+            [*percent].into_iter().chain(*allowed).collect()
+        }
+        Flag::Remeasured { retries } => {
+            retries.iter().try_for_each(|r| name(who, "a flag", r))?;
+            Vec::new()
+        }
+        Flag::Baseline(names) => {
+            names.iter().try_for_each(|n| name(who, "a flag", n))?;
+            Vec::new()
+        }
+        Flag::Other(text) => {
+            name(who, "a flag", text)?;
+            Vec::new()
+        }
+        Flag::Fenced | Flag::Noisy | Flag::Unsettled => Vec::new(),
+    };
+    numbers.into_iter().try_for_each(|v| positive(who, "flag's number", Some(v)))
+}
+
+/// The numbers and names the header prints from the run's facts.
+fn facts(facts: &super::header::Facts) -> Result<(), String> {
+    for text in [&facts.git_commit, &facts.compiler].into_iter().chain(&facts.timestamp_steps_error) {
+        name("the header", "a field", text)?;
+    }
+    for text in facts.compute_units_source.iter().chain(&facts.host_link_unknown) {
+        name("the header", "a field", text)?;
+    }
+    for peak in &facts.peaks {
+        name("the header's peaks", "a ceiling", &peak.ceiling)?;
+        positive("the header's peaks", "peak", Some(peak.per_clock))?;
+    }
+    if let Some(steps) = &facts.timestamp_steps {
+        positive("the header's timestamps", "step", Some(steps.median_ns))?;
+        positive("the header's timestamps", "step", Some(steps.min_ns))?;
+    }
+    if let Some(link) = &facts.host_link {
+        name("the header's link", "an address", &link.address)?;
+        for lanes in [link.lanes, link.current] {
+            positive("the header's link", "transfer rate", Some(lanes.gts))?;
+            if lanes.width == 0 || lanes.width > 1024 {
+                return Err("has an impossible link width in the header; was it edited?".into());
+            }
+        }
+    }
+    if let Some(converging) = &facts.converging {
+        positive("the header's sampling", "spread", Some(converging.spread))?;
     }
     Ok(())
 }
@@ -145,7 +266,7 @@ fn name(who: &str, what: &str, text: &str) -> Result<(), String> {
     if text.chars().count() > MAX_NAME_CHARS {
         let start: String = text.chars().take(40).collect();
         return Err(format!(
-            "has a {what} of {} characters for {who} (\"{}...\"; perftest writes at most {MAX_NAME_CHARS}); was it \
+            "has {what} of {} characters for {who} (\"{}...\"; perftest writes at most {MAX_NAME_CHARS}); was it \
              edited?",
             text.chars().count(),
             printable(&start)
@@ -154,9 +275,26 @@ fn name(who: &str, what: &str, text: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// A unit perftest writes: a work unit's total, rate, or rate per clock per compute unit (whose
+/// name is a short word: `SM`, `CU`, `core`), clocks or nanoseconds per one of them (`clk/load`,
+/// `ns per load`), or a link's `GB/s`. Anything else (markup, a sentence) was edited in, and a
+/// renderer would print it raw.
 fn unit(who: &str, text: &str) -> Result<(), String> {
-    if text.chars().count() > MAX_UNIT_CHARS {
-        return Err(format!("has a unit of more than {MAX_UNIT_CHARS} characters for {who}; was it edited?"));
+    let word =
+        |w: &str| !w.is_empty() && w.len() <= 16 && w.chars().all(|c| c.is_ascii_alphanumeric() || c == ' ');
+    let known = match Measure::from(text) {
+        Measure::PerClock { compute_unit, .. } => word(&compute_unit),
+        Measure::Other(other) => {
+            other == "GB/s"
+                || other.strip_prefix("clk/").or_else(|| other.strip_prefix("ns per ")).is_some_and(word)
+        }
+        _ => true,
+    };
+    if text.chars().count() > MAX_UNIT_CHARS || !known {
+        return Err(format!(
+            "has a unit perftest does not write for {who} (\"{}\"); was it edited?",
+            printable(&text.chars().take(40).collect::<String>())
+        ));
     }
     Ok(())
 }

@@ -32,7 +32,10 @@ pub fn fleet(request: &Request<'_>) -> Result<()> {
     let mut runs: Vec<(String, Run)> = Vec::new();
     for file in &files {
         match crate::results::load(file) {
-            Ok(run) => runs.push((file.display().to_string(), run)),
+            Ok(mut run) => {
+                slim(&mut run);
+                runs.push((file.display().to_string(), run));
+            }
             Err(Error::NotARun { path, problem }) => skipped.push(Left { label: path, why: problem }),
             Err(other) => return Err(other),
         }
@@ -61,6 +64,26 @@ pub fn fleet(request: &Request<'_>) -> Result<()> {
         None => super::progress::write_line(document.trim_end())?,
     }
     conclude(&fleet)
+}
+
+/// Keeps of `run` what a fleet judges (rates, their noise, clocks, per-unit rates, flags, phases,
+/// who ran where), not its samples, notes, statistics or header: a folder of large runs is
+/// judged in about the memory of one.
+fn slim(run: &mut Run) {
+    for case in &mut run.cases {
+        if case.samples_ms.len() >= 2 {
+            case.cv = Some(crate::analysis::verdict::noise(case));
+        }
+        case.samples_ms = Vec::new();
+        case.notes = Vec::new();
+        case.shader_stats = Vec::new();
+        case.rates = Vec::new();
+        case.per_clock = Vec::new();
+        case.remeasured = Vec::new();
+        case.compiled = None;
+    }
+    (run.facts, run.warm_up) = (None, None);
+    (run.header, run.levels) = (String::new(), Vec::new());
 }
 
 /// The screen's ending: `Ok` when nothing is to be acted on, else the error its exit code says.

@@ -28,7 +28,8 @@ pub mod supervise;
 pub mod watch;
 
 /// Where device `n`'s document goes under `--all-devices --output path`: `results.json` becomes
-/// `results-gpu2.json`.
+/// `results-gpu2.json`. The suffix goes on the file name as given (see [`device_outputs`] for
+/// folders and what cannot take one).
 pub fn device_path(path: &Path, n: usize) -> PathBuf {
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let name = match path.extension() {
@@ -36,6 +37,39 @@ pub fn device_path(path: &Path, n: usize) -> PathBuf {
         None => format!("{stem}-gpu{n}"),
     };
     path.with_file_name(name)
+}
+
+/// Each of `devices` devices' path for `option`'s `path` under `--all-devices`: in a folder (one
+/// that exists, or a path ending in `/`), `HOST-gpuN.EXT` (`gpuN.EXT` without a host name); else
+/// the file name with `-gpuN` ([`device_path`]). A path that is no file to suffix (`/dev/null`,
+/// `/dev/stdout`, a FIFO) is refused: its devices would write `/dev/null-gpu1` beside it.
+pub fn device_outputs(
+    option: &'static str,
+    path: &Path,
+    devices: usize,
+    host: Option<&str>,
+    extension: &str,
+) -> Result<Vec<PathBuf>> {
+    let folder = path.as_os_str().to_string_lossy().ends_with('/') || path.is_dir();
+    if folder {
+        let name = |n: usize| match host {
+            Some(host) => format!("{host}-gpu{n}.{extension}"),
+            None => format!("gpu{n}.{extension}"),
+        };
+        return Ok((1..=devices).map(|n| path.join(name(n))).collect());
+    }
+    // Followed as the kernel follows it (`/dev/stdout` is a link into /proc to a pipe, a terminal
+    // or the file the shell redirected to); anything under /dev or /proc names a device or a
+    // process's file, not one to put a suffix on.
+    let system = ["/dev/", "/proc/"].iter().any(|dir| path.starts_with(dir));
+    if system || std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Err(Error::NoSuffix {
+            option,
+            path: path.display().to_string(),
+            example: device_path(path, 1).display().to_string(),
+        });
+    }
+    Ok((1..=devices).map(|n| device_path(path, n)).collect())
 }
 
 /// This host's name (the kernel's node name), or `None` where it has none.
@@ -78,10 +112,31 @@ pub struct Session {
 /// device the device name matches, all at once, each in its own worker, or one after another
 /// (a failing device does not stop the others; the first error is returned after the last).
 pub fn benchmark(session: &Session) -> Result<()> {
+    // The first Ctrl-C, SIGTERM or SIGHUP asks the run to stop after the current case; a second
+    // one stops a worker's case now (recorded as interrupted). Either way the results are written,
+    // and the user hears so at once (a run can take seconds to reach its first case).
+    let _ = ctrlc::set_handler(|| {
+        match STOP.swap(true, Ordering::SeqCst) {
+        false => eprintln!(
+            "perftest: stopping after the case in progress (Ctrl-C again to stop it now); what finished will be \
+             written"
+        ),
+        true => {
+            HURRY.store(true, Ordering::SeqCst);
+            eprintln!("perftest: stopping now; what finished will be written");
+        }
+    }
+    });
     let options = &session.request.options;
     if !session.all_devices {
         let paths = Paths { output: session.output.as_deref(), json: session.json.as_deref() };
         return benchmark_row(session, options.device_index, paths, Vec::new(), None);
+    }
+    // An output that cannot take each device's suffix is refused before Vulkan is touched.
+    for (option, path) in [("--output", &session.output), ("--json", &session.json)] {
+        if let Some(path) = path {
+            device_outputs(option, path, 1, None, "json")?;
+        }
     }
     // Each device as the others' documents name it: by its slot (PCI address, else UUID).
     let devices = {
@@ -103,9 +158,44 @@ pub fn benchmark(session: &Session) -> Result<()> {
         check_validation(&sink)?;
         devices
     };
+    // Every device's outputs, checked before any device runs.
+    let host = session.host_name.then(host_name).flatten();
+    let extension = match session.format {
+        report::Format::Json => "json",
+        report::Format::Csv => "csv",
+        report::Format::Markdown => "md",
+        report::Format::Text => "txt",
+    };
+    let per_device = |option, path: Option<&Path>, extension| {
+        path.map(|p| device_outputs(option, p, devices.len(), host.as_deref(), extension)).transpose()
+    };
+    let outputs = per_device("--output", session.output.as_deref(), extension)?;
+    let jsons = per_device("--json", session.json.as_deref(), "json")?;
+    {
+        use report::output::Named;
+        let named: Vec<Named<'_>> = outputs
+            .iter()
+            .flatten()
+            .map(|path| Named { role: "--output", path })
+            .chain(jsons.iter().flatten().map(|path| Named { role: "--json", path }))
+            .collect();
+        let profile = options.simulate.as_ref().map(|p| p.source.as_path());
+        let inputs: Vec<Named<'_>> =
+            profile.map(|path| Named { role: "the --simulate profile", path }).into_iter().collect();
+        report::output::guard(&named, &inputs)?;
+        for path in outputs.iter().flatten().chain(jsons.iter().flatten()) {
+            if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty() && !p.exists()) {
+                return Err(Error::Output {
+                    path: path.display().to_string(),
+                    detail: format!("its folder {} does not exist", parent.display()),
+                });
+            }
+            report::output::check_writable(path)?;
+        }
+    }
     let run = |n: usize, index: usize, together: Vec<Peer>, planned: Option<Planned>| {
-        let output = session.output.as_deref().map(|path| device_path(path, n));
-        let json = session.json.as_deref().map(|path| device_path(path, n));
+        let output = outputs.as_ref().map(|all| all[n - 1].clone());
+        let json = jsons.as_ref().map(|all| all[n - 1].clone());
         let paths = Paths { output: output.as_deref(), json: json.as_deref() };
         benchmark_row(session, Some(index), paths, together, planned)
     };
@@ -204,13 +294,6 @@ fn benchmark_row(
     }
     let date = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
     let began = std::time::Instant::now();
-    // The first Ctrl-C, SIGTERM or SIGHUP asks the run to stop after the current case; a second
-    // one stops a worker's case now (recorded as interrupted). Either way the results are written.
-    let _ = ctrlc::set_handler(|| {
-        if STOP.swap(true, Ordering::SeqCst) {
-            HURRY.store(true, Ordering::SeqCst);
-        }
-    });
     let (info, selected) = match planned {
         Some(planned) => planned,
         None => plan(&options, &request.axes, &request.selection)?,
@@ -259,8 +342,10 @@ fn benchmark_row(
     collector.finish();
     let sharing = watch.map(watch::Watch::finish);
     // A device of several at once that never opened still leaves its document (every case not
-    // run, the error), so `fleet` hears of it; alone, the error is all there is to say.
-    if !alone && ran.is_err() {
+    // run, the error), so `fleet` hears of it; so does a run stopped before its first case. Alone,
+    // a device that failed to open has only its error to say.
+    let stopped = STOP.load(Ordering::SeqCst);
+    if (!alone && ran.is_err()) || stopped {
         collector.never_ready(planned_device);
     }
     let Some(mut run) = collector.run.take() else {
@@ -272,8 +357,8 @@ fn benchmark_row(
     run.flag_throttled();
     run.flag_baselines();
     run.levels = crate::analysis::levels::of_run(&run);
-    let stopped = STOP.load(Ordering::SeqCst);
-    let finished = run.cases.len();
+    // A case a second signal stopped did not finish.
+    let finished = run.cases.iter().filter(|c| c.status != model::Status::Interrupted).count();
     run.interrupted = ran.is_err() || stopped || finished < selected.len();
     let validation = std::mem::take(&mut collector.validation);
     let validated =
@@ -320,6 +405,25 @@ mod tests {
         assert_eq!(device_path(Path::new("out/results.json"), 2), Path::new("out/results-gpu2.json"));
         assert_eq!(device_path(Path::new("results"), 1), Path::new("results-gpu1"));
         assert_eq!(device_path(Path::new("a.b.csv"), 3), Path::new("a.b-gpu3.csv"));
+    }
+
+    #[test]
+    fn a_folder_takes_each_devices_file_and_a_device_file_takes_no_suffix() {
+        let dir = tempfile::tempdir().unwrap();
+        let inside = device_outputs("--json", dir.path(), 2, Some("node07"), "json").unwrap();
+        assert_eq!(inside, [dir.path().join("node07-gpu1.json"), dir.path().join("node07-gpu2.json")]);
+        let unnamed = device_outputs("--json", Path::new("screen/"), 1, None, "json").unwrap();
+        assert_eq!(unnamed, [Path::new("screen/gpu1.json")]);
+        for special in ["/dev/null", "/dev/stdout"] {
+            let error = device_outputs("--json", Path::new(special), 2, None, "json").unwrap_err();
+            assert_eq!(error.exit_code(), crate::ExitCode::Usage, "{special}");
+            assert!(
+                error.to_string().starts_with(&format!("--json {special} cannot take each device's suffix")),
+                "{error}"
+            );
+        }
+        let file = device_outputs("--output", &dir.path().join("r.json"), 2, None, "json").unwrap();
+        assert_eq!(file[1], dir.path().join("r-gpu2.json"));
     }
 
     #[test]
