@@ -14,8 +14,14 @@ use crate::results::model::Run;
 pub const SHARED_BELOW: f64 = 0.9;
 
 /// The share of their wall time perftest's samples had the GPU for: over the cases timed by GPU
-/// timestamps, the median of the samples' GPU time over their wall time. `None` without such cases.
+/// timestamps, the median of the samples' GPU time over their wall time. `None` without such
+/// cases, and on a CPU implementation (lavapipe, SwiftShader), whose "GPU" is the host's cores:
+/// there the share falls with any load on the host (0.88 on this project's 2-core CI machine
+/// while it built), which says nothing of another process on a GPU.
 pub fn busy_share(run: &Run) -> Option<f64> {
+    if run.device.kind == "Cpu" {
+        return None;
+    }
     let shares = run.cases.iter().filter(|c| c.timed_rate().is_some()).filter_map(|c| {
         let fenced = c.flags.iter().any(|f| matches!(f, crate::results::flag::Flag::Fenced));
         let phases = c.phases.as_ref().filter(|p| p.samples_ms > 0.0 && p.samples_gpu_ms > 0.0 && !fenced)?;
@@ -120,6 +126,9 @@ mod tests {
             "another process used its GPU in 38 of 40 readings (pid 4242 (python3, 3.0 GiB))"
         );
         assert_eq!(busy_share(&sample_run()), None, "no phases kept: unknown, not shared");
+        let mut cpu = run_at(0.41);
+        cpu.device.kind = "Cpu".into();
+        assert_eq!(shared(&cpu), None, "a CPU implementation's share is the host's load");
     }
 
     #[test]
