@@ -16,11 +16,7 @@ use serde::Serialize;
 
 use crate::results::model::Run;
 
-/// How many scaled MADs from the median a rate must sit to be outside the fleet's spread (the
-/// modified z-score's usual cut, Iglewicz and Hoaglin).
-pub const SPREAD_K: f64 = 3.5;
-/// The MAD of a normal distribution is this fraction of its standard deviation's inverse.
-pub const MAD_SCALE: f64 = 1.4826;
+pub use super::robust::{MAD_SCALE, SPREAD_K};
 /// The fewest devices with a case for it to be judged.
 pub const MIN_DEVICES: usize = 3;
 /// The share of its judged cases a device must be slow in to be slower than its fleet (and at

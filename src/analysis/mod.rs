@@ -13,6 +13,7 @@ pub mod judge;
 pub mod levels;
 pub mod matching;
 pub mod parts;
+pub mod robust;
 pub mod run_flags;
 pub mod screen;
 pub mod trust;

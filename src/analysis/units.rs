@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::fleet::{MAD_SCALE, SPREAD_K};
+use super::robust::{MAD_SCALE, SPREAD_K};
 use crate::record::stats::median_mad;
 use crate::results::model::{CaseResult, UnitRate};
 

@@ -13,7 +13,7 @@
 use crate::results::model::Amount;
 use std::collections::{BTreeMap, HashMap};
 
-use super::text;
+use super::text::case as text;
 use crate::format::sig4;
 use crate::format::{pad_end, pad_start};
 use crate::record::outcome::Counted;
@@ -356,7 +356,7 @@ mod tests {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results/report");
         for file in ["h100/parta.json", "h100/partb.json", "h200/parta.json", "lavapipe/run.json"] {
             let run = crate::results::load(&root.join(file)).unwrap();
-            let text = text::document(&run, false);
+            let text = crate::report::text::document(&run, false);
             let long: Vec<&str> = text.lines().filter(|l| l.chars().count() > WIDTH).collect();
             assert!(long.is_empty(), "{file}: {long:#?}");
             let original = run.cases.iter().find(|c| c.original_time && c.ratio.is_some()).unwrap();
@@ -406,7 +406,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run.json");
         std::fs::write(&path, crate::report::write::to_json(&run).unwrap()).unwrap();
-        let saved = crate::results::model::load(&path).unwrap();
+        let saved = crate::results::load(&path).unwrap();
         let shown = Layouts::of_run(&saved).line(&short);
         assert_eq!(shown, live);
         // Without the cases not reached, the finished cases alone would decide, and the columns move.

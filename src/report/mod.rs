@@ -5,11 +5,13 @@
 
 pub mod columns;
 pub mod compare;
-pub mod fleet;
+pub mod doc;
 pub mod markdown;
+pub mod metric;
 pub mod output;
 pub mod page;
 pub mod plot;
+pub mod sections;
 pub mod spread;
 pub mod text;
 pub mod write;

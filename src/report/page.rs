@@ -17,52 +17,10 @@ use crate::format::sig4;
 use crate::results::model::{CaseResult, Run, Status};
 
 mod costs;
-mod fleet;
 mod instructions;
-mod render;
+pub use super::doc::{anchor, Block};
+use super::doc::{html, markdown};
 use crate::error::{Error, Result};
-pub use render::{escape, html, markdown};
-
-/// One block of the page.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Block {
-    /// A heading with its anchor.
-    Heading {
-        /// 2 for a section, 3 for a subsection.
-        level: u8,
-        /// Its words.
-        text: String,
-        /// Its anchor.
-        id: String,
-    },
-    /// A paragraph of plain text.
-    Para(String),
-    /// A list; each item is text, then links (label, anchor).
-    List(Vec<(String, Vec<(String, String)>)>),
-    /// A table.
-    Table {
-        /// The column names (all empty: no head row in HTML).
-        head: Vec<String>,
-        /// Each row with its anchor, if any.
-        rows: Vec<(Option<String>, Vec<String>)>,
-    },
-    /// A chart.
-    Chart {
-        /// Its file name under `charts/`, which markdown links to.
-        file: String,
-        /// Its SVG, which HTML holds inline.
-        svg: String,
-    },
-    /// Preformatted text (the run's header).
-    Pre(String),
-    /// Blocks folded under a summary line (HTML `<details>`; markdown shows them).
-    Fold {
-        /// The line shown folded.
-        summary: String,
-        /// What unfolds.
-        blocks: Vec<Block>,
-    },
-}
 
 /// Every file [`write()`] may write into `dir` for `runs`: its page, its markdown and a chart per
 /// family.
@@ -108,22 +66,6 @@ fn title(runs: &[Run]) -> String {
     format!("perftest report: {}", devices.join(" vs "))
 }
 
-/// A case's anchor: its name in lower-case letters, digits and dashes.
-pub fn anchor(name: &str) -> String {
-    let mut slug = String::from("case-");
-    for c in name.chars() {
-        match c {
-            'a'..='z' | '0'..='9' => slug.push(c),
-            'A'..='Z' => slug.push(c.to_ascii_lowercase()),
-            '*' => slug.push('x'),
-            '+' => slug.push('p'),
-            _ if !slug.ends_with('-') => slug.push('-'),
-            _ => {}
-        }
-    }
-    slug.trim_end_matches('-').to_owned()
-}
-
 /// The blocks of the page.
 pub fn blocks(labels: &[String], runs: &[Run]) -> Vec<Block> {
     let mut blocks = vec![Block::Para(format!(
@@ -141,7 +83,7 @@ pub fn blocks(labels: &[String], runs: &[Run]) -> Vec<Block> {
     if runs.len() > 1 {
         blocks.extend(comparison(labels, runs));
     }
-    blocks.extend(fleet::blocks(labels, runs));
+    blocks.extend(super::sections::fleet::page(labels, runs));
     blocks.extend(families(labels, runs));
     blocks
 }
@@ -318,18 +260,4 @@ fn row(c: &CaseResult) -> Vec<String> {
     let ratio = c.ratio.map_or(String::new(), ratio_text);
     let flags: Vec<String> = c.flags.iter().map(|f| f.name()).collect();
     vec![c.name.clone(), rate, per_clock, peak, ratio, flags.join(", ")]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn anchors_are_plain_and_distinct() {
-        assert_eq!(anchor("Buffer<R8>.Load uniform"), "case-buffer-r8-load-uniform");
-        assert_ne!(anchor("GEMM f16*f16+f32 4096^3"), anchor("GEMM f16 f16 f32 4096^3"));
-        assert!(anchor("Texture2D<RGBA8>.Sample(bilinear) linear")
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-'));
-    }
 }

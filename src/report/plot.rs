@@ -19,16 +19,10 @@ use super::write::rate_text;
 use crate::analysis::matching::{match_runs, Matched};
 use crate::error::{Error, Result};
 use crate::format::{printable, ratio_text, si};
-use crate::results::model::{Amount, CaseResult, Run};
+use crate::results::model::{Amount, Run};
 
-/// What the charts show.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Metric {
-    /// Each case's headline rate (loads/s, FLOPS, ...).
-    Rate,
-    /// Each case's ratio to its baseline.
-    Ratio,
-}
+use super::metric::value;
+pub use super::metric::Metric;
 
 const WIDTH: u32 = 1200;
 const NAME_WIDTH: i32 = 360;
@@ -66,15 +60,6 @@ impl Panel<'_> {
             Some(_) => LINE_PANEL,
             None => HEADING + (BAR * runs as i32 + ROW_GAP) * self.rows.len() as i32 + 10,
         }
-    }
-}
-
-/// What `metric` reads of `case`: its headline rate or its ratio (also what [`super::spread`]
-/// ranks runs by).
-pub(super) fn value(case: &CaseResult, metric: Metric) -> Option<f64> {
-    match metric {
-        Metric::Rate => case.rate.as_ref().map(|a| a.value),
-        Metric::Ratio => case.ratio,
     }
 }
 

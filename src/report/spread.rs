@@ -3,7 +3,7 @@
 //! the run where its value is lowest, the one where it is the median, and the one where it is
 //! highest, labelled so. The spread of a case across the runs is then the gap between its bars.
 
-use super::plot::{value, Metric};
+use super::metric::{value, Metric};
 use crate::results::model::{CaseResult, Run};
 
 /// The most runs a chart draws one by one.

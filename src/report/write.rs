@@ -160,7 +160,8 @@ pub fn rate_text(c: &CaseResult) -> String {
     }
 }
 
-/// The run as a markdown table, as a README would show it.
+/// The run as a markdown table, as a README would show it, then the run's sections (levels, the
+/// instruction table, the clock, ...), as its text shows them after the cases.
 pub fn to_markdown(run: &Run) -> String {
     let d = &run.device;
     let units = match (d.compute_units, &d.compute_unit) {
@@ -181,11 +182,6 @@ pub fn to_markdown(run: &Run) -> String {
     );
     out.insert_str(out.find("\n\n").unwrap_or(0), &format!("\n\n{}", cell(&run.ending.line())));
     let num = |v: Option<f64>, digits: usize| v.map(|v| format!("{v:.digits$}")).unwrap_or_default();
-    if !run.levels.is_empty() {
-        let levels: String =
-            super::text::levels(&run.levels).lines().map(|line| format!("{}\n\n", cell(line))).collect();
-        out.insert_str(out.find("\n\n| case |").map_or(0, |i| i + 2), &levels);
-    }
     for c in &run.cases {
         let timed = c.median_ms.is_some();
         let unknown = || if timed { "unknown".to_owned() } else { String::new() };
@@ -210,6 +206,13 @@ pub fn to_markdown(run: &Run) -> String {
             c.cv.map(|v| format!("{:.1}%", v * 100.0)).unwrap_or_default(),
             flags.join("; "),
         ));
+    }
+    // What follows the cases, as the text shows it after them.
+    let sections = super::doc::markdown(&super::sections::run(run));
+    if !sections.is_empty() {
+        out.push('\n');
+        out.push_str(sections.trim_end());
+        out.push('\n');
     }
     out
 }

@@ -6,9 +6,11 @@ pub mod family;
 pub mod flag;
 pub mod header;
 pub mod levels;
+pub mod load;
 pub mod measure;
 pub mod model;
 pub mod sharing;
 pub mod validate;
 
-pub use model::{load, CaseResult, Run, FORMAT_VERSION};
+pub use load::load;
+pub use model::{CaseResult, Run, FORMAT_VERSION};

@@ -54,8 +54,8 @@ pub fn fleet(request: &Request<'_>) -> Result<()> {
         fleet.confirmations = super::confirm::confirm(&fleet, &members)?;
     }
     let document = match request.format {
-        CompareFormat::Text => crate::report::fleet::to_text(&fleet),
-        CompareFormat::Markdown => crate::report::fleet::to_markdown(&fleet),
+        CompareFormat::Text => crate::report::sections::fleet::to_text(&fleet),
+        CompareFormat::Markdown => crate::report::sections::fleet::to_markdown(&fleet),
         CompareFormat::Json => serde_json::to_string_pretty(&fleet)
             .map_err(|source| Error::Serialize { what: "the fleet's verdict", source })?,
     };

@@ -20,7 +20,16 @@ mod wide;
 
 use crate::caps::{Ceiling, Feature};
 use crate::registry::{self, CaseSpec, Env, Family, Glsl, Unit, Work};
-use ops::{ops, Op, Scope};
+use ops::{Op, Scope};
+
+/// The operations, in table order.
+fn ops() -> Vec<Op> {
+    let mut ops = scalar::ops();
+    ops.extend(wide::ops());
+    ops.extend(convert::ops());
+    ops.extend(lanes::ops());
+    ops
+}
 
 const GLSL: Glsl = Glsl { file: "instr.glsl", source: include_str!("../../../glsl/instr.glsl") };
 

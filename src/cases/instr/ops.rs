@@ -1,8 +1,8 @@
 //! The operations of the instruction table: what one is (its chain step, seeds, run-time
-//! constants, what the device must have), how a verify run checks it (the Vulkan
-//! specification's error bounds, on the seeds' path), and the table itself, in order.
+//! constants, what the device must have) and how a verify run checks it (the Vulkan
+//! specification's error bounds, on the seeds' path).
 
-use super::{convert, lanes, scalar, wide, SEEDS, UNROLL};
+use super::{SEEDS, UNROLL};
 use crate::caps::{Feature, Requirements};
 use crate::registry::{Push, Resource, Value};
 use ash::vk;
@@ -100,15 +100,6 @@ pub(super) struct Op {
     /// `fa` is one over the subgroup size in both modes (a float sum of the subgroup, scaled
     /// back: finite over any chain, and exact).
     pub(super) fa_per_lane: bool,
-}
-
-/// The operations, in table order.
-pub(super) fn ops() -> Vec<Op> {
-    let mut ops = scalar::ops();
-    ops.extend(wide::ops());
-    ops.extend(convert::ops());
-    ops.extend(lanes::ops());
-    ops
 }
 
 pub(super) fn floats(v: f32) -> u32 {

@@ -1,10 +1,23 @@
-//! The instruction table as text: one line per operation of the `instr` family, after the cases,
+//! The instruction table after a run's cases: one line per operation of the `instr` family,
 //! grouped by kind; a column the whole run cannot fill (per clock on a device with no clock) is
-//! left out and the heading says why.
+//! left out and the heading says why. Its lines are one preformatted block (markdown shows it as
+//! code); its typed table is the next step of the document model.
 
+use super::{Block, RunSection};
 use crate::analysis::instructions::{has_numbers, table, Row};
 use crate::format::{ns_text, si, sig4};
 use crate::results::model::Run;
+
+inventory::submit! { RunSection { name: "instructions", order: 20, blocks } }
+
+/// The table as a block, or none.
+fn blocks(run: &Run) -> Vec<Block> {
+    let text = instructions(run);
+    match text.is_empty() {
+        true => Vec::new(),
+        false => vec![Block::Pre(text)],
+    }
+}
 
 /// The table's lines, or nothing where the run timed none of the family:
 /// `    fp32 sin   15.93 ops/clk/SM   4.12 Tops/s   7.750 FMAs   22.98 clk   11.63 ns`.
@@ -44,7 +57,7 @@ pub fn instructions(run: &Run) -> String {
 /// A row's numbers (with the per-clock columns where the run has them), or why a case has none.
 fn cells(row: &Row, per_clock: bool, clocks: bool) -> String {
     if let Some(case) = row.missing() {
-        return super::status_text(case);
+        return crate::report::text::case::status_text(case);
     }
     let mut cells = Vec::new();
     let throughput = row.throughput.is_some();

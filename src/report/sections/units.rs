@@ -1,8 +1,21 @@
-//! The compute units' own rates as text, after the cases: a line per case of the `units` family.
+//! The compute units' own rates after a run's cases: a line per case of the `units` family, as one
+//! preformatted block.
 
+use super::{Block, RunSection};
 use crate::analysis::units::{spread, UnitChange, UNIT_FLOOR};
 use crate::format::sig4;
 use crate::results::model::Run;
+
+inventory::submit! { RunSection { name: "units", order: 30, blocks } }
+
+/// The lines as a block, or none.
+fn blocks(run: &Run) -> Vec<Block> {
+    let text = units(run);
+    match text.is_empty() {
+        true => Vec::new(),
+        false => vec![Block::Pre(text)],
+    }
+}
 
 /// `SM 41 (-0.30%)`.
 fn unit(name: &str, c: &UnitChange) -> String {

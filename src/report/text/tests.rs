@@ -5,9 +5,10 @@ use crate::analysis::trust::tests::{bytes_for, h100, timed as judged_timed};
 use crate::analysis::trust::Judgement;
 use crate::analysis::trust::Trust;
 use crate::caps::Ceiling;
-use crate::record::outcome::Outcome;
+use crate::record::outcome::{Outcome, TIME_FOR};
 use crate::registry::{Unit, Work};
 use crate::results::measure::Measure;
+use crate::results::model::CaseResult;
 
 /// What the line of `outcome` says after its rates, judged by `trust`.
 fn per_clock_of(outcome: &Outcome, trust: Trust) -> String {
@@ -36,7 +37,7 @@ fn a_flagged_baseline_is_named_after_the_cases_with_its_ratios() {
     };
     run.cases = vec![ratio("Buffer<R8>.Load random"), base, ratio("Buffer<RGBA8>.Load linear")];
     assert_eq!(
-        baselines_summary(&run),
+        crate::report::sections::baselines::baselines_summary(&run),
         "\nbaseline \"Buffer<RGBA8>.Load random\" flagged (throttled: ran at 473 MHz, run median 1980 MHz): the 2 \
          ratio(s) against it are doubtful"
     );
@@ -56,8 +57,11 @@ fn levels_read_as_one_line_per_variant() {
         level("L2", 9.1e12, 256 << 10, 32 << 20),
         level("DRAM", 3.13e12, 128 << 20, 2 << 30),
     ];
-    let line =
-        levels(&[Levels { variant: "Sweep SSBO vec4 linear".into(), unit: "B/s".into(), levels: found }]);
+    let line = crate::report::sections::levels::levels(&[Levels {
+        variant: "Sweep SSBO vec4 linear".into(),
+        unit: "B/s".into(),
+        levels: found,
+    }]);
     assert_eq!(
         line,
         "levels: Sweep SSBO vec4 linear: L1 32.0 TB/s up to 192 KiB; L2 9.10 TB/s up to 32 MiB; DRAM 3.13 TB/s \

@@ -1,5 +1,4 @@
-//! The report's blocks as HTML (one self-contained page: inline CSS and SVG, no script) and as
-//! markdown (charts linked from `charts/`); every text escaped for its format.
+//! Blocks as HTML: one self-contained page (inline CSS and SVG, no script), every text escaped.
 
 use std::fmt::Write as _;
 
@@ -35,16 +34,32 @@ pub fn html(title: &str, blocks: &[Block]) -> String {
         escape(title)
     );
     for block in blocks {
-        html_block(&mut out, block);
+        html_block(&mut out, block, 2);
     }
     out.push_str("</body>\n</html>\n");
     out
 }
 
-fn html_block(out: &mut String, block: &Block) {
+/// One block; a section's title is a heading of `level`.
+fn html_block(out: &mut String, block: &Block, level: u8) {
     match block {
         Block::Heading { level, text, id } => {
             let _ = writeln!(out, "<h{level} id=\"{}\">{}</h{level}>", escape(id), escape(text));
+        }
+        Block::Section { title, id, blocks } => {
+            let level = level.min(6);
+            let title = escape(title.trim_end_matches(':'));
+            match id.is_empty() {
+                true => {
+                    let _ = writeln!(out, "<h{level}>{title}</h{level}>");
+                }
+                false => {
+                    let _ = writeln!(out, "<h{level} id=\"{}\">{title}</h{level}>", escape(id));
+                }
+            }
+            for block in blocks {
+                html_block(out, block, level + 1);
+            }
         }
         Block::Para(text) => {
             let _ = writeln!(out, "<p>{}</p>", escape(text));
@@ -63,6 +78,13 @@ fn html_block(out: &mut String, block: &Block) {
                 out.push_str("</li>\n");
             }
             out.push_str("</ul>\n");
+        }
+        Block::Numbered(items) => {
+            out.push_str("<ol>\n");
+            for text in items {
+                let _ = writeln!(out, "<li>{}</li>", escape(text));
+            }
+            out.push_str("</ol>\n");
         }
         Block::Table { head, rows } => {
             out.push_str("<table>\n");
@@ -98,71 +120,9 @@ fn html_block(out: &mut String, block: &Block) {
         Block::Fold { summary, blocks } => {
             let _ = writeln!(out, "<details>\n<summary>{}</summary>", escape(summary));
             for block in blocks {
-                html_block(out, block);
+                html_block(out, block, level);
             }
             out.push_str("</details>\n");
-        }
-    }
-}
-
-/// Text for markdown, a table cell too (see [`crate::report::markdown::text`]).
-fn md(text: &str) -> String {
-    crate::report::markdown::text(text)
-}
-
-/// The page as markdown (charts linked from `charts/`).
-pub fn markdown(blocks: &[Block]) -> String {
-    let mut out = String::new();
-    for block in blocks {
-        markdown_block(&mut out, block);
-    }
-    out
-}
-
-fn markdown_block(out: &mut String, block: &Block) {
-    match block {
-        Block::Heading { level, text, id } => {
-            let _ =
-                writeln!(out, "<a id=\"{id}\"></a>\n\n{} {}\n", "#".repeat(usize::from(*level)), md(text));
-        }
-        Block::Para(text) => {
-            let _ = writeln!(out, "{}\n", md(text));
-        }
-        Block::List(items) => {
-            for (text, links) in items {
-                let _ = writeln!(out, "- {}", md(text));
-                for (label, id) in links {
-                    let _ = writeln!(out, "  - [{}](#{id})", md(label));
-                }
-            }
-            out.push('\n');
-        }
-        Block::Table { head, rows } => {
-            let columns = head.len();
-            let _ = writeln!(out, "| {} |", head.iter().map(|h| md(h)).collect::<Vec<_>>().join(" | "));
-            let _ = writeln!(out, "|{}", "---|".repeat(columns));
-            for (id, cells) in rows {
-                let mut cells: Vec<String> = cells.iter().map(|c| md(c)).collect();
-                if let (Some(id), Some(first)) = (id, cells.first_mut()) {
-                    *first = format!("<a id=\"{id}\"></a>{first}");
-                }
-                let _ = writeln!(out, "| {} |", cells.join(" | "));
-            }
-            out.push('\n');
-        }
-        Block::Chart { file, .. } => {
-            let _ = writeln!(out, "![{}](charts/{file})\n", md(file));
-        }
-        Block::Pre(text) => {
-            let _ = writeln!(out, "{}\n", crate::report::markdown::code_block(text));
-        }
-        Block::Fold { summary, blocks } => {
-            // An HTML block: markdown escapes are not read inside it, HTML's are.
-            let _ = writeln!(out, "<details><summary>{}</summary>\n", escape(summary));
-            for block in blocks {
-                markdown_block(out, block);
-            }
-            out.push_str("</details>\n\n");
         }
     }
 }
@@ -170,12 +130,6 @@ fn markdown_block(out: &mut String, block: &Block) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn markdown_escapes_what_commonmark_reads_as_markup() {
-        let md = markdown(&[Block::Para("GEMM f16*f16+f32 in [a] `b` x_y <T>".into())]);
-        assert_eq!(md, "GEMM f16\\*f16+f32 in \\[a\\] \\`b\\` x\\_y &lt;T>\n\n");
-    }
 
     #[test]
     fn html_escapes_text_and_keeps_inline_svg() {
@@ -197,10 +151,22 @@ mod tests {
             "{page}"
         );
         assert!(page.contains("<tr id=\"case-b\"><td>Buffer&lt;R8&gt;</td></tr>"), "{page}");
-        let md = markdown(&blocks);
+    }
+
+    #[test]
+    fn sections_nest_their_headings_and_numbered_lists_are_ordered() {
+        let inner = Block::Section {
+            title: "devices:".into(),
+            id: String::new(),
+            blocks: vec![Block::Numbered(vec!["a<b".into()])],
+        };
+        let page = html(
+            "t",
+            &[Block::Section { title: "The fleet".into(), id: "fleet".into(), blocks: vec![inner] }],
+        );
         assert!(
-            md.contains("![load.svg](charts/load.svg)") && md.contains("<a id=\"case-b\"></a>Buffer&lt;R8>"),
-            "{md}"
+            page.contains("<h2 id=\"fleet\">The fleet</h2>\n<h3>devices</h3>\n<ol>\n<li>a&lt;b</li>\n</ol>"),
+            "{page}"
         );
     }
 }

@@ -1,0 +1,96 @@
+//! The document model every view is built in: [`Block`]s (headings, sections, paragraphs, lists,
+//! tables, charts, preformatted text, folds), and one renderer per format: [`text`] (the lines a
+//! terminal shows), [`markdown`] (escaped in one place) and [`html`]. A view builds its blocks
+//! once; which format a user asked for is the renderer's business.
+
+mod html;
+mod markdown;
+mod text;
+
+pub use html::{escape, html};
+pub use markdown::{markdown, markdown_document};
+pub use text::text;
+
+/// One block of a document.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Block {
+    /// A heading with its anchor.
+    Heading {
+        /// 2 for a section, 3 for a subsection.
+        level: u8,
+        /// Its words.
+        text: String,
+        /// Its anchor.
+        id: String,
+    },
+    /// A paragraph of plain text.
+    Para(String),
+    /// A list; each item is text, then links (label, anchor).
+    List(Vec<(String, Vec<(String, String)>)>),
+    /// A table.
+    Table {
+        /// The column names (all empty: no head row in HTML).
+        head: Vec<String>,
+        /// Each row with its anchor, if any.
+        rows: Vec<(Option<String>, Vec<String>)>,
+    },
+    /// A chart.
+    Chart {
+        /// Its file name under `charts/`, which markdown links to.
+        file: String,
+        /// Its SVG, which HTML holds inline.
+        svg: String,
+    },
+    /// Preformatted text (the run's header).
+    Pre(String),
+    /// A titled part whose blocks sit under its title: a heading one level below its parent's in
+    /// markdown and HTML, a line with its blocks indented under it in text.
+    Section {
+        /// Its title (text keeps a trailing colon, headings drop it).
+        title: String,
+        /// Its anchor; empty for none.
+        id: String,
+        /// What it holds.
+        blocks: Vec<Block>,
+    },
+    /// A numbered list of lines.
+    Numbered(Vec<String>),
+    /// Blocks folded under a summary line (HTML `<details>`; markdown shows them; text indents them
+    /// under it).
+    Fold {
+        /// The line shown folded.
+        summary: String,
+        /// What unfolds.
+        blocks: Vec<Block>,
+    },
+}
+
+/// A case's anchor: its name in lower-case letters, digits and dashes.
+pub fn anchor(name: &str) -> String {
+    let mut slug = String::from("case-");
+    for c in name.chars() {
+        match c {
+            'a'..='z' | '0'..='9' => slug.push(c),
+            'A'..='Z' => slug.push(c.to_ascii_lowercase()),
+            '*' => slug.push('x'),
+            '+' => slug.push('p'),
+            _ if !slug.ends_with('-') => slug.push('-'),
+            _ => {}
+        }
+    }
+    slug.trim_end_matches('-').to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn anchors_are_plain_and_distinct() {
+        assert_eq!(anchor("Buffer<R8>.Load uniform"), "case-buffer-r8-load-uniform");
+        assert_ne!(anchor("GEMM f16*f16+f32 4096^3"), anchor("GEMM f16 f16 f32 4096^3"));
+        assert!(anchor("Texture2D<RGBA8>.Sample(bilinear) linear")
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-'));
+    }
+}

@@ -1,0 +1,269 @@
+//! The fleet's verdict as one view: per group of like runs its devices, how far apart they are,
+//! the ranking, the slow compute units and the outliers; then what could not be judged and the
+//! verdict. `perftest fleet` renders it as text or markdown (its JSON is the analysis's own
+//! serialization), and the report's page holds its groups.
+
+use super::super::doc::{self, Block};
+use crate::analysis::confirm::{Confirmation, Rejudged};
+use crate::analysis::fleet::{
+    judge, Conclusion, Fleet, Group, Member, Outlier, Standing, MIN_DEVICES, SLOW_SHARE,
+};
+use crate::format::si;
+use crate::results::model::Run;
+
+/// `-5.2%`.
+fn percent(change: f64) -> String {
+    format!("{:+.1}%", change * 100.0)
+}
+
+/// An outlier as a sentence's end: `1.79 Tloads/s against the fleet's 1.89 (-5.0%, 9.1 spreads, its noise 0.1%)`.
+fn outlier_text(o: &Outlier) -> String {
+    let spreads = o.spreads.map_or("the others all equal".to_owned(), |s| format!("{s:.1} spreads"));
+    let clock = o
+        .clock_mhz
+        .map_or(String::new(), |(mine, fleet)| format!("; at {mine:.0} MHz against the fleet's {fleet:.0}"));
+    format!(
+        "{} against the fleet's {} ({}, {spreads}, its noise {:.2}%{clock})",
+        si(o.rate, &o.unit),
+        si(o.median, &o.unit),
+        percent(o.change),
+        o.noise * 100.0
+    )
+}
+
+/// How a group's devices stand, a line each.
+fn ranking_lines(group: &Group) -> Vec<String> {
+    group
+        .ranking
+        .iter()
+        .map(|s| {
+            let worst = s.worst.map_or(String::new(), |w| {
+                format!(" (worst {}, {:.1}% in all)", percent(w), s.shortfall * 100.0)
+            });
+            let units = match s.slow_units {
+                0 => String::new(),
+                n => format!(", {n} slow compute unit(s)"),
+            };
+            let verdict = if s.slow { " [slower than its fleet]" } else { "" };
+            format!(
+                "{}: {} slower{worst}, {} faster, of {} cases judged{units}{}{verdict}",
+                s.label,
+                s.slower,
+                s.faster,
+                s.judged,
+                runs(s)
+            )
+        })
+        .collect()
+}
+
+/// A device's runs, where it has more than one: `; 2 runs of one GPU, 0.04% apart`.
+fn runs(s: &Standing) -> String {
+    match (s.runs, s.run_spread) {
+        (0 | 1, _) => String::new(),
+        (n, Some(spread)) => {
+            format!("; {n} runs of one GPU, {:.2}% apart (median over its cases)", spread * 100.0)
+        }
+        (n, None) => format!("; {n} runs of one GPU"),
+    }
+}
+
+/// How a re-measurement went: `118 of 122 case(s) slower than 0000:00:06.0 alone`.
+fn rejudged(r: &Rejudged) -> String {
+    let worst = r.worst.map_or(String::new(), |w| format!(", worst {}", percent(w)));
+    format!("{} of {} case(s) slower than {}{worst}", r.slow, r.judged, r.against)
+}
+
+/// A confirmation, in a line.
+fn confirmation(c: &Confirmation) -> String {
+    let together = c
+        .together
+        .as_ref()
+        .map_or(String::new(), |t| format!("; with {} at once: {}", c.with.join(", "), rejudged(t)));
+    format!(
+        "{}: {} (families {}); alone: {}{together}",
+        c.label,
+        c.verdict.word(),
+        c.families.join(", "),
+        rejudged(&c.alone)
+    )
+}
+
+/// Lines for what fails the screen without a rate to judge, and what was left out.
+fn screen_lines(fleet: &Fleet) -> Vec<String> {
+    let mut lines = Vec::new();
+    for line in fleet.unjudged() {
+        lines.push(format!("cannot be judged: {line}"));
+    }
+    for left in &fleet.skipped {
+        lines.push(format!("skipped: {} {}", left.label, left.why));
+    }
+    for label in &fleet.untimed {
+        lines.push(format!("not judged: {label} times nothing (--verify or --compile-only)"));
+    }
+    for c in &fleet.confirmations {
+        lines.push(format!("confirmed: {}", confirmation(c)));
+    }
+    lines
+}
+
+/// What a group is, in a line.
+fn group_title(group: &Group) -> String {
+    format!("{} ({}), {} devices", group.key.device, group.key.driver, group.devices.len())
+}
+
+/// The group's typical spread: `0.13%`, or `unknown`.
+fn typical_spread(group: &Group) -> String {
+    group.typical_spread.map_or("unknown".to_owned(), |s| format!("{:.2}%", s * 100.0))
+}
+
+/// What was judged, in a line.
+fn judged_line(group: &Group) -> String {
+    let spread = typical_spread(group);
+    let mut line = format!(
+        "{} cases judged (timed on {MIN_DEVICES} or more devices), {} on fewer; the fleet's typical spread \
+         (1.4826 x MAD over the median) {spread}",
+        group.judged, group.too_few
+    );
+    if group.devices.len() < MIN_DEVICES {
+        line.push_str(&format!(
+            "; with {} device(s) no case can be judged: no device can be told to be the odd one",
+            group.devices.len()
+        ));
+    }
+    line
+}
+
+/// The verdict's last line.
+fn verdict(fleet: &Fleet) -> String {
+    let outliers: usize = fleet.groups.iter().map(|g| g.outliers.len()).sum();
+    let not_reproduced: Vec<&str> = fleet
+        .confirmations
+        .iter()
+        .filter(|c| c.verdict == crate::analysis::confirm::Verdict::NotReproduced)
+        .map(|c| c.label.as_str())
+        .collect();
+    let listed = match not_reproduced.is_empty() {
+        true => String::new(),
+        false => format!("; not reproduced when measured again: {}", not_reproduced.join(", ")),
+    };
+    let line = match fleet.conclusion() {
+        Conclusion::Healthy if outliers > 0 => format!(
+            "fleet: no device is slower than its fleet ({outliers} case(s) outside it, on no device in {:.0}% of its \
+             cases){listed}",
+            SLOW_SHARE * 100.0
+        ),
+        Conclusion::Healthy => format!("fleet: no device is slower than its fleet{listed}"),
+        Conclusion::Slow(devices) => format!("fleet: slow, alone as among its fleet: {}", devices.join(", ")),
+        Conclusion::Unjudged(devices) => format!("fleet: cannot be judged: {}", devices.join("; ")),
+        Conclusion::Interference(devices) => {
+            format!("fleet: slow only beside its host's other GPUs (interference): {}", devices.join("; "))
+        }
+        Conclusion::Unconfirmed(devices) => format!(
+            "fleet: slower than its fleet (slow in {:.0}% of its cases or more), not yet measured again alone: {}; \
+             run perftest fleet --confirm with these runs on its host",
+            SLOW_SHARE * 100.0,
+            devices.join(", ")
+        ),
+    };
+    line
+}
+
+/// A group as a section: its settings and spread, the ranking, the slow units and the outliers;
+/// anchored on a page.
+fn group_section(n: usize, group: &Group, anchored: bool) -> Block {
+    let mut blocks = vec![
+        Block::Para(format!("settings: {}", group.key.settings)),
+        Block::Para(judged_line(group)),
+        Block::Section {
+            title: "devices, most slow cases first:".into(),
+            id: String::new(),
+            blocks: vec![Block::Numbered(ranking_lines(group))],
+        },
+    ];
+    if !group.slow_units.is_empty() {
+        let lines = group
+            .slow_units
+            .iter()
+            .map(|u| {
+                let line =
+                    format!("{}  {}: unit {} {}", group.devices[u.device], u.case, u.unit, percent(u.change));
+                (line, Vec::new())
+            })
+            .collect();
+        blocks.push(Block::Section {
+            title: format!("compute units slower than their own GPU's others ({}):", group.slow_units.len()),
+            id: String::new(),
+            blocks: vec![Block::List(lines)],
+        });
+    }
+    if !group.outliers.is_empty() {
+        let lines = group
+            .outliers
+            .iter()
+            .map(|o| (format!("{}  {}: {}", group.devices[o.device], o.case, outlier_text(o)), Vec::new()))
+            .collect();
+        blocks.push(Block::Fold {
+            summary: format!("outside the fleet ({}), slowest first:", group.outliers.len()),
+            blocks: vec![Block::List(lines)],
+        });
+    }
+    let id = match anchored {
+        true => {
+            format!("fleet-{}", doc::anchor(&group.key.device).trim_start_matches("case-"))
+        }
+        false => String::new(),
+    };
+    Block::Section { title: format!("group {}: {}", n + 1, group_title(group)), id, blocks }
+}
+
+/// The whole verdict: each group, what was not judged or was confirmed, and the verdict's line.
+pub fn blocks(fleet: &Fleet) -> Vec<Block> {
+    let mut blocks: Vec<Block> =
+        fleet.groups.iter().enumerate().map(|(n, g)| group_section(n, g, false)).collect();
+    let screen = screen_lines(fleet);
+    if !screen.is_empty() {
+        blocks.push(Block::List(screen.into_iter().map(|line| (line, Vec::new())).collect()));
+    }
+    blocks.push(Block::Para(verdict(fleet)));
+    blocks
+}
+
+/// The verdict as text.
+pub fn to_text(fleet: &Fleet) -> String {
+    doc::text(&blocks(fleet))
+}
+
+/// The verdict as markdown.
+pub fn to_markdown(fleet: &Fleet) -> String {
+    doc::markdown_document("perftest fleet", &blocks(fleet))
+}
+
+/// The report page's part: where three or more of its runs are of one device model, driver and
+/// settings, those groups; none otherwise.
+pub fn page(labels: &[String], runs: &[Run]) -> Vec<Block> {
+    let members: Vec<Member> =
+        labels.iter().zip(runs).map(|(label, run)| Member { label: label.clone(), run }).collect();
+    let fleet = judge(&members);
+    let groups: Vec<Block> = fleet
+        .groups
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| g.devices.len() >= MIN_DEVICES)
+        .map(|(n, g)| group_section(n, g, true))
+        .collect();
+    if groups.is_empty() {
+        return Vec::new();
+    }
+    let intro = Block::Para(
+        "Runs of one device model, driver and settings, each device's rates held against the others': a rate is \
+         outside its fleet beyond 3.5 scaled median absolute deviations from the median and beyond its own noise \
+         (docs/fleet.md)."
+            .into(),
+    );
+    vec![Block::Section {
+        title: "The fleet".into(),
+        id: "fleet".into(),
+        blocks: [vec![intro], groups].concat(),
+    }]
+}

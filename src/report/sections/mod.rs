@@ -1,0 +1,58 @@
+//! The views, each one file that builds its [`Block`]s once for every format. A run's sections
+//! (what follows its cases) register themselves with `inventory::submit!`, as families do:
+//! adding one is its file and a `mod` line here.
+
+use super::doc::Block;
+use crate::results::model::Run;
+
+pub(crate) mod baselines;
+mod clock;
+pub mod fleet;
+mod instructions;
+pub(crate) mod levels;
+mod sharing;
+mod time;
+mod together;
+mod units;
+
+/// A view of one run, after its cases: its name, where it goes (lowest first), and its blocks
+/// (none where the run has nothing for it).
+pub struct RunSection {
+    /// What it is called.
+    pub name: &'static str,
+    /// Its place among the others.
+    pub order: u32,
+    /// What it shows of a run.
+    pub blocks: fn(&Run) -> Vec<Block>,
+}
+
+inventory::collect!(RunSection);
+
+/// The run sections in order.
+pub fn run_sections() -> Vec<&'static RunSection> {
+    let mut sections: Vec<&'static RunSection> = inventory::iter::<RunSection>.into_iter().collect();
+    sections.sort_by_key(|s| s.order);
+    sections
+}
+
+/// What follows a run's cases, every section's blocks in order.
+pub fn run(run: &Run) -> Vec<Block> {
+    run_sections().iter().flat_map(|s| (s.blocks)(run)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_run_section_is_registered_once_in_order() {
+        let sections = run_sections();
+        let names: Vec<&str> = sections.iter().map(|s| s.name).collect();
+        let known = ["levels", "instructions", "units", "clock", "baselines", "together", "time", "sharing"];
+        let found: Vec<&str> = names.iter().copied().filter(|n| known.contains(n)).collect();
+        assert_eq!(found, known, "a section the linker dropped, or one out of its place: {names:?}");
+        for pair in sections.windows(2) {
+            assert!(pair[0].order < pair[1].order, "{} and {} share a place", pair[0].name, pair[1].name);
+        }
+    }
+}
