@@ -2,12 +2,15 @@
 //! prints by default, with `--verbose`, with `--format csv` and with `--format markdown`, compared
 //! byte for byte. A saved run must read the same on a newer binary; a change that means to alter
 //! what `show` prints rewrites them with `PERFTEST_BLESS=1 cargo test --release --test golden` and
-//! says why in its commit. The goldens are gzipped (tests/golden/, about 2 MB for 12 MB of text).
+//! says why in its commit. The goldens are gzipped (tests/golden/: 2.9 MB for 16 MB of text).
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use perftest::report::{self, Format};
+
+mod common;
+use common::first_difference;
 
 /// What `show` prints in each mode, and the golden file's suffix.
 const MODES: [(&str, Format, bool); 4] = [
@@ -60,19 +63,6 @@ fn write_gz(path: &Path, text: &str) {
     let mut encoder = flate2::write::GzEncoder::new(file, flate2::Compression::best());
     encoder.write_all(text.as_bytes()).unwrap();
     encoder.finish().unwrap();
-}
-
-/// The first line where `got` and `want` differ, both shown.
-fn first_difference(got: &str, want: &str) -> String {
-    let (mut got_lines, mut want_lines) = (got.lines(), want.lines());
-    for n in 1.. {
-        match (got_lines.next(), want_lines.next()) {
-            (Some(g), Some(w)) if g == w => continue,
-            (None, None) => return "the same lines, other line ends".into(),
-            (g, w) => return format!("line {n}:\n  now:    {g:?}\n  golden: {w:?}"),
-        }
-    }
-    unreachable!()
 }
 
 #[test]

@@ -9,7 +9,7 @@ mod common;
 use std::path::PathBuf;
 use std::process::Command;
 
-use common::{temp_dir, text};
+use common::{first_difference, temp_dir, text};
 
 /// A view: its golden files' stem, and the perftest arguments that print it (paths from the
 /// repository root).
@@ -86,19 +86,6 @@ fn views_now() -> Vec<(String, String)> {
         std::fs::remove_dir_all(dir).unwrap();
     }
     now
-}
-
-/// The first line where `now` and `golden` differ, both shown.
-fn first_difference(now: &str, golden: &str) -> String {
-    let (mut a, mut b) = (now.lines(), golden.lines());
-    for n in 1.. {
-        match (a.next(), b.next()) {
-            (Some(x), Some(y)) if x == y => continue,
-            (None, None) => return "the same lines, other line ends".into(),
-            (x, y) => return format!("line {n}:\n  now:    {x:?}\n  golden: {y:?}"),
-        }
-    }
-    unreachable!()
 }
 
 #[test]

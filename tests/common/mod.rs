@@ -34,3 +34,16 @@ pub fn listed(args: &[&str]) -> usize {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     text(&out.stdout).lines().count()
 }
+
+/// The first line where `got` and a golden file's `want` differ, both shown.
+pub fn first_difference(got: &str, want: &str) -> String {
+    let (mut got_lines, mut want_lines) = (got.lines(), want.lines());
+    for n in 1.. {
+        match (got_lines.next(), want_lines.next()) {
+            (Some(g), Some(w)) if g == w => continue,
+            (None, None) => return "the same lines, other line ends".into(),
+            (g, w) => return format!("line {n}:\n  now:    {g:?}\n  golden: {w:?}"),
+        }
+    }
+    unreachable!()
+}

@@ -7,18 +7,18 @@ inventory::submit! { RunSection { name: "baselines", order: 45, blocks } }
 
 /// A line per flagged baseline.
 fn blocks(run: &Run) -> Vec<Block> {
-    baselines_summary(run).lines().filter(|l| !l.is_empty()).map(|l| Block::Para(l.to_owned())).collect()
+    baseline_lines(run).into_iter().map(Block::Para).collect()
 }
 
-/// The lines after the clock's that name each baseline with flags of its own, and how many
-/// ratios are against it (empty when there is none): `\nbaseline "X" flagged (throttled: ...):
-/// its 137 ratio(s) are doubtful`.
-pub fn baselines_summary(run: &Run) -> String {
+/// A line per baseline with flags of its own, and how many ratios are against it (none when no
+/// baseline is flagged): `baseline "X" flagged (throttled: ...): the 137 ratio(s) against it are
+/// doubtful`.
+pub fn baseline_lines(run: &Run) -> Vec<String> {
     run.flagged_baselines()
         .iter()
         .map(|(name, flags, ratios)| {
             format!(
-                "\nbaseline \"{name}\" flagged ({}): the {ratios} ratio(s) against it are doubtful",
+                "baseline \"{name}\" flagged ({}): the {ratios} ratio(s) against it are doubtful",
                 flags.join("; ")
             )
         })

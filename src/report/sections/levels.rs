@@ -7,12 +7,12 @@ inventory::submit! { RunSection { name: "levels", order: 10, blocks } }
 
 /// A line per variant.
 fn blocks(run: &Run) -> Vec<Block> {
-    levels(&run.levels).lines().map(|l| Block::Para(l.to_owned())).collect()
+    level_lines(&run.levels).into_iter().map(Block::Para).collect()
 }
 
 /// One line per variant: `levels: Sweep SSBO vec4 linear: L1 32.6 TB/s up to 192 KiB; L2 9.1 TB/s
 /// up to 48 MiB; DRAM 3.13 TB/s (from 128 MiB)`.
-pub fn levels(all: &[crate::results::levels::Levels]) -> String {
+pub fn level_lines(all: &[crate::results::levels::Levels]) -> Vec<String> {
     all.iter()
         .map(|l| {
             let count = l.levels.len();
@@ -36,7 +36,7 @@ pub fn levels(all: &[crate::results::levels::Levels]) -> String {
                     }
                 })
                 .collect();
-            format!("levels: {}: {}\n", l.variant, parts.join("; "))
+            format!("levels: {}: {}", l.variant, parts.join("; "))
         })
         .collect()
 }

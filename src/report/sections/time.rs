@@ -8,20 +8,15 @@ inventory::submit! { RunSection { name: "time", order: 60, blocks } }
 
 /// Its line, or none.
 fn blocks(run: &Run) -> Vec<Block> {
-    let line = time_summary(run);
-    let line = line.trim_start_matches('\n');
-    match line.is_empty() {
-        true => Vec::new(),
-        false => vec![Block::Para(line.to_owned())],
-    }
+    time_line(run).map(Block::Para).into_iter().collect()
 }
 
 /// The line after the clock's that says where the run's wall time went: how much of it the GPU
-/// spent on timed samples, and the cases' phases, largest first (empty for files that did not
-/// keep them): `\ntime: 415 s wall; timed samples kept the GPU busy for 179 s (43%); the cases:
+/// spent on timed samples, and the cases' phases, largest first (none for files that did not
+/// keep them): `time: 415 s wall; timed samples kept the GPU busy for 179 s (43%); the cases:
 /// samples 185 s, warm-up 60 s, ...; outside them (device, pipelines, warm-up) 12 s`.
-pub fn time_summary(run: &Run) -> String {
-    let Some((wall, sum)) = run.time_spent() else { return String::new() };
+fn time_line(run: &Run) -> Option<String> {
+    let (wall, sum) = run.time_spent()?;
     let list: Vec<String> = sum
         .largest_first()
         .iter()
@@ -39,10 +34,10 @@ pub fn time_summary(run: &Run) -> String {
         }
         false => String::new(),
     };
-    format!(
-        "\ntime: {} wall{busy}; the cases: {}; outside them (device, pipelines, warm-up) {}",
+    Some(format!(
+        "time: {} wall{busy}; the cases: {}; outside them (device, pipelines, warm-up) {}",
         seconds_text(wall),
         if list.is_empty() { "none over 0.05 s".to_owned() } else { list.join(", ") },
         seconds_text((wall - sum.total_ms / 1e3).max(0.0))
-    )
+    ))
 }

@@ -37,9 +37,9 @@ fn a_flagged_baseline_is_named_after_the_cases_with_its_ratios() {
     };
     run.cases = vec![ratio("Buffer<R8>.Load random"), base, ratio("Buffer<RGBA8>.Load linear")];
     assert_eq!(
-        crate::report::sections::baselines::baselines_summary(&run),
-        "\nbaseline \"Buffer<RGBA8>.Load random\" flagged (throttled: ran at 473 MHz, run median 1980 MHz): the 2 \
-         ratio(s) against it are doubtful"
+        crate::report::sections::baselines::baseline_lines(&run),
+        ["baseline \"Buffer<RGBA8>.Load random\" flagged (throttled: ran at 473 MHz, run median 1980 MHz): the 2 \
+         ratio(s) against it are doubtful"]
     );
 }
 
@@ -57,15 +57,15 @@ fn levels_read_as_one_line_per_variant() {
         level("L2", 9.1e12, 256 << 10, 32 << 20),
         level("DRAM", 3.13e12, 128 << 20, 2 << 30),
     ];
-    let line = crate::report::sections::levels::levels(&[Levels {
+    let line = crate::report::sections::levels::level_lines(&[Levels {
         variant: "Sweep SSBO vec4 linear".into(),
         unit: "B/s".into(),
         levels: found,
     }]);
     assert_eq!(
         line,
-        "levels: Sweep SSBO vec4 linear: L1 32.0 TB/s up to 192 KiB; L2 9.10 TB/s up to 32 MiB; DRAM 3.13 TB/s \
-         (from 128 MiB)\n"
+        ["levels: Sweep SSBO vec4 linear: L1 32.0 TB/s up to 192 KiB; L2 9.10 TB/s up to 32 MiB; DRAM 3.13 TB/s \
+         (from 128 MiB)"]
     );
 }
 use crate::record::measurement::Measurement;
