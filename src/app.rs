@@ -22,8 +22,8 @@ pub fn run(cli: &Cli) -> Result<()> {
             let (labels, runs) = load_all(files)?;
             let comparison = compare::compare(&labels, &runs);
             let document = match format {
-                CompareFormat::Text => compare::to_text(&comparison),
-                CompareFormat::Markdown => compare::to_markdown(&comparison),
+                CompareFormat::Text => report::sections::compare::to_text(&comparison),
+                CompareFormat::Markdown => report::sections::compare::to_markdown(&comparison),
                 CompareFormat::Json => serde_json::to_string_pretty(&comparison)
                     .map_err(|source| crate::Error::Serialize { what: "the comparison", source })?,
             };

@@ -88,7 +88,7 @@ proptest! {
             // What loads can be compared and plotted without a panic.
             let labels = ["a".to_owned(), "b".to_owned()];
             let runs = [run.clone(), run];
-            let _ = perftest::report::compare::to_text(&perftest::report::compare::compare(&labels, &runs));
+            let _ = perftest::report::sections::compare::to_text(&perftest::report::compare::compare(&labels, &runs));
         }
     }
 }

@@ -13,9 +13,9 @@
 use crate::results::model::Amount;
 use std::collections::{BTreeMap, HashMap};
 
+use super::doc::{self, Align, Block, Cell, Table};
 use super::text::case as text;
 use crate::format::sig4;
-use crate::format::{pad_end, pad_start};
 use crate::record::outcome::Counted;
 use crate::results::family::FamilyFacts;
 use crate::results::model::{CaseResult, Status};
@@ -210,13 +210,18 @@ impl Layouts {
         if let Some(lead) = text::original_lead(case) {
             head = format!("{head} {lead}");
         }
-        let mut line = pad_end(&head, layout.lead);
-        for column in &layout.columns {
-            line.push_str(&format!("  {}", pad_start(&column.cell(case), column.width())));
-        }
-        // A cell wider than its column (a long unit, a time of 1000 ms or more) shifts the rest;
-        // past the width, the line wraps rather than overflows.
-        let mut line = fit(line.trim_end());
+        // One row through the one aligner, its columns as wide as the layout says: a cell wider
+        // than its column (a long unit, a time of 1000 ms or more) shifts the rest; past the
+        // width, the line wraps rather than overflows.
+        let mut table = Table::new(
+            std::iter::once(doc::Column { name: String::new(), align: Align::Left, width: layout.lead })
+                .chain(layout.columns.iter().map(|c| doc::Column::right("", c.width())))
+                .collect(),
+        );
+        table.text_head = false;
+        let cells = layout.columns.iter().map(|c| Cell::Text(c.cell(case)));
+        table.push(None, std::iter::once(Cell::Text(head)).chain(cells).collect());
+        let mut line = fit(doc::text(&[Block::Table(table)]).trim_end());
         let flags: Vec<String> =
             case.flags.iter().filter_map(|f| f.in_line()).map(|f| format!("[{}]", f.name())).collect();
         if !flags.is_empty() {

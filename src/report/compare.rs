@@ -3,13 +3,46 @@
 use crate::results::measure::Measure;
 use serde::Serialize;
 
-use super::write::rate_text;
+use super::text::rate_text;
 use crate::analysis::matching::match_runs;
 use crate::analysis::verdict::{verdict, Verdict};
-use crate::format::{printable, ratio_text};
+use crate::format::printable;
 use crate::results::model::{CaseResult, Run};
 
-pub mod instructions;
+/// One operation of the instruction table across the runs (`None` where a run lacks it or did not
+/// time it).
+#[derive(Debug, Serialize, PartialEq)]
+pub struct Instruction {
+    /// As the cases name it (`fp32 sin`).
+    pub operation: String,
+    /// Operations per clock per compute unit.
+    pub per_clock: Vec<Option<f64>>,
+    /// The cost in fp32 FMAs.
+    pub fma_cost: Vec<Option<f64>>,
+    /// Clocks per dependent operation.
+    pub latency_clk: Vec<Option<f64>>,
+    /// Nanoseconds per dependent operation.
+    pub latency_ns: Vec<Option<f64>>,
+}
+
+/// The instruction rows of every operation any of `runs` timed; empty where none did.
+pub fn instructions(runs: &[Run]) -> Vec<Instruction> {
+    crate::analysis::instructions::side_by_side(runs)
+        .into_iter()
+        .map(|across| {
+            let each = |f: fn(&crate::analysis::instructions::Row) -> Option<f64>| {
+                across.rows.iter().map(|r| r.as_ref().and_then(f)).collect()
+            };
+            Instruction {
+                operation: printable(across.operation).into_owned(),
+                per_clock: each(|r| r.per_clock().map(|(v, _)| v)),
+                fma_cost: each(|r| r.fma_cost()),
+                latency_clk: each(|r| r.latency_clk()),
+                latency_ns: each(|r| r.latency_ns()),
+            }
+        })
+        .collect()
+}
 
 /// One case across the runs.
 #[derive(Debug, Serialize, PartialEq)]
@@ -38,12 +71,12 @@ pub struct Comparison {
     pub rows: Vec<Row>,
     /// The runs' instruction tables side by side (empty where no run timed the `instr` family).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub instructions: Vec<instructions::Instruction>,
+    pub instructions: Vec<Instruction>,
 }
 
 /// Matches the cases of `runs` (labelled by `labels`) by name.
 pub fn compare(labels: &[String], runs: &[Run]) -> Comparison {
-    let instructions = instructions::rows(runs);
+    let instructions = instructions(runs);
     let rows: Vec<Row> = match_runs(runs)
         .into_iter()
         .map(|m| {
@@ -141,99 +174,10 @@ pub fn slower_than(comparison: &Comparison, percent: f64) -> Vec<(String, f64)> 
     slower
 }
 
-fn cell(row: &Row, i: usize) -> String {
-    match (i, row.ratios[i], row.verdicts[i]) {
-        (0, _, _) | (_, None, _) => row.cells[i].clone(),
-        (_, Some(ratio), None) => format!("{} ({})", row.cells[i], ratio_text(ratio)),
-        (_, Some(ratio), Some((v, _))) => format!("{} ({}, {})", row.cells[i], ratio_text(ratio), v.word()),
-    }
-}
-
-/// A markdown table: a column per run, ratios against the first in brackets.
-pub fn to_markdown(comparison: &Comparison) -> String {
-    let mut out = String::new();
-    let md = super::markdown::text;
-    for (i, run) in comparison.runs.iter().enumerate() {
-        out.push_str(&format!("{}. {}\n", i + 1, md(run)));
-    }
-    for summary in &comparison.summaries {
-        out.push_str(&format!("\n{}", md(summary)));
-    }
-    if !comparison.summaries.is_empty() {
-        out.push('\n');
-    }
-    out.push_str("\n| case |");
-    for i in 0..comparison.runs.len() {
-        out.push_str(&format!(" run {} |", i + 1));
-    }
-    out.push_str(&format!("\n|---|{}\n", "---|".repeat(comparison.runs.len())));
-    for row in &comparison.rows {
-        out.push_str(&format!("| {} |", md(&row.name)));
-        for i in 0..comparison.runs.len() {
-            out.push_str(&format!(" {} |", md(&cell(row, i))));
-        }
-        out.push('\n');
-    }
-    if !comparison.instructions.is_empty() {
-        let (head, rows) = instructions::table(&comparison.instructions, comparison.runs.len());
-        out.push_str(&format!(
-            "\n{INSTRUCTIONS}\n\n| {} |\n|{}\n",
-            head.join(" | "),
-            "---|".repeat(head.len())
-        ));
-        for row in rows {
-            let cells: Vec<String> = row.iter().map(|c| md(c)).collect();
-            out.push_str(&format!("| {} |\n", cells.join(" | ")));
-        }
-    }
-    out
-}
-
-/// What the instruction table's columns are, above it.
-const INSTRUCTIONS: &str = "The instruction tables side by side: per run, operations per clock per compute unit, \
-                            the cost in fp32 FMAs and the latency in clocks per dependent operation (in time where \
-                            a run has no clock); in brackets against run 1.";
-
-/// Aligned text columns.
-pub fn to_text(comparison: &Comparison) -> String {
-    let mut table: Vec<Vec<String>> = vec![std::iter::once("case".to_owned())
-        .chain((1..=comparison.runs.len()).map(|i| format!("run {i}")))
-        .collect()];
-    for row in &comparison.rows {
-        table.push(
-            std::iter::once(row.name.clone()).chain((0..row.cells.len()).map(|i| cell(row, i))).collect(),
-        );
-    }
-    let mut out: String =
-        comparison.runs.iter().enumerate().map(|(i, r)| format!("run {}: {r}\n", i + 1)).collect();
-    for summary in &comparison.summaries {
-        out.push_str(&format!("{summary}\n"));
-    }
-    out.push('\n');
-    aligned(&mut out, &table);
-    if !comparison.instructions.is_empty() {
-        let (head, rows) = instructions::table(&comparison.instructions, comparison.runs.len());
-        out.push_str(&format!("\n{INSTRUCTIONS}\n"));
-        aligned(&mut out, &[vec![head], rows].concat());
-    }
-    out
-}
-
-/// `table`'s rows in columns as wide as their widest cell.
-fn aligned(out: &mut String, table: &[Vec<String>]) {
-    let widths: Vec<usize> =
-        (0..table[0].len()).map(|c| table.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
-    for row in table {
-        let cells: Vec<String> =
-            row.iter().zip(&widths).map(|(c, w)| crate::format::pad_end(c, *w)).collect();
-        out.push_str(cells.join("  ").trim_end());
-        out.push('\n');
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::sections::compare::{to_markdown, to_text};
     use crate::results::model::{Amount, Status};
 
     fn two_runs() -> Vec<Run> {

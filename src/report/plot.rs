@@ -15,7 +15,7 @@ mod lines;
 pub mod units;
 
 use self::lines::{lines, marker_name};
-use super::write::rate_text;
+use super::text::rate_text;
 use crate::analysis::matching::{match_runs, Matched};
 use crate::error::{Error, Result};
 use crate::format::{printable, ratio_text, si};
@@ -90,7 +90,7 @@ fn panels(runs: &[Run], metric: Metric) -> Vec<Panel<'_>> {
 pub fn plot(labels: &[String], runs: &[Run], metric: Metric, path: &Path) -> Result<()> {
     let svg = render(labels, runs, metric)
         .map_err(|detail| Error::Output { path: path.display().to_string(), detail })?;
-    super::write::write_atomic(path, &svg)
+    super::output::write_atomic(path, &svg)
 }
 
 fn fail(e: impl std::fmt::Display) -> String {

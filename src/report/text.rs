@@ -1,7 +1,7 @@
 //! What a run prints: the header, and one line per case.
 
 use crate::results::model::Run;
-pub use case::{line, original_lead, per_clock, retry_note, status_text};
+pub use case::{line, original_lead, per_clock, rate_text, retry_note, status_text};
 
 /// The whole text document of a run, as a live run prints it to stdout (less its progress bar):
 /// the header, a line per case with its notes, the memory levels, the clock and baseline

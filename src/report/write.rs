@@ -13,10 +13,9 @@ pub enum Format {
     Markdown,
 }
 
+use super::doc::{Block, Cell, Column, Hint, Table};
 pub use super::output::write_atomic;
-use crate::format::ratio_text;
-use crate::format::sig4;
-use crate::results::model::{CaseResult, Run, Status};
+use crate::results::model::Run;
 
 /// `run` as a `format` document: every format is rendered from the record alone; `verbose` text
 /// gives each case's full line instead of the columns that fit 120.
@@ -35,11 +34,10 @@ pub fn to_json(run: &Run) -> Result<String> {
     serde_json::to_string_pretty(run).map_err(|source| Error::Serialize { what: "the run", source })
 }
 
-/// The run as CSV: one row per case, the device columns repeated so files concatenate.
+/// The run as CSV: one row per case, the device columns repeated so files concatenate; numbers
+/// raw, and "unknown" where a timed case's device could not tell.
 pub fn to_csv(run: &Run) -> Result<String> {
-    let mut writer = csv::Writer::from_writer(Vec::new());
-    let d = &run.device;
-    let header = [
+    let names = [
         "device",
         "type",
         "vendor_id",
@@ -70,94 +68,63 @@ pub fn to_csv(run: &Run) -> Result<String> {
         "flags",
         "run",
     ];
-    let csv_err = |e: csv::Error| Error::Io(std::io::Error::other(e));
-    writer.write_record(header).map_err(csv_err)?;
-    let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
+    let mut table = Table::new(names.map(Column::left).to_vec());
+    let d = &run.device;
     let run_state = serde_json::to_value(run.ending.state).ok().and_then(|v| v.as_str().map(str::to_owned));
     let run_state = run_state.unwrap_or_default();
+    let text = |s: &str| Cell::text(s);
+    let raw = |v: Option<f64>| Cell::maybe(v, "", Hint::Sig4);
+    let amounts = |all: &[crate::results::model::Amount]| {
+        all.iter().map(|a| format!("{} {}", a.value, a.unit)).collect::<Vec<_>>().join(";")
+    };
     for c in &run.cases {
-        let status = c.status.word();
-        let (work, work_unit) = c
-            .work
-            .as_ref()
-            .map_or((String::new(), String::new()), |a| (a.value.to_string(), a.unit.to_string()));
-        let (rate, rate_unit) = c
-            .rate
-            .as_ref()
-            .map_or((String::new(), String::new()), |a| (a.value.to_string(), a.unit.to_string()));
-        let axes: Vec<String> = c.axes.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        let rates: Vec<String> = c.rates.iter().map(|a| format!("{} {}", a.value, a.unit)).collect();
         // A timed case says "unknown" where the device could not tell; other cases leave it empty.
         let timed = c.median_ms.is_some();
-        let known = |v: Option<f64>| match v {
-            Some(v) => v.to_string(),
-            None if timed => "unknown".into(),
-            None => String::new(),
+        let unknown = || Cell::Missing(if timed { "unknown" } else { "" }.into());
+        let known = |v: Option<f64>| v.map_or_else(unknown, |v| Cell::number(v, "", Hint::Sig4));
+        let axes: Vec<String> = c.axes.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let per_clock = match c.per_clock.is_empty() {
+            true => unknown(),
+            false => Cell::Text(amounts(&c.per_clock)),
         };
-        let per_clock: Vec<String> = c.per_clock.iter().map(|a| format!("{} {}", a.value, a.unit)).collect();
-        let per_clock = if per_clock.is_empty() && timed { "unknown".into() } else { per_clock.join(";") };
-        let peak = c.peak.as_ref().map(ToString::to_string);
-        let peak = peak.unwrap_or_else(|| if timed { "unknown".into() } else { String::new() });
-        let record = [
-            d.name.as_str(),
-            &d.kind,
-            &d.vendor_id.to_string(),
-            &d.device_id.to_string(),
-            &d.driver,
-            &d.vulkan_version,
-            &d.queue_family.to_string(),
-            &run.date,
-            &c.name,
-            &c.family,
-            &c.group,
-            &axes.join(";"),
-            status,
-            c.reason.as_deref().unwrap_or(""),
-            &opt(c.median_ms),
-            &opt(c.min_ms),
-            &opt(c.cv),
-            &work,
-            &work_unit,
-            &rate,
-            &rate_unit,
-            &opt(c.ratio),
-            &rates.join(";"),
-            &known(c.clock_mhz),
-            &per_clock,
-            &known(c.peak_percent),
-            &peak,
-            &c.flags.iter().map(ToString::to_string).collect::<Vec<_>>().join(" | "),
-            &run_state,
-        ];
-        writer.write_record(record.map(|field| formula_safe(field).into_owned())).map_err(csv_err)?;
+        let peak = c.peak.as_ref().map_or_else(unknown, |p| Cell::Text(p.to_string()));
+        let flags: Vec<String> = c.flags.iter().map(ToString::to_string).collect();
+        table.push(
+            None,
+            vec![
+                text(&d.name),
+                text(&d.kind),
+                Cell::number(f64::from(d.vendor_id), "", Hint::Sig4),
+                Cell::number(f64::from(d.device_id), "", Hint::Sig4),
+                text(&d.driver),
+                text(&d.vulkan_version),
+                Cell::number(f64::from(d.queue_family), "", Hint::Sig4),
+                text(&run.date),
+                text(&c.name),
+                text(&c.family),
+                text(&c.group),
+                Cell::Text(axes.join(";")),
+                text(c.status.word()),
+                text(c.reason.as_deref().unwrap_or("")),
+                raw(c.median_ms),
+                raw(c.min_ms),
+                raw(c.cv),
+                raw(c.work.as_ref().map(|a| a.value)),
+                Cell::Text(c.work.as_ref().map(|a| a.unit.to_string()).unwrap_or_default()),
+                raw(c.rate.as_ref().map(|a| a.value)),
+                Cell::Text(c.rate.as_ref().map(|a| a.unit.to_string()).unwrap_or_default()),
+                raw(c.ratio),
+                Cell::Text(amounts(&c.rates)),
+                known(c.clock_mhz),
+                per_clock,
+                known(c.peak_percent),
+                peak,
+                Cell::Text(flags.join(" | ")),
+                text(&run_state),
+            ],
+        );
     }
-    let bytes = writer.into_inner().map_err(|e| Error::Io(e.into_error()))?;
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
-}
-
-/// A CSV field a spreadsheet will not run: one that starts with `=`, `+`, `-`, `@`, a tab or a
-/// carriage return (a formula to Excel, LibreOffice and Google Sheets, OWASP's CSV injection) gets
-/// a leading `'`, which spreadsheets show as text. perftest's own fields never start so; a name
-/// from an edited or hostile run might.
-fn formula_safe(field: &str) -> std::borrow::Cow<'_, str> {
-    match field.starts_with(['=', '+', '-', '@', '\t', '\r']) {
-        true => format!("'{field}").into(),
-        false => field.into(),
-    }
-}
-
-/// A markdown cell (see [`super::markdown::text`]).
-fn cell(text: &str) -> String {
-    super::markdown::text(text)
-}
-
-/// The rate of a case as text (`65.2 TFLOPS`), or its status.
-pub fn rate_text(c: &CaseResult) -> String {
-    match (&c.rate, c.status) {
-        (Some(rate), _) => rate.text(),
-        (None, Status::Verified | Status::Compiled) => c.status.word().into(),
-        (None, _) => super::text::status_text(c),
-    }
+    super::doc::csv(&table)
 }
 
 /// The run as a markdown table, as a README would show it, then the run's sections (levels, the
@@ -168,53 +135,23 @@ pub fn to_markdown(run: &Run) -> String {
         (Some(n), Some(name)) => format!("{n} {name}"),
         _ => "compute units unknown".into(),
     };
-    let mut out = format!(
-        "**{}** ({}, {}, Vulkan {}; {units}; peaks: {}), perftest {}, {}\n\n\
-         | case | rate | per clock | % of peak | ratio | median ms | min ms | cv | flags |\n\
-         |---|---|---|---|---|---|---|---|---|\n",
-        cell(&d.name),
-        cell(&d.kind),
-        cell(&d.driver),
-        cell(&d.vulkan_version),
-        cell(d.architecture.as_deref().unwrap_or("unknown")),
-        cell(&run.perftest_version),
-        cell(&run.date)
+    let about = format!(
+        "{} ({}, {}, Vulkan {}; {units}; peaks: {}), perftest {}, {}",
+        d.name,
+        d.kind,
+        d.driver,
+        d.vulkan_version,
+        d.architecture.as_deref().unwrap_or("unknown"),
+        run.perftest_version,
+        run.date
     );
-    out.insert_str(out.find("\n\n").unwrap_or(0), &format!("\n\n{}", cell(&run.ending.line())));
-    let num = |v: Option<f64>, digits: usize| v.map(|v| format!("{v:.digits$}")).unwrap_or_default();
-    for c in &run.cases {
-        let timed = c.median_ms.is_some();
-        let unknown = || if timed { "unknown".to_owned() } else { String::new() };
-        let per_clock = match (c.per_clock.as_slice(), c.clock_mhz) {
-            ([_, ..], Some(mhz)) => {
-                let rates: Vec<String> =
-                    c.per_clock.iter().map(|a| format!("{} {}", sig4(a.value), a.unit)).collect();
-                format!("{} at {mhz:.0} MHz", rates.join(", "))
-            }
-            _ => unknown(),
-        };
-        let flags: Vec<String> = c.flags.iter().map(|f| cell(&f.to_string())).collect();
-        out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-            cell(&c.name),
-            cell(&rate_text(c)),
-            cell(&per_clock),
-            c.peak_percent.map_or_else(unknown, |p| format!("{p:.1}%")),
-            c.ratio.map(ratio_text).unwrap_or_default(),
-            num(c.median_ms, 3),
-            num(c.min_ms, 3),
-            c.cv.map(|v| format!("{:.1}%", v * 100.0)).unwrap_or_default(),
-            flags.join("; "),
-        ));
-    }
-    // What follows the cases, as the text shows it after them.
-    let sections = super::doc::markdown(&super::sections::run(run));
-    if !sections.is_empty() {
-        out.push('\n');
-        out.push_str(sections.trim_end());
-        out.push('\n');
-    }
-    out
+    let mut blocks = vec![
+        Block::Para(about),
+        Block::Para(run.ending.line()),
+        Block::Table(super::sections::cases::table(run.cases.iter(), false)),
+    ];
+    blocks.extend(super::sections::run(run));
+    super::doc::markdown(&blocks)
 }
 
 #[cfg(test)]
@@ -261,6 +198,7 @@ mod tests {
         );
         assert!(text.contains("Vulkan 1.4.312; 132 SM; peaks: NVIDIA Hopper (GH100))"), "{text}");
         assert!(text.contains("\n\nrun: complete\n\n| case |"), "{text}");
+        assert!(text.contains("|---|---|---|--:|--:|"), "numbers keep to the right: {text}");
         assert!(
             text.contains(
                 "| ByteAddressBuffer.Load uniform | 5.63 Tloads/s | 21.54 loads/clk/SM at 1980 MHz | 67.3% | 2.985x \

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::Block;
+use super::{Block, Row};
 
 /// `text` with `&`, `<`, `>` and `"` escaped for HTML.
 pub fn escape(text: &str) -> String {
@@ -86,29 +86,44 @@ fn html_block(out: &mut String, block: &Block, level: u8) {
             }
             out.push_str("</ol>\n");
         }
-        Block::Table { head, rows } => {
+        Block::Table(table) => {
             out.push_str("<table>\n");
-            if head.iter().any(|h| !h.is_empty()) {
+            // A table of unnamed columns (facts and their values) has no head row.
+            if table.columns.iter().any(|c| !c.name.is_empty()) {
                 out.push_str("<tr>");
-                for h in head {
-                    let _ = write!(out, "<th>{}</th>", escape(h));
+                for column in &table.columns {
+                    let _ = write!(out, "<th>{}</th>", escape(&column.name));
                 }
                 out.push_str("</tr>\n");
             }
-            for (id, cells) in rows {
-                match id {
-                    Some(id) => {
-                        let _ = write!(out, "<tr id=\"{}\">", escape(id));
+            let columns = table.columns.len();
+            for row in &table.rows {
+                match row {
+                    Row::Group(name) => {
+                        let _ = writeln!(out, "<tr><th colspan=\"{columns}\">{}</th></tr>", escape(name));
                     }
-                    None => out.push_str("<tr>"),
+                    Row::Cells(id, cells) => {
+                        match id {
+                            Some(id) => {
+                                let _ = write!(out, "<tr id=\"{}\">", escape(id));
+                            }
+                            None => out.push_str("<tr>"),
+                        }
+                        for (c, cell) in cells.iter().enumerate() {
+                            // The last cell of a short row spans the columns left.
+                            let span = match c + 1 == cells.len() && cells.len() < columns {
+                                true => format!(" colspan=\"{}\"", columns - c),
+                                false => String::new(),
+                            };
+                            let _ = write!(out, "<td{span}>{}</td>", escape(&cell.shown()));
+                        }
+                        out.push_str("</tr>\n");
+                    }
                 }
-                for cell in cells {
-                    let _ = write!(out, "<td>{}</td>", escape(cell));
-                }
-                out.push_str("</tr>\n");
             }
             out.push_str("</table>\n");
         }
+        Block::Gap => {}
         Block::Chart { svg, .. } => {
             // plotters writes an XML SVG document; inline, the element alone.
             let element = svg.find("<svg").map_or(svg.as_str(), |at| &svg[at..]);
@@ -139,10 +154,7 @@ mod tests {
                 file: "load.svg".into(),
                 svg: "<?xml version=\"1.0\"?>\n<svg width=\"1\"></svg>".into(),
             },
-            Block::Table {
-                head: vec!["case".into()],
-                rows: vec![(Some("case-b".into()), vec!["Buffer<R8>".into()])],
-            },
+            Block::Table(crate::report::doc::table::tests::sample()),
         ];
         let page = html("t", &blocks);
         assert!(page.contains("<h2 id=\"x\">a &lt;b&gt; &amp; c</h2>"), "{page}");
@@ -150,7 +162,13 @@ mod tests {
             page.contains("<figure><svg width=\"1\"></svg></figure>") && !page.contains("<?xml"),
             "{page}"
         );
-        assert!(page.contains("<tr id=\"case-b\"><td>Buffer&lt;R8&gt;</td></tr>"), "{page}");
+        assert!(
+            page.contains(
+                "<tr><th>case</th><th>rate</th></tr>\n<tr><th colspan=\"2\">loads</th></tr>\n\
+                 <tr id=\"case-b\"><td>Buffer&lt;R8&gt;</td><td>skipped</td></tr>\n<tr><td colspan=\"2\">none</td></tr>"
+            ),
+            "{page}"
+        );
     }
 
     #[test]

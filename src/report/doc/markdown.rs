@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::html::escape;
-use super::Block;
+use super::{Align, Block, Row};
 
 /// Text for markdown, a table cell too (see [`crate::report::markdown::text`]).
 fn md(text: &str) -> String {
@@ -60,19 +60,20 @@ fn markdown_block(out: &mut String, block: &Block, level: u8) {
             }
             out.push('\n');
         }
-        Block::Table { head, rows } => {
-            let columns = head.len();
-            let _ = writeln!(out, "| {} |", head.iter().map(|h| md(h)).collect::<Vec<_>>().join(" | "));
-            let _ = writeln!(out, "|{}", "---|".repeat(columns));
-            for (id, cells) in rows {
-                let mut cells: Vec<String> = cells.iter().map(|c| md(c)).collect();
-                if let (Some(id), Some(first)) = (id, cells.first_mut()) {
-                    *first = format!("<a id=\"{id}\"></a>{first}");
-                }
-                let _ = writeln!(out, "| {} |", cells.join(" | "));
+        Block::Table(table) => {
+            let head: Vec<String> = table.columns.iter().map(|c| md(&c.name)).collect();
+            let _ = writeln!(out, "| {} |", head.join(" | "));
+            let align = table.columns.iter().map(|c| match c.align {
+                Align::Left => "---|",
+                Align::Right => "--:|",
+            });
+            let _ = writeln!(out, "|{}", align.collect::<String>());
+            for row in &table.rows {
+                let _ = writeln!(out, "| {} |", cells(row, table.columns.len()).join(" | "));
             }
             out.push('\n');
         }
+        Block::Gap => {}
         Block::Chart { file, .. } => {
             let _ = writeln!(out, "![{}](charts/{file})\n", md(file));
         }
@@ -92,6 +93,20 @@ fn markdown_block(out: &mut String, block: &Block, level: u8) {
     }
 }
 
+/// A row's markdown cells, as many as the columns: a group's name in bold; an anchor before the
+/// first cell.
+fn cells(row: &Row, columns: usize) -> Vec<String> {
+    let (id, mut cells) = match row {
+        Row::Group(name) => (None, vec![format!("**{}**", md(name))]),
+        Row::Cells(id, cells) => (id.as_ref(), cells.iter().map(|c| md(&c.shown())).collect()),
+    };
+    cells.resize(columns.max(cells.len()), String::new());
+    if let (Some(id), Some(first)) = (id, cells.first_mut()) {
+        *first = format!("<a id=\"{id}\"></a>{first}");
+    }
+    cells
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,14 +121,13 @@ mod tests {
     fn charts_link_and_anchored_rows_keep_their_anchor() {
         let blocks = vec![
             Block::Chart { file: "load.svg".into(), svg: "<svg></svg>".into() },
-            Block::Table {
-                head: vec!["case".into()],
-                rows: vec![(Some("case-b".into()), vec!["Buffer<R8>".into()])],
-            },
+            Block::Table(crate::report::doc::table::tests::sample()),
         ];
         let md = markdown(&blocks);
         assert!(
-            md.contains("![load.svg](charts/load.svg)") && md.contains("<a id=\"case-b\"></a>Buffer&lt;R8>"),
+            md.contains("![load.svg](charts/load.svg)")
+                && md.contains("| case | rate |\n|---|--:|\n| **loads** |  |\n")
+                && md.contains("| <a id=\"case-b\"></a>Buffer&lt;R8> | skipped |"),
             "{md}"
         );
     }

@@ -1,14 +1,19 @@
 //! The document model every view is built in: [`Block`]s (headings, sections, paragraphs, lists,
-//! tables, charts, preformatted text, folds), and one renderer per format: [`text`] (the lines a
-//! terminal shows), [`markdown`] (escaped in one place) and [`html`]. A view builds its blocks
-//! once; which format a user asked for is the renderer's business.
+//! tables of typed cells, charts, preformatted text, folds), and one renderer per format: [`text`]
+//! (the lines a terminal shows), [`markdown`] (escaped in one place), [`html`] and, for a table,
+//! [`csv`] of its raw values. A view builds its blocks once; which format a user asked for is the
+//! renderer's business.
 
+mod csv;
 mod html;
 mod markdown;
+pub(crate) mod table;
 mod text;
 
+pub use csv::csv;
 pub use html::{escape, html};
 pub use markdown::{markdown, markdown_document};
+pub use table::{Align, Cell, Column, Hint, Row, Table};
 pub use text::text;
 
 /// One block of a document.
@@ -27,13 +32,11 @@ pub enum Block {
     Para(String),
     /// A list; each item is text, then links (label, anchor).
     List(Vec<(String, Vec<(String, String)>)>),
-    /// A table.
-    Table {
-        /// The column names (all empty: no head row in HTML).
-        head: Vec<String>,
-        /// Each row with its anchor, if any.
-        rows: Vec<(Option<String>, Vec<String>)>,
-    },
+    /// A table of typed cells.
+    Table(Table),
+    /// A blank line in text, which spaces its blocks by hand; nothing in markdown and HTML, which
+    /// space every block.
+    Gap,
     /// A chart.
     Chart {
         /// Its file name under `charts/`, which markdown links to.

@@ -220,7 +220,7 @@ fn group_section(n: usize, group: &Group, anchored: bool) -> Block {
 /// The whole verdict: each group, what was not judged or was confirmed, and the verdict's line.
 pub fn blocks(fleet: &Fleet) -> Vec<Block> {
     let mut blocks: Vec<Block> =
-        fleet.groups.iter().enumerate().map(|(n, g)| group_section(n, g, false)).collect();
+        fleet.groups.iter().enumerate().flat_map(|(n, g)| [group_section(n, g, false), Block::Gap]).collect();
     let screen = screen_lines(fleet);
     if !screen.is_empty() {
         blocks.push(Block::List(screen.into_iter().map(|line| (line, Vec::new())).collect()));

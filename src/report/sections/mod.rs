@@ -1,17 +1,20 @@
 //! The views, each one file that builds its [`Block`]s once for every format. A run's sections
-//! (what follows its cases) register themselves with `inventory::submit!`, as families do:
-//! adding one is its file and a `mod` line here.
+//! (what follows its cases) and a family's part of the report page register themselves with
+//! `inventory::submit!`, as families do: adding one is its file and a `mod` line here.
 
 use super::doc::Block;
 use crate::results::model::Run;
 
 pub(crate) mod baselines;
+pub mod cases;
 mod clock;
+pub mod compare;
 pub mod fleet;
-mod instructions;
+pub mod instructions;
 pub(crate) mod levels;
+pub mod overview;
 mod sharing;
-mod time;
+pub mod time;
 mod together;
 mod units;
 
@@ -27,6 +30,33 @@ pub struct RunSection {
 }
 
 inventory::collect!(RunSection);
+
+/// What the report page shows of a family beyond its chart and its table (the instruction table,
+/// the compute units as strips): the family it belongs to and its blocks for the runs.
+pub struct FamilySection {
+    /// The family's name.
+    pub family: &'static str,
+    /// The chart files it may write (`instructions.svg`).
+    pub charts: &'static [&'static str],
+    /// Its blocks for the labelled runs (none where they have nothing for it).
+    pub blocks: fn(&[String], &[Run]) -> Vec<Block>,
+}
+
+inventory::collect!(FamilySection);
+
+/// Every chart file a family's part of the page may write.
+pub fn family_charts() -> impl Iterator<Item = &'static str> {
+    inventory::iter::<FamilySection>.into_iter().flat_map(|s| s.charts.iter().copied())
+}
+
+/// What the page shows of `family` beyond its chart and its table.
+pub fn family(family: &str, labels: &[String], runs: &[Run]) -> Vec<Block> {
+    inventory::iter::<FamilySection>
+        .into_iter()
+        .filter(|s| s.family == family)
+        .flat_map(|s| (s.blocks)(labels, runs))
+        .collect()
+}
 
 /// The run sections in order.
 pub fn run_sections() -> Vec<&'static RunSection> {

@@ -1,12 +1,22 @@
 //! The compute units' own rates after a run's cases: a line per case of the `units` family, as one
-//! preformatted block.
+//! preformatted block; on the report page, the units as strips.
 
-use super::{Block, RunSection};
+use super::{Block, FamilySection, RunSection};
 use crate::analysis::units::{spread, UnitChange, UNIT_FLOOR};
 use crate::format::sig4;
 use crate::results::model::Run;
 
 inventory::submit! { RunSection { name: "units", order: 30, blocks } }
+inventory::submit! { FamilySection { family: "units", charts: &["units-strips.svg"], blocks: page } }
+
+/// The report page's part of the family: the first run's units as strips (one device's units are
+/// its own).
+fn page(_: &[String], runs: &[Run]) -> Vec<Block> {
+    match crate::report::plot::units::svg(&runs[0]) {
+        Some(Ok(svg)) => vec![Block::Chart { file: "units-strips.svg".into(), svg }],
+        _ => Vec::new(),
+    }
+}
 
 /// The lines as a block, or none.
 fn blocks(run: &Run) -> Vec<Block> {

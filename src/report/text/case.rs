@@ -113,3 +113,11 @@ pub fn per_clock(case: &CaseResult) -> String {
     text.push_str(share.as_deref().unwrap_or(", peak unknown"));
     text
 }
+/// The rate of a case as text (`65.2 TFLOPS`), or its status.
+pub fn rate_text(c: &CaseResult) -> String {
+    match (&c.rate, c.status) {
+        (Some(rate), _) => rate.text(),
+        (None, Status::Verified | Status::Compiled) => c.status.word().into(),
+        (None, _) => status_text(c),
+    }
+}

@@ -340,8 +340,10 @@ fn a_compiled_case_reads_compiled_in_every_format() {
     let csv = crate::report::to_csv(&run).unwrap();
     assert!(csv.contains(",compiled,") && csv.contains(",verified,"), "{csv}");
     let labels = ["a".to_owned(), "b".to_owned()];
-    let compared =
-        crate::report::compare::to_markdown(&crate::report::compare::compare(&labels, &[run.clone(), run]));
+    let compared = crate::report::sections::compare::to_markdown(&crate::report::compare::compare(
+        &labels,
+        &[run.clone(), run],
+    ));
     assert!(
         compared.contains("| compiled | compiled |") && !compared.contains("| verified | verified |\n| v"),
         "{compared}"

@@ -1,0 +1,73 @@
+//! `perftest compare`: the runs, how each compares with the first, every case side by side and
+//! the instruction tables side by side, for its text and markdown; on the report page, the
+//! summaries and every case side by side, folded.
+
+use super::instructions::{side_by_side_table, SIDE_BY_SIDE};
+use crate::format::ratio_text;
+use crate::report::compare::{Comparison, Row};
+use crate::report::doc::{self, Block, Cell, Column, Table};
+use crate::results::model::Run;
+
+/// The comparison's blocks: its runs, its summaries, its table and the instruction tables.
+pub fn blocks(comparison: &Comparison) -> Vec<Block> {
+    let lines = |lines: Vec<String>| Block::List(lines.into_iter().map(|l| (l, Vec::new())).collect());
+    let runs = comparison.runs.iter().enumerate().map(|(i, r)| format!("run {}: {r}", i + 1)).collect();
+    let mut blocks = vec![lines(runs)];
+    if !comparison.summaries.is_empty() {
+        blocks.push(lines(comparison.summaries.clone()));
+    }
+    let heads: Vec<String> = (1..=comparison.runs.len()).map(|i| format!("run {i}")).collect();
+    blocks.extend([Block::Gap, Block::Table(table(comparison, &heads))]);
+    if !comparison.instructions.is_empty() {
+        blocks.extend([
+            Block::Gap,
+            Block::Para(SIDE_BY_SIDE.into()),
+            Block::Table(side_by_side_table(&comparison.instructions, comparison.runs.len())),
+        ]);
+    }
+    blocks
+}
+
+/// Every case side by side under `heads` (a column per run), each run's rate with its ratio to
+/// the first run's and its verdict in brackets.
+pub fn table(comparison: &Comparison, heads: &[String]) -> Table {
+    let columns = std::iter::once("case").chain(heads.iter().map(String::as_str)).map(Column::left);
+    let mut table = Table::new(columns.collect());
+    for row in &comparison.rows {
+        let cells = (0..row.cells.len()).map(|i| Cell::Text(cell(row, i)));
+        table.push(None, std::iter::once(Cell::text(row.name.as_str())).chain(cells).collect());
+    }
+    table
+}
+
+/// Run `i`'s rate (or why it has none), then its ratio and verdict against the first run's.
+fn cell(row: &Row, i: usize) -> String {
+    match (i, row.ratios[i], row.verdicts[i]) {
+        (0, _, _) | (_, None, _) => row.cells[i].clone(),
+        (_, Some(ratio), None) => format!("{} ({})", row.cells[i], ratio_text(ratio)),
+        (_, Some(ratio), Some((v, _))) => format!("{} ({}, {})", row.cells[i], ratio_text(ratio), v.word()),
+    }
+}
+
+/// The comparison as text: aligned columns.
+pub fn to_text(comparison: &Comparison) -> String {
+    doc::text(&blocks(comparison))
+}
+
+/// The comparison as markdown.
+pub fn to_markdown(comparison: &Comparison) -> String {
+    doc::markdown(&blocks(comparison))
+}
+
+/// The compare verdicts of every run against the first.
+pub fn page(labels: &[String], runs: &[Run]) -> Vec<Block> {
+    let comparison = crate::report::compare::compare(labels, runs);
+    let mut blocks =
+        vec![Block::Heading { level: 2, text: "Compared with the first run".into(), id: "compare".into() }];
+    blocks.push(Block::List(comparison.summaries.iter().map(|s| (s.clone(), Vec::new())).collect()));
+    blocks.push(Block::Fold {
+        summary: format!("Every case side by side ({} rows)", comparison.rows.len()),
+        blocks: vec![Block::Table(table(&comparison, &comparison.runs))],
+    });
+    blocks
+}
