@@ -20,8 +20,8 @@ pub fn document(run: &Run, verbose: bool) -> String {
 
 /// What follows the last case's line, before how the run ended: the run's sections
 /// ([`crate::report::sections::run`]: the memory levels, the instruction table, the per-unit rates,
-/// the clock, flagged baselines, the devices that ran at the same time, where the time went, and
-/// another process on the GPU), as lines.
+/// the clock, flagged baselines, the devices that ran at the same time, where the time went,
+/// another process on the GPU, and the answer: the run's findings), as lines.
 pub fn summary(run: &Run) -> String {
     let text = crate::report::doc::text(&crate::report::sections::run(run));
     text.strip_suffix('\n').unwrap_or(&text).to_owned()

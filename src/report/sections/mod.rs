@@ -5,6 +5,7 @@
 use super::doc::Block;
 use crate::results::model::Run;
 
+mod answer;
 pub(crate) mod baselines;
 pub mod cases;
 mod clock;
@@ -78,7 +79,17 @@ mod tests {
     fn every_run_section_is_registered_once_in_order() {
         let sections = run_sections();
         let names: Vec<&str> = sections.iter().map(|s| s.name).collect();
-        let known = ["levels", "instructions", "units", "clock", "baselines", "together", "time", "sharing"];
+        let known = [
+            "levels",
+            "instructions",
+            "units",
+            "clock",
+            "baselines",
+            "together",
+            "time",
+            "sharing",
+            "answer",
+        ];
         let found: Vec<&str> = names.iter().copied().filter(|n| known.contains(n)).collect();
         assert_eq!(found, known, "a section the linker dropped, or one out of its place: {names:?}");
         for pair in sections.windows(2) {
