@@ -104,7 +104,24 @@ pub fn run(cli: &Cli) -> Result<()> {
             drop(instance);
             check_validation(&sink)
         }
-        None => session::benchmark(&session_of(cli)),
+        None => session::benchmark(&session_of(cli)).map_err(word_of_cases),
+    }
+}
+
+/// A device word that names no device but is in case names (`perftest sin`) says how to run them.
+fn word_of_cases(error: crate::Error) -> crate::Error {
+    match error {
+        crate::Error::DeviceName { name, cases, rows } if cases.is_empty() => {
+            let word = name.to_lowercase();
+            let count = registry::all().iter().filter(|c| c.name.to_lowercase().contains(&word)).count();
+            let cases = match count {
+                0 => String::new(),
+                1 => format!(", but 1 case name does: run it with --filter {name}"),
+                n => format!(", but {n} case names do: run them with --filter {name}"),
+            };
+            crate::Error::DeviceName { name, cases, rows }
+        }
+        other => other,
     }
 }
 

@@ -230,12 +230,16 @@ fn parse_target_ms(text: &str) -> Result<f64, String> {
     }
 }
 
-/// A `--family` value: one of the registry's family names.
+/// A `--family` value: one of the registry's family names, in any case.
 fn family_name(text: &str) -> Result<String, String> {
     let names = crate::registry::family_names();
-    match names.contains(&text) {
-        true => Ok(text.to_owned()),
-        false => Err(format!("is not a family; the families are {}", names.join(", "))),
+    match names.iter().find(|name| name.eq_ignore_ascii_case(text)) {
+        Some(name) => Ok((*name).to_owned()),
+        None => Err(format!(
+            "is not a family{}; the families are {}",
+            crate::registry::suggest::did_you_mean(text, names.iter().copied()),
+            names.join(", ")
+        )),
     }
 }
 

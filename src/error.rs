@@ -240,12 +240,15 @@ pub enum Error {
 
     /// A bare word named no device.
     #[error(
-        "no device name contains \"{name}\" (nor is it a device's PCI address or the start of its UUID); \
+        "no device name contains \"{name}\" (nor is it a device's PCI address or the start of its UUID){cases}; \
          pick one of:\n{rows}"
     )]
     DeviceName {
         /// The word asked for.
         name: String,
+        /// Where the word is in case names, what runs them (`, but 9 case names do: run them with
+        /// --filter sin`); empty otherwise.
+        cases: String,
         /// All devices, one per line.
         rows: String,
     },

@@ -580,6 +580,11 @@ fn cli_unknown_device_name_lists_the_rows() {
     assert_eq!(out.status.code(), Some(4), "{stderr}");
     assert!(stderr.starts_with("perftest: no device name contains \"NoSuchGpu9000\""), "{stderr}");
     assert!(stderr.contains("\n1: "), "the rows are listed: {stderr}");
+    assert!(!stderr.contains("--filter NoSuchGpu9000"), "no case has the word: {stderr}");
+    let out = perftest(&["sin"], &[]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(stderr.contains("), but 2 case names do: run them with --filter sin; pick one of:"), "{stderr}");
 }
 
 #[test]

@@ -67,6 +67,22 @@ fn cli_without_a_loader_names_the_package() {
 }
 
 #[test]
+fn cli_families_take_any_case_and_a_typo_gets_a_suggestion() {
+    let out = perftest(&["--family", "Load", "--list"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).starts_with("Buffer<R8>.Load uniform\n"));
+    let out = perftest(&["--family", "lod", "--list"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("'lod' for '--family <NAME>': is not a family (did you mean `load`?)"));
+    let out = perftest(&["--axis", "sweep.byte=1M", "--list"], &[]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr.contains("has no axis `byte` (did you mean `bytes`?); its axes: bytes ("), "{stderr}");
+    assert!(!stderr.contains("texture.format"), "only the family's own axes: {stderr}");
+    assert!(stderr.len() < 600, "{} characters: {stderr}", stderr.len());
+}
+
+#[test]
 fn cli_bad_option_value_is_a_usage_error() {
     let out = perftest(&["--samples", "0"], &[]);
     assert_eq!(out.status.code(), Some(2));

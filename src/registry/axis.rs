@@ -165,34 +165,44 @@ pub fn parse_values(text: &str, max: u64) -> Result<Vec<u64>, String> {
     Ok(values)
 }
 
+/// A family's axes, numeric then named, each with what it takes (`n (iterations per loop)`,
+/// `format (R8, RG8, ...)`).
+fn axes_of(family: &'static Family) -> Vec<(String, String)> {
+    let numeric = family.axes.iter().map(|a| (a.name.to_owned(), a.about.to_owned()));
+    let strings = string_axes(family).into_iter().map(|(a, v)| (a.to_owned(), v.join(", ")));
+    numeric.chain(strings).collect()
+}
+
 /// Parses `FAMILY.AXIS=VALUES` against the registered families' axes.
 pub fn parse_setting(text: &str) -> Result<AxisSetting, String> {
-    let known = || {
-        let names: Vec<String> = super::families()
-            .into_iter()
-            .flat_map(|f| {
-                let numeric = f.axes.iter().map(move |a| format!("{}.{} ({})", f.name, a.name, a.about));
-                let strings = string_axes(f)
-                    .into_iter()
-                    .map(move |(a, v)| format!("{}.{a} ({})", f.name, v.join(", ")));
-                numeric.chain(strings).collect::<Vec<_>>()
-            })
-            .collect();
-        names.join(", ")
-    };
     let (path, values) = text.split_once('=').ok_or_else(|| {
-        format!("expected FAMILY.AXIS=VALUES, for example branch.n=0:256:8; the axes: {}", known())
+        "expected FAMILY.AXIS=VALUES, for example branch.n=0:256:8 (--describe lists each family's axes)"
+            .to_owned()
     })?;
     let (family_name, axis_name) = path.split_once('.').unwrap_or((path, ""));
-    let family = super::families()
-        .into_iter()
-        .find(|f| f.name.eq_ignore_ascii_case(family_name))
-        .ok_or_else(|| format!("no family is named `{family_name}`; the axes: {}", known()))?;
+    let families = super::families();
+    let family = *families.iter().find(|f| f.name.eq_ignore_ascii_case(family_name)).ok_or_else(|| {
+        let names: Vec<&str> = families.iter().filter(|f| !axes_of(f).is_empty()).map(|f| f.name).collect();
+        format!(
+            "no family is named `{family_name}`{}; the families with axes: {} (--describe shows them)",
+            super::suggest::did_you_mean(family_name, names.iter().copied()),
+            names.join(", ")
+        )
+    })?;
     let Some(axis) = family.axes.iter().find(|a| a.name.eq_ignore_ascii_case(axis_name)) else {
         let strings = string_axes(family);
         let (axis, known_values) =
             strings.iter().find(|(a, _)| a.eq_ignore_ascii_case(axis_name)).ok_or_else(|| {
-                format!("the family `{}` has no axis `{axis_name}`; the axes: {}", family.name, known())
+                let axes = axes_of(family);
+                let names = axes.iter().map(|(name, _)| name.as_str());
+                let about: Vec<String> =
+                    axes.iter().map(|(name, about)| format!("{name} ({about})")).collect();
+                format!(
+                    "the family `{}` has no axis `{axis_name}`{}; its axes: {}",
+                    family.name,
+                    super::suggest::did_you_mean(axis_name, names),
+                    about.join(", ")
+                )
             })?;
         return string_setting(family, axis, known_values, values);
     };

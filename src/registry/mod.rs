@@ -9,6 +9,7 @@ mod axis;
 mod case;
 mod format;
 mod resource;
+pub mod suggest;
 mod validate;
 mod value;
 

@@ -159,6 +159,7 @@ pub fn select(rows: &[Row], name: Option<&str>, index: Option<usize>, queue: Opt
     if candidates.is_empty() {
         return Err(Error::DeviceName {
             name: name.unwrap_or_default().to_owned(),
+            cases: String::new(),
             rows: format_devices(rows, &devices(rows)).trim_end().to_owned(),
         });
     }
