@@ -55,6 +55,23 @@ fn each_family_page_says_its_count_and_every_axis() {
     }
 }
 
+#[test]
+fn the_counts_the_docs_repeat_are_the_codes() {
+    let cases = registry::expand(&[], None);
+    let families = registry::families();
+    let quick = families.iter().map(|f| f.quick.len()).sum::<usize>();
+    let said = [
+        ("README.md", format!("It has {} cases in {} families by default", cases.len(), families.len())),
+        ("docs/options.md", format!("only each family's headline cases ({quick} at the default axes;")),
+        ("docs/results.md", format!("`3 of {} cases differ from the CPU reference", cases.len())),
+    ];
+    for (path, words) in said {
+        // Words as a reader sees them, wherever the lines break.
+        let text = read(path).split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(text.contains(&words), "{path} should say {words:?}: the count is the code's");
+    }
+}
+
 /// Every long option of `command` and of its subcommands, as `--name` (with the subcommand's name).
 fn options(command: &clap::Command, within: &str, out: &mut Vec<(String, String)>) {
     for arg in command.get_arguments().filter(|a| !a.is_hide_set()) {
