@@ -21,6 +21,13 @@ impl Progress {
         if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {msg}") {
             bar.set_style(style);
         }
+        // From the first second: what happens before the first case (on lavapipe, seconds of
+        // compiling), with the time ticking.
+        bar.set_message(format!(
+            "opening the device, compiling the pipelines of {cases} case{}, warming up",
+            if cases == 1 { "" } else { "s" }
+        ));
+        bar.enable_steady_tick(std::time::Duration::from_millis(500));
         Self { bar }
     }
 
