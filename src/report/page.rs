@@ -81,5 +81,8 @@ pub fn blocks(labels: &[String], runs: &[Run]) -> Vec<Block> {
     }
     blocks.extend(sections::fleet::page(labels, runs));
     blocks.extend(sections::cases::page(labels, runs));
+    // A map of the page after its first paragraph.
+    let contents = super::doc::contents(&blocks);
+    blocks.insert(1, contents);
     blocks
 }

@@ -124,6 +124,33 @@ fn html_block(out: &mut String, block: &Block, level: u8) {
             out.push_str("</table>\n");
         }
         Block::Gap => {}
+        Block::Contents(entries) => {
+            // Each deeper entry opens a list inside the item before it; a shallower one closes them.
+            out.push_str("<nav>\n<ul>\n");
+            let mut depth: u8 = 0;
+            for (n, (at, text, id)) in entries.iter().enumerate() {
+                if n > 0 && *at <= depth {
+                    out.push_str("</li>\n");
+                }
+                while depth < *at {
+                    out.push_str("\n<ul>\n<li>");
+                    depth += 1;
+                }
+                while depth > *at {
+                    out.push_str("</ul>\n</li>\n");
+                    depth -= 1;
+                }
+                if !out.ends_with("<li>") {
+                    out.push_str("<li>");
+                }
+                let _ = write!(out, "<a href=\"#{}\">{}</a>", escape(id), escape(text));
+            }
+            if !entries.is_empty() {
+                out.push_str("</li>\n");
+            }
+            out.push_str(&"</ul>\n</li>\n".repeat(usize::from(depth)));
+            out.push_str("</ul>\n</nav>\n");
+        }
         Block::Chart { svg, .. } => {
             // plotters writes an XML SVG document; inline, the element alone.
             let element = svg.find("<svg").map_or(svg.as_str(), |at| &svg[at..]);
@@ -168,6 +195,23 @@ mod tests {
                  <tr id=\"case-b\"><td>Buffer&lt;R8&gt;</td><td>skipped</td></tr>\n<tr><td colspan=\"2\">none</td></tr>"
             ),
             "{page}"
+        );
+    }
+
+    #[test]
+    fn contents_nest_their_lists_inside_items() {
+        let entries = vec![
+            (0, "a".to_owned(), "a".to_owned()),
+            (1, "b".to_owned(), "b".to_owned()),
+            (1, "c".to_owned(), "c".to_owned()),
+            (0, "d".to_owned(), "d".to_owned()),
+        ];
+        let page = html("t", &[Block::Contents(entries)]);
+        let nav = &page[page.find("<nav>").unwrap()..page.find("</nav>").unwrap()];
+        assert_eq!(
+            nav.replace('\n', ""),
+            "<nav><ul><li><a href=\"#a\">a</a><ul><li><a href=\"#b\">b</a></li><li><a href=\"#c\">c</a></li></ul>\
+             </li><li><a href=\"#d\">d</a></li></ul>"
         );
     }
 

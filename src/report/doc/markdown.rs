@@ -74,6 +74,12 @@ fn markdown_block(out: &mut String, block: &Block, level: u8) {
             out.push('\n');
         }
         Block::Gap => {}
+        Block::Contents(entries) => {
+            for (depth, text, id) in entries {
+                let _ = writeln!(out, "{}- [{}](#{id})", "  ".repeat(usize::from(*depth)), md(text));
+            }
+            out.push('\n');
+        }
         Block::Chart { file, .. } => {
             let _ = writeln!(out, "![{}](charts/{file})\n", md(file));
         }

@@ -34,6 +34,8 @@ pub enum Block {
     List(Vec<(String, Vec<(String, String)>)>),
     /// A table of typed cells.
     Table(Table),
+    /// A table of contents: each entry's depth (0 for a section), its words and its anchor.
+    Contents(Vec<(u8, String, String)>),
     /// A blank line in text, which spaces its blocks by hand; nothing in markdown and HTML, which
     /// space every block.
     Gap,
@@ -68,6 +70,31 @@ pub enum Block {
     },
 }
 
+/// The contents of `blocks`: every anchored heading of level 2 or 3 and anchored section, at its
+/// depth, in order (a fold's too).
+pub fn contents(blocks: &[Block]) -> Block {
+    fn walk(blocks: &[Block], depth: u8, out: &mut Vec<(u8, String, String)>) {
+        for block in blocks {
+            match block {
+                Block::Heading { level, text, id } if (2..=3).contains(level) && !id.is_empty() => {
+                    out.push((level - 2, text.clone(), id.clone()));
+                }
+                Block::Section { title, id, blocks } => {
+                    if !id.is_empty() {
+                        out.push((depth, title.trim_end_matches(':').to_owned(), id.clone()));
+                    }
+                    walk(blocks, depth + 1, out);
+                }
+                Block::Fold { blocks, .. } => walk(blocks, depth, out),
+                _ => {}
+            }
+        }
+    }
+    let mut entries = Vec::new();
+    walk(blocks, 0, &mut entries);
+    Block::Contents(entries)
+}
+
 /// A case's anchor: its name in lower-case letters, digits and dashes.
 pub fn anchor(name: &str) -> String {
     let mut slug = String::from("case-");
@@ -87,6 +114,27 @@ pub fn anchor(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn contents_list_the_anchored_headings_and_sections_at_their_depth() {
+        let blocks = [
+            Block::Heading { level: 2, text: "H100 (a.json)".into(), id: "run-a".into() },
+            Block::Heading { level: 3, text: "Findings".into(), id: "findings-a".into() },
+            Block::Heading { level: 4, text: "too deep".into(), id: "deep".into() },
+            Block::Section {
+                title: "The fleet".into(),
+                id: "fleet".into(),
+                blocks: vec![Block::Section { title: "group 1:".into(), id: "g1".into(), blocks: vec![] }],
+            },
+            Block::Fold {
+                summary: "more".into(),
+                blocks: vec![Block::Heading { level: 3, text: "x".into(), id: String::new() }],
+            },
+        ];
+        let Block::Contents(entries) = contents(&blocks) else { panic!("contents") };
+        let shown: Vec<(u8, &str)> = entries.iter().map(|(d, t, _)| (*d, t.as_str())).collect();
+        assert_eq!(shown, [(0, "H100 (a.json)"), (1, "Findings"), (0, "The fleet"), (1, "group 1")]);
+    }
 
     #[test]
     fn anchors_are_plain_and_distinct() {

@@ -171,8 +171,8 @@ impl Table {
     }
 
     /// The table with only the columns `keep` picks (by index), its rows' cells likewise.
-    pub fn keep(self, keep: impl Fn(usize, &Column) -> bool) -> Self {
-        let kept: Vec<usize> = (0..self.columns.len()).filter(|&c| keep(c, &self.columns[c])).collect();
+    pub fn keep(self, keep: impl Fn(usize) -> bool) -> Self {
+        let kept: Vec<usize> = (0..self.columns.len()).filter(|&c| keep(c)).collect();
         let pick = |cells: Vec<Cell>| -> Vec<Cell> {
             let spans = cells.len() < self.columns.len();
             match spans {
@@ -190,16 +190,6 @@ impl Table {
             .collect();
         let columns = kept.iter().map(|&c| self.columns[c].clone()).collect();
         Self { columns, rows, text_head: self.text_head }
-    }
-
-    /// Whether any row has a cell in column `c` that is not blank.
-    pub fn filled(&self, c: usize) -> bool {
-        self.rows.iter().any(|row| match row {
-            Row::Cells(_, cells) if cells.len() == self.columns.len() => {
-                !matches!(&cells[c], Cell::Missing(why) if why.is_empty())
-            }
-            _ => false,
-        })
     }
 }
 
@@ -238,9 +228,9 @@ pub(crate) mod tests {
             vec![Cell::text("x"), Cell::Missing(String::new()), Cell::number(1.0, "", Hint::Sig4)],
         );
         table.push(None, vec![Cell::text("y"), Cell::Missing("skipped (why)".into())]);
-        assert!(!table.filled(1) && table.filled(2));
-        let kept = table.keep(|c, _| c != 1);
+        let kept = table.keep(|c| c != 1);
         assert_eq!(kept.columns.len(), 2);
+        assert_eq!(kept.rows[0], Row::Cells(None, vec![Cell::text("x"), Cell::number(1.0, "", Hint::Sig4)]));
         assert_eq!(
             kept.rows[1],
             Row::Cells(None, vec![Cell::text("y"), Cell::Missing("skipped (why)".into())])

@@ -41,6 +41,11 @@ fn text_block(out: &mut String, block: &Block, depth: usize) {
         }
         Block::Table(t) => table(out, depth, t),
         Block::Gap => out.push('\n'),
+        Block::Contents(entries) => {
+            for (at, text, _) in entries {
+                line(out, depth + usize::from(*at), text);
+            }
+        }
         Block::Pre(text) => line(out, depth, text.trim_end()),
         Block::Chart { file, .. } => line(out, depth, &format!("(chart: {file})")),
     }

@@ -58,7 +58,7 @@ fn one(run: &Run) -> Option<(String, Table)> {
         }
         out.push(None, cells(row, per_clock));
     }
-    let out = out.keep(|c, _| match c {
+    let out = out.keep(|c| match c {
         1 => per_clock,
         4 => clocks,
         _ => true,
