@@ -689,6 +689,9 @@ mod tests {
             assert_eq!(cli(&["--axis", bad]).unwrap_err().exit_code(), 2, "{bad}");
         }
         let error = cli(&["--axis", "branch.q=1"]).unwrap_err().to_string();
-        assert!(error.contains("branch.n (payload iterations"), "the error lists the axes: {error}");
+        assert!(
+            error.contains("the family `branch` has no axis `q`; its axes: n (payload iterations"),
+            "the error lists the family's axes: {error}"
+        );
     }
 }

@@ -7,7 +7,7 @@ use super::text::rate_text;
 use crate::analysis::matching::match_runs;
 use crate::analysis::verdict::{verdict, Verdict};
 use crate::format::printable;
-use crate::results::model::{CaseResult, Run};
+use crate::results::model::{CaseResult, Run, Status};
 
 /// One operation of the instruction table across the runs (`None` where a run lacks it or did not
 /// time it).
@@ -53,8 +53,11 @@ pub struct Row {
     pub rates: Vec<Option<f64>>,
     /// Each run's rate over the first run's (`None` where either is absent); the first is 1.
     pub ratios: Vec<Option<f64>>,
-    /// What each run's cell shows: the rate with its unit, or why there is none.
+    /// What each run's cell shows: the rate with its unit (`[flagged]` after it where the case has
+    /// flags), or the case's status where it has none.
     pub cells: Vec<String>,
+    /// What each run's cell leaves out: why the case has no rate, or its flags' names.
+    pub notes: Vec<Option<String>>,
     /// Each run's verdict against the first run (`None` for the first, or without two rates of
     /// one unit), and the change of the rate.
     pub verdicts: Vec<Option<(Verdict, f64)>>,
@@ -99,16 +102,20 @@ pub fn compare(labels: &[String], runs: &[Run]) -> Comparison {
                     Some(c) if u.is_some() && units[0].is_some() && *u != units[0] => {
                         format!("{} (not the unit of run 1)", printable(&rate_text(c)))
                     }
-                    Some(c) => format!("{}{}", printable(&rate_text(c)), flag_names(c)),
+                    // Why a case has no rate, and its flags, are its note.
+                    Some(c) if c.rate.is_none() => c.status.word().to_owned(),
+                    Some(c) if c.flags.is_empty() => printable(&rate_text(c)).into_owned(),
+                    Some(c) => format!("{} [flagged]", printable(&rate_text(c))),
                 })
                 .collect();
+            let notes = m.found.iter().map(|c| c.and_then(note)).collect();
             let verdicts = m
                 .found
                 .iter()
                 .enumerate()
                 .map(|(i, c)| if i == 0 { None } else { verdict(m.found[0]?, (*c)?) })
                 .collect();
-            Row { name: printable(m.name).into_owned(), rates, ratios, cells, verdicts }
+            Row { name: printable(m.name).into_owned(), rates, ratios, cells, notes, verdicts }
         })
         .collect();
     let runs: Vec<String> = labels
@@ -137,14 +144,14 @@ pub fn compare(labels: &[String], runs: &[Run]) -> Comparison {
     Comparison { runs, summaries, rows, instructions }
 }
 
-/// ` [throttled, noisy]`: the names of a case's flags, which may explain a difference; empty
-/// without flags.
-fn flag_names(case: &CaseResult) -> String {
-    let names: Vec<String> = case.flags.iter().map(crate::results::flag::Flag::name).collect();
-    match names.is_empty() {
-        true => String::new(),
-        false => printable(&format!(" [{}]", names.join(", "))).into_owned(),
+/// What a case's cell leaves out: why it has no rate (`skipped (the device lacks ...)`), or the
+/// names of its flags, which may explain a difference; none for a plain rate.
+fn note(case: &CaseResult) -> Option<String> {
+    if case.rate.is_none() && !matches!(case.status, Status::Verified | Status::Compiled) {
+        return Some(printable(&crate::report::text::status_text(case)).into_owned());
     }
+    let names: Vec<String> = case.flags.iter().map(crate::results::flag::Flag::name).collect();
+    (!names.is_empty()).then(|| printable(&format!("flagged: {}", names.join(", "))).into_owned())
 }
 
 /// `run 2 against run 1: 3 slower, 1 faster, 530 same, 2 noisy, 4 without a verdict`.
@@ -239,15 +246,24 @@ mod tests {
     }
 
     #[test]
-    fn flagged_cases_show_their_flag_names() {
+    fn flagged_cases_are_marked_and_their_flags_named_in_a_note() {
         let mut runs = two_runs();
         runs[1].cases[0].flags = vec![
             crate::results::flag::Flag::Throttled { mhz: 1395.0, median_mhz: 1980.0 },
             crate::results::flag::Flag::Baseline(vec!["noisy".into()]),
         ];
         let c = compare(&["a".into(), "b".into()], &runs);
-        assert_eq!(c.rows[0].cells[1], "1.13 Tloads/s [throttled, ratio against a flagged baseline]");
-        assert_eq!(c.rows[0].cells[0], "5.63 Tloads/s");
+        assert_eq!(c.rows[0].cells[1], "1.13 Tloads/s [flagged]");
+        assert_eq!(
+            c.rows[0].notes[1].as_deref(),
+            Some("flagged: throttled, ratio against a flagged baseline")
+        );
+        assert_eq!((c.rows[0].cells[0].as_str(), &c.rows[0].notes[0]), ("5.63 Tloads/s", &None));
+        let text = to_text(&c);
+        assert!(
+            text.contains("notes: why a case has no rate, and flags (2):\n  ByteAddressBuffer.Load uniform, run 2: flagged: throttled"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -299,7 +315,8 @@ mod tests {
         );
         let md = to_markdown(&c);
         assert!(md.contains("| case | run 1 | run 2 |"), "{md}");
-        assert!(md.contains("| ALU fp64 FMA | skipped (the device lacks shaderFloat64) | missing |"), "{md}");
+        assert!(md.contains("| ALU fp64 FMA | skipped | missing |"), "{md}");
+        assert!(md.contains("- ALU fp64 FMA, run 1: skipped (the device lacks shaderFloat64)"), "{md}");
     }
 
     #[test]
@@ -308,6 +325,7 @@ mod tests {
         let case = &mut runs[1].cases[0];
         (case.status, case.reason, case.rate) = (Status::Crashed, Some("SIGSEGV".into()), None);
         let md = to_markdown(&compare(&["a.json".into(), "b.json".into()], &runs));
-        assert!(md.contains("| 5.63 Tloads/s | crashed (SIGSEGV) |"), "{md}");
+        assert!(md.contains("| 5.63 Tloads/s | crashed |"), "{md}");
+        assert!(md.contains("- ByteAddressBuffer.Load uniform, run 2: crashed (SIGSEGV)"), "{md}");
     }
 }

@@ -3,19 +3,29 @@
 //! summaries and every case side by side, folded.
 
 use super::instructions::{side_by_side_table, SIDE_BY_SIDE};
+use crate::analysis::verdict::Verdict;
 use crate::format::ratio_text;
 use crate::report::compare::{Comparison, Row};
 use crate::report::doc::{self, Block, Cell, Column, Table};
 use crate::results::model::Run;
 
-/// The comparison's blocks: its runs, its summaries, its table and the instruction tables.
+/// The comparison's blocks: its runs, its summaries, the largest changes, its table and the
+/// instruction tables, then the notes (why a case has no rate, flags).
 pub fn blocks(comparison: &Comparison) -> Vec<Block> {
+    let (mut blocks, notes) = parts(comparison);
+    blocks.extend(notes);
+    blocks
+}
+
+/// The blocks before the notes, and the notes.
+fn parts(comparison: &Comparison) -> (Vec<Block>, Vec<Block>) {
     let lines = |lines: Vec<String>| Block::List(lines.into_iter().map(|l| (l, Vec::new())).collect());
     let runs = comparison.runs.iter().enumerate().map(|(i, r)| format!("run {}: {r}", i + 1)).collect();
     let mut blocks = vec![lines(runs)];
     if !comparison.summaries.is_empty() {
         blocks.push(lines(comparison.summaries.clone()));
     }
+    blocks.extend(largest(comparison));
     let heads: Vec<String> = (1..=comparison.runs.len()).map(|i| format!("run {i}")).collect();
     blocks.extend([Block::Gap, Block::Table(table(comparison, &heads))]);
     if !comparison.instructions.is_empty() {
@@ -25,7 +35,57 @@ pub fn blocks(comparison: &Comparison) -> Vec<Block> {
             Block::Table(side_by_side_table(&comparison.instructions, comparison.runs.len())),
         ]);
     }
-    blocks
+    let notes: Vec<(String, Vec<(String, String)>)> = comparison
+        .rows
+        .iter()
+        .flat_map(|row| {
+            let each = row.notes.iter().enumerate();
+            each.filter_map(|(i, n)| {
+                Some((format!("{}, run {}: {}", row.name, i + 1, n.as_ref()?), Vec::new()))
+            })
+        })
+        .collect();
+    let notes = match notes.is_empty() {
+        true => Vec::new(),
+        false => vec![
+            Block::Gap,
+            Block::Section {
+                title: format!("notes: why a case has no rate, and flags ({}):", notes.len()),
+                id: "notes".into(),
+                blocks: vec![Block::List(notes)],
+            },
+        ],
+    };
+    (blocks, notes)
+}
+
+/// The largest changes the runs after the first show against it, at most this many.
+const LARGEST: usize = 10;
+
+/// The largest changes with a verdict (slower or faster), largest first: what to look at first.
+fn largest(comparison: &Comparison) -> Vec<Block> {
+    let mut changes: Vec<(f64, String)> = Vec::new();
+    for row in &comparison.rows {
+        for (i, verdict) in row.verdicts.iter().enumerate() {
+            let Some((verdict, change)) = verdict else { continue };
+            if !matches!(verdict, Verdict::Slower | Verdict::Faster) {
+                continue;
+            }
+            let ratio = row.ratios[i].map(ratio_text).unwrap_or_default();
+            let run = if comparison.runs.len() > 2 { format!(", run {}", i + 1) } else { String::new() };
+            changes.push((change.abs(), format!("{}: {ratio} ({}{run})", row.name, verdict.word())));
+        }
+    }
+    if changes.is_empty() {
+        return Vec::new();
+    }
+    changes.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let lines: Vec<String> = changes.iter().take(LARGEST).map(|(_, line)| line.clone()).collect();
+    vec![Block::Section {
+        title: format!("largest changes ({} of {}):", lines.len(), changes.len()),
+        id: "largest".into(),
+        blocks: vec![Block::Numbered(lines)],
+    }]
 }
 
 /// Every case side by side under `heads` (a column per run), each run's rate with its ratio to
@@ -45,13 +105,17 @@ fn cell(row: &Row, i: usize) -> String {
     match (i, row.ratios[i], row.verdicts[i]) {
         (0, _, _) | (_, None, _) => row.cells[i].clone(),
         (_, Some(ratio), None) => format!("{} ({})", row.cells[i], ratio_text(ratio)),
+        // "same" goes without saying: the verdicts that ask for a look are said.
+        (_, Some(ratio), Some((Verdict::Same, _))) => format!("{} ({})", row.cells[i], ratio_text(ratio)),
         (_, Some(ratio), Some((v, _))) => format!("{} ({}, {})", row.cells[i], ratio_text(ratio), v.word()),
     }
 }
 
-/// The comparison as text: aligned columns.
+/// The comparison as text: aligned columns, the notes fitted to 120 columns.
 pub fn to_text(comparison: &Comparison) -> String {
-    doc::text(&blocks(comparison))
+    let (blocks, notes) = parts(comparison);
+    let notes = crate::report::columns::fit(doc::text(&notes).trim_end());
+    format!("{}{notes}{}", doc::text(&blocks), if notes.is_empty() { "" } else { "\n" })
 }
 
 /// The comparison as markdown.
