@@ -12,11 +12,8 @@ pub struct Progress {
 impl Progress {
     /// A bar for `cases` cases, drawn where `shown` and stderr is a terminal.
     pub fn new(cases: usize, shown: bool) -> Self {
-        let target = if shown && std::io::stderr().is_terminal() {
-            ProgressDrawTarget::stderr()
-        } else {
-            ProgressDrawTarget::hidden()
-        };
+        let drawn = shown && std::io::stderr().is_terminal();
+        let target = if drawn { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() };
         let bar = ProgressBar::with_draw_target(Some(cases as u64), target);
         if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {msg}") {
             bar.set_style(style);
@@ -27,7 +24,10 @@ impl Progress {
             "opening the device, compiling the pipelines of {cases} case{}, warming up",
             if cases == 1 { "" } else { "s" }
         ));
-        bar.enable_steady_tick(std::time::Duration::from_millis(500));
+        // The ticker is a thread: only where the bar is drawn.
+        if drawn {
+            bar.enable_steady_tick(std::time::Duration::from_millis(500));
+        }
         Self { bar }
     }
 
