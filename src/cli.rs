@@ -4,59 +4,43 @@ use std::ffi::OsString;
 
 use clap::{CommandFactory, Parser};
 
-/// Vulkan compute micro-benchmark: GPU-timed, verified cases of loads, samples, caches, memory,
-/// copies, atomics, dispatch cost, branches, ALU and tensor cores.
+/// Vulkan compute micro-benchmark: what is fast on the GPU in front of you.
+///
+/// GPU-timed cases of loads, samples, caches, memory, copies, atomics, dispatch cost, branches,
+/// ALU, an instruction table and tensor cores, each checkable against a CPU reference.
 #[derive(Debug, Parser)]
-#[command(name = "perftest", version, after_help = crate::error::help_text(), args_conflicts_with_subcommands = true)]
+#[command(
+    name = "perftest",
+    version,
+    after_help = crate::error::SHORT_EXAMPLES,
+    after_long_help = crate::error::help_text(),
+    args_conflicts_with_subcommands = true,
+    disable_help_subcommand = true,
+    disable_version_flag = true
+)]
 pub struct Cli {
     /// A subcommand instead of a run.
     #[command(subcommand)]
     pub command: Option<Command>,
 
-    /// Pick the GPUs whose name contains this word (case-insensitive), or the one at this PCI
-    /// address (`0000:1b:00.0`) or whose UUID starts so (`perftest --devices` lists them).
+    /// Pick the GPUs whose name contains this word, or this PCI address or UUID.
+    ///
+    /// A name matches in any case; a PCI address is written `0000:1b:00.0`; a UUID matches by its
+    /// start. `perftest --devices` lists them.
     #[arg(value_name = "DEVICE")]
     pub device_name: Option<String>,
 
-    /// Pick GPU N (numbered from 1 as `--devices` lists them, among those DEVICE matched); `-N` is
-    /// short for this.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
-    pub device_index: Option<u32>,
-
-    /// Run on the GPU's compute queue family F (`--devices` lists each GPU's); its best without:
-    /// the first with timestamps.
-    #[arg(long, value_name = "F")]
-    pub queue: Option<u32>,
-
-    /// Run the selection on every physical device (those DEVICE matches; one per device UUID,
-    /// whatever its queue families) at the same time, each in its own worker, one results document
-    /// per device: with --output FILE, devices go to FILE-gpu1.EXT, FILE-gpu2.EXT, ...
-    #[arg(long, conflicts_with_all = ["device_index", "devices", "list", "describe"])]
-    pub all_devices: bool,
-
-    /// With --all-devices, run the devices one after another instead of all at once.
-    #[arg(long, requires = "all_devices")]
-    pub one_at_a_time: bool,
-
-    /// Leave the host's name out of the results (for a run meant for sharing).
+    /// A first look: each family's headline cases, measured briefly.
+    ///
+    /// `--describe` names the headline cases; each is measured for 10 ms in 5 samples unless
+    /// --target-ms or --samples say otherwise.
     #[arg(long)]
-    pub no_host_name: bool,
+    pub quick: bool,
 
-    /// Print the GPUs, one line each (PCI address, UUID, compute queue families), and exit.
-    #[arg(long, conflicts_with_all = ["output", "format", "json"])]
-    pub devices: bool,
-
-    /// Print the case names, in run order, without touching Vulkan.
-    #[arg(long, conflicts_with_all = ["output", "format", "json"])]
-    pub list: bool,
-
-    /// Print what the selected cases' families measure, how one invocation works, what the rate
-    /// counts, what ratios are against, and how to read the flags; without touching Vulkan.
-    #[arg(long, conflicts_with_all = ["output", "format", "json", "list", "devices"])]
-    pub describe: bool,
-
-    /// Run only the cases of family NAME (repeatable, or comma-separated: `--family load,sweep`;
-    /// `--describe` says what each measures; an unknown name lists them).
+    /// Run only the cases of family NAME (`--family load,sweep`; `--describe` says more).
+    ///
+    /// Names match in any case; repeat the option or separate names with commas. `--describe`
+    /// says what each family measures; an unknown name lists them.
     #[arg(long, value_name = "NAME", value_delimiter = ',', value_parser = family_name)]
     pub family: Vec<String>,
 
@@ -64,114 +48,156 @@ pub struct Cli {
     #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     pub filter: Option<String>,
 
-    /// Leave out the cases whose name contains TEXT (repeatable; wins over --filter).
-    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
-    pub skip: Vec<String>,
-
-    /// Run only the case named exactly NAME (repeatable; `--list` prints the names): what
-    /// `perftest fleet --confirm` runs again.
-    #[arg(long = "case", value_name = "NAME", allow_hyphen_values = true)]
-    pub case: Vec<String>,
-
-    /// A first look in about a minute: each family's headline cases (`--describe` names them),
-    /// measured for 10 ms in 5 samples unless --target-ms or --samples say otherwise.
-    #[arg(long)]
-    pub quick: bool,
-
     /// Check every selected case against its CPU reference instead of timing it.
     #[arg(long)]
     pub verify: bool,
 
+    /// Print the GPUs, one line each (PCI address, UUID, compute queue families), and exit.
+    #[arg(long, conflicts_with_all = ["output", "format", "json"])]
+    pub devices: bool,
+
+    /// Also keep the run's record in FILE, for show, report, compare and fleet.
+    ///
+    /// The JSON record is written atomically, whatever --format and --output say: `perftest show
+    /// FILE` prints it again as the run printed it, `perftest report FILE --output DIR` makes its
+    /// page.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<std::path::PathBuf>,
+
+    /// Print the whole header and each case's full line.
+    ///
+    /// The header's compiler, queue, timestamps, compute units, peaks, host link, pipelines and
+    /// settings; each case's every rate and per-clock figure, median, min, spread, its flags in
+    /// full and the whole reason of a skip, instead of columns that fit 120.
+    #[arg(long)]
+    pub verbose: bool,
+
+    /// Leave out the cases whose name contains TEXT (repeatable; wins over --filter).
+    #[arg(hide_short_help = true, long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub skip: Vec<String>,
+
+    /// Run only the case named exactly NAME (repeatable; `--list` prints the names): what
+    /// `perftest fleet --confirm` runs again.
+    #[arg(hide_short_help = true, long = "case", value_name = "NAME", allow_hyphen_values = true)]
+    pub case: Vec<String>,
+
+    /// Print the case names, in run order, without touching Vulkan.
+    #[arg(hide_short_help = true, long, conflicts_with_all = ["output", "format", "json"])]
+    pub list: bool,
+
+    /// Print what the selected cases' families measure, how one invocation works, what the rate
+    /// counts, what ratios are against, and how to read the flags; without touching Vulkan.
+    #[arg(hide_short_help = true, long, conflicts_with_all = ["output", "format", "json", "list", "devices"])]
+    pub describe: bool,
+
     /// Build every selected case's pipeline and print the driver's statistics of each compiled
     /// shader, running nothing: proves the shaders compile on this device's compiler (a real GPU's,
     /// or AMD's through RADV on Mesa's no-op DRM shim: tools/radv-noop-env.sh).
-    #[arg(long, conflicts_with_all = ["verify", "fence_timing"])]
+    #[arg(hide_short_help = true, long, conflicts_with_all = ["verify", "fence_timing"])]
     pub compile_only: bool,
 
     /// Sweep a family's axis over VALUES: `V`, `FROM:TO:STEP`, `FROM..TO*FACTOR` (16K..1G*2), or a
     /// comma-separated list of those; K, M, G, T are binary suffixes. Repeatable. An unknown
     /// FAMILY.AXIS is an error that lists every axis with its default.
-    #[arg(long = "axis", value_name = "FAMILY.AXIS=VALUES", value_parser = crate::registry::parse_setting)]
+    #[arg(hide_short_help = true, long = "axis", value_name = "FAMILY.AXIS=VALUES", value_parser = crate::registry::parse_setting)]
     pub axes: Vec<crate::registry::AxisSetting>,
 
     /// The payload iterations N of the branch cases: short for `--axis branch.n=FROM:TO:STEP`.
-    #[arg(long, value_name = "FROM:TO:STEP", value_parser = parse_branch_iterations)]
+    #[arg(hide_short_help = true, long, value_name = "FROM:TO:STEP", value_parser = parse_branch_iterations)]
     pub branch_iterations: Option<crate::registry::AxisSetting>,
 
-    /// What to write: text (the lines above), json (kept and compared), csv (one row per case,
-    /// device columns repeated) or markdown (a table); env PERFTEST_FORMAT.
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: Format,
+    /// Pick GPU N (numbered from 1 as `--devices` lists them, among those DEVICE matched); `-N` is
+    /// short for this.
+    #[arg(hide_short_help = true, long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
+    pub device_index: Option<u32>,
 
-    /// Write the results to FILE (atomically: a temporary file, then a rename) instead of stdout.
-    #[arg(long, value_name = "FILE")]
-    pub output: Option<std::path::PathBuf>,
+    /// Run on the GPU's compute queue family F (`--devices` lists each GPU's); its best without:
+    /// the first with timestamps.
+    #[arg(hide_short_help = true, long, value_name = "F")]
+    pub queue: Option<u32>,
 
-    /// Also keep the run's JSON record in FILE (atomically), whatever --format and --output say;
-    /// `perftest show FILE` prints it again as the run printed it.
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<std::path::PathBuf>,
+    /// Run the selection on every physical device (those DEVICE matches; one per device UUID,
+    /// whatever its queue families) at the same time, each in its own worker, one results document
+    /// per device: with --output FILE, devices go to FILE-gpu1.EXT, FILE-gpu2.EXT, ...
+    #[arg(hide_short_help = true, long, conflicts_with_all = ["device_index", "devices", "list", "describe"])]
+    pub all_devices: bool,
 
-    /// Text: print each case's full line (every rate and per-clock figure, median, min, spread,
-    /// flags in full) and the whole header, instead of columns that fit 120.
-    #[arg(long)]
-    pub verbose: bool,
-
-    /// Print the driver's statistics of each case's compiled shader (registers, instructions, ...).
-    #[arg(long)]
-    pub shader_stats: bool,
-
-    /// Exit with code 12 if any result is above a known peak of the hardware (flagged
-    /// `[implausible: ...]`); without it such results are only flagged.
-    #[arg(long)]
-    pub strict: bool,
-
-    /// Enable VK_LAYER_KHRONOS_validation; any message it reports fails the run; env
-    /// PERFTEST_VALIDATION=1.
-    #[arg(long)]
-    pub validation: bool,
+    /// With --all-devices, run the devices one after another instead of all at once.
+    #[arg(hide_short_help = true, long, requires = "all_devices")]
+    pub one_at_a_time: bool,
 
     /// Plan and run as on the device of PROFILE (a Khronos Vulkan Profiles JSON file, such as
     /// tests/profiles/mali-g78.json): its limits, features, format uses and timestamp bits, each at
     /// most what this device has. The subgroup size stays this device's.
-    #[arg(long, value_name = "PROFILE.json", value_parser = parse_profile)]
+    #[arg(hide_short_help = true, long, value_name = "PROFILE.json", value_parser = parse_profile)]
     pub simulate: Option<crate::caps::profile::Profile>,
 
-    /// Time with the CPU's clock around each submission and its fence instead of GPU timestamps
-    /// (what a queue without timestamps gets; every result is flagged `timed by CPU fences`).
-    #[arg(long, conflicts_with = "verify")]
-    pub fence_timing: bool,
+    /// What to write: text (the lines above), json (kept and compared), csv (one row per case,
+    /// device columns repeated) or markdown (a table); env PERFTEST_FORMAT.
+    #[arg(hide_short_help = true, long, value_enum, default_value = "text")]
+    pub format: Format,
 
-    /// Take exactly --samples samples per case, never stopping early once they agree.
-    #[arg(long, conflicts_with = "verify")]
-    pub fixed_samples: bool,
+    /// Write the results to FILE (atomically: a temporary file, then a rename) instead of stdout.
+    #[arg(hide_short_help = true, long, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
 
-    /// Run the cases in this process instead of a worker process (for debugging: a crash in the
-    /// driver then ends the run, as it does not otherwise).
-    #[arg(long)]
-    pub in_process: bool,
+    /// Print the driver's statistics of each case's compiled shader (registers, instructions, ...).
+    #[arg(hide_short_help = true, long)]
+    pub shader_stats: bool,
 
-    /// Give each case this many seconds to answer before its worker process is stopped and the
-    /// case recorded as hung [default: 3000 times --target-ms, at least 60].
-    #[arg(long, value_name = "SECONDS", value_parser = parse_watchdog)]
-    pub watchdog: Option<f64>,
+    /// Leave the host's name out of the results (for a run meant for sharing).
+    #[arg(hide_short_help = true, long)]
+    pub no_host_name: bool,
 
-    /// Run as a worker process of a parent perftest (perftest's own use: it reads its job on stdin).
-    #[arg(long, hide = true)]
-    pub worker: bool,
+    /// Exit with code 12 if any result is above a known peak of the hardware (flagged
+    /// `[implausible: ...]`); without it such results are only flagged.
+    #[arg(hide_short_help = true, long)]
+    pub strict: bool,
 
     /// Aim each measurement (one timestamp pair) at this many milliseconds of GPU time; env
     /// PERFTEST_TARGET_MS.
-    #[arg(long, value_name = "MS", default_value_t = 20.0, allow_negative_numbers = true,
+    #[arg(hide_short_help = true, long, value_name = "MS", default_value_t = 20.0, allow_negative_numbers = true,
           value_parser = parse_target_ms)]
     pub target_ms: f64,
 
     /// The most timed samples per case after warm-up: a case stops at 3 once its samples agree
     /// (their mean's standard error under 0.3%), a noisy one takes them all; the report gives
     /// their median, min and spread; env PERFTEST_SAMPLES.
-    #[arg(long, value_name = "N", default_value_t = 10, allow_negative_numbers = true,
+    #[arg(hide_short_help = true, long, value_name = "N", default_value_t = 10, allow_negative_numbers = true,
           value_parser = clap::value_parser!(u32).range(3..=1000))]
     pub samples: u32,
+
+    /// Take exactly --samples samples per case, never stopping early once they agree.
+    #[arg(hide_short_help = true, long, conflicts_with = "verify")]
+    pub fixed_samples: bool,
+
+    /// Time with the CPU's clock around each submission and its fence instead of GPU timestamps
+    /// (what a queue without timestamps gets; every result is flagged `timed by CPU fences`).
+    #[arg(hide_short_help = true, long, conflicts_with = "verify")]
+    pub fence_timing: bool,
+
+    /// Give each case this many seconds to answer before its worker process is stopped and the
+    /// case recorded as hung [default: 3000 times --target-ms, at least 60].
+    #[arg(hide_short_help = true, long, value_name = "SECONDS", value_parser = parse_watchdog)]
+    pub watchdog: Option<f64>,
+
+    /// Enable VK_LAYER_KHRONOS_validation; any message it reports fails the run; env
+    /// PERFTEST_VALIDATION=1.
+    #[arg(hide_short_help = true, long)]
+    pub validation: bool,
+
+    /// Run the cases in this process instead of a worker process (for debugging: a crash in the
+    /// driver then ends the run, as it does not otherwise).
+    #[arg(hide_short_help = true, long)]
+    pub in_process: bool,
+
+    /// Run as a worker process of a parent perftest (perftest's own use: it reads its job on stdin).
+    #[arg(long, hide = true)]
+    pub worker: bool,
+
+    /// Print the version.
+    #[arg(short = 'V', long, action = clap::ArgAction::Version, hide_short_help = true)]
+    pub version: Option<bool>,
 }
 
 fn parse_branch_iterations(text: &str) -> Result<crate::registry::AxisSetting, String> {
@@ -246,7 +272,10 @@ fn family_name(text: &str) -> Result<String, String> {
 /// What perftest can do besides running cases.
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
-    /// Compare results files written with --format json: a column per run, ratios against the first.
+    /// Compare runs: the verdict, the largest changes, then a column per run.
+    ///
+    /// Runs kept with --json (or written with --format json); the ratios are against the first.
+    #[command(display_order = 3)]
     Compare {
         /// Two or more JSON results files; cases are matched by name.
         #[arg(required = true, num_args = 2.., value_name = "FILE")]
@@ -262,10 +291,13 @@ pub enum Command {
         #[arg(long, value_name = "PCT", value_parser = parse_percent)]
         fail_on_slower: Option<f64>,
     },
-    /// Judge many runs of like GPUs against each other, as a rack's screening: per group of one
-    /// device model, driver and settings, each case's median and spread across the devices, each
-    /// device's cases outside both the spread and their own noise, and the devices ranked. Exits
-    /// 16 when a device is slower than its fleet (docs/fleet.md).
+    /// Judge runs of like GPUs against each other and name the slow ones.
+    ///
+    /// A rack's screening: per group of one device model, driver and settings, each case's median
+    /// and spread across the devices, each device's cases outside both the spread and their own
+    /// noise, and the devices ranked. Exits 16 when a device is slower than its fleet
+    /// (docs/fleet.md).
+    #[command(display_order = 5)]
     Fleet {
         /// JSON results files, one per GPU, or folders of them (every *.json directly inside).
         #[arg(required = true, value_name = "RUN|DIR")]
@@ -282,8 +314,11 @@ pub enum Command {
         #[arg(long)]
         confirm: bool,
     },
-    /// Print a run written with --format json as the live run printed it (its header, a line per
-    /// case, its summaries), or in another format.
+    /// Print a kept run as the live run printed it, or in another format.
+    ///
+    /// A run kept with --json (or written with --format json): its header, a line per case, its
+    /// summaries.
+    #[command(display_order = 1)]
     Show {
         /// The JSON results file.
         #[arg(value_name = "RUN")]
@@ -299,9 +334,11 @@ pub enum Command {
         #[arg(long)]
         verbose: bool,
     },
-    /// Check a run written with --format json against a driver's known faults: every case its
-    /// selection lists is there with a status, every failure is a known one, and every known one
-    /// still happens (exit 15 otherwise, each problem named).
+    /// Check a run against a driver's known faults (CI).
+    ///
+    /// Every case its selection lists is there with a status, every failure is a known one, and
+    /// every known one still happens (exit 15 otherwise, each problem named).
+    #[command(display_order = 6)]
     Check {
         /// The JSON results file.
         #[arg(value_name = "RUN")]
@@ -310,9 +347,12 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         expect: std::path::PathBuf,
     },
-    /// Write the page a programmer acts on: DIR/index.html (self-contained: inline SVG, no
-    /// script) and DIR/report.md, with the run's device and settings, the findings computed from
-    /// it, a table and chart per family, and with two or more runs, the compare verdicts.
+    /// Write a run's page of findings, tables and charts into a folder.
+    ///
+    /// DIR/index.html (self-contained: inline SVG, no script) and DIR/report.md: the run's device
+    /// and settings, the findings computed from it, a table and chart per family, and with two or
+    /// more runs, the compare verdicts.
+    #[command(display_order = 2)]
     Report {
         /// One or more JSON results files; a run given right after another of the same device
         /// row and settings, with no case in common, is a part of it (a run made family by
@@ -323,7 +363,10 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         output: std::path::PathBuf,
     },
-    /// Draw results files written with --format json as an SVG bar chart, a panel per family.
+    /// Draw runs as an SVG bar chart, a panel per family.
+    ///
+    /// Runs kept with --json (or written with --format json): a bar per case and run.
+    #[command(display_order = 4)]
     Plot {
         /// One or more JSON results files; each gets its own bar colour.
         #[arg(required = true, num_args = 1.., value_name = "FILE")]
@@ -339,14 +382,14 @@ pub enum Command {
 
 pub use crate::report::plot::Metric;
 
-/// The output formats of `compare`.
+/// The output formats of `compare` and `fleet`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum CompareFormat {
-    /// Aligned columns.
+    /// For reading: the verdict first, then the table, in 120 columns.
     Text,
-    /// A markdown table.
+    /// The same as markdown, for a wiki page or a pull request.
     Markdown,
-    /// The matched rates and ratios as JSON.
+    /// Every figure the text shows, for scripts.
     Json,
 }
 
@@ -676,6 +719,25 @@ mod tests {
             let line = format!("\n  {:<2} {}\n", code as u8, code.meaning());
             assert!(help.contains(&line), "exit code {} missing from --help", code as u8);
         }
+    }
+
+    #[test]
+    fn the_short_help_is_a_screen_of_the_common_commands() {
+        let short = cli(&["-h"]).unwrap_err().to_string();
+        assert!(short.lines().count() <= 30, "{short}");
+        assert!(short.lines().all(|l| l.chars().count() <= 120), "{short}");
+        for common in ["--quick", "--family", "--filter", "--json", "report", "compare", "perftest --help"] {
+            assert!(short.contains(common), "{common} missing from -h: {short}");
+        }
+        assert!(!short.contains("--in-process") && !short.contains("Exit codes"), "{short}");
+        let long = cli(&["--help"]).unwrap_err().to_string();
+        // Where each option's own entry starts (others' help may name it earlier).
+        let at = |option: &str| {
+            let entry = format!("\n      {option}");
+            long.find(&entry).unwrap_or_else(|| panic!("{option} missing from --help"))
+        };
+        assert!(at("--quick") < at("--skip") && at("--skip") < at("--target-ms"), "by use: {long}");
+        assert!(at("--target-ms") < at("--in-process") && long.contains("-V, --version"), "{long}");
     }
 
     #[test]

@@ -140,6 +140,12 @@ impl ExitCode {
     }
 }
 
+/// What `-h` ends with: the few commands a newcomer needs.
+pub const SHORT_EXAMPLES: &str = "Examples:
+  perftest --quick --json run.json          a first look, its record kept
+  perftest report run.json --output page    its findings as a page (page/index.html)
+  perftest --help                           every option, the exit codes and more examples";
+
 /// The exit-code table and examples that `--help` ends with, from [`ExitCode::meaning`].
 pub fn help_text() -> String {
     let codes: String =

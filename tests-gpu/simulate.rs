@@ -82,7 +82,8 @@ fn cli_the_android_baseline_and_a_powervr_ge8300_verify_or_skip_with_reasons() {
 #[test]
 fn cli_a_device_without_timestamps_is_timed_by_cpu_fences() {
     let path = format!("{}/tests/profiles/powervr-ge8300.json", env!("CARGO_MANIFEST_DIR"));
-    let args = ["--simulate", &path, "--filter", "ALU fp32 FMA", "--target-ms", "2", "--samples", "3"];
+    let args =
+        ["--simulate", &path, "--filter", "ALU fp32 FMA", "--target-ms", "2", "--samples", "3", "--verbose"];
     let out = perftest(&args, &[]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));

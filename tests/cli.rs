@@ -178,7 +178,7 @@ fn cli_fleet_fails_a_device_it_cannot_judge_with_exit_18() {
         }
     });
     let out = perftest(&["fleet", dir.to_str().unwrap()], &[]);
-    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    let (stdout, stderr) = (words(&text(&out.stdout)), text(&out.stderr));
     assert_eq!(out.status.code(), Some(18), "{stdout}{stderr}");
     assert!(
         stdout.contains("cannot be judged: node07/0000:1d:00.0: no case was timed (128 selected"),
@@ -195,7 +195,7 @@ fn cli_fleet_fails_a_device_it_cannot_judge_with_exit_18() {
     });
     std::fs::remove_file(gpu(4)).unwrap();
     let out = perftest(&["fleet", dir.to_str().unwrap()], &[]);
-    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    let (stdout, stderr) = (words(&text(&out.stdout)), text(&out.stderr));
     assert_eq!(out.status.code(), Some(18), "{stdout}{stderr}");
     assert!(
         stdout.contains("cannot be judged: node07/0000:1e:00.0: another process used its GPU in 18 of 20 readings (pid 4242 (python3, 1.1 GiB))"),
@@ -215,7 +215,7 @@ fn cli_fleet_counts_one_gpu_once_and_skips_what_is_no_run() {
     std::fs::copy(&slow, dir.join("node07-gpu5-again.json")).unwrap();
     std::fs::write(dir.join("fleet.json"), "{\"groups\": []}").unwrap();
     let out = perftest(&["fleet", dir.to_str().unwrap(), slow.to_str().unwrap()], &[]);
-    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    let (stdout, stderr) = (words(&text(&out.stdout)), text(&out.stderr));
     assert_eq!(out.status.code(), Some(19), "{stdout}{stderr}");
     assert!(stdout.contains("8 devices"), "{stdout}");
     assert!(stdout.contains("2 runs of one GPU, 0.00% apart"), "{stdout}");
@@ -242,11 +242,16 @@ fn cli_fleet_finds_one_slow_sm_in_a_gpu_alone() {
     let slowed = dir.join("slowed.json");
     std::fs::write(&slowed, run.to_string()).unwrap();
     let out = perftest(&["fleet", slowed.to_str().unwrap()], &[]);
-    let stdout = text_of(&out.stdout);
+    let stdout = words(&text_of(&out.stdout));
     assert_eq!(out.status.code(), Some(16), "{stdout}{}", text_of(&out.stderr));
     assert!(stdout.contains("compute units slower than their own GPU's others (1):"), "{stdout}");
     assert!(stdout.contains("Units fp32 FMA: unit 41 -5.0%"), "{stdout}");
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// `text` with each run of white space one space: a verdict's lines wrap at 120 columns.
+fn words(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn text_of(bytes: &[u8]) -> String {

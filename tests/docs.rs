@@ -1,5 +1,6 @@
 //! The docs hold the binary's facts: each family's page its case count and axes, the options page
-//! every option of every command, and the README a link to each family's page.
+//! every option of every command, and the README a link to each family's page and an example
+//! that `perftest show` prints.
 
 use clap::CommandFactory;
 use perftest::registry;
@@ -69,6 +70,25 @@ fn the_counts_the_docs_repeat_are_the_codes() {
         // Words as a reader sees them, wherever the lines break.
         let text = read(path).split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(text.contains(&words), "{path} should say {words:?}: the count is the code's");
+    }
+}
+
+#[test]
+fn the_readmes_example_is_what_show_prints() {
+    let run = perftest::results::load(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results/report/h100/parta.json"),
+    )
+    .unwrap();
+    let shown = perftest::report::text::document(&run, false);
+    let readme = read("README.md");
+    let example = readme.split("```\n").nth(1).expect("the README's first code block");
+    let mut lines = shown.lines();
+    for line in example.lines().filter(|l| *l != "...") {
+        // In order: each line of the example is a later line of what `show` prints.
+        assert!(
+            lines.any(|l| l == line),
+            "the README's example line {line:?} is not show's, or out of order"
+        );
     }
 }
 

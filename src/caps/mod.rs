@@ -190,7 +190,15 @@ impl Limit {
                 u64::from(n),
             ),
         };
-        (has < needs).then(|| format!("the device allows {has} {name}, the case needs {needs}"))
+        if has >= needs {
+            return None;
+        }
+        // What the case needs comes first, so a line cut short still says it; bytes in binary units.
+        let (needs, has, name) = match name.strip_prefix("bytes ") {
+            Some(what) => (crate::format::format_bytes(needs), crate::format::format_bytes(has), what),
+            None => (needs.to_string(), has.to_string(), name),
+        };
+        Some(format!("the case needs {needs} {name}; the device allows {has}"))
     }
 }
 
@@ -504,7 +512,7 @@ mod tests {
             [
                 "the device lacks shaderFloat16",
                 "the device lacks shaderFloat64",
-                "the device allows 0 invocations per workgroup, the case needs 1024",
+                "the case needs 1024 invocations per workgroup; the device allows 0",
                 "the device cannot use R8_UNORM in a uniform texel buffer",
                 "the device cannot filter R32G32B32A32_SFLOAT images linearly",
             ]
@@ -548,7 +556,7 @@ mod tests {
             needs.unmet(&DeviceCaps::default()),
             [
                 "the case's shader is SPIR-V 1.6, which needs Vulkan 1.3 of the device and the loader",
-                "the device allows 0 rows or columns per flexible cooperative matrix, the case needs 128",
+                "the case needs 128 rows or columns per flexible cooperative matrix; the device allows 0",
                 "the device does not advertise flexible cooperative-matrix dimensions FLOAT16*FLOAT16+FLOAT32 \
                  WORKGROUP in multiples of 32x32x16 for 256 invocations \
                  (vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV)",

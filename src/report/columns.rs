@@ -1,39 +1,47 @@
-//! The default text line: the original's `NAME: X.XXXms Y.YYYx` prefix, then aligned columns per
-//! family that fit a 120-column terminal; `--verbose` prints the full line (`text::line`).
+//! The default text lines: a heading per family (what it measures, what its ratio is against, and
+//! a label over each column), then a line per case: its name, its rate first, the original's "ms
+//! for 2^32" and ratio where the family has them (an instruction's cost in fp32 FMAs, as in the
+//! instruction table), then what fits of the share of peak, the rate per clock per compute unit
+//! and a second rate, each column aligned through the family; `--verbose` prints each case's full
+//! line (`text::line`).
 //!
-//! A family's layout is decided by its names (its widest one, and whether its lines lead with the
+//! A family's layout is decided by its names (its widest one, and whether its lines carry the
 //! original's time and ratio) and by the device row's record (whether clocks were measured and
 //! peaks are known: on a device where neither is, such as lavapipe, those columns would say
-//! "unknown" on every line, and the header says why once). So a live run, which knows its cases
-//! and device before they run, and `perftest show`, which reads them back, print the same
-//! columns. Columns are added in order of use (rate, share of peak, per clock per compute unit,
-//! second rate) while they fit; flags go after them as short names, or on a line of their own
-//! where they do not fit.
+//! "unknown" on every line, and `--verbose`'s header says why). So a live run, which knows its
+//! cases and device before they run, and `perftest show`, which reads them back, print the same
+//! columns. Columns are added in order of use (rate, the original's, share of peak, per clock per
+//! compute unit, second rate) while they fit; flags go after them as short names, or on a line of
+//! their own where they do not fit. A case that was not timed says why on one line.
 
-use crate::results::model::Amount;
 use std::collections::{BTreeMap, HashMap};
 
 use super::doc::{self, Align, Block, Cell, Table};
 use super::text::case as text;
-use crate::format::sig4;
-use crate::record::outcome::Counted;
+use crate::analysis::instructions;
+use crate::format::{pad_end, sig4};
+use crate::record::outcome::{Counted, TIME_FOR};
 use crate::results::family::FamilyFacts;
-use crate::results::model::{CaseResult, Status};
+use crate::results::model::{Amount, CaseResult, Status};
 
 /// The width every line of the default text output fits in.
 pub const WIDTH: usize = 120;
 
-/// Room kept at the end of a line for short flags (`[noisy]`).
-const FLAG_ROOM: usize = 7;
+/// Room kept at the end of a line for a short flag (a longer one goes on the line below).
+const FLAG_ROOM: usize = 4;
 
-/// The original's `X.XXXms Y.YYYx` at its widest usual value (`999.999ms 9.999x`).
-const LEAD: usize = 16;
+/// The longest clause of what a family measures that its heading quotes.
+const TITLE: usize = 64;
 
 /// One column after the name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Column {
     /// The headline rate (`1.92 Tloads/s`).
     Rate,
+    /// The original's time for 2^32 of the first unit in milliseconds (`2.235`).
+    Original,
+    /// The rate over the family's baseline (`1.018x`), or an instruction's cost in fp32 FMAs.
+    Ratio,
     /// The headline rate per clock per compute unit (`7.349 loads/clk/SM`).
     PerClock,
     /// The share of a known peak, and which (`45.9% L1`, `80.1% host link`).
@@ -44,23 +52,51 @@ enum Column {
 
 impl Column {
     /// In the order columns are added while they fit (a line shows them in declaration order).
-    const BY_PRIORITY: [Column; 4] = [Column::Rate, Column::Peak, Column::PerClock, Column::Second];
+    const BY_PRIORITY: [Column; 6] =
+        [Column::Rate, Column::Original, Column::Ratio, Column::Peak, Column::PerClock, Column::Second];
 
-    /// The width a cell is right-aligned to.
-    fn width(self) -> usize {
+    /// The width a cell is right-aligned to; `cost` where the ratio is read as a cost.
+    fn width(self, cost: bool) -> usize {
         match self {
             Column::Rate => 13,
-            Column::PerClock => 19,
+            Column::Original => 11,
+            Column::Ratio if cost => 10,
+            Column::Ratio => 7,
+            Column::PerClock => 18,
             Column::Peak => 15,
-            Column::Second => 10,
+            Column::Second => 11,
         }
     }
 
-    /// What `case` shows in this column (empty where it has nothing to show).
-    fn cell(self, case: &CaseResult) -> String {
+    /// The label over the column in a family's heading; `cost` where the ratio is read as a cost.
+    fn label(self, cost: bool) -> &'static str {
+        match (self, cost) {
+            (Column::Rate, _) => "rate",
+            (Column::Original, _) => "ms for 2^32",
+            (Column::Ratio, false) => "ratio",
+            (Column::Ratio, true) => "cost",
+            (Column::PerClock, _) => "per clock",
+            (Column::Peak, _) => "of peak",
+            (Column::Second, _) => "second rate",
+        }
+    }
+
+    /// What `case` shows in this column (empty where it has nothing to show); with `cost`, the
+    /// ratio's inverse in fp32 FMAs.
+    fn cell(self, case: &CaseResult, cost: bool) -> String {
         let counted = case.dispatch.map(|d| d.counted);
         match self {
             Column::Rate => case.rates.first().map(Amount::text).unwrap_or_default(),
+            // The loader refuses a non-positive rate, so the time is finite.
+            Column::Original => match case.rates.first().filter(|_| case.original_time) {
+                Some(first) => format!("{:.3}", TIME_FOR / first.value * 1e3),
+                None => String::new(),
+            },
+            Column::Ratio => match (case.ratio, cost) {
+                (Some(r), true) if r > 0.0 => format!("{} FMAs", sig4(1.0 / r)),
+                (Some(r), _) => format!("{r:.3}x"),
+                (None, _) => String::new(),
+            },
             Column::Second => case.rates.get(1).map(Amount::text).unwrap_or_default(),
             Column::PerClock => match (counted, case.clock_mhz, case.per_clock.first()) {
                 (Some(Counted::Copies), ..) => "a transfer".into(),
@@ -80,35 +116,49 @@ impl Column {
     }
 }
 
-/// How one family's timed lines are laid out.
+/// How one family's lines are laid out.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Layout {
-    /// Where the first column starts: the widest name, its colon and the original's lead.
-    lead: usize,
+    /// The name column's width: the family's widest name.
+    name: usize,
     /// The columns that fit, in order.
     columns: Vec<Column>,
+    /// Whether the ratio is read as a cost in fp32 FMAs (the instruction family's).
+    cost: bool,
 }
 
 impl Layout {
-    /// The layout of a family whose widest name is `name` characters long, with the original's
-    /// time and ratio after the name where `timed_prefix`, on a device that `known` describes.
-    fn new(name: usize, timed_prefix: bool, known: Known) -> Self {
-        let lead = name + 1 + if timed_prefix { 1 + LEAD } else { 0 };
+    /// The layout of `family`, whose widest name is `name` characters long, with the original's
+    /// time and ratio where `original`, on a device that `known` describes.
+    fn new(family: &str, name: usize, original: bool, known: Known) -> Self {
+        let cost = family == instructions::FAMILY;
         let mut columns = Vec::new();
-        let mut end = lead;
+        let mut end = name;
         let useful = |column: &Column| match column {
             Column::PerClock => known.clock,
             Column::Peak => known.peaks,
+            Column::Original | Column::Ratio => original,
             Column::Rate | Column::Second => true,
         };
         for column in Column::BY_PRIORITY.into_iter().filter(useful) {
-            if column == Column::Rate || end + 2 + column.width() + FLAG_ROOM <= WIDTH {
-                end += 2 + column.width();
+            let always = matches!(column, Column::Rate | Column::Original | Column::Ratio);
+            if always || end + 2 + column.width(cost) + FLAG_ROOM <= WIDTH {
+                end += 2 + column.width(cost);
                 columns.push(column);
             }
         }
         columns.sort_by_key(|&column| column as u8);
-        Layout { lead, columns }
+        Layout { name, columns, cost }
+    }
+
+    /// The table a line (or, with `head`, the labels) is rendered through: the name, then the
+    /// columns as wide as the layout says (a wider cell shifts the rest).
+    fn table(&self, head: bool) -> Table {
+        let name = doc::Column { name: String::new(), align: Align::Left, width: self.name };
+        let columns = self.columns.iter().map(|c| doc::Column::right(c.label(self.cost), c.width(self.cost)));
+        let mut table = Table::new(std::iter::once(name).chain(columns).collect());
+        table.text_head = head;
+        table
     }
 }
 
@@ -152,12 +202,14 @@ impl Default for Known {
 #[derive(Clone, Debug, Default)]
 pub struct Layouts {
     families: HashMap<String, Layout>,
+    /// Each family's heading words: what it measures and what its ratio is against.
+    titles: HashMap<String, String>,
     known: Known,
 }
 
 impl Layouts {
     /// The layouts of the families of `cases` on a device that `known` describes: each case's
-    /// family, name, and whether its line leads with the original's time and ratio (a case with a
+    /// family, name, and whether its line carries the original's time and ratio (a case with a
     /// baseline). A family that `families` says has no case with a known peak (latency,
     /// dispatch, branch) has no peak column; one it does not name might.
     pub fn of<'a>(
@@ -173,12 +225,13 @@ impl Layouts {
         let has_peak = |name: &str| facts.iter().find(|f| f.name == name).is_none_or(|f| f.has_peak);
         let families = widths
             .iter()
-            .map(|(f, &(name, prefix))| {
+            .map(|(f, &(name, original))| {
                 let known = Known { peaks: known.peaks && has_peak(f), ..known };
-                (f.clone(), Layout::new(name, prefix, known))
+                (f.clone(), Layout::new(f, name, original, known))
             })
             .collect();
-        Layouts { families, known }
+        let titles = facts.iter().map(|f| (f.name.clone(), title(f))).collect();
+        Layouts { families, titles, known }
     }
 
     /// The layouts of a run's families, as its live run printed them: from its cases and those
@@ -193,35 +246,61 @@ impl Layouts {
         Self::of(cases.chain(not_run), &run.families, known)
     }
 
-    /// The default line of `case`, with its notes below it, each fitting [`WIDTH`] columns.
-    pub fn line(&self, case: &CaseResult) -> String {
-        let (Status::Ok, Some(_)) = (case.status, case.median_ms) else {
-            return fit(&text::line(case));
+    /// The layout of `case`'s family (one of its own where the family's is not known).
+    fn layout(&self, case: &CaseResult) -> std::borrow::Cow<'_, Layout> {
+        match self.families.get(&case.family) {
+            Some(layout) => std::borrow::Cow::Borrowed(layout),
+            None => std::borrow::Cow::Owned(Layout::new(
+                &case.family,
+                case.name.chars().count(),
+                case.original_time,
+                self.known,
+            )),
+        }
+    }
+
+    /// The heading of `family`'s lines: what it measures, what its ratio is against, and a label
+    /// over each column.
+    pub fn heading(&self, family: &str) -> String {
+        let layout = match self.families.get(family) {
+            Some(layout) => layout.clone(),
+            None => Layout::new(family, 0, false, self.known),
         };
-        let fallback;
-        let layout = match self.families.get(&case.family) {
-            Some(layout) => layout,
-            None => {
-                fallback = Layout::new(case.name.chars().count(), case.original_time, self.known);
-                &fallback
+        let words = self.titles.get(family).map_or_else(|| family.to_owned(), Clone::clone);
+        let labels = doc::text(&[Block::Table(layout.table(true))]);
+        format!("{}\n{}", fit(&words), labels.trim_end())
+    }
+
+    /// `case`'s line as [`Layouts::line`], after its family's heading where the line before it
+    /// (`previous`: its family) was of another family or there was none.
+    pub fn line_after(&self, previous: Option<&str>, case: &CaseResult) -> String {
+        match previous {
+            Some(family) if family == case.family => self.line(case),
+            Some(_) => format!("\n{}\n{}", self.heading(&case.family), self.line(case)),
+            None => format!("{}\n{}", self.heading(&case.family), self.line(case)),
+        }
+    }
+
+    /// The default line of `case`, with its notes below it, each fitting [`WIDTH`] columns: its
+    /// columns, or on one line how it ended untimed (`--verbose` has the whole reason).
+    pub fn line(&self, case: &CaseResult) -> String {
+        let layout = self.layout(case);
+        let mut line = match (case.status, case.median_ms) {
+            (Status::Ok, Some(_)) => {
+                // One row through the one aligner: past the width, the line wraps.
+                let mut table = layout.table(false);
+                let cells = layout.columns.iter().map(|c| Cell::Text(c.cell(case, layout.cost)));
+                table.push(None, std::iter::once(Cell::Text(case.name.clone())).chain(cells).collect());
+                fit(doc::text(&[Block::Table(table)]).trim_end())
+            }
+            (status, _) => {
+                let what = match status {
+                    Status::Ok => case.reason.clone().unwrap_or_default(),
+                    _ => text::status_text(case),
+                };
+                one_line(&format!("{}  {what}", pad_end(&case.name, layout.name)))
             }
         };
-        let mut head = format!("{}:", case.name);
-        if let Some(lead) = text::original_lead(case) {
-            head = format!("{head} {lead}");
-        }
-        // One row through the one aligner, its columns as wide as the layout says: a cell wider
-        // than its column (a long unit, a time of 1000 ms or more) shifts the rest; past the
-        // width, the line wraps rather than overflows.
-        let mut table = Table::new(
-            std::iter::once(doc::Column { name: String::new(), align: Align::Left, width: layout.lead })
-                .chain(layout.columns.iter().map(|c| doc::Column::right("", c.width())))
-                .collect(),
-        );
-        table.text_head = false;
-        let cells = layout.columns.iter().map(|c| Cell::Text(c.cell(case)));
-        table.push(None, std::iter::once(Cell::Text(head)).chain(cells).collect());
-        let mut line = fit(doc::text(&[Block::Table(table)]).trim_end());
         let flags: Vec<String> =
             case.flags.iter().filter_map(|f| f.in_line()).map(|f| format!("[{}]", f.name())).collect();
         if !flags.is_empty() {
@@ -237,6 +316,42 @@ impl Layouts {
         }
         line
     }
+}
+
+/// A family's heading words: `load: buffer loads as sebbbi/perftest (ratio: the rate over
+/// "Buffer<RGBA8>.Load random", above 1 = faster)`; what it measures up to its first colon, and
+/// where that is long, up to its first parenthesis or comma, cut at a word past [`TITLE`].
+fn title(family: &FamilyFacts) -> String {
+    let mut what = family.measures.split(": ").next().unwrap_or_default();
+    if what.chars().count() > TITLE / 2 {
+        let clause = [" (", ", "].iter().filter_map(|mark| what.find(mark)).filter(|&at| at > 20).min();
+        what = &what[..clause.unwrap_or(what.len())];
+    }
+    let what = match what.chars().count() > TITLE {
+        false => what.to_owned(),
+        true => {
+            let cut: String = what.chars().take(TITLE).collect();
+            let at = cut.rfind(' ').unwrap_or(cut.len());
+            format!("{}…", cut[..at].trim_end_matches([',', ';', ' ']))
+        }
+    };
+    match (&family.ratio_note, family.name == instructions::FAMILY) {
+        (Some(_), true) => format!("{}: {what} (cost: fp32 FMAs in the time of one operation)", family.name),
+        (Some(note), false) => {
+            format!("{}: {what} (ratio: the rate over {note}; above 1 is faster)", family.name)
+        }
+        (None, _) => format!("{}: {what}", family.name),
+    }
+}
+
+/// `text` on one line of at most [`WIDTH`] columns: cut at a word, with `…`, where longer.
+fn one_line(text: &str) -> String {
+    if text.chars().count() <= WIDTH {
+        return text.to_owned();
+    }
+    let cut: String = text.chars().take(WIDTH - 1).collect();
+    let at = cut.rfind(' ').unwrap_or(cut.len());
+    format!("{}…", cut[..at].trim_end_matches([',', ';', ' ', '(']))
 }
 
 /// `text` with each line longer than [`WIDTH`] wrapped at a space, its continuation indented to
@@ -269,154 +384,4 @@ fn wrap(text: &str, first: &str, rest: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::results::model::Amount;
-
-    fn timed(family: &str, name: &str, original: bool) -> CaseResult {
-        let mut case = CaseResult::of(
-            name,
-            &crate::record::outcome::Outcome::Skipped(String::new()),
-            &Default::default(),
-            None,
-        );
-        case.family = family.into();
-        case.status = Status::Ok;
-        case.reason = None;
-        case.median_ms = Some(20.0);
-        case.original_time = original;
-        case.ratio = original.then_some(1.25);
-        case.rates = vec![
-            Amount { value: 1.92e12, unit: "loads/s".into() },
-            Amount { value: 15.4e12, unit: "B/s".into() },
-        ];
-        case.clock_mhz = Some(1980.0);
-        case.per_clock = vec![Amount { value: 7.349, unit: "loads/clk/SM".into() }];
-        case.peak_percent = Some(45.9);
-        case.peak = crate::results::model::Peak::parse("L1: 128.0 B/clk/SM");
-        case
-    }
-
-    #[test]
-    fn a_line_keeps_the_original_prefix_and_aligns_its_columns() {
-        let short = timed("load", "Buffer<R8>.Load uniform", true);
-        let long = timed("load", "ByteAddressBuffer.Load4 unaligned random", true);
-        let names = [&short, &long].map(|c| (c.family.as_str(), c.name.as_str(), true));
-        let layouts = Layouts::of(names, &[], Known::default());
-        let (a, b) = (layouts.line(&short), layouts.line(&long));
-        let time = crate::record::outcome::TIME_FOR / 1.92e12 * 1e3;
-        assert!(a.starts_with(&format!("Buffer<R8>.Load uniform: {time:.3}ms 1.250x  ")), "{a}");
-        assert_eq!(a.find("1.92 Tloads/s"), b.find("1.92 Tloads/s"), "aligned:\n{a}\n{b}");
-        assert!(a.contains("7.349 loads/clk/SM") && a.contains("45.9% L1"), "{a}");
-        assert!(a.chars().count() <= WIDTH && b.chars().count() <= WIDTH, "\n{a}\n{b}");
-    }
-
-    #[test]
-    fn a_long_name_drops_the_last_columns_and_flags_that_do_not_fit_go_below() {
-        let name = "GEMM bf16*bf16+f32 8192^3 workgroup tiles 128x256x64 (256 invocations)";
-        let mut case = timed("gemm", name, false);
-        case.flags = vec![crate::results::flag::Flag::Noisy, crate::results::flag::Flag::Unsettled];
-        let line = Layouts::default().line(&case);
-        let first = line.lines().next().unwrap();
-        assert!(first.starts_with(&format!("{name}:")) && first.contains("1.92 Tloads/s"), "{line}");
-        assert!(first.contains("45.9% L1"), "the peak comes before the per-clock rate: {line}");
-        assert!(!first.contains("15.4 TB/s"), "the second rate does not fit: {line}");
-        assert!(line.lines().all(|l| l.chars().count() <= WIDTH), "{line}");
-        assert!(line.contains("[noisy] [unsettled]"), "{line}");
-    }
-
-    #[test]
-    fn unknowns_say_unknown_and_skips_wrap() {
-        let mut case = timed("load", "Buffer<R8>.Load uniform", true);
-        (case.clock_mhz, case.per_clock, case.peak_percent) = (None, Vec::new(), None);
-        let line = Layouts::default().line(&case);
-        assert!(line.contains("per clk unknown") && line.contains("peak unknown"), "{line}");
-        let reason = "the device lacks ".to_owned() + &"shaderFloat64 and more, ".repeat(8);
-        let skipped = CaseResult::of(
-            "ALU fp64 FMA",
-            &crate::record::outcome::Outcome::Skipped(reason),
-            &Default::default(),
-            None,
-        );
-        let text = Layouts::default().line(&skipped);
-        assert!(
-            text.starts_with("ALU fp64 FMA: skipped (the device lacks") && text.lines().count() > 1,
-            "{text}"
-        );
-        assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
-    }
-
-    #[test]
-    fn a_device_without_clocks_or_peaks_shows_neither_column() {
-        let case = timed("load", "Buffer<R8>.Load uniform", true);
-        let names = [(case.family.as_str(), case.name.as_str(), true)];
-        let layouts = Layouts::of(names, &[], Known { clock: false, peaks: false });
-        let line = layouts.line(&case);
-        assert!(line.contains("1.92 Tloads/s") && line.contains("15.4 TB/s"), "{line}");
-        assert!(!line.contains("loads/clk") && !line.contains("L1"), "{line}");
-    }
-
-    #[test]
-    fn every_line_of_the_kept_runs_fits_and_keeps_the_original_prefix() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results/report");
-        for file in ["h100/parta.json", "h100/partb.json", "h200/parta.json", "lavapipe/run.json"] {
-            let run = crate::results::load(&root.join(file)).unwrap();
-            let text = crate::report::text::document(&run, false);
-            let long: Vec<&str> = text.lines().filter(|l| l.chars().count() > WIDTH).collect();
-            assert!(long.is_empty(), "{file}: {long:#?}");
-            let original = run.cases.iter().find(|c| c.original_time && c.ratio.is_some()).unwrap();
-            let prefix = format!("\n{}: {}  ", original.name, text::original_lead(original).unwrap());
-            assert!(text.contains(&prefix), "{file}: no line starts {prefix:?}");
-        }
-    }
-
-    #[test]
-    fn a_family_without_a_peak_has_no_peak_column() {
-        let mut case = timed("latency", "Latency pointer 16 KiB", false);
-        case.peak_percent = None;
-        let families = FamilyFacts::of_names(["latency", "load"]);
-        let layouts = Layouts::of([("latency", case.name.as_str(), false)], &families, Known::default());
-        assert!(!layouts.line(&case).contains("peak unknown"), "{}", layouts.line(&case));
-        let loads = Layouts::of([("load", case.name.as_str(), false)], &families, Known::default());
-        assert!(loads.line(&case).contains("peak unknown"));
-    }
-
-    #[test]
-    fn fit_wraps_a_header_line_under_its_value() {
-        let line = format!("peaks:      {}", "fp32 FMA 256.0 FLOP/clk/SM, ".repeat(8));
-        let text = fit(&line);
-        let mut lines = text.lines();
-        assert!(lines.next().unwrap().starts_with("peaks:      fp32"));
-        let hangs = |l: &str| l.starts_with(&" ".repeat(12)) && !l.starts_with(&" ".repeat(13));
-        assert!(lines.all(|l| hangs(l) && l.chars().count() <= WIDTH), "{text}");
-        assert_eq!(fit("short\nlines"), "short\nlines");
-    }
-
-    #[test]
-    fn show_of_an_interrupted_run_prints_the_columns_the_live_run_printed() {
-        // The run stopped after the short name; the long one was selected but never ran.
-        let short = timed("load", "Buffer<R8>.Load uniform", true);
-        let long = timed("load", "ByteAddressBuffer.Load4 unaligned random", true);
-        let selected = [&short, &long].map(|c| (c.family.as_str(), c.name.as_str(), true));
-        let mut run = crate::results::model::tests::sample_run();
-        run.device.clock = Some(crate::results::model::CLOCK_MEASURED.into());
-        let live = Layouts::of(selected, &[], Known::of(&run.device)).line(&short);
-        assert!(live.contains("7.349 loads/clk/SM") && live.contains("45.9% L1"), "{live}");
-        let not_run = crate::results::model::NotRun {
-            family: "load".into(),
-            name: long.name.clone(),
-            original_time: true,
-        };
-        (run.interrupted, run.not_run, run.cases) = (true, vec![not_run], vec![short.clone()]);
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("run.json");
-        std::fs::write(&path, crate::report::write::to_json(&run).unwrap()).unwrap();
-        let saved = crate::results::load(&path).unwrap();
-        let shown = Layouts::of_run(&saved).line(&short);
-        assert_eq!(shown, live);
-        // Without the cases not reached, the finished cases alone would decide, and the columns move.
-        let finished =
-            Layouts::of([("load", short.name.as_str(), true)], &[], Known::of(&run.device)).line(&short);
-        assert_ne!(shown.find("1.92 Tloads/s"), finished.find("1.92 Tloads/s"), "\n{shown}\n{finished}");
-    }
-}
+mod tests;

@@ -4,6 +4,19 @@ use crate::results::measure::Measure;
 use serde::Serialize;
 
 use super::text::rate_text;
+
+/// What follows a flagged case's rate in its cell; its note names the flags.
+pub const FLAGGED: &str = "*";
+
+/// A case's rate as a cell shows it: as its line says it, less a dispatch's time each
+/// (`409 kdispatches/s`), or its status.
+fn short_rate(case: &CaseResult) -> String {
+    let text = rate_text(case);
+    match text.split_once(", ") {
+        Some((rate, _)) if case.rate.is_some() => rate.to_owned(),
+        _ => text,
+    }
+}
 use crate::analysis::matching::match_runs;
 use crate::analysis::verdict::{verdict, Verdict};
 use crate::format::printable;
@@ -53,7 +66,7 @@ pub struct Row {
     pub rates: Vec<Option<f64>>,
     /// Each run's rate over the first run's (`None` where either is absent); the first is 1.
     pub ratios: Vec<Option<f64>>,
-    /// What each run's cell shows: the rate with its unit (`[flagged]` after it where the case has
+    /// What each run's cell shows: the rate with its unit ([`FLAGGED`] after it where the case has
     /// flags), or the case's status where it has none.
     pub cells: Vec<String>,
     /// What each run's cell leaves out: why the case has no rate, or its flags' names.
@@ -100,12 +113,12 @@ pub fn compare(labels: &[String], runs: &[Run]) -> Comparison {
                 .map(|(c, u)| match c {
                     None => "missing".to_owned(),
                     Some(c) if u.is_some() && units[0].is_some() && *u != units[0] => {
-                        format!("{} (not the unit of run 1)", printable(&rate_text(c)))
+                        format!("{} (not the unit of run 1)", printable(&short_rate(c)))
                     }
                     // Why a case has no rate, and its flags, are its note.
                     Some(c) if c.rate.is_none() => c.status.word().to_owned(),
-                    Some(c) if c.flags.is_empty() => printable(&rate_text(c)).into_owned(),
-                    Some(c) => format!("{} [flagged]", printable(&rate_text(c))),
+                    Some(c) if c.flags.is_empty() => printable(&short_rate(c)).into_owned(),
+                    Some(c) => format!("{}{FLAGGED}", printable(&short_rate(c))),
                 })
                 .collect();
             let notes = m.found.iter().map(|c| c.and_then(note)).collect();
@@ -253,7 +266,7 @@ mod tests {
             crate::results::flag::Flag::Baseline(vec!["noisy".into()]),
         ];
         let c = compare(&["a".into(), "b".into()], &runs);
-        assert_eq!(c.rows[0].cells[1], "1.13 Tloads/s [flagged]");
+        assert_eq!(c.rows[0].cells[1], "1.13 Tloads/s*");
         assert_eq!(
             c.rows[0].notes[1].as_deref(),
             Some("flagged: throttled, ratio against a flagged baseline")

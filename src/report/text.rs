@@ -13,7 +13,13 @@ pub fn document(run: &Run, verbose: bool) -> String {
         return format!("{}\n{lines}{}\n{}\n", header(run, true), summary(run), run.ending.line());
     }
     let layouts = super::columns::Layouts::of_run(run);
-    let lines: String = run.cases.iter().map(|c| layouts.line(c) + "\n").collect();
+    let mut previous = None;
+    let mut lines = String::new();
+    for case in &run.cases {
+        lines.push_str(&layouts.line_after(previous, case));
+        lines.push('\n');
+        previous = Some(case.family.as_str());
+    }
     let end = super::columns::fit(&format!("{}\n{}", summary(run), run.ending.line()));
     format!("{}\n{lines}{end}\n", header(run, false))
 }

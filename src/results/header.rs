@@ -88,6 +88,18 @@ pub enum Pipelines {
         /// On how many threads.
         threads: usize,
     },
+    /// The first family's before the first case, in parallel; the other families' (at once) when
+    /// the run reaches them, so that the first result comes as soon as its family's are ready.
+    FirstFamily {
+        /// The first family's pipelines.
+        pipelines: usize,
+        /// For how many of its cases.
+        cases: usize,
+        /// Seconds it took.
+        seconds: f64,
+        /// On how many threads.
+        threads: usize,
+    },
     /// Each case's just before it runs: a worker died building them all at once.
     #[default]
     Lazy,

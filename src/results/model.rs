@@ -119,23 +119,6 @@ impl Run {
         phases.peek()?;
         Some((wall_s, crate::record::phases::Phases::sum(phases)))
     }
-
-    /// Format 6's `header` as its default view printed it: each line of advertised shapes longer
-    /// than 120 columns cut to its count and extension, the list left to `--verbose`.
-    pub fn printed_header_short(&self) -> String {
-        let lines: Vec<String> = self
-            .header
-            .lines()
-            .map(|line| match line.split_once(" advertised (") {
-                Some((count, rest)) if line.chars().count() > 120 => {
-                    let extension = rest.split_once(')').map_or(rest, |(name, _)| name);
-                    format!("{count} advertised ({extension}); --verbose lists them")
-                }
-                _ => line.to_owned(),
-            })
-            .collect();
-        lines.join("\n") + if self.header.ends_with('\n') { "\n" } else { "" }
-    }
 }
 
 /// A selected case the run did not reach.

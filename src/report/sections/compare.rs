@@ -5,20 +5,21 @@
 use super::instructions::{side_by_side_table, SIDE_BY_SIDE};
 use crate::analysis::verdict::Verdict;
 use crate::format::ratio_text;
-use crate::report::compare::{Comparison, Row};
+use crate::report::compare::{Comparison, Row, FLAGGED};
 use crate::report::doc::{self, Block, Cell, Column, Table};
 use crate::results::model::Run;
 
 /// The comparison's blocks: its runs, its summaries, the largest changes, its table and the
 /// instruction tables, then the notes (why a case has no rate, flags).
 pub fn blocks(comparison: &Comparison) -> Vec<Block> {
-    let (mut blocks, notes) = parts(comparison);
+    let (mut blocks, notes) = parts(comparison, None);
     blocks.extend(notes);
     blocks
 }
 
-/// The blocks before the notes, and the notes.
-fn parts(comparison: &Comparison) -> (Vec<Block>, Vec<Block>) {
+/// The blocks before the notes, and the notes; with `width`, the table's long names on lines of
+/// their own so that its rows fit that many columns.
+fn parts(comparison: &Comparison, width: Option<usize>) -> (Vec<Block>, Vec<Block>) {
     let lines = |lines: Vec<String>| Block::List(lines.into_iter().map(|l| (l, Vec::new())).collect());
     let runs = comparison.runs.iter().enumerate().map(|(i, r)| format!("run {}: {r}", i + 1)).collect();
     let mut blocks = vec![lines(runs)];
@@ -27,7 +28,15 @@ fn parts(comparison: &Comparison) -> (Vec<Block>, Vec<Block>) {
     }
     blocks.extend(largest(comparison));
     let heads: Vec<String> = (1..=comparison.runs.len()).map(|i| format!("run {i}")).collect();
-    blocks.extend([Block::Gap, Block::Table(table(comparison, &heads))]);
+    blocks.push(Block::Gap);
+    if comparison.rows.iter().flat_map(|r| &r.cells).any(|c| c.ends_with(FLAGGED)) {
+        blocks.push(Block::Para(format!("{FLAGGED} flagged: the notes after the table say why")));
+    }
+    let table = match width {
+        Some(width) => fitted_table(comparison, &heads, width),
+        None => table(comparison, &heads),
+    };
+    blocks.push(Block::Table(table));
     if !comparison.instructions.is_empty() {
         blocks.extend([
             Block::Gap,
@@ -100,6 +109,34 @@ pub fn table(comparison: &Comparison, heads: &[String]) -> Table {
     table
 }
 
+/// [`table`] with each name too long for `width` columns beside the cells on a line of its own,
+/// the cells on the line below it.
+fn fitted_table(comparison: &Comparison, heads: &[String], width: usize) -> Table {
+    let mut table = table(comparison, heads);
+    let cells = |row: &Row| -> Vec<String> { (0..row.cells.len()).map(|i| cell(row, i)).collect() };
+    let mut widths: Vec<usize> = heads.iter().map(|h| h.chars().count()).collect();
+    for row in &comparison.rows {
+        for (w, cell) in widths.iter_mut().zip(cells(row)) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    // The least a name gets, however many runs there are.
+    let room = width.saturating_sub(widths.iter().map(|w| w + 2).sum::<usize>()).max(24);
+    table.rows.clear();
+    for row in &comparison.rows {
+        let cells = cells(row).into_iter().map(Cell::Text);
+        match row.name.chars().count() > room {
+            true => {
+                // A row of one missing cell spans the line, and no column is widened by it.
+                table.push(None, vec![Cell::Missing(row.name.clone())]);
+                table.push(None, std::iter::once(Cell::text("")).chain(cells).collect());
+            }
+            false => table.push(None, std::iter::once(Cell::text(row.name.as_str())).chain(cells).collect()),
+        }
+    }
+    table
+}
+
 /// Run `i`'s rate (or why it has none), then its ratio and verdict against the first run's.
 fn cell(row: &Row, i: usize) -> String {
     match (i, row.ratios[i], row.verdicts[i]) {
@@ -113,7 +150,7 @@ fn cell(row: &Row, i: usize) -> String {
 
 /// The comparison as text: aligned columns, the notes fitted to 120 columns.
 pub fn to_text(comparison: &Comparison) -> String {
-    let (blocks, notes) = parts(comparison);
+    let (blocks, notes) = parts(comparison, Some(crate::report::columns::WIDTH));
     let notes = crate::report::columns::fit(doc::text(&notes).trim_end());
     format!("{}{notes}{}", doc::text(&blocks), if notes.is_empty() { "" } else { "\n" })
 }

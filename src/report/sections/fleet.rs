@@ -217,21 +217,23 @@ fn group_section(n: usize, group: &Group, anchored: bool) -> Block {
     Block::Section { title: format!("group {}: {}", n + 1, group_title(group)), id, blocks }
 }
 
-/// The whole verdict: each group, what was not judged or was confirmed, and the verdict's line.
+/// The whole verdict: its line first (the devices to act on, and what to do), then what was not
+/// judged or was confirmed, then each group.
 pub fn blocks(fleet: &Fleet) -> Vec<Block> {
-    let mut blocks: Vec<Block> =
-        fleet.groups.iter().enumerate().flat_map(|(n, g)| [group_section(n, g, false), Block::Gap]).collect();
+    let mut blocks = vec![Block::Para(verdict(fleet)), Block::Gap];
     let screen = screen_lines(fleet);
     if !screen.is_empty() {
         blocks.push(Block::List(screen.into_iter().map(|line| (line, Vec::new())).collect()));
+        blocks.push(Block::Gap);
     }
-    blocks.push(Block::Para(verdict(fleet)));
+    let groups = fleet.groups.iter().enumerate();
+    blocks.extend(groups.flat_map(|(n, g)| [Block::Gap, group_section(n, g, false)]).skip(1));
     blocks
 }
 
-/// The verdict as text.
+/// The verdict as text, each line fitting 120 columns.
 pub fn to_text(fleet: &Fleet) -> String {
-    doc::text(&blocks(fleet))
+    crate::report::columns::fit(doc::text(&blocks(fleet)).trim_end()) + "\n"
 }
 
 /// The verdict as markdown.

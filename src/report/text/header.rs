@@ -3,20 +3,19 @@
 
 use crate::analysis::trust::per_clock_unit;
 use crate::format::{ns_text, sig4};
-use crate::report::columns::{fit, WIDTH};
+use crate::report::columns::fit;
 use crate::results::header::{Facts, MatrixShape, Pipelines, Timer};
 use crate::results::model::{Device, Run};
 
-/// The header of `run`: each line fitting [`WIDTH`] columns with the long lists (the
-/// cooperative-matrix shapes) left to `verbose`, or with `verbose`, whole.
+/// The header of `run`: by default its short form (what ran, on which device and
+/// driver, at what clock), each line fitting 120 columns; with `verbose`, whole.
 pub fn header(run: &Run, verbose: bool) -> String {
-    let text = match &run.facts {
-        Some(facts) => of_facts(run, facts, verbose),
-        None if !run.header.is_empty() => match verbose {
-            true => run.header.clone(),
-            false => run.printed_header_short(),
-        },
-        None => of_device_row(run),
+    let text = match (&run.facts, verbose) {
+        (Some(facts), true) => of_facts(run, facts),
+        (Some(facts), false) => short_form(&of_facts(run, facts)),
+        (None, true) if !run.header.is_empty() => run.header.clone(),
+        (None, false) if !run.header.is_empty() => short_form(&run.header),
+        (None, _) => of_device_row(run),
     };
     match verbose {
         true => text,
@@ -27,8 +26,32 @@ pub fn header(run: &Run, verbose: bool) -> String {
     }
 }
 
+/// The labels of the lines the short header keeps, after its first (`perftest 0.1.0 (git ...)`).
+const SHORT: [&str; 6] = ["device:", "driver:", "clock:", "simulating:", "warm-up:", "together:"];
+
+/// The short form of a whole header: its first line, which says that `--verbose` prints the rest,
+/// and the lines labelled one of [`SHORT`] with the lines that continue them.
+fn short_form(whole: &str) -> String {
+    let mut lines = whole.lines();
+    let mut text = match lines.next() {
+        Some(first) => format!("{first}; --verbose prints the whole header\n"),
+        None => return String::new(),
+    };
+    let mut keep = false;
+    for line in lines {
+        if !line.starts_with(' ') {
+            keep = SHORT.iter().any(|label| line.starts_with(label));
+        }
+        if keep {
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+    text
+}
+
 /// The header of a run that kept its facts.
-fn of_facts(run: &Run, facts: &Facts, verbose: bool) -> String {
+fn of_facts(run: &Run, facts: &Facts) -> String {
     let d = &run.device;
     let steps = match (&facts.timestamp_steps, &facts.timestamp_steps_error) {
         (Some(s), _) => format!(
@@ -72,6 +95,10 @@ fn of_facts(run: &Run, facts: &Facts, verbose: bool) -> String {
         Pipelines::Lazy => "each case's built just before it runs: a worker died building them all at once \
                             (a driver crash), and this way a crash costs one case"
             .to_owned(),
+        Pipelines::FirstFamily { pipelines, cases, seconds, threads } => format!(
+            "the first family's {pipelines} for its {cases} cases compiled and created in {seconds:.2} s on \
+             {threads} threads before the first case; the other families' when the run reaches them"
+        ),
         Pipelines::Built { pipelines, cases, seconds, threads } => {
             format!(
                 "{pipelines} for {cases} cases compiled and created in {seconds:.2} s on {threads} threads"
@@ -109,7 +136,7 @@ fn of_facts(run: &Run, facts: &Facts, verbose: bool) -> String {
     if !facts.cooperative_matrix.is_empty() {
         let list: Vec<String> = facts.cooperative_matrix.iter().map(shape).collect();
         let head = format!("{} shapes advertised (VK_KHR_cooperative_matrix)", list.len());
-        text.push_str(&format!("coopmat:    {}\n", short(&head, &format!(": {}", list.join(", ")), verbose)));
+        text.push_str(&format!("coopmat:    {head}: {}\n", list.join(", ")));
     }
     if !facts.cooperative_matrix_flexible.is_empty() {
         let list: Vec<String> = facts.cooperative_matrix_flexible.iter().map(flexible).collect();
@@ -122,7 +149,7 @@ fn of_facts(run: &Run, facts: &Facts, verbose: bool) -> String {
                 limits.dimension, limits.invocations, limits.shared_bytes
             ));
         }
-        text.push_str(&format!("coopmat2:   {}\n", short(&head, &rest, verbose)));
+        text.push_str(&format!("coopmat2:   {head}{rest}\n"));
     }
     if let Some(features) = &facts.bfloat16 {
         let list = if features.is_empty() { "none".to_owned() } else { features.join(", ") };
@@ -137,16 +164,6 @@ fn of_facts(run: &Run, facts: &Facts, verbose: bool) -> String {
         ));
     }
     text
-}
-
-/// A list's line, `head` (`6 shapes advertised (extension)`) then `rest` (`: a, b, ...`); where
-/// it would not fit [`WIDTH`] columns and not `verbose`, the head and a pointer to `--verbose`.
-fn short(head: &str, rest: &str, verbose: bool) -> String {
-    // The label (`coopmat:    `) is 12 columns.
-    match verbose || 12 + head.chars().count() + rest.chars().count() <= WIDTH {
-        true => format!("{head}{rest}"),
-        false => format!("{head}; --verbose lists them"),
-    }
 }
 
 /// `16x16x16 FLOAT16*FLOAT16+FLOAT32 SUBGROUP` (`->R` where the result type differs).
@@ -350,21 +367,31 @@ mod tests {
         let mut run = h100(0);
         (run.device.vendor_id, run.device.architecture) = (0x10005, None);
         run.facts.as_mut().unwrap().peaks.clear();
-        let text = header(&run, false);
+        let text = header(&run, true);
         assert!(text.contains("peaks:      unknown for vendor 0x10005"), "{text}");
     }
 
     #[test]
-    fn a_long_shape_list_is_left_to_verbose_in_facts_and_printed_headers_alike() {
+    fn the_short_header_says_what_ran_where_and_the_whole_one_the_rest() {
         let run = h100(6);
-        let short = "coopmat:    6 shapes advertised (VK_KHR_cooperative_matrix); --verbose lists them";
-        assert!(header(&run, false).lines().any(|l| l == short), "{}", header(&run, false));
-        assert!(header(&run, true).contains("SUBGROUP, 16x16x16"));
+        let short = header(&run, false);
+        let labels: Vec<&str> = short.lines().skip(1).filter_map(|l| l.split_whitespace().next()).collect();
+        assert_eq!(labels, ["device:", "driver:", "clock:"], "{short}");
+        assert!(short.lines().next().unwrap().ends_with("; --verbose prints the whole header"), "{short}");
+        let whole = header(&run, true);
+        assert!(whole.contains("SUBGROUP, 16x16x16") && whole.contains("units:      132 SM"), "{whole}");
+        // A format-6 file's printed header is cut the same way.
         let mut six = crate::results::model::tests::sample_run();
         let list = "16x16x16 FLOAT16*FLOAT16+FLOAT16 SUBGROUP, ".repeat(6);
-        six.header =
-            format!("device:     X\ncoopmat:    6 shapes advertised (VK_KHR_cooperative_matrix): {list}\n");
-        assert_eq!(header(&six, false), format!("device:     X\n{short}\n"));
+        six.header = format!(
+            "perftest 0.1.0 (git 0)\ndevice:     X\nclock:      at\n            1980 MHz\n\
+             coopmat:    6 shapes advertised (VK_KHR_cooperative_matrix): {list}\n"
+        );
+        assert_eq!(
+            header(&six, false),
+            "perftest 0.1.0 (git 0); --verbose prints the whole header\ndevice:     X\nclock:      at\n            \
+             1980 MHz\n"
+        );
         assert_eq!(header(&six, true), six.header);
     }
 }
