@@ -3,7 +3,7 @@
 use crate::results::model::CaseResult;
 
 /// What the charts show.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Metric {
     /// Each case's headline rate (loads/s, FLOPS, ...).
     Rate,

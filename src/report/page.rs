@@ -56,10 +56,21 @@ fn flatten(block: &Block) -> Vec<&Block> {
     }
 }
 
-/// The page's title.
+/// Whether every run is of one device model (a fleet, or one GPU measured again).
+fn alike(runs: &[Run]) -> bool {
+    runs.len() > 1 && runs.iter().all(|r| r.device.name == runs[0].device.name)
+}
+
+/// The page's title: one device, devices compared, or runs of one model.
 fn title(runs: &[Run]) -> String {
-    let devices: Vec<&str> = runs.iter().map(|r| r.device.name.as_str()).collect();
-    format!("perftest report: {}", devices.join(" vs "))
+    match (runs, alike(runs)) {
+        ([run], _) => format!("perftest report: {}", run.device.name),
+        ([first, ..], true) => format!("perftest report: {} runs of {}", runs.len(), first.device.name),
+        _ => {
+            let devices: Vec<&str> = runs.iter().map(|r| r.device.name.as_str()).collect();
+            format!("perftest report: {}", devices.join(" vs "))
+        }
+    }
 }
 
 /// The blocks of the page.
@@ -72,9 +83,21 @@ pub fn blocks(labels: &[String], runs: &[Run]) -> Vec<Block> {
         labels.join(", ")
     ))];
     for (i, (label, run)) in labels.iter().zip(runs).enumerate() {
+        // Runs of one model: the first's facts and findings, the others in the comparison.
+        if i > 0 && alike(runs) {
+            continue;
+        }
         // Only the first run has tables to link to; the others' evidence links to the comparison.
         let link = |case: &str| if i == 0 { anchor(case) } else { "compare".to_owned() };
-        blocks.extend(sections::overview::page(label, run, runs.len() > 1, &link));
+        blocks.extend(sections::overview::page(label, run, runs.len() > 1 && !alike(runs), &link));
+    }
+    if alike(runs) {
+        blocks.push(Block::Para(format!(
+            "The other {} runs are of the same model ({}): the comparison below holds them beside the first, \
+             and where three or more share a driver and settings, the fleet section judges them.",
+            runs.len() - 1,
+            runs[0].device.name
+        )));
     }
     if runs.len() > 1 {
         blocks.extend(sections::compare::page(labels, runs));

@@ -2,24 +2,30 @@
 //!
 //! A group swept over an axis (the branch cases over N) is a line chart: x is the axis (log
 //! scale for bytes), one line per variant and run. Every other group is a bar chart: a row per
-//! case, a bar per run. Each panel has its own scale and fits on a screen.
+//! case, a bar per run; a family's groups of one case share one panel. Bars of one family and
+//! unit share one scale, so that their lengths compare across panels; each bar panel has a value
+//! axis, and each bar says its value under the pointer.
 
 use crate::results::family::FamilyFacts;
 use std::path::Path;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 pub mod instructions;
 mod lines;
+pub mod style;
 pub mod units;
 
 use self::lines::{lines, marker_name};
+use self::style::{colour, Hovers};
 use super::text::rate_text;
 use crate::analysis::matching::{match_runs, Matched};
 use crate::error::{Error, Result};
 use crate::format::{printable, ratio_text, si};
 use crate::results::model::{Amount, Run};
+use std::collections::HashMap;
 
 use super::metric::value;
 pub use super::metric::Metric;
@@ -47,12 +53,13 @@ struct Panel<'a> {
 }
 
 impl Panel<'_> {
-    /// The axis the group is swept over, if its cases carry one: of several (the convolution's
-    /// size and mask), the first whose value changes within the group.
+    /// The axis the group is swept over, if its cases carry one whose value changes within the
+    /// group: of several (the convolution's size and mask), the first. A group at one point of
+    /// its axes is drawn as bars, not as a line chart of one point.
     fn axis(&self) -> Option<String> {
         let axes = &self.rows.first()?.any().axes;
         let varies = |name: &String| self.rows.iter().any(|m| m.any().axes.get(name) != axes.get(name));
-        axes.keys().find(|name| varies(name)).or_else(|| axes.keys().next()).cloned()
+        axes.keys().find(|name| varies(name)).cloned()
     }
 
     fn height(&self, runs: usize) -> i32 {
@@ -83,7 +90,57 @@ fn panels(runs: &[Run], metric: Metric) -> Vec<Panel<'_>> {
             panel.metric = Metric::Rate;
         }
     }
-    panels
+    gather_lone_rows(panels)
+}
+
+/// `panels` with each family's bar panels of one case gathered into one panel, named for the
+/// family, where the family has two or more: no panel of a single bar where it can be helped.
+fn gather_lone_rows(panels: Vec<Panel<'_>>) -> Vec<Panel<'_>> {
+    let lone = |p: &Panel| p.rows.len() == 1 && p.axis().is_none();
+    let family = |p: &Panel| p.rows[0].any().family.clone();
+    let mut count: HashMap<(String, Metric), usize> = HashMap::new();
+    for panel in panels.iter().filter(|p| lone(p)) {
+        *count.entry((family(panel), panel.metric)).or_default() += 1;
+    }
+    let mut out: Vec<Panel<'_>> = Vec::new();
+    let mut gathered: HashMap<(String, Metric), usize> = HashMap::new();
+    for panel in panels {
+        let key = (family(&panel), panel.metric);
+        if !lone(&panel) || count[&key] < 2 {
+            out.push(panel);
+            continue;
+        }
+        match gathered.get(&key) {
+            Some(&at) => out[at].rows.extend(panel.rows),
+            None => {
+                gathered.insert(key.clone(), out.len());
+                out.push(Panel { group: key.0, ..panel });
+            }
+        }
+    }
+    out
+}
+
+/// The unit a bar of `case` is drawn in: its rate's, or `x` for a ratio.
+fn bar_unit(case: &crate::results::model::CaseResult, metric: Metric) -> String {
+    match (metric, &case.rate) {
+        (Metric::Rate, Some(rate)) => rate.unit.to_string(),
+        _ => "x".into(),
+    }
+}
+
+/// The longest bar of each family and unit, over every bar panel: one scale per family and unit.
+fn scales(panels: &[Panel<'_>]) -> HashMap<(String, String), f64> {
+    let mut scales: HashMap<(String, String), f64> = HashMap::new();
+    for panel in panels.iter().filter(|p| p.axis().is_none()) {
+        for case in panel.rows.iter().flat_map(|m| m.found.iter().flatten()) {
+            if let Some(v) = value(case, panel.metric) {
+                let max = scales.entry((case.family.clone(), bar_unit(case, panel.metric))).or_default();
+                *max = max.max(v);
+            }
+        }
+    }
+    scales
 }
 
 /// Draws the runs into an SVG written (atomically) to `path`.
@@ -121,7 +178,7 @@ fn render(labels: &[String], runs: &[Run], metric: Metric) -> Result<String, Str
     let root = SVGBackend::with_string(&mut svg, (WIDTH, height.max(100) as u32)).into_drawing_area();
     root.fill(&WHITE).map_err(fail)?;
     let title = match metric {
-        Metric::Rate => "perftest: rate per case (higher is faster; each panel on its own scale)",
+        Metric::Rate => "perftest: rate per case (higher is faster; one scale per family and unit)",
         Metric::Ratio => {
             "perftest: ratio to each case's baseline, rates where a group has none (higher is faster)"
         }
@@ -130,13 +187,15 @@ fn render(labels: &[String], runs: &[Run], metric: Metric) -> Result<String, Str
     let mut y = TITLE;
     for (i, label) in labels.iter().enumerate() {
         let device = runs.get(i).map_or(String::new(), |r| format!("{}{}", r.device.name, r.ending.mark()));
-        let color = Palette99::pick(i).to_rgba();
+        let color = colour(i);
         root.draw(&Rectangle::new([(10, y + 3), (24, y + 13)], color.filled())).map_err(fail)?;
         let marker = if runs.len() > 1 { format!(" (lines: {})", marker_name(i)) } else { String::new() };
         let legend = printable(&format!("run {}: {label}: {device}{marker}", i + 1)).into_owned();
         root.draw(&Text::new(legend, (30, y + 2), font(13))).map_err(fail)?;
         y += 18;
     }
+    let scales = scales(&panels);
+    let mut hovers = Hovers::default();
     for panel in &panels {
         y += 8;
         let h = panel.height(runs.len());
@@ -145,30 +204,60 @@ fn render(labels: &[String], runs: &[Run], metric: Metric) -> Result<String, Str
                 let area = root.clone().shrink((0, y), (WIDTH, h as u32));
                 lines(&area, panel, &axis, labels.len(), &families)?;
             }
-            None => bars(&root, panel, y)?,
+            None => bars(&root, panel, y, &scales, &mut hovers)?,
         }
         y += h;
     }
     root.present().map_err(fail)?;
     drop(root);
-    Ok(svg)
+    Ok(hovers.over(&svg))
 }
 
-/// The bar panel of `panel` at height `y` of `root`.
-fn bars(root: &DrawingArea<SVGBackend<'_>, Shift>, panel: &Panel<'_>, mut y: i32) -> Result<(), String> {
+/// The bar panel of `panel` at height `y` of `root`: its heading with a value axis (0, half and
+/// the whole of its scale, `scales` of its family and unit), then a row per case, a bar per run,
+/// each bar's value beside it and under the pointer (`hovers`).
+fn bars(
+    root: &DrawingArea<SVGBackend<'_>, Shift>,
+    panel: &Panel<'_>,
+    mut y: i32,
+    scales: &HashMap<(String, String), f64>,
+    hovers: &mut Hovers,
+) -> Result<(), String> {
     root.draw(&Text::new(printable(&panel.group).into_owned(), (10, y), font(16))).map_err(fail)?;
-    y += HEADING - 8;
-    let max = panel
-        .rows
-        .iter()
-        .flat_map(|m| m.found.iter().flatten().filter_map(|c| value(c, panel.metric)))
-        .fold(0.0, f64::max);
+    let scale = |case: &crate::results::model::CaseResult| {
+        scales.get(&(case.family.clone(), bar_unit(case, panel.metric))).copied().unwrap_or(0.0)
+    };
+    let first =
+        panel.rows.iter().flat_map(|m| m.found.iter().flatten()).find(|c| value(c, panel.metric).is_some());
     let runs = panel.rows.first().map_or(0, |m| m.found.len());
+    let bottom = y + HEADING - 8 + (BAR * runs as i32 + ROW_GAP) * panel.rows.len() as i32;
+    if let Some(case) = first {
+        let (max, unit) = (scale(case), bar_unit(case, panel.metric));
+        for fraction in [0.0, 0.5, 1.0] {
+            let x = NAME_WIDTH + (fraction * f64::from(BAR_SPACE)).round() as i32;
+            let tick = match (unit.as_str(), fraction) {
+                (_, 0.0) => "0".to_owned(),
+                ("x", _) => ratio_text(max * fraction),
+                (unit, _) => si(max * fraction, unit),
+            };
+            let grid = [(x, y + HEADING - 10), (x, bottom)];
+            root.draw(&PathElement::new(grid, RGBColor(215, 215, 215).stroke_width(1))).map_err(fail)?;
+            let anchor = match fraction {
+                0.0 => Pos::new(HPos::Left, VPos::Top),
+                0.5 => Pos::new(HPos::Center, VPos::Top),
+                _ => Pos::new(HPos::Right, VPos::Top),
+            };
+            let style = font(10).color(&RGBColor(90, 90, 90)).pos(anchor);
+            root.draw(&Text::new(tick, (x, y + 4), style)).map_err(fail)?;
+        }
+    }
+    y += HEADING - 8;
     for m in &panel.rows {
         root.draw(&Text::new(printable(m.name).into_owned(), (10, y + 1), font(12))).map_err(fail)?;
         for (r, found) in m.found.iter().enumerate() {
             let top = y + BAR * r as i32;
             let v = found.and_then(|c| value(c, panel.metric));
+            let max = found.map_or(0.0, scale);
             let length = match v {
                 Some(v) if max > 0.0 => ((v / max) * f64::from(BAR_SPACE)).round() as i32,
                 _ => 0,
@@ -183,10 +272,14 @@ fn bars(root: &DrawingArea<SVGBackend<'_>, Shift>, panel: &Panel<'_>, mut y: i32
                 (_, Some(v)) => ratio_text(v),
                 (Some(c), None) => rate_text(c),
             };
-            let color = Palette99::pick(r).to_rgba();
             let rect = [(NAME_WIDTH, top), (NAME_WIDTH + length.max(1), top + BAR - 2)];
-            root.draw(&Rectangle::new(rect, color.filled())).map_err(fail)?;
+            root.draw(&Rectangle::new(rect, colour(r).filled())).map_err(fail)?;
             let label = printable(&label).into_owned();
+            hovers.push(
+                (NAME_WIDTH, top),
+                (NAME_WIDTH + BAR_SPACE, top + BAR - 2),
+                format!("{}, run {}: {label}", m.name, r + 1),
+            );
             root.draw(&Text::new(label, (NAME_WIDTH + length + 6, top), font(10))).map_err(fail)?;
         }
         y += BAR * runs as i32 + ROW_GAP;
@@ -195,171 +288,4 @@ fn bars(root: &DrawingArea<SVGBackend<'_>, Shift>, panel: &Panel<'_>, mut y: i32
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    use crate::results::model::tests::sample_run;
-    use crate::results::model::CaseResult;
-
-    fn svg(labels: &[&str], runs: &[Run], metric: Metric) -> String {
-        let labels: Vec<String> = labels.iter().map(|l| (*l).to_owned()).collect();
-        render(&labels, runs, metric).unwrap()
-    }
-
-    #[test]
-    fn writes_an_svg_with_a_panel_per_group_a_legend_and_labels() {
-        let mut second = sample_run();
-        second.device.name = "llvmpipe".into();
-        second.cases.truncate(1);
-        let runs = vec![sample_run(), second];
-        let path = std::env::temp_dir().join(format!("perftest-plot-{}.svg", std::process::id()));
-        plot(&["a.json".into(), "b.json".into()], &runs, Metric::Rate, &path).unwrap();
-        let svg = std::fs::read_to_string(&path).unwrap();
-        std::fs::remove_file(&path).unwrap();
-        assert!(svg.starts_with("<svg"), "{}", &svg[..80]);
-        assert!(svg.contains("\nload raw\n</text>"), "the group heading");
-        assert!(svg.contains("5.63 Tloads/s"), "the rate label");
-        assert!(
-            svg.contains("a.json: NVIDIA H100 80GB HBM3") && svg.contains("b.json: llvmpipe"),
-            "the legend"
-        );
-        assert!(svg.contains("\nmissing\n</text>"), "run 2 lacks a case");
-    }
-
-    #[test]
-    fn ratio_bars_are_labelled_with_ratios_and_skips_with_reasons() {
-        let text = svg(&["a"], &[sample_run()], Metric::Ratio);
-        assert!(text.contains("\n2.985x\n</text>"), "{text}");
-        assert!(text.contains("skipped (the device lacks shaderFloat64)"));
-    }
-
-    #[test]
-    fn ratio_mode_falls_back_to_rates_for_groups_without_ratios() {
-        let mut run = sample_run();
-        run.cases.iter_mut().for_each(|c| c.ratio = None);
-        let panels = panels(std::slice::from_ref(&run), Metric::Ratio);
-        assert_eq!(panels[0].metric, Metric::Rate);
-        assert!(svg(&["a"], &[run], Metric::Ratio).contains("5.63 Tloads/s"));
-    }
-
-    /// A run of a group swept over `n`: three variants at n = 0, 8, ..., 56.
-    pub(super) fn swept_run() -> Run {
-        let mut run = sample_run();
-        let template = run.cases[0].clone();
-        run.cases = (0..8u64)
-            .flat_map(|k| {
-                let template = template.clone();
-                ["baseline", "long", "short"].into_iter().map(move |variant| {
-                    let mut case = template.clone();
-                    case.name = format!("{}X Divergent branch {variant}", k * 8);
-                    case.variant = format!("Divergent branch {variant}");
-                    case.group = "branch Divergent".into();
-                    case.family = "branch".into();
-                    case.axes = [("n".to_owned(), k * 8)].into_iter().collect();
-                    case.ratio = Some(1.0 + k as f64 / 10.0);
-                    case
-                })
-            })
-            .collect();
-        run.families = FamilyFacts::of_names(["branch"]);
-        run
-    }
-
-    #[test]
-    fn a_group_with_two_axes_is_drawn_along_the_one_that_changes() {
-        // The convolution's groups hold one size each; the mask size M changes within them.
-        let mut run = swept_run();
-        for case in &mut run.cases {
-            case.family = "conv".into();
-            let n = case.axes.remove("n").unwrap();
-            case.axes.insert("bytes".into(), 16 << 20);
-            case.axes.insert("m".into(), 2 * n + 3);
-        }
-        run.families = FamilyFacts::of_names(["conv"]);
-        let panels = panels(std::slice::from_ref(&run), Metric::Ratio);
-        assert_eq!(panels[0].axis().as_deref(), Some("m"));
-        let text = svg(&["a"], &[run], Metric::Ratio);
-        assert_eq!(data_lines(&text), 3, "a line per variant, over M");
-        assert!(text.contains("m (taps)"), "the axis is named");
-    }
-
-    /// The drawn data lines: polylines through all 8 points of the sweep.
-    fn data_lines(svg: &str) -> usize {
-        let points = |p: &str| {
-            let list = p.split("points=\"").nth(1).and_then(|rest| rest.split('"').next()).unwrap_or("");
-            list.split(' ').filter(|x| x.contains(',')).count()
-        };
-        svg.split("<polyline").skip(1).filter(|p| points(p) == 8).count()
-    }
-
-    #[test]
-    fn a_swept_group_is_one_line_chart_with_a_line_per_variant() {
-        let run = swept_run();
-        let panels = panels(std::slice::from_ref(&run), Metric::Ratio);
-        assert_eq!(panels.len(), 1);
-        assert_eq!(panels[0].axis().as_deref(), Some("n"));
-        let text = svg(&["a"], &[run], Metric::Ratio);
-        assert_eq!(data_lines(&text), 3, "a line per variant");
-        for variant in ["Divergent branch baseline", "Divergent branch long", "Divergent branch short"] {
-            assert!(text.contains(variant), "the legend names {variant}");
-        }
-        assert!(text.contains("n (iterations)"), "the axis is named");
-        // 24 cases as bars would need over 24 rows; as lines they take one panel.
-        let height: i32 = text.split("height=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
-        assert!(height < 600, "{height} px");
-    }
-
-    #[test]
-    fn two_runs_draw_a_line_per_variant_and_run() {
-        let text = svg(&["a", "b"], &[swept_run(), swept_run()], Metric::Rate);
-        assert_eq!(data_lines(&text), 6, "{text}");
-        assert!(text.contains("Divergent branch long (run 2)"));
-    }
-
-    #[test]
-    fn a_third_run_has_visible_square_markers_and_counts_are_not_bytes() {
-        let mut wide = swept_run();
-        wide.cases.iter_mut().for_each(|c| *c.axes.get_mut("n").unwrap() *= 512);
-        let text = svg(&["a", "b", "c"], &[wide.clone(), wide.clone(), wide], Metric::Rate);
-        assert_eq!(data_lines(&text), 9);
-        assert!(text.contains("width=\"6\" height=\"6\""), "squares of 6 px for run 3");
-        assert!(!text.contains("KiB"), "n up to 28672 is a count, not a size");
-    }
-
-    #[test]
-    fn names_with_control_characters_still_make_well_formed_xml() {
-        let mut run = sample_run();
-        run.cases[0].name = "evil \u{1b}[31m \0 \u{FFFE}".into();
-        run.cases[0].group = "group \u{7}".into();
-        let text = svg(&["a\u{1b}"], &[run], Metric::Rate);
-        let bad = |c: char| (c.is_control() && !matches!(c, '\n' | '\t' | '\r')) || c == '\u{FFFE}';
-        assert!(!text.chars().any(bad), "no character XML 1.0 forbids");
-        assert!(text.contains("evil \\u{1b}[31m"), "shown as an escape");
-    }
-
-    #[test]
-    fn grouping_is_linear_in_the_number_of_cases() {
-        let mut run = sample_run();
-        let template = run.cases[0].clone();
-        run.cases = (0..100_000)
-            .map(|i| CaseResult {
-                name: format!("case {i}"),
-                group: format!("group {}", i % 5_000),
-                ..template.clone()
-            })
-            .collect();
-        let started = std::time::Instant::now();
-        let panels = panels(std::slice::from_ref(&run), Metric::Rate);
-        assert_eq!(panels.len(), 5_000);
-        assert!(panels.iter().all(|p| p.rows.len() == 20));
-        eprintln!("plot panels of 100,000 cases: {:?}", started.elapsed());
-    }
-
-    #[test]
-    fn a_missing_folder_is_an_error_not_a_panic() {
-        let runs = vec![sample_run()];
-        let error =
-            plot(&["a".into()], &runs, Metric::Rate, Path::new("/nonexistent-perftest/x.svg")).unwrap_err();
-        assert!(error.to_string().starts_with("could not write /nonexistent-perftest/x.svg"), "{error}");
-    }
-}
+mod tests;

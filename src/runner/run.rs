@@ -2,6 +2,7 @@
 //! warm the device up, then time (baselines first, so every line has its ratio) or verify each
 //! case in order.
 
+use std::cell::OnceCell;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -91,14 +92,47 @@ pub struct Prepared<'ctx> {
     pub clock: Clock<'ctx>,
     /// The warm-up load and the level the first warm-up reached (timed runs only).
     pub warmth: Option<Warmth<'ctx>>,
-    /// The pipelines of the runnable cases (none where they are built as each case runs).
+    /// The pipelines of the first family's runnable cases (none where they are built as each case
+    /// runs).
     pub pipelines: Pipelines<'ctx>,
+    /// The later families' runnable cases, and their pipelines once the run reaches the second
+    /// family.
+    later: (Vec<CaseSpec>, OnceCell<Pipelines<'ctx>>),
+    /// The device a later family's pipelines are built on, and on how many threads.
+    ctx: &'ctx Context,
+    threads: usize,
+    /// The family whose pipelines were built first (that of the first runnable case).
+    pub first_family: Option<&'static str>,
     /// Whether each case builds its pipeline just before it runs ([`Job::lazy`](super::message::Job::lazy)).
     pub lazy: bool,
 }
 
-/// Checks each case's requirements against the device, builds the runnable cases' pipelines on
-/// `threads` threads (with `lazy`, none: each case builds its own as it runs), and with `timed`
+impl<'ctx> Prepared<'ctx> {
+    /// The pipelines `case`'s is among: the first family's, or the other families', built now
+    /// where this is the first of their cases to run.
+    fn pipelines_of(&self, case: &CaseSpec) -> Result<&Pipelines<'ctx>> {
+        let (cases, built) = &self.later;
+        if self.pipelines.get(case).is_some() || cases.is_empty() {
+            return Ok(&self.pipelines);
+        }
+        if built.get().is_none() {
+            let cases: Vec<&CaseSpec> = cases.iter().collect();
+            // Set only here, and the cell was empty: it cannot be full.
+            let _ = built.set(pipelines::build_all(self.ctx, &cases, self.threads)?);
+        }
+        Ok(built.get().unwrap_or(&self.pipelines))
+    }
+
+    /// Whether other families' pipelines wait to be built when the run reaches them.
+    pub fn builds_later(&self) -> bool {
+        !self.later.0.is_empty()
+    }
+}
+
+/// Checks each case's requirements against the device, builds the first family's runnable cases'
+/// pipelines on `threads` threads (the other families' are built, all at once, when the run
+/// reaches the second family, so the first result comes as soon as its family's pipelines are
+/// ready; with `lazy`, none: each case builds its own as it runs), and with `timed`
 /// (timed runs) calibrates the clock probe (after a fixed time of load if a clock still climbing
 /// from idle fails it) and warms the device up.
 pub fn prepare<'ctx>(
@@ -128,12 +162,27 @@ pub fn prepare<'ctx>(
         .filter(|(c, s)| s.is_none() && !c.transfer && !lazy)
         .map(|(c, _)| c)
         .collect();
-    let pipelines = pipelines::build_all(ctx, &runnable, threads)?;
-    if !timed {
-        let unknown = "not read: --verify and --compile-only time nothing";
-        let clock = Clock { probe: None, unknown: Some(unknown.into()), witness: Err(unknown.into()) };
-        return Ok(Prepared { skipped, clock, warmth: None, pipelines, lazy });
-    }
+    let first = runnable.first().map(|c| c.family);
+    let (now, rest): (Vec<&CaseSpec>, Vec<&CaseSpec>) =
+        runnable.into_iter().partition(|c| Some(c.family) == first);
+    let later = (rest.into_iter().cloned().collect(), OnceCell::new());
+    let pipelines = pipelines::build_all(ctx, &now, threads)?;
+    let (clock, warmth) = match timed {
+        true => {
+            let (clock, warmth) = warm(ctx)?;
+            (clock, Some(warmth))
+        }
+        false => {
+            let unknown = "not read: --verify and --compile-only time nothing";
+            (Clock { probe: None, unknown: Some(unknown.into()), witness: Err(unknown.into()) }, None)
+        }
+    };
+    Ok(Prepared { skipped, clock, warmth, pipelines, later, ctx, threads, first_family: first, lazy })
+}
+
+/// Calibrates the clock probe (after a fixed time of load if a clock still climbing from idle
+/// fails it) and warms the device up: what a timed run does before its first case.
+fn warm(ctx: &Context) -> Result<(Clock<'_>, Warmth<'_>)> {
     let heater = Heater::new(ctx)?;
     let clock = match clock::probe(ctx) {
         Err(reason) => Clock { probe: None, unknown: Some(reason.clone()), witness: Err(reason) },
@@ -151,7 +200,7 @@ pub fn prepare<'ctx>(
         }
     };
     let warmth = Warmth::start(heater, clock.readers())?;
-    Ok(Prepared { skipped, clock, warmth: Some(warmth), pipelines, lazy })
+    Ok((clock, warmth))
 }
 
 /// Runs the cases at the positions `order` gives in `cases` (the list `prepared` was made for; see
@@ -352,12 +401,14 @@ fn run_case(
         true => Some(pipelines::build_all(ctx, &[case], 1)?),
         false => None,
     };
+    let built = match &own {
+        Some(own) => own,
+        None => prepared.pipelines_of(case)?,
+    };
     phases.pipeline_ms = Phases::since(start);
-    let pipeline = own.as_ref().unwrap_or(&prepared.pipelines).get(case).ok_or_else(|| {
-        crate::error::Error::CaseSpec {
-            case: case.name.clone(),
-            problem: "its pipeline was not built (run it through runner::prepare)".into(),
-        }
+    let pipeline = built.get(case).ok_or_else(|| crate::error::Error::CaseSpec {
+        case: case.name.clone(),
+        problem: "its pipeline was not built (run it through runner::prepare)".into(),
     })?;
     if settings.compile_only {
         let statistics = pipeline.statistics()?;

@@ -57,14 +57,14 @@ pub fn work(request: &Request, job: &Job, emit: &mut dyn FnMut(Message) -> Resul
     let settings = &request.settings;
     let prepared = prepare(&ctx, &cases, default_threads(), settings.timed(), job.lazy)?;
     let built = &prepared.pipelines;
-    let pipelines = match job.lazy {
-        true => Pipelines::Lazy,
-        false => Pipelines::Built {
-            pipelines: built.len(),
-            cases: cases.len(),
-            seconds: built.elapsed.as_secs_f64(),
-            threads: built.threads,
-        },
+    let (seconds, threads) = (built.elapsed.as_secs_f64(), built.threads);
+    let pipelines = match (job.lazy, prepared.builds_later()) {
+        (true, _) => Pipelines::Lazy,
+        (false, false) => Pipelines::Built { pipelines: built.len(), cases: cases.len(), seconds, threads },
+        (false, true) => {
+            let cases = cases.iter().filter(|c| Some(c.family) == prepared.first_family).count();
+            Pipelines::FirstFamily { pipelines: built.len(), cases, seconds, threads }
+        }
     };
     let timer = match (ctx.fenced, settings.fence_timing) {
         (false, _) => Timer::Timestamps,

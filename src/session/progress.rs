@@ -20,10 +20,7 @@ impl Progress {
         }
         // From the first second: what happens before the first case (on lavapipe, seconds of
         // compiling), with the time ticking.
-        bar.set_message(format!(
-            "opening the device, compiling the pipelines of {cases} case{}, warming up",
-            if cases == 1 { "" } else { "s" }
-        ));
+        bar.set_message("opening the device, compiling the first family's pipelines, warming up");
         // The ticker is a thread: only where the bar is drawn.
         if drawn {
             bar.enable_steady_tick(std::time::Duration::from_millis(500));

@@ -70,13 +70,13 @@ pub enum Block {
     },
 }
 
-/// The contents of `blocks`: every anchored heading of level 2 or 3 and anchored section, at its
+/// The contents of `blocks`: every anchored heading of level 2 to 4 and anchored section, at its
 /// depth, in order (a fold's too).
 pub fn contents(blocks: &[Block]) -> Block {
     fn walk(blocks: &[Block], depth: u8, out: &mut Vec<(u8, String, String)>) {
         for block in blocks {
             match block {
-                Block::Heading { level, text, id } if (2..=3).contains(level) && !id.is_empty() => {
+                Block::Heading { level, text, id } if (2..=4).contains(level) && !id.is_empty() => {
                     out.push((level - 2, text.clone(), id.clone()));
                 }
                 Block::Section { title, id, blocks } => {
@@ -120,7 +120,8 @@ mod tests {
         let blocks = [
             Block::Heading { level: 2, text: "H100 (a.json)".into(), id: "run-a".into() },
             Block::Heading { level: 3, text: "Findings".into(), id: "findings-a".into() },
-            Block::Heading { level: 4, text: "too deep".into(), id: "deep".into() },
+            Block::Heading { level: 4, text: "Which buffer type?".into(), id: "which".into() },
+            Block::Heading { level: 5, text: "too deep".into(), id: "deep".into() },
             Block::Section {
                 title: "The fleet".into(),
                 id: "fleet".into(),
@@ -133,7 +134,16 @@ mod tests {
         ];
         let Block::Contents(entries) = contents(&blocks) else { panic!("contents") };
         let shown: Vec<(u8, &str)> = entries.iter().map(|(d, t, _)| (*d, t.as_str())).collect();
-        assert_eq!(shown, [(0, "H100 (a.json)"), (1, "Findings"), (0, "The fleet"), (1, "group 1")]);
+        assert_eq!(
+            shown,
+            [
+                (0, "H100 (a.json)"),
+                (1, "Findings"),
+                (2, "Which buffer type?"),
+                (0, "The fleet"),
+                (1, "group 1")
+            ]
+        );
     }
 
     #[test]

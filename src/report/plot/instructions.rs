@@ -63,7 +63,7 @@ fn render(labels: &[String], rows: &[Across]) -> Result<String, String> {
     root.draw(&Text::new(title, (10, 8), font(18))).map_err(fail)?;
     let mut y = TITLE;
     for (i, label) in labels.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
+        let color = super::style::colour(i).to_rgba();
         root.draw(&Rectangle::new([(10, y + 3), (24, y + 13)], color.filled())).map_err(fail)?;
         let legend = printable(&format!("run {}: {label}", i + 1)).into_owned();
         root.draw(&Text::new(legend, (30, y + 2), font(13))).map_err(fail)?;
@@ -128,7 +128,7 @@ fn panel(
                 continue;
             };
             let length = scale.length(value);
-            let color = Palette99::pick(i).to_rgba();
+            let color = super::style::colour(i).to_rgba();
             root.draw(&Rectangle::new([(left, y), (left + length, y + BAR - 2)], color.filled()))
                 .map_err(fail)?;
             let label = format!("{}{}", crate::format::sig4(value), quantity.unit);

@@ -14,7 +14,7 @@ use crate::results::model::{Amount, CaseResult};
 
 /// How a run's lines look in the line panels.
 pub(super) fn marker_name(run: usize) -> &'static str {
-    ["solid, circles", "light, triangles", "light, squares", "light, crosses"][run % 4]
+    ["thick, circles", "thin, triangles", "thin, squares", "thin, crosses"][run % 4]
 }
 
 /// One line: a variant in one run, as (axis value, metric value) points in axis order.
@@ -191,9 +191,9 @@ where
         .draw()
         .map_err(fail)?;
     for line in series {
-        // A colour per variant; later runs are lighter and thinner, and differ in marker.
-        let base = Palette99::pick(line.variant).to_rgba();
-        let (color, stroke_width) = if line.run == 0 { (base, 2) } else { (base.mix(0.45), 1) };
+        // A colour per variant; later runs are dashed-looking by their markers, as strong.
+        let color = super::style::colour(line.variant).to_rgba();
+        let stroke_width = if line.run == 0 { 2 } else { 1 };
         let style = ShapeStyle { color, filled: true, stroke_width };
         chart
             .draw_series(LineSeries::new(line.points.iter().copied(), style))

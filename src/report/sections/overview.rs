@@ -66,11 +66,40 @@ pub fn page(label: &str, run: &Run, several: bool, link: &dyn Fn(&str) -> String
     let found = findings::of(run);
     let heading = if several { format!("Findings on {}", d.name) } else { "Findings".into() };
     blocks.push(Block::Heading { level: 3, text: heading, id: format!("findings-{}", anchor(label)) });
-    blocks.push(match found.is_empty() {
-        true => Block::Para("The run has none of the cases the findings rest on.".into()),
-        false => Block::List(found.iter().map(|f| finding_item(f, link)).collect()),
-    });
+    if found.is_empty() {
+        blocks.push(Block::Para("The run has none of the cases the findings rest on.".into()));
+    }
+    for question in QUESTIONS {
+        let items: Vec<_> =
+            found.iter().filter(|f| question_of(f.id) == question).map(|f| finding_item(f, link)).collect();
+        if !items.is_empty() {
+            let id = format!("{}-{}", anchor(question), anchor(label));
+            blocks.push(Block::Heading { level: 4, text: question.into(), id });
+            blocks.push(Block::List(items));
+        }
+    }
     blocks
+}
+
+/// The questions findings answer, in the order the page asks them.
+const QUESTIONS: [&str; 5] = [
+    "Which buffer type, and which access pattern?",
+    "Textures and staging: load, sample, or shared memory?",
+    "Where does memory get slow?",
+    "What does an operation cost?",
+    "How far to trust these numbers?",
+];
+
+/// The question finding `id` answers (one of [`QUESTIONS`]).
+fn question_of(id: &str) -> &'static str {
+    match id {
+        "typed-raw-structured" | "writable-buffers" | "subgroup-broadcast" => QUESTIONS[0],
+        "load-or-sample" | "shared-staging" => QUESTIONS[1],
+        "cache-levels" | "copies" => QUESTIONS[2],
+        "flagged" => QUESTIONS[4],
+        // The peaks, atomics and the instruction table's findings.
+        _ => QUESTIONS[3],
+    }
 }
 
 /// Where the run ran, as its record says, and the devices that ran with it.
@@ -83,7 +112,11 @@ fn where_text(run: &Run) -> String {
     }
 }
 
+/// A finding with its evidence, each case linked to its row; the instruction table's findings
+/// link to the table first.
 fn finding_item(f: &Finding, link: &dyn Fn(&str) -> String) -> (String, Vec<(String, String)>) {
-    let links = f.evidence.iter().map(|(case, shown)| (format!("{case}: {shown}"), link(case))).collect();
-    (f.text.clone(), links)
+    let table = (f.family == crate::analysis::instructions::FAMILY)
+        .then(|| ("the instruction table".to_owned(), "instructions".to_owned()));
+    let cases = f.evidence.iter().map(|(case, shown)| (format!("{case}: {shown}"), link(case)));
+    (f.text.clone(), table.into_iter().chain(cases).collect())
 }
