@@ -68,12 +68,13 @@ fn html_block(out: &mut String, block: &Block, level: u8) {
             out.push_str("<ul>\n");
             for (text, links) in items {
                 let _ = write!(out, "<li>{}", escape(text));
+                // An item's links are its evidence: folded, so that the items read as a list.
                 if !links.is_empty() {
-                    out.push_str("<ul>");
+                    let _ = write!(out, "<details><summary>evidence ({})</summary><ul>", links.len());
                     for (label, id) in links {
                         let _ = write!(out, "<li><a href=\"#{}\">{}</a></li>", escape(id), escape(label));
                     }
-                    out.push_str("</ul>");
+                    out.push_str("</ul></details>");
                 }
                 out.push_str("</li>\n");
             }
@@ -172,6 +173,20 @@ fn html_block(out: &mut String, block: &Block, level: u8) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_items_links_are_its_evidence_folded() {
+        let items =
+            vec![("Structured is fastest".to_owned(), vec![("a<b: 1.9 T".to_owned(), "case-a".to_owned())])];
+        let page = html("t", &[Block::List(items)]);
+        assert!(
+            page.contains(
+                "<li>Structured is fastest<details><summary>evidence (1)</summary><ul><li><a \
+                 href=\"#case-a\">a&lt;b: 1.9 T</a></li></ul></details></li>"
+            ),
+            "{page}"
+        );
+    }
 
     #[test]
     fn html_escapes_text_and_keeps_inline_svg() {
