@@ -62,6 +62,8 @@ pub fn instructions(runs: &[Run]) -> Vec<Instruction> {
 pub struct Row {
     /// Case name.
     pub name: String,
+    /// Its family.
+    pub family: String,
     /// The headline rate in each run (`None`: missing from the run, skipped or failed).
     pub rates: Vec<Option<f64>>,
     /// Each run's rate over the first run's (`None` where either is absent); the first is 1.
@@ -128,7 +130,8 @@ pub fn compare(labels: &[String], runs: &[Run]) -> Comparison {
                 .enumerate()
                 .map(|(i, c)| if i == 0 { None } else { verdict(m.found[0]?, (*c)?) })
                 .collect();
-            Row { name: printable(m.name).into_owned(), rates, ratios, cells, notes, verdicts }
+            let family = m.any().family.clone();
+            Row { name: printable(m.name).into_owned(), family, rates, ratios, cells, notes, verdicts }
         })
         .collect();
     let runs: Vec<String> = labels

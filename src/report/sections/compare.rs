@@ -68,12 +68,17 @@ fn parts(comparison: &Comparison, width: Option<usize>) -> (Vec<Block>, Vec<Bloc
     (blocks, notes)
 }
 
-/// The largest changes the runs after the first show against it, at most this many.
+/// The largest changes the runs after the first show against it, at most this many, and at most
+/// [`PER_FAMILY`] of one family.
 const LARGEST: usize = 10;
+
+/// The most changes of one family the list names: one family's many alike (a faster memory's
+/// every sweep size) would hide the others.
+const PER_FAMILY: usize = 2;
 
 /// The largest changes with a verdict (slower or faster), largest first: what to look at first.
 fn largest(comparison: &Comparison) -> Vec<Block> {
-    let mut changes: Vec<(f64, String)> = Vec::new();
+    let mut changes: Vec<(f64, &str, String)> = Vec::new();
     for row in &comparison.rows {
         for (i, verdict) in row.verdicts.iter().enumerate() {
             let Some((verdict, change)) = verdict else { continue };
@@ -82,16 +87,29 @@ fn largest(comparison: &Comparison) -> Vec<Block> {
             }
             let ratio = row.ratios[i].map(ratio_text).unwrap_or_default();
             let run = if comparison.runs.len() > 2 { format!(", run {}", i + 1) } else { String::new() };
-            changes.push((change.abs(), format!("{}: {ratio} ({}{run})", row.name, verdict.word())));
+            let line = format!("{}: {ratio} ({}{run})", row.name, verdict.word());
+            changes.push((change.abs(), row.family.as_str(), line));
         }
     }
     if changes.is_empty() {
         return Vec::new();
     }
     changes.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let lines: Vec<String> = changes.iter().take(LARGEST).map(|(_, line)| line.clone()).collect();
+    let mut named: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut lines: Vec<String> = Vec::new();
+    for (_, family, line) in &changes {
+        let count = named.entry(family).or_default();
+        if *count < PER_FAMILY && lines.len() < LARGEST {
+            *count += 1;
+            lines.push(line.clone());
+        }
+    }
     vec![Block::Section {
-        title: format!("largest changes ({} of {}):", lines.len(), changes.len()),
+        title: format!(
+            "largest changes ({} of {}, at most {PER_FAMILY} a family):",
+            lines.len(),
+            changes.len()
+        ),
         id: "largest".into(),
         blocks: vec![Block::Numbered(lines)],
     }]
