@@ -42,6 +42,15 @@ impl NvidiaGpu {
         Ok(NvidiaGpu { nvml, uuid })
     }
 
+    /// The board's energy since the driver loaded, millijoules (NVML's total-energy counter:
+    /// Volta and later; it updates about every 100 ms).
+    pub fn total_energy_mj(&self) -> Result<u64, String> {
+        let device = self.nvml.device_by_uuid(self.uuid.as_str()).map_err(|e| e.to_string())?;
+        device
+            .total_energy_consumption()
+            .map_err(|e| format!("NVML gives no energy counter for {} ({e})", self.uuid))
+    }
+
     /// Every process with a compute or graphics context on the GPU now (a Vulkan compute
     /// process is listed as either, by driver), each once.
     pub fn processes(&self) -> Result<Vec<Process>, String> {

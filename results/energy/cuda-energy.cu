@@ -1,0 +1,301 @@
+// results/energy/cuda-energy.cu: what each level of the memory hierarchy and each kind of
+// arithmetic costs in energy on this GPU, by NVML's total-energy counter, as the reference that
+// perftest's --energy figures are held against (issue 50).
+//
+// Each workload is a kernel launched back to back (a few in flight) for WINDOW seconds after a
+// warm-up. NVML's counter (mJ) updates about every 100 ms, so the window is taken between two of
+// its updates: the counter is polled every 0.2 ms while the GPU stays busy, and the window starts
+// and ends where it changes. Power = energy / time between those updates. The rate is measured by
+// CUDA events over launches just before the window; energy per unit = power / rate. Idle power is
+// measured the same way (no work) at the start and the end.
+//
+// Build and run (on the device machine): nvcc -O3 -arch=sm_90 cuda-energy.cu -lnvidia-ml -o e && ./e
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <mma.h>
+#include <nvml.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <thread>
+#include <vector>
+
+#define CK(x)                                                                  \
+  do {                                                                         \
+    cudaError_t e_ = (x);                                                      \
+    if (e_ != cudaSuccess) {                                                   \
+      fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));                 \
+      exit(1);                                                                 \
+    }                                                                          \
+  } while (0)
+#define NK(x)                                                                  \
+  do {                                                                         \
+    nvmlReturn_t r_ = (x);                                                     \
+    if (r_ != NVML_SUCCESS) {                                                  \
+      fprintf(stderr, "%s: %s\n", #x, nvmlErrorString(r_));                    \
+      exit(1);                                                                 \
+    }                                                                          \
+  } while (0)
+
+static const double WINDOW = 4.0;  // seconds between the two counter updates, at least
+static const double WARM = 1.0;    // seconds of the workload before its window
+
+static double now() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+// ---- kernels -----------------------------------------------------------------------------
+__global__ void k_fma32(float* out, int iters, float a, float b) {
+  float x[8];
+#pragma unroll
+  for (int j = 0; j < 8; j++) x[j] = threadIdx.x * 1e-3f + j;
+  for (int i = 0; i < iters; i++) {
+#pragma unroll
+    for (int j = 0; j < 8; j++) x[j] = fmaf(x[j], a, b);
+  }
+  float s = 0;
+#pragma unroll
+  for (int j = 0; j < 8; j++) s += x[j];
+  if (s == 1234.5f) out[0] = s;
+}
+
+__global__ void k_hfma2(float* out, int iters, float a, float b) {
+  __half2 x[16];
+  __half2 ha = __float2half2_rn(a), hb = __float2half2_rn(b);
+#pragma unroll
+  for (int j = 0; j < 16; j++) x[j] = __float2half2_rn(threadIdx.x * 1e-3f + j);
+  for (int i = 0; i < iters; i++) {
+#pragma unroll
+    for (int j = 0; j < 16; j++) x[j] = __hfma2(x[j], ha, hb);
+  }
+  float s = 0;
+#pragma unroll
+  for (int j = 0; j < 16; j++) s += __low2float(x[j]) + __high2float(x[j]);
+  if (s == 1234.5f) out[0] = s;
+}
+
+__global__ void k_wmma(float* out, int iters) {
+  using namespace nvcuda;
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> a;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> b;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> c[4];
+  // Elements that differ, so that the compiler cannot merge the two halves of an m16n16k16 (two
+  // m16n8k16 instructions on identical registers) or the four chains: with every fragment filled
+  // with one constant, the rate read 1.31 PFLOP/s, twice the mma.sync path's.
+  for (int i = 0; i < a.num_elements; i++) a.x[i] = __float2half(1e-3f * (i + 1));
+  for (int i = 0; i < b.num_elements; i++) b.x[i] = __float2half(1e-3f * (i + 2 + threadIdx.x % 7));
+  for (int k = 0; k < 4; k++) wmma::fill_fragment(c[k], 0.25f * k);
+  for (int i = 0; i < iters; i++) {
+#pragma unroll
+    for (int k = 0; k < 4; k++) wmma::mma_sync(c[k], a, b, c[k]);
+  }
+  float s = 0;
+  for (int k = 0; k < 4; k++) s += c[k].x[0];
+  if (s == 1234.5f) out[0] = s;
+}
+
+// L1: each block reads a 16 KiB window of its own, reps times.
+__global__ void k_l1(const float4* __restrict__ in, float* out, int reps) {
+  const float4* w = in + (size_t)(blockIdx.x % 1024) * 1024;
+  float4 s = make_float4(0, 0, 0, 0);
+  for (int r = 0; r < reps; r++) {
+#pragma unroll 8
+    for (int k = 0; k < 64; k++) {
+      float4 v = w[(threadIdx.x + k * 16 + r) & 1023];
+      s.x += v.x; s.y += v.y; s.z += v.z; s.w += v.w;
+    }
+  }
+  if (s.x + s.y + s.z + s.w == 1234.5f) out[0] = s.x;
+}
+
+__global__ void k_shared(float* out, int reps) {
+  __shared__ float4 m[1024];
+  for (int i = threadIdx.x; i < 1024; i += blockDim.x) m[i] = make_float4(i, i, i, i);
+  __syncthreads();
+  float4 s = make_float4(0, 0, 0, 0);
+  for (int r = 0; r < reps; r++) {
+#pragma unroll 8
+    for (int k = 0; k < 64; k++) {
+      float4 v = m[(threadIdx.x + k * 16 + r) & 1023];
+      s.x += v.x; s.y += v.y; s.z += v.z; s.w += v.w;
+    }
+  }
+  if (s.x + s.y + s.z + s.w == 1234.5f) out[0] = s.x;
+}
+
+// L2: a 16 MiB set; each block reads 1 MiB from offset block x 128 KiB (wrapping), past the L1.
+__global__ void k_l2(const float4* __restrict__ in, float* out, int reps, size_t n4) {
+  float4 s = make_float4(0, 0, 0, 0);
+  size_t start = (size_t)blockIdx.x * 8192;  // 128 KiB in float4
+  for (int r = 0; r < reps; r++) {
+    for (int i = threadIdx.x; i < 65536; i += blockDim.x) {  // 1 MiB in float4
+      float4 v = __ldcg(&in[(start + i) % n4]);
+      s.x += v.x; s.y += v.y; s.z += v.z; s.w += v.w;
+    }
+  }
+  if (s.x + s.y + s.z + s.w == 1234.5f) out[0] = s.x;
+}
+
+// HBM: a grid-stride read of the whole buffer, once.
+__global__ void k_hbm(const float4* __restrict__ in, float* out, size_t n4) {
+  float4 s = make_float4(0, 0, 0, 0);
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n4; i += (size_t)gridDim.x * blockDim.x) {
+    float4 v = __ldcs(&in[i]);
+    s.x += v.x; s.y += v.y; s.z += v.z; s.w += v.w;
+  }
+  if (s.x + s.y + s.z + s.w == 1234.5f) out[0] = s.x;
+}
+
+// ---- the measurement ---------------------------------------------------------------------
+struct Workload {
+  const char* name;
+  const char* unit;    // what one unit of work is
+  double units;        // units per launch
+  std::function<void()> launch;
+};
+
+static nvmlDevice_t nvml_device;
+
+static unsigned long long energy_mj() {
+  unsigned long long e;
+  NK(nvmlDeviceGetTotalEnergyConsumption(nvml_device, &e));
+  return e;
+}
+
+// Keeps at most `depth` launches in flight.
+struct Feeder {
+  std::function<void()> launch;
+  int depth;
+  std::vector<cudaEvent_t> ring;
+  size_t issued = 0, done = 0;
+  Feeder(std::function<void()> l, int d) : launch(l), depth(d), ring(d) {
+    for (auto& e : ring) CK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  }
+  ~Feeder() {
+    CK(cudaDeviceSynchronize());
+    for (auto& e : ring) cudaEventDestroy(e);
+  }
+  void feed() {
+    while (done < issued && cudaEventQuery(ring[done % depth]) == cudaSuccess) done++;
+    while (issued - done < (size_t)depth) {
+      launch();
+      CK(cudaEventRecord(ring[issued % depth]));
+      issued++;
+    }
+  }
+};
+
+// The time and counter at the counter's next update, feeding the GPU meanwhile (if `feed`).
+static std::pair<double, unsigned long long> next_update(Feeder* feed) {
+  unsigned long long e0 = energy_mj();
+  for (;;) {
+    if (feed) feed->feed();
+    unsigned long long e = energy_mj();
+    if (e != e0) return {now(), e};
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
+
+// Watts between two counter updates at least WINDOW apart, with `feed` busy (or idle).
+static double watts(Feeder* feed, double* seconds) {
+  auto [t0, e0] = next_update(feed);
+  while (now() - t0 < WINDOW) {
+    if (feed) feed->feed();
+    std::this_thread::sleep_for(std::chrono::microseconds(500));
+  }
+  auto [t1, e1] = next_update(feed);
+  *seconds = t1 - t0;
+  return (e1 - e0) * 1e-3 / (t1 - t0);
+}
+
+// Units per second by CUDA events over `n` launches.
+static double rate(const Workload& w, int n) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  CK(cudaEventRecord(a));
+  for (int i = 0; i < n; i++) w.launch();
+  CK(cudaEventRecord(b));
+  CK(cudaEventSynchronize(b));
+  float ms;
+  CK(cudaEventElapsedTime(&ms, a, b));
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  return w.units * n / (ms * 1e-3);
+}
+
+static double idle_watts(const char* when) {
+  CK(cudaDeviceSynchronize());
+  std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+  double s;
+  double w = watts(nullptr, &s);
+  printf("idle (%s)  %.1f W over %.2f s\n", when, w, s);
+  return w;
+}
+
+int main() {
+  CK(cudaSetDevice(0));
+  char bus[32];
+  CK(cudaDeviceGetPCIBusId(bus, sizeof bus, 0));
+  NK(nvmlInit_v2());
+  NK(nvmlDeviceGetHandleByPciBusId_v2(bus, &nvml_device));
+  char name[96], driver[96];
+  NK(nvmlDeviceGetName(nvml_device, name, sizeof name));
+  NK(nvmlSystemGetDriverVersion(driver, sizeof driver));
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  int sms = prop.multiProcessorCount;
+  printf("%s, driver %s, %d SMs, PCI %s; window %.0f s between NVML counter updates\n", name, driver, sms, bus,
+         WINDOW);
+
+  float* out;
+  CK(cudaMalloc(&out, 64));
+  const size_t hbm_bytes = 2ull << 30, l2_bytes = 16ull << 20;
+  float4 *hbm, *l2, *l1;
+  CK(cudaMalloc(&hbm, hbm_bytes));
+  CK(cudaMemset(hbm, 0, hbm_bytes));
+  CK(cudaMalloc(&l2, l2_bytes));
+  CK(cudaMemset(l2, 0, l2_bytes));
+  CK(cudaMalloc(&l1, 16ull << 20));
+  CK(cudaMemset(l1, 0, 16ull << 20));
+
+  const int blocks = sms * 8, threads = 256;
+  const double T = (double)blocks * threads;
+  const int it32 = 131072, it16 = 65536, itmma = 16384, l1reps = 4096, shreps = 4096, l2reps = 16;
+  const int l2blocks = sms * 16;
+  std::vector<Workload> work = {
+      {"fp32 FMA", "FLOP", 2.0 * 8 * it32 * T, [&] { k_fma32<<<blocks, threads>>>(out, it32, 0.999f, 1e-4f); }},
+      {"fp16 FMA (half2)", "FLOP", 4.0 * 16 * it16 * T, [&] { k_hfma2<<<blocks, threads>>>(out, it16, 0.999f, 1e-4f); }},
+      {"tensor fp16->fp32 (wmma)", "FLOP", 2.0 * 16 * 16 * 16 * 4 * itmma * (T / 32),
+       [&] { k_wmma<<<blocks, threads>>>(out, itmma); }},
+      {"L1 loads (16 KiB per block)", "B", 16.0 * 64 * l1reps * T, [&] { k_l1<<<blocks, threads>>>(l1, out, l1reps); }},
+      {"shared-memory loads", "B", 16.0 * 64 * shreps * T, [&] { k_shared<<<blocks, threads>>>(out, shreps); }},
+      {"L2 reads (16 MiB set)", "B", (double)(1 << 20) * l2reps * l2blocks,
+       [&] { k_l2<<<l2blocks, threads>>>(l2, out, l2reps, l2_bytes / 16); }},
+      {"HBM reads (2 GiB stream)", "B", (double)hbm_bytes, [&] { k_hbm<<<sms * 16, 256>>>(hbm, out, hbm_bytes / 16); }},
+  };
+  double idle0 = idle_watts("start");
+  printf("%-28s %14s %9s %9s %12s %12s %8s\n", "workload", "rate", "W", "W-idle", "pJ/unit", "pJ/unit-idle", "window");
+  auto one = [&](const Workload& w) {
+    Feeder f(w.launch, 3);
+    double t0 = now();
+    while (now() - t0 < WARM) f.feed();
+    CK(cudaDeviceSynchronize());
+    double r = rate(w, 8);
+    double s;
+    double p = watts(&f, &s);
+    double per = p / r * 1e12, above = (p - idle0) / r * 1e12;
+    printf("%-28s %11.4g %s/s %8.1f %9.1f %12.4g %12.4g %7.2fs\n", w.name, r, w.unit, p, p - idle0, per, above, s);
+    fflush(stdout);
+  };
+  for (auto& w : work) one(w);
+  // The sensor's resolution: the same workload three more times.
+  for (int k = 0; k < 3; k++) one(work[0]);
+  one(work[6]);
+  idle_watts("end");
+  NK(nvmlShutdown());
+  return 0;
+}
