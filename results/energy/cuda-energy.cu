@@ -77,23 +77,24 @@ __global__ void k_hfma2(float* out, int iters, float a, float b) {
   if (s == 1234.5f) out[0] = s;
 }
 
-__global__ void k_wmma(float* out, int iters) {
+__global__ void k_wmma(const half* mats, float* out, int iters) {
   using namespace nvcuda;
   wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> a;
   wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> b;
   wmma::fragment<wmma::accumulator, 16, 16, 16, float> c[4];
-  // Elements that differ, so that the compiler cannot merge the two halves of an m16n16k16 (two
-  // m16n8k16 instructions on identical registers) or the four chains: with every fragment filled
-  // with one constant, the rate read 1.31 PFLOP/s, twice the mma.sync path's.
-  for (int i = 0; i < a.num_elements; i++) a.x[i] = __float2half(1e-3f * (i + 1));
-  for (int i = 0; i < b.num_elements; i++) b.x[i] = __float2half(1e-3f * (i + 2 + threadIdx.x % 7));
+  // Loaded from memory, so that the compiler cannot know the values.
+  wmma::load_matrix_sync(a, mats, 16);
+  wmma::load_matrix_sync(b, mats + 256, 16);
   for (int k = 0; k < 4; k++) wmma::fill_fragment(c[k], 0.25f * k);
   for (int i = 0; i < iters; i++) {
 #pragma unroll
     for (int k = 0; k < 4; k++) wmma::mma_sync(c[k], a, b, c[k]);
   }
+  // Every element of every accumulator is used: with only x[0] read, the compiler dropped the
+  // HMMA of the other eight columns, and the rate read twice the work done.
   float s = 0;
-  for (int k = 0; k < 4; k++) s += c[k].x[0];
+  for (int k = 0; k < 4; k++)
+    for (int i = 0; i < c[k].num_elements; i++) s += c[k].x[i];
   if (s == 1234.5f) out[0] = s;
 }
 
@@ -253,6 +254,13 @@ int main() {
 
   float* out;
   CK(cudaMalloc(&out, 64));
+  half* mats;
+  CK(cudaMalloc(&mats, 512 * sizeof(half)));
+  {
+    std::vector<half> h(512);
+    for (int i = 0; i < 512; i++) h[i] = __float2half(1e-3f * ((i * 37) % 101 + 1));
+    CK(cudaMemcpy(mats, h.data(), 512 * sizeof(half), cudaMemcpyHostToDevice));
+  }
   const size_t hbm_bytes = 2ull << 30, l2_bytes = 16ull << 20;
   float4 *hbm, *l2, *l1;
   CK(cudaMalloc(&hbm, hbm_bytes));
@@ -270,7 +278,7 @@ int main() {
       {"fp32 FMA", "FLOP", 2.0 * 8 * it32 * T, [&] { k_fma32<<<blocks, threads>>>(out, it32, 0.999f, 1e-4f); }},
       {"fp16 FMA (half2)", "FLOP", 4.0 * 16 * it16 * T, [&] { k_hfma2<<<blocks, threads>>>(out, it16, 0.999f, 1e-4f); }},
       {"tensor fp16->fp32 (wmma)", "FLOP", 2.0 * 16 * 16 * 16 * 4 * itmma * (T / 32),
-       [&] { k_wmma<<<blocks, threads>>>(out, itmma); }},
+       [&] { k_wmma<<<blocks, threads>>>(mats, out, itmma); }},
       {"L1 loads (16 KiB per block)", "B", 16.0 * 64 * l1reps * T, [&] { k_l1<<<blocks, threads>>>(l1, out, l1reps); }},
       {"shared-memory loads", "B", 16.0 * 64 * shreps * T, [&] { k_shared<<<blocks, threads>>>(out, shreps); }},
       {"L2 reads (16 MiB set)", "B", (double)(1 << 20) * l2reps * l2blocks,
