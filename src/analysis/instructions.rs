@@ -12,6 +12,12 @@ use crate::results::model::{CaseResult, Run};
 /// The family whose cases make the table.
 pub const FAMILY: &str = "instr";
 
+/// What an operation whose throughput case runs at `ratio` of the FMA's rate costs in fp32 FMAs:
+/// the ratio's inverse (none for a ratio that is not positive).
+pub fn fma_cost(ratio: f64) -> Option<f64> {
+    (ratio > 0.0).then(|| 1.0 / ratio)
+}
+
 /// One operation's row.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row<'a> {
@@ -44,7 +50,7 @@ impl Row<'_> {
 
     /// What one operation costs in fp32 FMAs: the inverse of its ratio against the FMA's rate.
     pub fn fma_cost(&self) -> Option<f64> {
-        timed(self.throughput)?.ratio.filter(|r| *r > 0.0).map(|r| 1.0 / r)
+        timed(self.throughput)?.ratio.and_then(fma_cost)
     }
 
     /// Nanoseconds per dependent operation.

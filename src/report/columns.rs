@@ -20,7 +20,7 @@ use super::doc::{self, Align, Block, Cell, Table};
 use super::text::case as text;
 use crate::analysis::instructions;
 use crate::format::{pad_end, sig4};
-use crate::record::outcome::{Counted, TIME_FOR};
+use crate::record::outcome::Counted;
 use crate::results::family::FamilyFacts;
 use crate::results::model::{Amount, CaseResult, Status};
 
@@ -87,15 +87,11 @@ impl Column {
         let counted = case.dispatch.map(|d| d.counted);
         match self {
             Column::Rate => case.rates.first().map(Amount::text).unwrap_or_default(),
-            // The loader refuses a non-positive rate, so the time is finite.
-            Column::Original => match case.rates.first().filter(|_| case.original_time) {
-                Some(first) => format!("{:.3}", TIME_FOR / first.value * 1e3),
-                None => String::new(),
-            },
-            Column::Ratio => match (case.ratio, cost) {
-                (Some(r), true) if r > 0.0 => format!("{} FMAs", sig4(1.0 / r)),
-                (Some(r), _) => format!("{r:.3}x"),
-                (None, _) => String::new(),
+            Column::Original => text::original_ms(case).map(|ms| format!("{ms:.3}")).unwrap_or_default(),
+            Column::Ratio => match (case.ratio, case.ratio.and_then(instructions::fma_cost), cost) {
+                (_, Some(fmas), true) => format!("{} FMAs", sig4(fmas)),
+                (Some(r), _, _) => format!("{r:.3}x"),
+                (None, _, _) => String::new(),
             },
             Column::Second => case.rates.get(1).map(Amount::text).unwrap_or_default(),
             Column::PerClock => match (counted, case.clock_mhz, case.per_clock.first()) {

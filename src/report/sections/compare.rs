@@ -131,25 +131,26 @@ pub fn table(comparison: &Comparison, heads: &[String]) -> Table {
 /// the cells on the line below it.
 fn fitted_table(comparison: &Comparison, heads: &[String], width: usize) -> Table {
     let mut table = table(comparison, heads);
-    let cells = |row: &Row| -> Vec<String> { (0..row.cells.len()).map(|i| cell(row, i)).collect() };
+    let rows = std::mem::take(&mut table.rows);
     let mut widths: Vec<usize> = heads.iter().map(|h| h.chars().count()).collect();
-    for row in &comparison.rows {
-        for (w, cell) in widths.iter_mut().zip(cells(row)) {
-            *w = (*w).max(cell.chars().count());
+    for row in &rows {
+        if let doc::Row::Cells(_, cells) = row {
+            for (w, cell) in widths.iter_mut().zip(&cells[1..]) {
+                *w = (*w).max(cell.shown().chars().count());
+            }
         }
     }
     // The least a name gets, however many runs there are.
     let room = width.saturating_sub(widths.iter().map(|w| w + 2).sum::<usize>()).max(24);
-    table.rows.clear();
-    for row in &comparison.rows {
-        let cells = cells(row).into_iter().map(Cell::Text);
-        match row.name.chars().count() > room {
-            true => {
+    for row in rows {
+        match row {
+            doc::Row::Cells(id, mut cells) if cells[0].shown().chars().count() > room => {
                 // A row of one missing cell spans the line, and no column is widened by it.
-                table.push(None, vec![Cell::Missing(row.name.clone())]);
-                table.push(None, std::iter::once(Cell::text("")).chain(cells).collect());
+                let name = std::mem::replace(&mut cells[0], Cell::text(""));
+                table.push(None, vec![Cell::Missing(name.shown())]);
+                table.push(id, cells);
             }
-            false => table.push(None, std::iter::once(Cell::text(row.name.as_str())).chain(cells).collect()),
+            row => table.rows.push(row),
         }
     }
     table

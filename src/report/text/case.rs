@@ -49,12 +49,18 @@ pub fn line(case: &CaseResult) -> String {
     line
 }
 
+/// The original perftest's time of a case that carries it: the milliseconds 2^32 of its first
+/// work unit would take at its rate.
+pub fn original_ms(case: &CaseResult) -> Option<f64> {
+    // The loader refuses a non-positive rate, so the time is finite.
+    let first = case.rates.first().filter(|_| case.original_time)?;
+    Some(TIME_FOR / first.value * 1e3)
+}
+
 /// The original perftest's columns of a case that leads with them: the time 2^32 of its first
 /// work unit would take, and its ratio where it has one (`11.302ms 3.907x`).
 pub fn original_lead(case: &CaseResult) -> Option<String> {
-    // The loader refuses a non-positive rate, so the time is finite.
-    let first = case.rates.first().filter(|_| case.original_time)?;
-    let mut lead = format!("{:.3}ms", TIME_FOR / first.value * 1e3);
+    let mut lead = format!("{:.3}ms", original_ms(case)?);
     if let Some(r) = case.ratio {
         lead.push_str(&format!(" {r:.3}x"));
     }
