@@ -182,7 +182,12 @@ fn write(output: Option<&std::path::Path>, document: &str) -> Result<()> {
 
 /// The watchdog's time for a case: `--watchdog`, or 3000 times the target time and at least 60 s.
 fn watchdog(cli: &Cli) -> std::time::Duration {
-    let seconds = cli.watchdog.unwrap_or_else(|| (3.0 * cli.target_ms).max(60.0));
+    // An energy hold gives up on a sensor after three windows and a little more.
+    let hold = match cli.energy {
+        true => 3.0 * cli.energy_window.unwrap_or(4.0) + 3.0,
+        false => 0.0,
+    };
+    let seconds = cli.watchdog.unwrap_or_else(|| (3.0 * cli.target_ms).max(60.0) + hold);
     std::time::Duration::from_secs_f64(seconds)
 }
 
@@ -206,6 +211,7 @@ pub fn request(cli: &Cli) -> Request {
             shader_stats: cli.shader_stats,
             fence_timing: cli.fence_timing,
             fixed_samples: cli.fixed_samples,
+            energy: cli.energy.then_some(cli.energy_window),
         },
     }
 }

@@ -167,6 +167,22 @@ pub struct Cli {
           value_parser = clap::value_parser!(u32).range(3..=1000))]
     pub samples: u32,
 
+    /// Also measure what each case's work costs in energy, where the GPU's vendor tells it (NVML
+    /// on NVIDIA, hwmon on AMD and Intel, RAPL for a CPU driver): after its samples, each case's
+    /// work is held a few seconds between two readings of the sensor.
+    ///
+    /// The idle board is read before the warm-up and after the last case; each case gets its
+    /// watts and picojoules per unit of work, for the board and above idle. Pick few cases: each
+    /// takes about 4 s more on NVIDIA (docs/design/energy.md).
+    #[arg(hide_short_help = true, long, conflicts_with_all = ["verify", "compile_only"])]
+    pub energy: bool,
+
+    /// Hold each case's work at least this many seconds for --energy [default: 4 for NVML and a
+    /// power reading, 1 for a kernel counter].
+    #[arg(hide_short_help = true, long, value_name = "SECONDS", requires = "energy",
+          value_parser = parse_energy_window)]
+    pub energy_window: Option<f64>,
+
     /// Take exactly --samples samples per case, never stopping early once they agree.
     #[arg(hide_short_help = true, long, conflicts_with = "verify")]
     pub fixed_samples: bool,
@@ -177,7 +193,8 @@ pub struct Cli {
     pub fence_timing: bool,
 
     /// Give each case this many seconds to answer before its worker process is stopped and the
-    /// case recorded as hung [default: 3000 times --target-ms, at least 60].
+    /// case recorded as hung [default: 3000 times --target-ms, at least 60; with --energy three windows
+    /// and 3 s more].
     #[arg(hide_short_help = true, long, value_name = "SECONDS", value_parser = parse_watchdog)]
     pub watchdog: Option<f64>,
 
@@ -238,6 +255,13 @@ fn parse_percent(text: &str) -> Result<f64, String> {
 
 fn parse_profile(text: &str) -> Result<crate::caps::profile::Profile, String> {
     crate::caps::profile::Profile::load(std::path::Path::new(text))
+}
+
+fn parse_energy_window(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(value) if (0.1..=60.0).contains(&value) => Ok(value),
+        _ => Err(format!("`{text}` is not a number of seconds from 0.1 to 60")),
+    }
 }
 
 fn parse_watchdog(text: &str) -> Result<f64, String> {

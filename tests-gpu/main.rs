@@ -101,6 +101,7 @@ fn every_case_verifies_against_its_cpu_reference() {
         shader_stats: true,
         fence_timing: false,
         fixed_samples: false,
+        energy: None,
     });
     for (name, outcome) in &results {
         match outcome {
@@ -251,6 +252,7 @@ fn short(target_ms: f64) -> RunSettings {
         shader_stats: false,
         fence_timing: false,
         fixed_samples: false,
+        energy: None,
     }
 }
 
@@ -771,5 +773,69 @@ fn cli_fleet_confirm_measures_a_suspect_again_on_this_host() {
         stdout.contains("slower than the fleet's medians (no other GPU of its model on this host)"),
         "{stdout}"
     );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A RAPL package counter under a fixture `/sys` that a thread advances at `watts` until `stop`.
+fn rapl_at(root: &std::path::Path, watts: f64, stop: &std::sync::atomic::AtomicBool) {
+    let dir = root.join("class/powercap/intel-rapl:0");
+    let start = std::time::Instant::now();
+    while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+        let microjoules = (start.elapsed().as_secs_f64() * watts * 1e6) as u64;
+        let temporary = dir.join("energy_uj.new");
+        std::fs::write(&temporary, format!("{microjoules}\n")).unwrap();
+        std::fs::rename(&temporary, dir.join("energy_uj")).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+#[test]
+fn cli_energy_on_lavapipe_is_unknown_with_a_reason_or_measured_from_a_rapl_counter() {
+    let dir = temp_dir("energy-rapl");
+    let run = dir.join("run.json");
+    let args =
+        ["--energy", "--energy-window", "0.5", "--case", "ALU fp32 FMA", "--json", run.to_str().unwrap()];
+    // No RAPL counter under an empty /sys: the header says why, and the case still runs.
+    let empty = dir.join("empty-sys");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = perftest(&args, &[("PERFTEST_SYS", empty.to_str().unwrap())]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("\nenergy:     unknown (no RAPL counter ("), "{stdout}");
+    let kept: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&run).unwrap()).unwrap();
+    assert!(kept["cases"][0]["energy"].is_null() && kept["cases"][0]["rate"].is_object(), "{kept}");
+    // A counter that a thread advances at 50 W: the run reads 50 W, and each FLOP's share.
+    let sys = dir.join("sys");
+    let rapl = sys.join("class/powercap/intel-rapl:0");
+    std::fs::create_dir_all(&rapl).unwrap();
+    std::fs::write(rapl.join("name"), "package-0\n").unwrap();
+    std::fs::write(rapl.join("max_energy_range_uj"), "262143328850\n").unwrap();
+    std::fs::write(rapl.join("energy_uj"), "0\n").unwrap();
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let out = std::thread::scope(|scope| {
+        scope.spawn(|| rapl_at(&sys, 50.0, &stop));
+        let out = perftest(&args, &[("PERFTEST_SYS", sys.to_str().unwrap())]);
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        out
+    });
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains("\nenergy:     RAPL package-0, each case's work held 0.5 s between two updates"),
+        "{stdout}"
+    );
+    let kept: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&run).unwrap()).unwrap();
+    let idle = kept["energy"]["idle_w"].as_f64().unwrap();
+    assert!((idle / 50.0 - 1.0).abs() < 0.05, "idle {idle} W");
+    let energy = &kept["cases"][0]["energy"];
+    let watts = energy["watts"].as_f64().unwrap();
+    assert!((watts / 50.0 - 1.0).abs() < 0.05, "{energy}");
+    assert!(energy["busy"].as_f64().unwrap() > 0.9, "{energy}");
+    // Joules over the FLOPs of the measurements in the window: the watts over the rate, within
+    // the window's edges (one measurement each) and the rate's noise.
+    let per_flop = energy["per_unit"][0]["value"].as_f64().unwrap() * 1e-12;
+    let rate = kept["cases"][0]["rate"]["value"].as_f64().unwrap();
+    assert_eq!(energy["per_unit"][0]["unit"], "pJ/FLOP");
+    assert!((per_flop * rate / watts - 1.0).abs() < 0.15, "{energy} at {rate} FLOP/s");
     std::fs::remove_dir_all(dir).unwrap();
 }

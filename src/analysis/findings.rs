@@ -27,7 +27,7 @@ pub struct Finding {
 
 /// Every finding the run supports, in the order of the families.
 pub fn of(run: &Run) -> Vec<Finding> {
-    let rules: [fn(&Run) -> Option<Finding>; 10] = [
+    let rules: [fn(&Run) -> Option<Finding>; 11] = [
         typed_raw_structured,
         load_or_sample,
         writable_buffers,
@@ -37,6 +37,7 @@ pub fn of(run: &Run) -> Vec<Finding> {
         atomics,
         copies,
         compute_peaks,
+        energy_levels,
         flagged,
     ];
     let mut found: Vec<Finding> = rules.iter().filter_map(|rule| rule(run)).collect();
@@ -389,6 +390,46 @@ fn compute_peaks(run: &Run) -> Option<Finding> {
         text: format!("Against the architecture's peak: {}.", parts.join(", ")),
         evidence,
     })
+}
+
+/// What a unit of work costs in energy down the hierarchy (`--energy`): each level's picojoules,
+/// the farthest memory level's byte against the nearest's and in fp32 FMAs.
+fn energy_levels(run: &Run) -> Option<Finding> {
+    let rows = super::energy::table(run);
+    let pj = |board: f64, above: Option<f64>| {
+        let above = above.map_or(String::new(), |a| format!(" ({} above idle)", crate::format::sig4(a)));
+        format!("{} pJ{above}", crate::format::sig4(board))
+    };
+    let parts: Vec<String> = rows.iter().map(|r| format!("{} {}", r.each, pj(r.board, r.above))).collect();
+    if parts.len() < 2 {
+        return None;
+    }
+    let mut text = format!("In energy for the board: {}", parts.join(", "));
+    let memory: Vec<_> = rows.iter().filter(|r| r.memory && r.level != "shared memory").collect();
+    if let (Some(near), Some(far)) = (memory.first(), memory.iter().rfind(|r| !r.level.starts_with("host"))) {
+        if near.level != far.level {
+            text.push_str(&format!(
+                "; a byte from {} costs {} a byte from {}",
+                far.level,
+                ratio_text(far.board / near.board),
+                near.level
+            ));
+            if let Some((_, in_fmas)) = super::energy::in_fmas(&rows) {
+                if let Some((_, fmas)) = in_fmas.iter().find(|(r, _)| r.level == far.level) {
+                    text.push_str(&format!(", as much as {} fp32 FMAs", crate::format::sig4(*fmas)));
+                }
+            }
+        }
+    }
+    text.push('.');
+    let evidence = rows
+        .iter()
+        .map(|r| {
+            let unit = r.unit.amount_name();
+            (r.case.name.clone(), format!("{} pJ/{unit}", crate::format::sig4(r.board)))
+        })
+        .collect();
+    Some(Finding { id: "energy-levels", family: "sweep", text, evidence })
 }
 
 /// The results to doubt: implausible, throttled, noisy or otherwise flagged.

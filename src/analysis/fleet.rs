@@ -136,6 +136,29 @@ pub struct Standing {
     pub slow: bool,
 }
 
+/// A case whose work cost one device more energy than its group (`--energy` runs): a board
+/// drawing more for the same work.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Hungry {
+    /// The device's index in its group.
+    pub device: usize,
+    /// The case.
+    pub case: String,
+    /// Its picojoules per unit for the board (the median over its runs).
+    pub picojoules: f64,
+    /// The group's median.
+    pub median: f64,
+    /// The unit of both (`pJ/FLOP`).
+    pub unit: String,
+    /// Its energy over the median, less one.
+    pub change: f64,
+}
+
+/// Energy per unit this fraction or more above the group's median, and beyond [`SPREAD_K`] of
+/// its spread, is more than its siblings spend: the same card's figure moved 2% to 4% between
+/// sittings minutes apart (results/energy/), boards of one model differ by a few percent.
+pub const ENERGY_MARGIN: f64 = 0.10;
+
 /// A device of a group that cannot be judged.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Unjudged {
@@ -166,6 +189,9 @@ pub struct Group {
     pub ranking: Vec<Standing>,
     /// Compute units slower than their own device's others, slowest first.
     pub slow_units: Vec<SlowUnit>,
+    /// Cases whose work cost a device more energy than the group, the largest first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hungry: Vec<Hungry>,
 }
 
 /// A run, or a file given as one, that the fleet could not take, and why.

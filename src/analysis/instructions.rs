@@ -29,6 +29,8 @@ pub struct Row<'a> {
     pub throughput: Option<&'a CaseResult>,
     /// Its latency case, where the run has it.
     pub latency: Option<&'a CaseResult>,
+    /// The FMA's throughput case its throughput is against, where the run has it.
+    pub fma: Option<&'a CaseResult>,
 }
 
 /// A case where it was timed (none where it was skipped or failed).
@@ -51,6 +53,17 @@ impl Row<'_> {
     /// What one operation costs in fp32 FMAs: the inverse of its ratio against the FMA's rate.
     pub fn fma_cost(&self) -> Option<f64> {
         timed(self.throughput)?.ratio.and_then(fma_cost)
+    }
+
+    /// Picojoules per operation for the board, where the run measured its energy (`--energy`).
+    pub fn energy_pj(&self) -> Option<f64> {
+        Some(timed(self.throughput)?.energy.as_ref()?.first()?.value)
+    }
+
+    /// What one operation's energy is in fp32 FMAs' energy: its picojoules over the FMA's.
+    pub fn energy_in_fmas(&self) -> Option<f64> {
+        let fma = timed(self.fma)?.energy.as_ref()?.first()?.value;
+        Some(self.energy_pj()? / fma)
     }
 
     /// Nanoseconds per dependent operation.
@@ -106,12 +119,21 @@ pub fn table(run: &Run) -> Vec<Row<'_>> {
             Some(at) => at,
             None => {
                 let class = case.labels.get("class").map_or("", String::as_str);
-                rows.push(Row { operation: &case.variant, class, throughput: None, latency: None });
+                rows.push(Row {
+                    operation: &case.variant,
+                    class,
+                    throughput: None,
+                    latency: None,
+                    fma: None,
+                });
                 rows.len() - 1
             }
         };
         match throughput {
-            true => rows[at].throughput = Some(case),
+            true => {
+                rows[at].throughput = Some(case);
+                rows[at].fma = case.baseline.as_ref().and_then(|b| run.cases.iter().find(|c| c.name == *b));
+            }
             false => rows[at].latency = Some(case),
         }
     }
@@ -205,6 +227,37 @@ pub(crate) mod tests {
         // 1980 MHz over 86 M dependent operations per second: 23.02 clocks by the timestamps.
         assert!((sin.latency_clk_by_time().unwrap() - 23.023).abs() < 0.001);
         assert!(has_numbers(&rows));
+    }
+
+    /// `case` with energy of `pj` picojoules per operation for the board.
+    pub(crate) fn with_energy(mut case: CaseResult, pj: f64) -> CaseResult {
+        let unit = crate::results::measure::Measure::Energy(crate::registry::Unit::Op);
+        case.energy = Some(crate::results::energy::CaseEnergy {
+            seconds: 4.0,
+            joules: 1200.0,
+            measurements: 200,
+            busy: None,
+            watts: 300.0,
+            per_unit: vec![Amount { value: pj, unit }],
+            above_idle: Vec::new(),
+        });
+        case
+    }
+
+    #[test]
+    fn an_operations_energy_is_priced_in_the_fmas_it_is_against() {
+        let mut fma = case("Instr fp32 fma throughput", 32e12, 123.5, Some(1.0));
+        fma.baseline = Some(fma.name.clone());
+        let mut sin = case("Instr fp32 sin throughput", 4e12, 15.9, Some(0.125));
+        sin.baseline = fma.name.clone().into();
+        let run = run_of(vec![with_energy(fma, 10.2), with_energy(sin.clone(), 40.8)]);
+        let rows = table(&run);
+        assert_eq!(rows[1].energy_pj(), Some(40.8));
+        assert_eq!(rows[1].energy_in_fmas(), Some(4.0));
+        assert_eq!(rows[0].energy_in_fmas(), Some(1.0));
+        // Without the FMA's energy, no price in FMAs.
+        let alone = run_of(vec![with_energy(sin, 40.8)]);
+        assert_eq!(table(&alone)[0].energy_in_fmas(), None);
     }
 
     #[test]

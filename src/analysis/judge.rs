@@ -66,6 +66,7 @@ impl CaseResult {
             flags: Vec::new(),
             notes: Vec::new(),
             phases: None,
+            energy: None,
         };
         match outcome {
             Outcome::Skipped(reason) => {

@@ -4,6 +4,7 @@
 //! failures against expectations, findings). Reads the record ([`crate::results`]); makes no text layout.
 
 pub mod confirm;
+pub mod energy;
 pub mod expect;
 pub mod failures;
 pub mod findings;

@@ -25,6 +25,8 @@ pub struct Phases {
     pub remeasure_ms: f64,
     /// Checking its results against the CPU reference (`--verify`), the reference included.
     pub verify_ms: f64,
+    /// Holding its work for the energy sensor's window (`--energy`).
+    pub energy_ms: f64,
     /// The whole case in the worker, from its start to its record: the phases above, and what
     /// none of them names (freeing its resources, reading its statistics).
     pub total_ms: f64,
@@ -32,7 +34,7 @@ pub struct Phases {
 
 impl Phases {
     /// The named phases, each with its wall time in ms (not the samples' GPU time or the total).
-    pub fn named(&self) -> [(&'static str, f64); 8] {
+    pub fn named(&self) -> [(&'static str, f64); 9] {
         [
             ("pipeline", self.pipeline_ms),
             ("setup", self.setup_ms),
@@ -42,6 +44,7 @@ impl Phases {
             ("re-warming", self.rewarm_ms),
             ("re-measuring", self.remeasure_ms),
             ("verifying", self.verify_ms),
+            ("energy", self.energy_ms),
         ]
     }
 
@@ -64,6 +67,7 @@ impl Phases {
             rewarm_ms: a.rewarm_ms + p.rewarm_ms,
             remeasure_ms: a.remeasure_ms + p.remeasure_ms,
             verify_ms: a.verify_ms + p.verify_ms,
+            energy_ms: a.energy_ms + p.energy_ms,
             total_ms: a.total_ms + p.total_ms,
         })
     }

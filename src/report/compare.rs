@@ -90,11 +90,45 @@ pub struct Comparison {
     /// The runs' instruction tables side by side (empty where no run timed the `instr` family).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub instructions: Vec<Instruction>,
+    /// The runs' energy by level side by side (empty where no run measured energy).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub energy: Vec<EnergyLevel>,
+}
+
+/// One level's energy across runs: the board's picojoules per unit, per run.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct EnergyLevel {
+    /// The level (`fp32 FMA`, `DRAM`).
+    pub level: String,
+    /// What its energy is per (`pJ/B`).
+    pub unit: String,
+    /// The board's picojoules per unit, per run (`None` where the run lacks the level).
+    pub board: Vec<Option<f64>>,
+    /// The same above the idle board.
+    pub above_idle: Vec<Option<f64>>,
+}
+
+/// The energy tables of `runs` side by side.
+pub fn energy(runs: &[Run]) -> Vec<EnergyLevel> {
+    crate::analysis::energy::side_by_side(runs)
+        .into_iter()
+        .map(|(level, each)| EnergyLevel {
+            unit: each
+                .iter()
+                .flatten()
+                .next()
+                .map_or(String::new(), |r| format!("pJ/{}", r.unit.amount_name())),
+            board: each.iter().map(|r| r.as_ref().map(|r| r.board)).collect(),
+            above_idle: each.iter().map(|r| r.as_ref().and_then(|r| r.above)).collect(),
+            level,
+        })
+        .collect()
 }
 
 /// Matches the cases of `runs` (labelled by `labels`) by name.
 pub fn compare(labels: &[String], runs: &[Run]) -> Comparison {
     let instructions = instructions(runs);
+    let energy = energy(runs);
     let rows: Vec<Row> = match_runs(runs)
         .into_iter()
         .map(|m| {
@@ -157,7 +191,7 @@ pub fn compare(labels: &[String], runs: &[Run]) -> Comparison {
         })
         .collect();
     let summaries = (1..runs.len()).map(|i| summary(&rows, i)).collect();
-    Comparison { runs, summaries, rows, instructions }
+    Comparison { runs, summaries, rows, instructions, energy }
 }
 
 /// What a case's cell leaves out: why it has no rate (`skipped (the device lacks ...)`), or the

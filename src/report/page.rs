@@ -27,6 +27,7 @@ pub fn files(dir: &Path, runs: &[Run]) -> Vec<std::path::PathBuf> {
         .into_iter()
         .map(|name| format!("{name}.svg"))
         .chain(sections::family_charts().map(str::to_owned))
+        .chain(["energy.svg".to_owned()])
         .map(|name| dir.join("charts").join(name));
     [dir.join("index.html"), dir.join("report.md")].into_iter().chain(charts).collect()
 }
@@ -103,6 +104,7 @@ pub fn blocks(labels: &[String], runs: &[Run]) -> Vec<Block> {
         blocks.extend(sections::compare::page(labels, runs));
     }
     blocks.extend(sections::fleet::page(labels, runs));
+    blocks.extend(sections::energy::page(labels, runs));
     blocks.extend(sections::cases::page(labels, runs));
     // A map of the page after its first paragraph.
     let contents = super::doc::contents(&blocks);

@@ -13,6 +13,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+pub mod energy;
 pub mod instructions;
 mod lines;
 pub mod style;
@@ -158,6 +159,19 @@ fn font(size: u32) -> FontDesc<'static> {
     ("sans-serif", size).into_font()
 }
 
+/// Draws a chart's `title` and a legend line per entry of `legend` (run `i` in its colour), and
+/// returns where the legend ends.
+fn head(root: &DrawingArea<SVGBackend<'_>, Shift>, title: &str, legend: &[String]) -> Result<i32, String> {
+    root.draw(&Text::new(title, (10, 8), font(18))).map_err(fail)?;
+    let mut y = TITLE;
+    for (i, line) in legend.iter().enumerate() {
+        root.draw(&Rectangle::new([(10, y + 3), (24, y + 13)], colour(i).filled())).map_err(fail)?;
+        root.draw(&Text::new(printable(line).into_owned(), (30, y + 2), font(13))).map_err(fail)?;
+        y += 18;
+    }
+    Ok(y)
+}
+
 /// The SVG text of `perftest plot` of `runs` (labelled by `labels`): for the report's charts.
 pub fn svg(labels: &[String], runs: &[Run], metric: Metric) -> Result<String, String> {
     render(labels, runs, metric)
@@ -183,17 +197,17 @@ fn render(labels: &[String], runs: &[Run], metric: Metric) -> Result<String, Str
             "perftest: ratio to each case's baseline, rates where a group has none (higher is faster)"
         }
     };
-    root.draw(&Text::new(title, (10, 8), font(18))).map_err(fail)?;
-    let mut y = TITLE;
-    for (i, label) in labels.iter().enumerate() {
-        let device = runs.get(i).map_or(String::new(), |r| format!("{}{}", r.device.name, r.ending.mark()));
-        let color = colour(i);
-        root.draw(&Rectangle::new([(10, y + 3), (24, y + 13)], color.filled())).map_err(fail)?;
-        let marker = if runs.len() > 1 { format!(" (lines: {})", marker_name(i)) } else { String::new() };
-        let legend = printable(&format!("run {}: {label}: {device}{marker}", i + 1)).into_owned();
-        root.draw(&Text::new(legend, (30, y + 2), font(13))).map_err(fail)?;
-        y += 18;
-    }
+    let legend: Vec<String> = labels
+        .iter()
+        .enumerate()
+        .map(|(i, label)| {
+            let device =
+                runs.get(i).map_or(String::new(), |r| format!("{}{}", r.device.name, r.ending.mark()));
+            let marker = if runs.len() > 1 { format!(" (lines: {})", marker_name(i)) } else { String::new() };
+            format!("run {}: {label}: {device}{marker}", i + 1)
+        })
+        .collect();
+    let mut y = head(&root, title, &legend)?;
     let scales = scales(&panels);
     let mut hovers = Hovers::default();
     for panel in &panels {

@@ -1,7 +1,7 @@
-//! What an [`Amount`](super::model::Amount) counts, typed: a total of a work unit (`loads`), its
-//! rate (`loads/s`), or its rate per clock per compute unit (`loads/clk/SM`). Files hold the text
-//! (every format has), which reads back as the same type; a text this perftest does not know (a
-//! newer file's) is kept as written.
+//! A number and what it counts ([`Amount`]), typed: a total of a work unit (`loads`), its rate
+//! (`loads/s`), its rate per clock per compute unit (`loads/clk/SM`), or the energy of one
+//! (`pJ/loads`). Files hold the text (every format has), which reads back as the same type; a text
+//! this perftest does not know (a newer file's) is kept as written.
 
 use std::fmt;
 
@@ -24,6 +24,8 @@ pub enum Measure {
         /// What a compute unit is called (`SM`, `CU`).
         compute_unit: String,
     },
+    /// Picojoules per unit (`pJ/FLOP`, `pJ/B`): what one unit of work cost in energy.
+    Energy(Unit),
     /// A unit this perftest does not know, as written.
     Other(String),
 }
@@ -32,7 +34,10 @@ impl Measure {
     /// The work unit it counts, whatever it is per (`None`: one this perftest does not know).
     pub fn unit(&self) -> Option<Unit> {
         match self {
-            Measure::Total(unit) | Measure::PerSecond(unit) | Measure::PerClock { unit, .. } => Some(*unit),
+            Measure::Total(unit)
+            | Measure::PerSecond(unit)
+            | Measure::PerClock { unit, .. }
+            | Measure::Energy(unit) => Some(*unit),
             Measure::Other(_) => None,
         }
     }
@@ -44,6 +49,8 @@ impl Measure {
             Measure::PerSecond(unit)
         } else if let Some(unit) = amount(text) {
             Measure::Total(unit)
+        } else if let Some(unit) = text.strip_prefix("pJ/").and_then(amount) {
+            Measure::Energy(unit)
         } else {
             let (name, compute_unit) = text.split_once("/clk/")?;
             Measure::PerClock { unit: amount(name)?, compute_unit: compute_unit.to_owned() }
@@ -61,7 +68,44 @@ impl fmt::Display for Measure {
             Measure::PerClock { unit, compute_unit } => {
                 write!(f, "{}/clk/{compute_unit}", unit.amount_name())
             }
+            Measure::Energy(unit) => write!(f, "pJ/{}", unit.amount_name()),
             Measure::Other(text) => f.write_str(text),
+        }
+    }
+}
+
+/// A number with its unit.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Amount {
+    /// The number.
+    pub value: f64,
+    /// What it counts (`FLOP`, `loads/s`, `loads/clk/SM`).
+    pub unit: Measure,
+}
+
+impl Amount {
+    /// The work unit of a rate (`None`: not a rate, or a unit this perftest does not know).
+    pub fn rate_unit(&self) -> Option<crate::registry::Unit> {
+        match self.unit {
+            Measure::PerSecond(unit) => Some(unit),
+            _ => None,
+        }
+    }
+
+    /// The amount as text: SI-prefixed, or a dependent-load or dependent-op rate as the latency it
+    /// is (`712.0 ns per load`), or a dispatch rate with the time each takes (`1.23 Mdispatches/s, 813.0 ns
+    /// each`; `71.27 µs` from a microsecond).
+    pub fn text(&self) -> String {
+        use crate::format::{ns_text, si, sig4};
+        use crate::registry::Unit;
+        if let Some(each) = self.rate_unit().and_then(Unit::latency_of) {
+            return format!("{} ns per {each}", sig4(1e9 / self.value));
+        }
+        match self.rate_unit() {
+            Some(Unit::Dispatch | Unit::Submission) => {
+                format!("{}, {} each", si(self.value, &self.unit.to_string()), ns_text(1e9 / self.value))
+            }
+            _ => si(self.value, &self.unit.to_string()),
         }
     }
 }
@@ -95,6 +139,7 @@ mod tests {
                 Measure::Total(unit),
                 Measure::PerSecond(unit),
                 Measure::PerClock { unit, compute_unit: "SM".into() },
+                Measure::Energy(unit),
             ] {
                 let text = measure.to_string();
                 assert_eq!(Measure::from(text.as_str()), measure, "{text}");
@@ -105,6 +150,7 @@ mod tests {
             Measure::from("loads/clk/SM"),
             Measure::PerClock { unit: Unit::Load, compute_unit: "SM".into() }
         );
+        assert_eq!(Measure::from("pJ/FLOP"), Measure::Energy(Unit::Flop));
         assert_eq!(Measure::from("furlongs/fortnight"), Measure::Other("furlongs/fortnight".into()));
         let json = serde_json::to_string(&Measure::PerSecond(Unit::Byte)).unwrap();
         assert_eq!(json, "\"B/s\"");

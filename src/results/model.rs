@@ -20,8 +20,9 @@ use crate::record::outcome::{Counted, Failure};
 /// `verified` (with `checked`) and `compiled` (with `executables`), where older files said `ok`
 /// and put the sentence in `reason`; version 8 per case how its `clock` was read (the witness
 /// beside the work, or the probe), with its uncertainty, and the run's `sharing` (other processes
-/// on its GPU). Older files load.
-pub const FORMAT_VERSION: u32 = 8;
+/// on its GPU); version 9 the run's `energy` (its sensor and the idle power) and per case its
+/// `energy` (`--energy`). Older files load.
+pub const FORMAT_VERSION: u32 = 9;
 
 /// One run: where, how, and what each case gave.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -87,6 +88,10 @@ pub struct Run {
     /// (format 8; null in older files and runs that could not watch).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sharing: Option<super::sharing::Sharing>,
+    /// How the run measured energy, or why it could not (format 9; absent where `--energy` was
+    /// not asked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub energy: Option<super::energy::RunEnergy>,
     /// The cases, in run order.
     pub cases: Vec<CaseResult>,
 }
@@ -405,14 +410,7 @@ impl Status {
     }
 }
 
-/// A number with its unit.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct Amount {
-    /// The number.
-    pub value: f64,
-    /// What it counts (`FLOP`, `loads/s`, `loads/clk/SM`).
-    pub unit: super::measure::Measure,
-}
+pub use super::measure::Amount;
 
 /// What one measurement of a timed case dispatched: `count` of `counted`.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -421,33 +419,6 @@ pub struct Dispatch {
     pub count: u64,
     /// Of what.
     pub counted: Counted,
-}
-
-impl Amount {
-    /// The work unit of a rate (`None`: not a rate, or a unit this perftest does not know).
-    pub fn rate_unit(&self) -> Option<crate::registry::Unit> {
-        match self.unit {
-            super::measure::Measure::PerSecond(unit) => Some(unit),
-            _ => None,
-        }
-    }
-
-    /// The amount as text: SI-prefixed, or a dependent-load or dependent-op rate as the latency it
-    /// is (`712.0 ns per load`), or a dispatch rate with the time each takes (`1.23 Mdispatches/s, 813.0 ns
-    /// each`; `71.27 µs` from a microsecond).
-    pub fn text(&self) -> String {
-        use crate::format::{ns_text, si, sig4};
-        use crate::registry::Unit;
-        if let Some(each) = self.rate_unit().and_then(Unit::latency_of) {
-            return format!("{} ns per {each}", sig4(1e9 / self.value));
-        }
-        match self.rate_unit() {
-            Some(Unit::Dispatch | Unit::Submission) => {
-                format!("{}, {} each", si(self.value, &self.unit.to_string()), ns_text(1e9 / self.value))
-            }
-            _ => si(self.value, &self.unit.to_string()),
-        }
-    }
 }
 
 /// A known peak a case's rate is a share of: a ceiling, its value per clock per compute unit
@@ -630,6 +601,9 @@ pub struct CaseResult {
     /// Where its wall time went in the worker (null in files before it was kept).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phases: Option<crate::record::phases::Phases>,
+    /// What its work cost in energy, where the run measured it (`--energy`; format 9).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub energy: Option<super::energy::CaseEnergy>,
 }
 
 impl CaseResult {
@@ -721,6 +695,7 @@ pub(crate) mod tests {
             flags: Vec::new(),
             notes: Vec::new(),
             phases: None,
+            energy: None,
         };
         Run {
             format_version: FORMAT_VERSION,
@@ -774,6 +749,7 @@ pub(crate) mod tests {
             host: None,
             together: Vec::new(),
             sharing: None,
+            energy: None,
             cases: vec![
                 case("ByteAddressBuffer.Load uniform", Some(5.63e12), Some(2.985), Status::Ok),
                 case("ALU fp64 FMA", None, None, Status::Skipped),
@@ -838,9 +814,21 @@ pub(crate) mod tests {
         run.cases[0].shader_stats = vec!["CS: Register Count = 32, Binary Size = 18816".into()];
         run.cases[0].samples_ms = vec![20.0, 20.1, 19.9];
         run.cases[0].warmup_runs = Some(6);
+        run.energy = Some(crate::results::energy::RunEnergy {
+            sensor: Some("NVML total energy".into()),
+            window_s: Some(4.0),
+            idle_w: Some(123.5),
+            idle_end_w: Some(124.8),
+            unknown: None,
+        });
+        let held =
+            crate::record::energy::Held { seconds: 4.01, joules: 1604.0, measurements: 201, gpu_s: 4.01 };
+        let work = [(61.4e9, crate::registry::Work::new(1.0, crate::registry::Unit::Byte))];
+        run.cases[0].energy = crate::results::energy::CaseEnergy::of(&held, &work, Some(123.5));
         let text = to_json(&run).unwrap();
+        assert!(text.contains("\"unit\": \"pJ/B\""), "{text}");
         assert!(
-            text.contains("\"format_version\": 8") && text.contains("\"type\": \"DiscreteGpu\""),
+            text.contains("\"format_version\": 9") && text.contains("\"type\": \"DiscreteGpu\""),
             "{text}"
         );
         assert!(text.contains("\"status\": \"skipped\""), "{text}");
@@ -876,11 +864,11 @@ pub(crate) mod tests {
         let newer = dir.join("newer.json");
         std::fs::write(
             &newer,
-            to_json(&sample_run()).unwrap().replace("\"format_version\": 8", "\"format_version\": 9"),
+            to_json(&sample_run()).unwrap().replace("\"format_version\": 9", "\"format_version\": 10"),
         )
         .unwrap();
         let error = load(&newer).unwrap_err().to_string();
-        assert!(error.contains("has format version 9, newer than this perftest reads (8)"), "{error}");
+        assert!(error.contains("has format version 10, newer than this perftest reads (9)"), "{error}");
         std::fs::remove_dir_all(dir).unwrap();
     }
 

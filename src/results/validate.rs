@@ -53,6 +53,13 @@ pub fn check(run: &Run) -> Result<(), String> {
     if let Some(facts) = &run.facts {
         self::facts(facts)?;
     }
+    if let Some(energy) = &run.energy {
+        let texts = energy.sensor.iter().chain(&energy.unknown);
+        texts.into_iter().try_for_each(|t| name("the run's energy", "a sensor or reason", t))?;
+        for watts in [energy.window_s, energy.idle_w, energy.idle_end_w] {
+            positive("the run's energy", "window or idle power", watts)?;
+        }
+    }
     if d.compute_units == Some(0) {
         return Err(
             "says the device has 0 compute units (perftest writes a count or null); was it edited?".into()
@@ -163,6 +170,25 @@ fn case(c: &CaseResult) -> Result<(), String> {
         }
         if clock.witness_change.is_some_and(|w| !(w.is_finite() && w.abs() < IMPLAUSIBLE)) {
             return Err(format!("has an impossible witness change for {who}; was it edited?"));
+        }
+    }
+    if let Some(energy) = &c.energy {
+        for figure in [energy.seconds, energy.joules, energy.watts, energy.measurements as f64] {
+            positive(&who, "energy window, joules or watts", Some(figure))?;
+        }
+        if energy.busy.is_some_and(|b| !(0.0..=1.5).contains(&b)) {
+            return Err(format!(
+                "has an impossible share of its energy window busy for {who}; was it edited?"
+            ));
+        }
+        if (energy.watts * energy.seconds / energy.joules - 1.0).abs() > 1e-6 {
+            return Err(format!("has energy whose watts are not its joules over its seconds for {who}"));
+        }
+        for amount in energy.per_unit.iter().chain(&energy.above_idle) {
+            self::amount(&who, amount)?;
+            if !matches!(amount.unit, Measure::Energy(_)) {
+                return Err(format!("has energy per unit in {} for {who}; was it edited?", amount.unit));
+            }
         }
     }
     c.flags.iter().try_for_each(|f| flag(&who, f))

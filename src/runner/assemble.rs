@@ -150,6 +150,7 @@ mod tests {
             shader: None,
             validation: vec![],
             phases: Default::default(),
+            energy: None,
         }
     }
 

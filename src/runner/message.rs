@@ -30,6 +30,10 @@ pub struct Ready {
     pub facts: crate::results::header::Facts,
     /// What the warm-up did (timed runs).
     pub warm_up: Option<model::WarmUp>,
+    /// How energy is measured, and the idle power before the warm-up, or why it is unknown
+    /// (`--energy` only).
+    #[serde(default)]
+    pub energy: Option<crate::results::energy::RunEnergy>,
 }
 
 /// One finished case: the plain record a worker streams back.
@@ -48,6 +52,9 @@ pub struct Record {
     /// Where its wall time went in the worker.
     #[serde(default)]
     pub phases: crate::record::phases::Phases,
+    /// The energy sensor's window of its work held after its samples (`--energy`).
+    #[serde(default)]
+    pub energy: Option<crate::record::energy::Held>,
 }
 
 impl Record {
@@ -66,6 +73,7 @@ impl Record {
             shader,
             validation: Vec::new(),
             phases: Default::default(),
+            energy: None,
         }
     }
 }
@@ -86,6 +94,9 @@ pub enum Message {
     End {
         /// The messages.
         validation: Vec<String>,
+        /// The idle device's watts after the last case (`--energy`), or why not.
+        #[serde(default)]
+        idle_w: Option<Result<f64, String>>,
     },
     /// The worker could not open the device or build the pipelines: the run ends with this.
     Fatal {
@@ -136,6 +147,12 @@ mod tests {
             shader: None,
             validation: vec![],
             phases: Default::default(),
+            energy: Some(crate::record::energy::Held {
+                seconds: 4.0,
+                joules: 1600.0,
+                measurements: 200,
+                gpu_s: 3.99,
+            }),
         };
         let message = Message::Done(Box::new(record));
         let line = message.line();

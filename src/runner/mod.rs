@@ -7,6 +7,7 @@ pub mod assemble;
 pub mod bench;
 pub mod clock;
 pub mod copy;
+pub mod energy;
 pub mod gpu_time;
 pub mod heater;
 pub mod kernel;

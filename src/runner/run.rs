@@ -2,7 +2,7 @@
 //! warm the device up, then time (baselines first, so every line has its ratio) or verify each
 //! case in order.
 
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -11,6 +11,7 @@ use super::assemble::{order, Assembler, Finished};
 use super::bench::Bench;
 use super::clock::{self, Clock, Readers};
 use super::copy::CopyBench;
+use super::energy::Meter;
 use super::heater::Heater;
 use super::measure::{measure, Sampling, Timer};
 use super::message::Record;
@@ -22,10 +23,12 @@ use super::warmup::PLAN;
 use super::witness::Witness;
 use crate::caps::DeviceCaps;
 use crate::error::{Error, Result};
+use crate::record::energy::Held;
 use crate::record::measurement::Measurement;
 use crate::record::outcome::{Counted, Failure, Outcome};
 use crate::record::phases::Phases;
 use crate::registry::{CaseSpec, Scale};
+use crate::sensors::energy::EnergySensor;
 use crate::vk::debug::{drain, Sink};
 use crate::vk::Context;
 
@@ -60,6 +63,9 @@ pub struct RunSettings {
     pub fence_timing: bool,
     /// Take exactly `samples` samples per case (`--fixed-samples`), not stopping once they agree.
     pub fixed_samples: bool,
+    /// Measure each case's energy (`--energy`): `Some` with the window in seconds, `Some(None)`
+    /// for the sensor's own ([`default_window`](super::energy::default_window)).
+    pub energy: Option<Option<f64>>,
 }
 
 impl RunSettings {
@@ -105,6 +111,9 @@ pub struct Prepared<'ctx> {
     pub first_family: Option<&'static str>,
     /// Whether each case builds its pipeline just before it runs ([`Job::lazy`](super::message::Job::lazy)).
     pub lazy: bool,
+    /// The energy sensor each timed case's work is held for after its samples (`--energy`, where
+    /// the device has one).
+    pub energy: Option<RefCell<Meter<EnergySensor>>>,
 }
 
 impl<'ctx> Prepared<'ctx> {
@@ -121,6 +130,22 @@ impl<'ctx> Prepared<'ctx> {
             let _ = built.set(pipelines::build_all(self.ctx, &cases, self.threads)?);
         }
         Ok(built.get().unwrap_or(&self.pipelines))
+    }
+
+    /// Holds `timer`'s measurement of `groups` for the energy sensor's window, where the run
+    /// measures energy; a sensor that fails costs the case its figure (a note says why), not the case.
+    fn hold(
+        &self,
+        timer: &mut dyn Timer,
+        groups: u64,
+        notes: &mut Vec<String>,
+        phases: &mut Phases,
+    ) -> Result<Option<Held>> {
+        let Some(meter) = &self.energy else { return Ok(None) };
+        let start = Instant::now();
+        let held = meter.borrow_mut().hold(timer, groups)?;
+        phases.energy_ms = Phases::since(start);
+        Ok(held.map_err(|why| notes.push(format!("energy: not measured ({why})"))).ok())
     }
 
     /// Whether other families' pipelines wait to be built when the run reaches them.
@@ -177,7 +202,18 @@ pub fn prepare<'ctx>(
             (Clock { probe: None, unknown: Some(unknown.into()), witness: Err(unknown.into()) }, None)
         }
     };
-    Ok(Prepared { skipped, clock, warmth, pipelines, later, ctx, threads, first_family: first, lazy })
+    Ok(Prepared {
+        skipped,
+        clock,
+        warmth,
+        pipelines,
+        later,
+        ctx,
+        threads,
+        first_family: first,
+        lazy,
+        energy: None,
+    })
 }
 
 /// Calibrates the clock probe (after a fixed time of load if a clock still climbing from idle
@@ -390,10 +426,11 @@ fn run_case(
         }
         let mut measurement = steady.measure(&mut bench, policy, settings, &mut notes)?;
         measurement.fenced = ctx.fenced;
+        let energy = prepared.hold(&mut bench, measurement.groups, &mut notes, phases)?;
         let work = bench.work(measurement.groups);
         let timed =
             Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: Counted::Copies };
-        return Ok(Record::of(case, timed, notes, None));
+        return Ok(Record { energy, ..Record::of(case, timed, notes, None) });
     }
     // Built here where the worker builds each case's pipeline as it runs: kept until the case ends.
     let start = Instant::now();
@@ -443,6 +480,8 @@ fn run_case(
         }
     }
     notes.extend(bench.round_trip_note());
+    // After what the samples' last dispatch and round trips left: the hold repeats them.
+    let energy = prepared.hold(&mut bench, measurement.groups, &mut notes, phases)?;
     let work = bench.work(measurement.groups);
     let counted = match case.scale {
         Scale::Groups => Counted::Workgroups,
@@ -450,12 +489,8 @@ fn run_case(
         Scale::Dispatches { .. } | Scale::Problem { .. } => Counted::Dispatches,
         Scale::Submissions => Counted::Submissions,
     };
-    Ok(Record::of(
-        case,
-        Outcome::Timed { measurement, work, ratio: None, with_time: false, counted },
-        notes,
-        statistics,
-    ))
+    let timed = Outcome::Timed { measurement, work, ratio: None, with_time: false, counted };
+    Ok(Record { energy, ..Record::of(case, timed, notes, statistics) })
 }
 
 /// The notes that show the driver's statistics of a case's shader (`--shader-stats`), or say the

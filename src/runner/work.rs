@@ -8,15 +8,21 @@ use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, Write};
 use std::sync::atomic::Ordering;
 
+use std::time::Duration;
+
 use super::bench::DISPATCHES;
+use super::energy::{default_window, Meter};
 use super::message::{Job, Message, Ready};
 use super::open::open;
 use super::pipelines::default_threads;
 use super::run::{execute, prepare, RunSettings, STOP};
+use crate::caps::DeviceInfo;
 use crate::error::{Error, Result};
 use crate::registry::{AxisSetting, CaseSpec, Selection};
+use crate::results::energy::RunEnergy;
 use crate::results::header::{Converging, Facts, Pipelines, Timer};
 use crate::results::model;
+use crate::sensors::energy::{EnergySensor, Identity};
 use crate::vk::context::ContextOptions;
 use crate::vk::debug::drain;
 
@@ -55,7 +61,16 @@ pub fn work(request: &Request, job: &Job, emit: &mut dyn FnMut(Message) -> Resul
         .collect::<Result<Vec<CaseSpec>>>()?;
     let baselines: HashSet<&str> = selected.iter().filter_map(|c| c.baseline.as_deref()).collect();
     let settings = &request.settings;
-    let prepared = prepare(&ctx, &cases, default_threads(), settings.timed(), job.lazy)?;
+    // The idle device is read before anything loads it.
+    let (mut meter, mut energy) = match settings.energy {
+        Some(window) => {
+            let (meter, energy) = energy_meter(&ctx.info, window)?;
+            (meter, Some(energy))
+        }
+        None => (None, None),
+    };
+    let mut prepared = prepare(&ctx, &cases, default_threads(), settings.timed(), job.lazy)?;
+    prepared.energy = meter.take().map(std::cell::RefCell::new);
     let built = &prepared.pipelines;
     let (seconds, threads) = (built.elapsed.as_secs_f64(), built.threads);
     let pipelines = match (job.lazy, prepared.builds_later()) {
@@ -91,7 +106,7 @@ pub fn work(request: &Request, job: &Job, emit: &mut dyn FnMut(Message) -> Resul
     });
     let warm_up =
         prepared.warmth.as_ref().map(|w| model::WarmUp { reference_mhz: w.reference(), ..w.first.clone() });
-    emit(Message::Ready(Box::new(Ready { device, facts, warm_up })))?;
+    emit(Message::Ready(Box::new(Ready { device, facts, warm_up, energy: energy.take() })))?;
     let order: Vec<usize> = (0..cases.len()).collect();
     let emit = std::cell::RefCell::new(emit);
     let ran = execute(
@@ -105,10 +120,43 @@ pub fn work(request: &Request, job: &Job, emit: &mut dyn FnMut(Message) -> Resul
         &mut |case| (emit.borrow_mut())(Message::Start { case: case.name.clone() }),
         &mut |record| (emit.borrow_mut())(Message::Done(Box::new(record))),
     );
+    // Read on the device at rest, before it is closed.
+    let idle_w = match (&ran, prepared.energy.take()) {
+        (Ok(()), Some(meter)) => Some(meter.into_inner().idle_watts()),
+        _ => None,
+    };
     drop(prepared);
     drop(ctx);
     ran?;
-    (emit.into_inner())(Message::End { validation: drain(&sink) })
+    (emit.into_inner())(Message::End { validation: drain(&sink), idle_w })
+}
+
+/// The device's energy sensor held for `window` seconds (`None`: the sensor's own), with the idle
+/// power read now; or none, and the run's energy says why (the run goes on without it).
+fn energy_meter(info: &DeviceInfo, window: Option<f64>) -> Result<(Option<Meter<EnergySensor>>, RunEnergy)> {
+    let id = Identity {
+        vendor: info.vendor_id,
+        uuid: &info.identity.device_uuid,
+        pci: info.identity.pci.as_deref(),
+        cpu: info.kind == "Cpu",
+    };
+    let unknown = |why: String| RunEnergy { unknown: Some(why), ..Default::default() };
+    let sys = std::env::var_os("PERFTEST_SYS").map_or_else(|| "/sys".into(), std::path::PathBuf::from);
+    let sensor = match EnergySensor::find(&id, &sys) {
+        Ok(sensor) => sensor,
+        Err(why) => return Ok((None, unknown(why))),
+    };
+    let window = window.map_or_else(|| default_window(&sensor), Duration::from_secs_f64);
+    let name = sensor.name.clone();
+    let mut meter = Meter::new(sensor, window);
+    let window_s = Some(window.as_secs_f64());
+    Ok(match meter.idle_watts() {
+        Ok(idle) => {
+            let energy = RunEnergy { sensor: Some(name), window_s, idle_w: Some(idle), ..Default::default() };
+            (Some(meter), energy)
+        }
+        Err(why) => (None, unknown(format!("{name}: {why}"))),
+    })
 }
 
 /// The worker process's main: reads its [`Job`] from the first line of stdin, then runs it,

@@ -71,6 +71,11 @@ impl EnergySensor {
         Ok(EnergySensor { name: sensor.name.clone(), source: Source::File(sensor, counter) })
     }
 
+    /// Whether it counts energy (NVML, RAPL, hwmon's `energy1_input`) rather than reads power.
+    pub fn counts_energy(&self) -> bool {
+        !matches!(self.source, Source::File(_, None))
+    }
+
     /// The sensor now.
     pub fn read(&mut self) -> Result<Reading, String> {
         match &mut self.source {
@@ -98,6 +103,7 @@ mod tests {
         let cpu = Identity { vendor: 0x10005, uuid: &uuid, pci: None, cpu: true };
         let mut sensor = EnergySensor::find(&cpu, r).unwrap();
         assert_eq!(sensor.name, "RAPL package-0");
+        assert!(sensor.counts_energy());
         assert_eq!(sensor.read().unwrap(), Reading::Joules(0.0));
         std::fs::write(rapl.join("energy_uj"), "3500000\n").unwrap();
         assert_eq!(sensor.read().unwrap(), Reading::Joules(2.5));

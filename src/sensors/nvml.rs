@@ -22,6 +22,10 @@ pub struct Process {
 pub struct NvidiaGpu {
     nvml: Nvml,
     uuid: String,
+    /// Its index among NVML's devices, found once by its UUID: each reading looks it up by index,
+    /// NVML's plainest lookup (a reading still takes milliseconds on the H100: the energy hold
+    /// reads it on a thread of its own, `runner::energy`).
+    index: u32,
 }
 
 /// NVML's name for the GPU whose Vulkan `deviceUUID` is `uuid`: `GPU-` and the UUID's text.
@@ -38,14 +42,16 @@ impl NvidiaGpu {
             .init()
             .map_err(|e| format!("NVML could not be loaded ({LIBRARY}: {e})"))?;
         let uuid = nvml_uuid(uuid);
-        nvml.device_by_uuid(uuid.as_str()).map_err(|e| format!("NVML has no GPU {uuid} ({e})"))?;
-        Ok(NvidiaGpu { nvml, uuid })
+        let device =
+            nvml.device_by_uuid(uuid.as_str()).map_err(|e| format!("NVML has no GPU {uuid} ({e})"))?;
+        let index = device.index().map_err(|e| format!("NVML has no index for GPU {uuid} ({e})"))?;
+        Ok(NvidiaGpu { nvml, uuid, index })
     }
 
     /// The board's energy since the driver loaded, millijoules (NVML's total-energy counter:
     /// Volta and later; it updates about every 100 ms).
     pub fn total_energy_mj(&self) -> Result<u64, String> {
-        let device = self.nvml.device_by_uuid(self.uuid.as_str()).map_err(|e| e.to_string())?;
+        let device = self.nvml.device_by_index(self.index).map_err(|e| e.to_string())?;
         device
             .total_energy_consumption()
             .map_err(|e| format!("NVML gives no energy counter for {} ({e})", self.uuid))

@@ -6,9 +6,11 @@ use super::progress::Progress;
 use crate::analysis::trust::Trust;
 use crate::analysis::twins;
 use crate::error::{Error, ExitCode, Result};
+use crate::record::outcome::Outcome;
 use crate::registry::CaseSpec;
 use crate::report::columns::Layouts;
 use crate::report::text;
+use crate::results::energy::{CaseEnergy, RunEnergy};
 use crate::results::family::FamilyFacts;
 use crate::results::model::{self, CaseResult, NotRun, Run};
 use crate::runner::assemble::{Assembler, Finished};
@@ -81,7 +83,7 @@ impl<'c> Collector<'c> {
         match message {
             Message::Ready(ready) if self.run.is_none() => {
                 let ready = *ready;
-                self.begin(ready.device, Some(ready.facts), ready.warm_up)?;
+                self.begin(ready.device, Some(ready.facts), ready.warm_up, ready.energy)?;
             }
             Message::Ready(_) => {}
             Message::Start { case } => self.progress.start(&case),
@@ -92,7 +94,13 @@ impl<'c> Collector<'c> {
                 assembler.take(*record, &mut |finished| self.add(finished));
                 self.assembler = assembler;
             }
-            Message::End { validation } => self.validation.extend(validation),
+            Message::End { validation, idle_w } => {
+                self.validation.extend(validation);
+                // The last worker's reading: the device at rest after the last case.
+                if let (Some(Ok(watts)), Some(run)) = (idle_w, self.run.as_mut()) {
+                    run.energy.get_or_insert_with(Default::default).idle_end_w = Some(watts);
+                }
+            }
             Message::Fatal { message, exit_code } => {
                 let code =
                     ExitCode::ALL.into_iter().find(|c| *c as u8 == exit_code).unwrap_or(ExitCode::Failure);
@@ -109,6 +117,7 @@ impl<'c> Collector<'c> {
         device: model::Device,
         facts: Option<crate::results::header::Facts>,
         warm_up: Option<model::WarmUp>,
+        energy: Option<RunEnergy>,
     ) -> Result<()> {
         let Some(Template { date, settings, host, together }) = self.template.take() else {
             return Ok(());
@@ -142,6 +151,7 @@ impl<'c> Collector<'c> {
             host,
             together,
             sharing: None,
+            energy,
             cases: Vec::new(),
         };
         self.layouts = Layouts::of_run(&run);
@@ -158,7 +168,7 @@ impl<'c> Collector<'c> {
     pub fn never_ready(&mut self, device: model::Device) {
         if self.run.is_none() {
             // Nothing streams without facts, so this cannot fail.
-            let _ = self.begin(device, None, None);
+            let _ = self.begin(device, None, None, None);
         }
     }
 
@@ -177,6 +187,10 @@ impl<'c> Collector<'c> {
         let mut record = CaseResult::new(case, outcome, &self.trust, baseline);
         record.shader_stats = sent.shader.clone().unwrap_or_default();
         record.phases = (sent.phases.total_ms > 0.0).then_some(sent.phases);
+        if let (Some(held), Outcome::Timed { work, .. }) = (&sent.energy, outcome) {
+            let idle = self.run.as_ref().and_then(|r| r.energy.as_ref()).and_then(|e| e.idle_w);
+            record.energy = CaseEnergy::of(held, work, idle);
+        }
         let done = self.run.as_ref().map_or(&[][..], |run| &run.cases[..]);
         let twin = case.twin.as_ref().and_then(|twin| done.iter().find(|r| r.name == *twin));
         record.compiled = twin.and_then(|t| twins::compiled(&t.name, &t.shader_stats, &record.shader_stats));

@@ -196,6 +196,7 @@ fn run_worker(
             shader: None,
             validation: Vec::new(),
             phases: Default::default(),
+            energy: None,
         };
         take(Message::Done(Box::new(record)))?;
         return Ok(Step::Ran(ended != Ended::Hurried));

@@ -2,8 +2,8 @@
 //! across them, the outliers, the slow compute units, the devices it cannot judge, the ranking.
 
 use super::{
-    Group, GroupKey, Member, Outlier, SlowUnit, Standing, Unjudged, MAD_SCALE, MIN_DEVICES, MIN_SLOW_CASES,
-    SLOW_SHARE, SPREAD_K,
+    Group, GroupKey, Hungry, Member, Outlier, SlowUnit, Standing, Unjudged, ENERGY_MARGIN, MAD_SCALE,
+    MIN_DEVICES, MIN_SLOW_CASES, SLOW_SHARE, SPREAD_K,
 };
 use crate::analysis::trust::median_clock;
 use crate::analysis::verdict::{noise, FLOOR, NOISE_FACTOR, NOISY};
@@ -98,6 +98,7 @@ pub(super) fn judge_group(key: GroupKey, members: &[&Member<'_>]) -> Group {
             }
         }
     }
+    let hungry = hungry(&devices, &names);
     let mut outliers = Vec::new();
     let (mut judged, mut too_few) = (0, 0);
     let mut spreads: Vec<f64> = Vec::new();
@@ -220,5 +221,53 @@ pub(super) fn judge_group(key: GroupKey, members: &[&Member<'_>]) -> Group {
         outliers,
         ranking,
         slow_units,
+        hungry,
     }
+}
+
+/// `device`'s board energy per unit of case `name` (the median over its runs), with its unit.
+fn energy(device: &Device<'_>, name: &str) -> Option<(f64, String)> {
+    let each: Vec<(f64, String)> = device
+        .runs
+        .iter()
+        .filter_map(|run| run.cases.iter().find(|c| c.name == name && c.timed_rate().is_some()))
+        .filter_map(|c| c.energy.as_ref()?.first().map(|a| (a.value, a.unit.to_string())))
+        .collect();
+    let unit = each.first()?.1.clone();
+    Some((median(each.iter().filter(|(_, u)| *u == unit).map(|(v, _)| *v))?, unit))
+}
+
+/// The cases whose work cost a device [`ENERGY_MARGIN`] more energy than the group's median and
+/// beyond [`SPREAD_K`] of its spread, on cases at least [`MIN_DEVICES`] devices measured.
+fn hungry(devices: &[Device<'_>], names: &[&str]) -> Vec<Hungry> {
+    let mut found = Vec::new();
+    for name in names {
+        let each: Vec<(usize, f64, String)> = devices
+            .iter()
+            .enumerate()
+            .filter_map(|(i, d)| energy(d, name).map(|(pj, unit)| (i, pj, unit)))
+            .collect();
+        let Some((_, _, unit)) = each.first() else { continue };
+        let same: Vec<&(usize, f64, String)> = each.iter().filter(|(_, _, u)| u == unit).collect();
+        if same.len() < MIN_DEVICES {
+            continue;
+        }
+        let values: Vec<f64> = same.iter().map(|(_, pj, _)| *pj).collect();
+        let Some((med, mad)) = median_mad(&values) else { continue };
+        for (i, pj, unit) in same {
+            let change = pj / med - 1.0;
+            if change >= ENERGY_MARGIN && pj - med > SPREAD_K * MAD_SCALE * mad {
+                found.push(Hungry {
+                    device: *i,
+                    case: (*name).to_owned(),
+                    picojoules: *pj,
+                    median: med,
+                    unit: unit.clone(),
+                    change,
+                });
+            }
+        }
+    }
+    found.sort_by(|a, b| b.change.total_cmp(&a.change));
+    found
 }

@@ -180,3 +180,34 @@ fn a_slow_gpu_is_a_suspect_until_confirmed_and_the_worst_conclusion_wins() {
     fleet.confirmations = vec![confirmation(Verdict::Interference)];
     assert!(matches!(fleet.conclusion(), Conclusion::Unjudged(_)));
 }
+
+#[test]
+fn a_board_spending_more_energy_for_the_same_work_is_named_and_a_few_percent_is_not() {
+    let with_energy = |run: &mut Run, pj: f64| {
+        for c in &mut run.cases {
+            c.energy = Some(crate::results::energy::CaseEnergy {
+                seconds: 4.0,
+                joules: 1600.0,
+                measurements: 200,
+                busy: None,
+                watts: 400.0,
+                per_unit: vec![Amount { value: pj, unit: "pJ/loads".into() }],
+                above_idle: Vec::new(),
+            });
+        }
+    };
+    let mut runs: Vec<Run> = (0..4).map(|i| device_run("NVIDIA H100", i, 1.0)).collect();
+    for (i, pj) in [130.0, 131.0, 150.0, 134.0].into_iter().enumerate() {
+        with_energy(&mut runs[i], pj);
+    }
+    let fleet = judge(&members(&runs));
+    let hungry = &fleet.groups[0].hungry;
+    assert_eq!(hungry.len(), 40, "every case of gpu2: {hungry:#?}");
+    assert!(hungry.iter().all(|h| h.device == 2 && h.unit == "pJ/loads"));
+    assert!((hungry[0].change - (150.0 / 132.5 - 1.0)).abs() < 1e-9, "{:?}", hungry[0]);
+    // Its rates are its siblings': not slow, and the verdict does not change.
+    assert!(fleet.slow_devices().is_empty());
+    // 3% more is within what one card moves between sittings.
+    with_energy(&mut runs[2], 136.0);
+    assert!(judge(&members(&runs)).groups[0].hungry.is_empty());
+}

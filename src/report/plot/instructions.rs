@@ -59,16 +59,10 @@ fn render(labels: &[String], rows: &[Across]) -> Result<String, String> {
     let mut svg = String::new();
     let root = SVGBackend::with_string(&mut svg, (WIDTH, height as u32)).into_drawing_area();
     root.fill(&WHITE).map_err(fail)?;
-    let title = "perftest: the instruction table (each operation's cost and latency)";
-    root.draw(&Text::new(title, (10, 8), font(18))).map_err(fail)?;
-    let mut y = TITLE;
-    for (i, label) in labels.iter().enumerate() {
-        let color = super::style::colour(i).to_rgba();
-        root.draw(&Rectangle::new([(10, y + 3), (24, y + 13)], color.filled())).map_err(fail)?;
-        let legend = printable(&format!("run {}: {label}", i + 1)).into_owned();
-        root.draw(&Text::new(legend, (30, y + 2), font(13))).map_err(fail)?;
-        y += 18;
-    }
+    let legend: Vec<String> =
+        labels.iter().enumerate().map(|(i, label)| format!("run {}: {label}", i + 1)).collect();
+    let y =
+        super::head(&root, "perftest: the instruction table (each operation's cost and latency)", &legend)?;
     let clocks = all(rows).any(|r| r.latency_clk().is_some());
     let latency = if clocks { CLOCKS } else { TIME };
     for (q, left) in [COST, latency].iter().zip([NAMES, RIGHT]) {
@@ -87,19 +81,19 @@ fn render(labels: &[String], rows: &[Across]) -> Result<String, String> {
 }
 
 /// A log scale from the lowest value (a bar of a few pixels) to the highest (the longest bar).
-struct Scale {
+pub(super) struct Scale {
     low: f64,
     octaves: f64,
 }
 
 impl Scale {
-    fn new(low: f64, high: f64) -> Self {
+    pub(super) fn new(low: f64, high: f64) -> Self {
         let low = (low.max(f64::MIN_POSITIVE) / 2.0).log2().floor().exp2();
         let octaves = (high.max(low * 2.0) / low).log2();
         Scale { low, octaves }
     }
 
-    fn length(&self, value: f64) -> i32 {
+    pub(super) fn length(&self, value: f64) -> i32 {
         ((value / self.low).log2() / self.octaves * f64::from(LONGEST)).round().clamp(1.0, f64::from(LONGEST))
             as i32
     }

@@ -37,6 +37,10 @@ fn parts(comparison: &Comparison, width: Option<usize>) -> (Vec<Block>, Vec<Bloc
         None => table(comparison, &heads),
     };
     blocks.push(Block::Table(table));
+    if !comparison.energy.is_empty() {
+        let table = super::energy::side_by_side(&comparison.energy, comparison.runs.len());
+        blocks.extend([Block::Gap, Block::Para(super::energy::SIDE_BY_SIDE.into()), Block::Table(table)]);
+    }
     if !comparison.instructions.is_empty() {
         blocks.extend([
             Block::Gap,

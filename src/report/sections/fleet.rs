@@ -6,7 +6,8 @@
 use super::super::doc::{self, Block};
 use crate::analysis::confirm::{Confirmation, Rejudged};
 use crate::analysis::fleet::{
-    judge, Conclusion, Fleet, Group, Member, Outlier, Standing, MIN_DEVICES, SLOW_SHARE,
+    judge, Conclusion, Fleet, Group, Hungry, Member, Outlier, Standing, ENERGY_MARGIN, MIN_DEVICES,
+    SLOW_SHARE,
 };
 use crate::format::si;
 use crate::results::model::Run;
@@ -101,6 +102,19 @@ fn screen_lines(fleet: &Fleet) -> Vec<String> {
     for label in &fleet.untimed {
         lines.push(format!("not judged: {label} times nothing (--verify or --compile-only)"));
     }
+    for group in &fleet.groups {
+        for (device, label) in group.devices.iter().enumerate() {
+            let mine: Vec<&Hungry> = group.hungry.iter().filter(|h| h.device == device).collect();
+            if let Some(most) = mine.first() {
+                lines.push(format!(
+                    "more energy than its fleet for the same work: {label} ({} case(s), up to {} in {})",
+                    mine.len(),
+                    percent(most.change),
+                    most.case
+                ));
+            }
+        }
+    }
     for c in &fleet.confirmations {
         lines.push(format!("confirmed: {}", confirmation(c)));
     }
@@ -193,6 +207,33 @@ fn group_section(n: usize, group: &Group, anchored: bool) -> Block {
             .collect();
         blocks.push(Block::Section {
             title: format!("compute units slower than their own GPU's others ({}):", group.slow_units.len()),
+            id: String::new(),
+            blocks: vec![Block::List(lines)],
+        });
+    }
+    if !group.hungry.is_empty() {
+        let lines = group
+            .hungry
+            .iter()
+            .map(|h| {
+                let line = format!(
+                    "{}  {}: {} {} against the fleet's {} ({})",
+                    group.devices[h.device],
+                    h.case,
+                    crate::format::sig4(h.picojoules),
+                    h.unit,
+                    crate::format::sig4(h.median),
+                    percent(h.change)
+                );
+                (line, Vec::new())
+            })
+            .collect();
+        blocks.push(Block::Section {
+            title: format!(
+                "more energy than the fleet for the same work ({}), {:.0}% or more above its median:",
+                group.hungry.len(),
+                ENERGY_MARGIN * 100.0
+            ),
             id: String::new(),
             blocks: vec![Block::List(lines)],
         });

@@ -28,18 +28,25 @@ fn one(run: &Run) -> Option<(String, Table)> {
     }
     let per_clock = rows.iter().any(|r| r.per_clock().is_some());
     let clocks = rows.iter().any(|r| r.latency_clk().is_some());
-    let latency = match (clocks, rows.iter().any(Row::shader_clocked)) {
-        (true, true) => "in clocks (counted by the shader clock around the chain) and in time",
-        (true, false) => "in clocks (the time at the clock measured around the case) and in time",
-        (false, _) => "in time (the clock is unknown)",
+    let timed_latency = rows.iter().any(|r| r.latency_ns().is_some());
+    let latency = match (timed_latency, clocks, rows.iter().any(Row::shader_clocked)) {
+        (false, _, _) => "",
+        (true, true, true) => "; latency per dependent operation in clocks (counted by the shader clock around the chain) and in time",
+        (true, true, false) => "; latency per dependent operation in clocks (the time at the clock measured around the case) and in time",
+        (true, false, _) => "; latency per dependent operation in time (the clock is unknown)",
     };
     let throughput = match per_clock {
         true => "per clock per compute unit and per second",
         false => "per second (per clock unknown)",
     };
+    let energy = rows.iter().any(|r| r.energy_pj().is_some());
+    let energy_words = match energy {
+        true => "; its energy per operation for the board, and that in fp32 FMAs' energy",
+        false => "",
+    };
     let title = format!(
-        "instructions: throughput {throughput}; its cost in fp32 FMAs (the FMA's throughput over its own); \
-         latency per dependent operation {latency}"
+        "instructions: throughput {throughput}; its cost in fp32 FMAs (the FMA's throughput over its own){latency}\
+         {energy_words}"
     );
     let mut out = Table::new(vec![
         Column::left("operation"),
@@ -48,6 +55,8 @@ fn one(run: &Run) -> Option<(String, Table)> {
         Column::right("cost in fp32 FMAs", 11),
         Column::right("latency (clk)", 11),
         Column::right("latency (time)", 10),
+        Column::right("energy", 10),
+        Column::right("energy in fp32 FMAs", 11),
     ]);
     out.text_head = false;
     let mut class = "";
@@ -61,6 +70,8 @@ fn one(run: &Run) -> Option<(String, Table)> {
     let out = out.keep(|c| match c {
         1 => per_clock,
         4 => clocks,
+        5 => timed_latency,
+        6 | 7 => energy,
         _ => true,
     });
     Some((title, out))
@@ -90,6 +101,8 @@ fn cells(row: &Row, clocked: bool) -> Vec<Cell> {
         Cell::maybe(row.fma_cost(), "FMAs", Hint::Sig4),
         row.latency_clk().map_or(Cell::Missing("unknown clk".into()), |c| Cell::number(c, "clk", Hint::Sig4)),
         Cell::maybe(row.latency_ns(), "", Hint::Nanoseconds),
+        Cell::maybe(row.energy_pj(), "pJ", Hint::Sig4),
+        Cell::maybe(row.energy_in_fmas(), "", Hint::Sig4),
     ]
 }
 

@@ -10,6 +10,7 @@ pub(crate) mod baselines;
 pub mod cases;
 mod clock;
 pub mod compare;
+pub mod energy;
 pub mod fleet;
 pub mod instructions;
 pub(crate) mod levels;

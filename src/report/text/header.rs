@@ -27,7 +27,7 @@ pub fn header(run: &Run, verbose: bool) -> String {
 }
 
 /// The labels of the lines the short header keeps, after its first (`perftest 0.1.0 (git ...)`).
-const SHORT: [&str; 6] = ["device:", "driver:", "clock:", "simulating:", "warm-up:", "together:"];
+const SHORT: [&str; 7] = ["device:", "driver:", "clock:", "simulating:", "warm-up:", "energy:", "together:"];
 
 /// The short form of a whole header: its first line, which says that `--verbose` prints the rest,
 /// and the lines labelled one of [`SHORT`] with the lines that continue them.
@@ -131,6 +131,9 @@ fn of_facts(run: &Run, facts: &Facts) -> String {
     }
     if let Some(warm_up) = &run.warm_up {
         text.push_str(&format!("warm-up:    {}\n", warm_up.text()));
+    }
+    if let Some(energy) = &run.energy {
+        text.push_str(&format!("energy:     {}\n", energy.line()));
     }
     text.push_str(&format!("settings:   {}\n", settings(run, facts)));
     if !facts.cooperative_matrix.is_empty() {

@@ -1,0 +1,268 @@
+//! The energy table: what a unit of work costs at each level a run measured with `--energy`, from
+//! the arithmetic (fp32 and fp16 FMAs, the tensor cores) down the memory hierarchy (shared memory,
+//! the cache levels and DRAM the linear vec4 sweep found, the host link), each row read from one
+//! named case.
+
+use super::levels::LATENCY;
+use crate::registry::Unit;
+use crate::results::model::{CaseResult, Run, Status};
+
+/// The swept variant whose levels give the memory rows.
+pub const SWEEP: &str = "Sweep SSBO vec4 linear";
+
+/// One level's row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Level<'a> {
+    /// What it is (`fp32 FMA`, `L2`, `DRAM`, `host link`).
+    pub level: String,
+    /// One unit of it as a sentence says it (`an fp32 FLOP`, `a byte from L2`).
+    pub each: String,
+    /// Whether it moves bytes (the memory rows) rather than computes (the arithmetic rows).
+    pub memory: bool,
+    /// The case it is read from.
+    pub case: &'a CaseResult,
+    /// The unit its energy is per (`FLOP`, `B`).
+    pub unit: Unit,
+    /// Picojoules per unit for the board.
+    pub board: f64,
+    /// Picojoules per unit above the idle board, where known.
+    pub above: Option<f64>,
+}
+
+/// A case of the run that ran and has energy per `unit`.
+fn with_energy(case: &CaseResult, unit: Unit) -> Option<(f64, Option<f64>)> {
+    if case.status != Status::Ok {
+        return None;
+    }
+    let (board, above) = case.energy.as_ref()?.per(unit);
+    Some((board?, above))
+}
+
+fn row<'a>(level: &str, each: &str, case: &'a CaseResult, unit: Unit) -> Option<Level<'a>> {
+    let (board, above) = with_energy(case, unit)?;
+    let memory = unit == Unit::Byte;
+    Some(Level { level: level.to_owned(), each: each.to_owned(), memory, case, unit, board, above })
+}
+
+/// The run's table, arithmetic first, then memory from the nearest level out; empty without
+/// energy.
+pub fn table(run: &Run) -> Vec<Level<'_>> {
+    let named = |name: &str| run.cases.iter().find(|c| c.name == name);
+    let mut rows = Vec::new();
+    let arithmetic = [
+        ("fp32 FMA", "an fp32 FLOP", "ALU fp32 FMA"),
+        ("fp16 FMA (f16vec2)", "an fp16 FLOP", "ALU fp16 FMA (f16vec2)"),
+    ];
+    for (level, each, name) in arithmetic {
+        rows.extend(named(name).and_then(|c| row(level, each, c, Unit::Flop)));
+    }
+    let fastest = |family: &str, unit: Unit| {
+        run.cases
+            .iter()
+            .filter(|c| c.family == family && with_energy(c, unit).is_some())
+            .max_by(|a, b| rate(a).total_cmp(&rate(b)))
+    };
+    let tensor = fastest("coopmat", Unit::Flop);
+    rows.extend(tensor.and_then(|c| row("tensor cores", "a tensor-core FLOP", c, Unit::Flop)));
+    let shared = named("Shared vec4");
+    rows.extend(shared.and_then(|c| row("shared memory", "a byte from shared memory", c, Unit::Byte)));
+    rows.extend(sweep_rows(run));
+    let link = run
+        .cases
+        .iter()
+        .filter(|c| c.variant == "Copy host to device" && with_energy(c, Unit::Byte).is_some())
+        .max_by_key(|c| c.axes.get("bytes").copied().unwrap_or(0));
+    rows.extend(link.and_then(|c| row("host link", "a byte copied from the host", c, Unit::Byte)));
+    rows
+}
+
+fn rate(case: &CaseResult) -> f64 {
+    case.rate.as_ref().map_or(0.0, |r| r.value)
+}
+
+/// The sweep's rows: per level it found, the middle of its working sets the run has energy for
+/// (the lower of two: a level's edges mix in the next level, and cost more: on the H100 a 32 MiB
+/// set, still at the L2's rate, cost 30% more per byte than a 16 MiB one, results/energy/); where
+/// it found no levels (few sizes ran), each size with energy.
+fn sweep_rows(run: &Run) -> Vec<Level<'_>> {
+    let swept: Vec<&CaseResult> =
+        run.cases.iter().filter(|c| c.variant == SWEEP && with_energy(c, Unit::Byte).is_some()).collect();
+    let bytes = |c: &CaseResult| c.axes.get("bytes").copied().unwrap_or(0);
+    let levels = run.levels.iter().find(|l| l.variant == SWEEP && l.unit != LATENCY);
+    match levels.filter(|l| l.levels.len() > 1) {
+        Some(levels) => levels
+            .levels
+            .iter()
+            .filter_map(|level| {
+                let mut within: Vec<&&CaseResult> = swept
+                    .iter()
+                    .filter(|c| (level.from_bytes..=level.to_bytes).contains(&bytes(c)))
+                    .collect();
+                within.sort_by_key(|c| bytes(c));
+                let case = *within.get(within.len().checked_sub(1)? / 2)?;
+                row(&level.name, &format!("a byte from {}", level.name), case, Unit::Byte)
+            })
+            .collect(),
+        None => swept
+            .iter()
+            .filter_map(|c| {
+                let size = crate::format::format_bytes(bytes(c));
+                row(&format!("reads of {size}"), &format!("a byte read from {size}"), c, Unit::Byte)
+            })
+            .collect(),
+    }
+}
+
+/// The rows' first arithmetic row and the memory rows as `(level, board, above)` ratios to it:
+/// what a byte from each level costs in fp32 FMAs' energy.
+pub fn in_fmas<'a>(rows: &'a [Level<'a>]) -> Option<(&'a Level<'a>, Vec<(&'a Level<'a>, f64)>)> {
+    let fma = rows.iter().find(|r| r.level == "fp32 FMA")?;
+    // An FMA is two FLOPs.
+    let per_fma = fma.board * 2.0;
+    Some((fma, rows.iter().filter(|r| r.memory).map(|r| (r, r.board / per_fma)).collect()))
+}
+
+/// The levels in the order the runs first show them, each with its row per run.
+pub fn side_by_side<'a>(runs: &'a [Run]) -> Vec<(String, Vec<Option<Level<'a>>>)> {
+    let tables: Vec<Vec<Level>> = runs.iter().map(table).collect();
+    let mut levels: Vec<String> = Vec::new();
+    for row in tables.iter().flatten() {
+        if !levels.contains(&row.level) {
+            levels.push(row.level.clone());
+        }
+    }
+    levels
+        .into_iter()
+        .map(|level| {
+            let each = tables.iter().map(|t| t.iter().find(|r| r.level == level).cloned()).collect();
+            (level, each)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::results::energy::CaseEnergy;
+    use crate::results::levels::{Level as SweptLevel, Levels};
+    use crate::results::measure::Measure;
+    use crate::results::model::Amount;
+
+    fn energy(unit: Unit, board: f64, above: f64) -> CaseEnergy {
+        CaseEnergy {
+            seconds: 4.0,
+            joules: 1600.0,
+            measurements: 200,
+            busy: None,
+            watts: 400.0,
+            per_unit: vec![Amount { value: board, unit: Measure::Energy(unit) }],
+            above_idle: vec![Amount { value: above, unit: Measure::Energy(unit) }],
+        }
+    }
+
+    pub(crate) fn run_with_energy() -> Run {
+        let mut run = crate::results::model::tests::sample_run();
+        let template = run.cases[0].clone();
+        let case = |name: &str, family: &str, variant: &str, bytes: Option<u64>, e: Option<CaseEnergy>| {
+            let mut c = CaseResult {
+                name: name.into(),
+                family: family.into(),
+                variant: variant.into(),
+                status: Status::Ok,
+                energy: e,
+                ..template.clone()
+            };
+            c.axes = bytes.map(|b| [("bytes".to_owned(), b)].into()).unwrap_or_default();
+            c
+        };
+        run.cases = vec![
+            case("ALU fp32 FMA", "alu", "ALU fp32 FMA", None, Some(energy(Unit::Flop, 5.13, 3.11))),
+            case("Shared vec4", "shared", "Shared vec4", None, Some(energy(Unit::Byte, 10.9, 7.13))),
+            case(
+                "Sweep SSBO vec4 linear 64 KiB",
+                "sweep",
+                SWEEP,
+                Some(64 << 10),
+                Some(energy(Unit::Byte, 12.6, 8.78)),
+            ),
+            case(
+                "Sweep SSBO vec4 linear 16 MiB",
+                "sweep",
+                SWEEP,
+                Some(16 << 20),
+                Some(energy(Unit::Byte, 57.6, 41.9)),
+            ),
+            case("Sweep SSBO vec4 linear 32 MiB", "sweep", SWEEP, Some(32 << 20), None),
+            case(
+                "Sweep SSBO vec4 linear 2 MiB",
+                "sweep",
+                SWEEP,
+                Some(2 << 20),
+                Some(energy(Unit::Byte, 50.0, 36.0)),
+            ),
+            case(
+                "Sweep SSBO vec4 linear 8 MiB",
+                "sweep",
+                SWEEP,
+                Some(8 << 20),
+                Some(energy(Unit::Byte, 55.0, 40.0)),
+            ),
+            case(
+                "Sweep SSBO vec4 linear 1 GiB",
+                "sweep",
+                SWEEP,
+                Some(1 << 30),
+                Some(energy(Unit::Byte, 130.0, 90.0)),
+            ),
+        ];
+        let level = |name: &str, from: u64, to: u64| SweptLevel {
+            name: name.into(),
+            rate: 1e12,
+            from_bytes: from,
+            to_bytes: to,
+        };
+        run.levels = vec![Levels {
+            variant: SWEEP.into(),
+            unit: "B/s".into(),
+            levels: vec![
+                level("L1", 16 << 10, 64 << 10),
+                level("L2", 1 << 20, 32 << 20),
+                level("DRAM", 128 << 20, 1 << 30),
+            ],
+        }];
+        run
+    }
+
+    #[test]
+    fn each_level_is_read_from_its_case_and_a_byte_is_priced_in_fmas() {
+        let run = run_with_energy();
+        let rows = table(&run);
+        let names: Vec<(&str, &str)> =
+            rows.iter().map(|r| (r.level.as_str(), r.case.name.as_str())).collect();
+        assert_eq!(
+            names,
+            [
+                ("fp32 FMA", "ALU fp32 FMA"),
+                ("shared memory", "Shared vec4"),
+                ("L1", "Sweep SSBO vec4 linear 64 KiB"),
+                // The middle of the level's sizes with energy (2, 8 and 16 MiB; 32 MiB has none).
+                ("L2", "Sweep SSBO vec4 linear 8 MiB"),
+                ("DRAM", "Sweep SSBO vec4 linear 1 GiB"),
+            ]
+        );
+        assert_eq!((rows[4].board, rows[4].above), (130.0, Some(90.0)));
+        let (fma, bytes) = in_fmas(&rows).unwrap();
+        assert_eq!(fma.level, "fp32 FMA");
+        let dram = bytes.iter().find(|(r, _)| r.level == "DRAM").unwrap().1;
+        assert!((dram - 130.0 / 10.26).abs() < 1e-9, "{dram}");
+        // Without levels, each size is its own row.
+        let mut few = run.clone();
+        few.levels.clear();
+        let rows = table(&few);
+        assert_eq!(rows[2].level, "reads of 64 KiB");
+        // Without energy, no table.
+        let mut none = run;
+        none.cases.iter_mut().for_each(|c| c.energy = None);
+        assert!(table(&none).is_empty());
+    }
+}
