@@ -187,7 +187,7 @@ fn watchdog(cli: &Cli) -> std::time::Duration {
         true => 3.0 * cli.energy_window.unwrap_or(4.0) + 3.0,
         false => 0.0,
     };
-    let seconds = cli.watchdog.unwrap_or_else(|| (3.0 * cli.target_ms).max(60.0) + hold);
+    let seconds = cli.watchdog.unwrap_or_else(|| (3.0 * cli.target_ms).max(60.0)) + hold;
     std::time::Duration::from_secs_f64(seconds)
 }
 

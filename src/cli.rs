@@ -193,8 +193,8 @@ pub struct Cli {
     pub fence_timing: bool,
 
     /// Give each case this many seconds to answer before its worker process is stopped and the
-    /// case recorded as hung [default: 3000 times --target-ms, at least 60; with --energy three windows
-    /// and 3 s more].
+    /// case recorded as hung [default: 3000 times --target-ms, at least 60]; --energy adds three
+    /// windows and 3 s.
     #[arg(hide_short_help = true, long, value_name = "SECONDS", value_parser = parse_watchdog)]
     pub watchdog: Option<f64>,
 

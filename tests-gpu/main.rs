@@ -821,7 +821,7 @@ fn cli_energy_on_lavapipe_is_unknown_with_a_reason_or_measured_from_a_rapl_count
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
     assert!(
-        stdout.contains("\nenergy:     RAPL package-0, each case's work held 0.5 s between two updates"),
+        stdout.contains("\nenergy:     RAPL package-0, each case's work held 0.5 s between two readings"),
         "{stdout}"
     );
     let kept: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&run).unwrap()).unwrap();

@@ -30,7 +30,7 @@ fn a_kept_energy_run_shows_its_sensor_its_levels_and_what_a_byte_costs() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(
         shown.contains(
-            "energy:     NVML total energy, each case's work held 4 s between two updates; idle 116.6 W"
+            "energy:     NVML total energy, each case's work held 4 s between two readings; idle 116.6 W"
         ),
         "{shown}"
     );
@@ -109,7 +109,17 @@ fn edited_energy_is_refused_on_load_with_a_sentence() {
     let dir = temp_dir("energy-edited");
     let path = dir.join("run.json");
     type Edit = (&'static str, fn(&mut serde_json::Value), &'static str);
-    let edits: [Edit; 4] = [
+    let edits: [Edit; 6] = [
+        (
+            "more above idle than for the board",
+            |r| case(r, "ALU fp32 FMA")["energy"]["above_idle"][0]["value"] = 90.0.into(),
+            "above idle that is not below its board's",
+        ),
+        (
+            "a sensor and why there is none",
+            |r| r["energy"]["unknown"] = "no RAPL counter".into(),
+            "both a sensor and why there is none",
+        ),
         (
             "negative watts",
             |r| case(r, "ALU fp32 FMA")["energy"]["watts"] = (-5.0).into(),

@@ -113,8 +113,8 @@ fn sweep_rows(run: &Run) -> Vec<Level<'_>> {
     }
 }
 
-/// The rows' first arithmetic row and the memory rows as `(level, board, above)` ratios to it:
-/// what a byte from each level costs in fp32 FMAs' energy.
+/// The `fp32 FMA` row and each memory row with its board energy over an FMA's (two FLOPs): what
+/// a byte from each level costs in fp32 FMAs' energy.
 pub fn in_fmas<'a>(rows: &'a [Level<'a>]) -> Option<(&'a Level<'a>, Vec<(&'a Level<'a>, f64)>)> {
     let fma = rows.iter().find(|r| r.level == "fp32 FMA")?;
     // An FMA is two FLOPs.

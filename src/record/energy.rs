@@ -10,7 +10,7 @@ pub struct Held {
     pub seconds: f64,
     /// Joules the sensor counted between them (the board's; a CPU driver's package).
     pub joules: f64,
-    /// The case's measurements (each as one of its samples) that ran between them.
+    /// The case's measurements (each as one of its samples) that ended between them.
     pub measurements: u64,
     /// Their GPU time, seconds: over [`Held::seconds`], how busy the window kept the GPU.
     #[serde(default)]

@@ -29,8 +29,8 @@ pub struct RunEnergy {
 }
 
 impl RunEnergy {
-    /// The header's line: `NVML total energy, 4 s windows; idle 123.5 W before the warm-up, 124.8
-    /// W after the last case`, or `unknown (why)`.
+    /// The header's line: `NVML total energy, each case's work held 4 s between two readings; idle
+    /// 123.5 W before the warm-up, 124.8 W after the last case`, or `unknown (why)`.
     pub fn line(&self) -> String {
         let Some(sensor) = &self.sensor else {
             return format!("unknown ({})", self.unknown.as_deref().unwrap_or("no sensor"));
@@ -39,7 +39,7 @@ impl RunEnergy {
         // The live header comes before the last case: the idle power after it is not known yet.
         let end = self.idle_end_w.map_or(String::new(), |w| format!(", {w:.1} W after the last case"));
         format!(
-            "{sensor}, each case's work held {} s between two updates; idle {} before the warm-up{end}",
+            "{sensor}, each case's work held {} s between two readings; idle {} before the warm-up{end}",
             self.window_s.map_or("?".into(), seconds),
             idle(self.idle_w),
         )
@@ -91,7 +91,8 @@ impl CaseEnergy {
                 })
                 .collect()
         };
-        let above = idle_w.map(|idle| held.joules - idle * held.seconds).filter(|j| *j > 0.0);
+        // Above idle only where the work added at least 1% to the board: less is within the noise.
+        let above = idle_w.map(|idle| held.joules - idle * held.seconds).filter(|j| *j >= 0.01 * held.joules);
         Some(CaseEnergy {
             seconds: held.seconds,
             joules: held.joules,
@@ -136,6 +137,7 @@ mod tests {
         // Without the idle power, or at it, nothing above it.
         assert!(CaseEnergy::of(&held, &work, None).unwrap().above_idle.is_empty());
         assert!(CaseEnergy::of(&held, &work, Some(400.0)).unwrap().above_idle.is_empty());
+        assert!(CaseEnergy::of(&held, &work, Some(398.0)).unwrap().above_idle.is_empty(), "0.5% above idle");
         assert_eq!(CaseEnergy::of(&Held { measurements: 0, ..held }, &work, None), None);
         assert_eq!(CaseEnergy::of(&Held { joules: 0.0, ..held }, &work, None), None);
     }
@@ -151,7 +153,7 @@ mod tests {
         };
         assert_eq!(
             known.line(),
-            "NVML total energy, each case's work held 4 s between two updates; idle 123.5 W before the \
+            "NVML total energy, each case's work held 4 s between two readings; idle 123.5 W before the \
              warm-up"
         );
         let ended = RunEnergy { idle_end_w: Some(124.84), ..known };

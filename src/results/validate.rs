@@ -54,6 +54,12 @@ pub fn check(run: &Run) -> Result<(), String> {
         self::facts(facts)?;
     }
     if let Some(energy) = &run.energy {
+        if energy.sensor.is_some() == energy.unknown.is_some() {
+            return Err(
+                "has an energy record with both a sensor and why there is none, or neither; was it edited?"
+                    .into(),
+            );
+        }
         let texts = energy.sensor.iter().chain(&energy.unknown);
         texts.into_iter().try_for_each(|t| name("the run's energy", "a sensor or reason", t))?;
         for watts in [energy.window_s, energy.idle_w, energy.idle_end_w] {
@@ -189,6 +195,12 @@ fn case(c: &CaseResult) -> Result<(), String> {
             if !matches!(amount.unit, Measure::Energy(_)) {
                 return Err(format!("has energy per unit in {} for {who}; was it edited?", amount.unit));
             }
+        }
+        let board = |above: &Amount| energy.per_unit.iter().find(|b| b.unit == above.unit).map(|b| b.value);
+        if energy.above_idle.iter().any(|a| board(a).is_none_or(|b| a.value > b)) {
+            return Err(format!(
+                "has energy above idle that is not below its board's for {who}; was it edited?"
+            ));
         }
     }
     c.flags.iter().try_for_each(|f| flag(&who, f))

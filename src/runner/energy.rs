@@ -30,6 +30,9 @@ impl Gauge for EnergySensor {
 /// Work before the window opens: the power settles after the samples' pauses.
 const SETTLE: Duration = Duration::from_millis(250);
 
+/// The fewest measurements a window holds: each end of it is known to within one.
+pub const MIN_MEASUREMENTS: usize = 10;
+
 /// The pause between two readings of the sensor (an NVML reading itself takes milliseconds).
 const POLL: Duration = Duration::from_micros(500);
 
@@ -81,8 +84,8 @@ impl<G: Gauge> Meter<G> {
     /// Runs `timer`'s measurement of `groups` back to back while the sensor is read on a thread of
     /// its own, until a window from one update of its counter to the first update `window` later:
     /// the joules between the two, and the measurements that ended between them (each end known
-    /// to within one measurement). Or why the sensor could not say; an error of the work's own is
-    /// the outer one, and costs the case.
+    /// to within one measurement; fewer than [`MIN_MEASUREMENTS`] are too few). Or why the sensor
+    /// could not say; an error of the work's own is the outer one, and costs the case.
     pub fn hold(&mut self, timer: &mut dyn Timer, groups: u64) -> Measured<Held> {
         let (span, start, stop) = (self.window, Instant::now(), AtomicBool::new(false));
         let gauge = &mut self.gauge;
@@ -103,18 +106,26 @@ impl<G: Gauge> Meter<G> {
             (ends, Ok(ran))
         });
         let ran = ran?;
-        Ok(ends.map(|ends| {
+        Ok(ends.and_then(|ends| {
             let within: Vec<f64> = ran
                 .iter()
                 .filter(|(at, _)| *at > ends.first.0 && *at <= ends.last.0)
                 .map(|(_, s)| *s)
                 .collect();
-            Held {
-                seconds: (ends.last.0 - ends.first.0).as_secs_f64(),
+            let seconds = (ends.last.0 - ends.first.0).as_secs_f64();
+            if within.len() < MIN_MEASUREMENTS {
+                return Err(format!(
+                    "the {seconds:.2} s window held {} measurement(s), fewer than {MIN_MEASUREMENTS}: give \
+                     --energy-window at least {MIN_MEASUREMENTS} measurements' time",
+                    within.len()
+                ));
+            }
+            Ok(Held {
+                seconds,
                 joules: ends.last.1 - ends.first.1,
                 measurements: within.len() as u64,
                 gpu_s: within.iter().sum(),
-            }
+            })
         }))
     }
 }
@@ -251,6 +262,9 @@ mod tests {
         let mut meter = Meter::new(Power, Duration::from_millis(100));
         let held = meter.hold(&mut Work { ms: 5.0 }, 1).unwrap().unwrap();
         assert!((held.watts() - 250.0).abs() < 1e-6, "{held:?}");
+        // 40 ms measurements in a 0.1 s window: too few to know its ends.
+        let why = meter.hold(&mut Work { ms: 40.0 }, 1).unwrap().unwrap_err();
+        assert!(why.contains("fewer than 10: give --energy-window at least"), "{why}");
     }
 
     #[test]

@@ -120,9 +120,10 @@ pub fn work(request: &Request, job: &Job, emit: &mut dyn FnMut(Message) -> Resul
         &mut |case| (emit.borrow_mut())(Message::Start { case: case.name.clone() }),
         &mut |record| (emit.borrow_mut())(Message::Done(Box::new(record))),
     );
-    // Read on the device at rest, before it is closed.
-    let idle_w = match (&ran, prepared.energy.take()) {
-        (Ok(()), Some(meter)) => Some(meter.into_inner().idle_watts()),
+    // Read with nothing submitted, before the device is closed; not after a stop, which should not
+    // wait a window.
+    let idle_w = match (&ran, prepared.energy.take(), STOP.load(Ordering::SeqCst)) {
+        (Ok(()), Some(meter), false) => Some(meter.into_inner().idle_watts()),
         _ => None,
     };
     drop(prepared);

@@ -97,8 +97,10 @@ impl<'c> Collector<'c> {
             Message::End { validation, idle_w } => {
                 self.validation.extend(validation);
                 // The last worker's reading: the device at rest after the last case.
-                if let (Some(Ok(watts)), Some(run)) = (idle_w, self.run.as_mut()) {
-                    run.energy.get_or_insert_with(Default::default).idle_end_w = Some(watts);
+                if let (Some(Ok(watts)), Some(energy)) =
+                    (idle_w, self.run.as_mut().and_then(|r| r.energy.as_mut()))
+                {
+                    energy.idle_end_w = Some(watts);
                 }
             }
             Message::Fatal { message, exit_code } => {

@@ -1,7 +1,7 @@
 //! The energy table as a chart: a row per level, the arithmetic (picojoules per FLOP) then the
 //! memory hierarchy from the nearest level out (picojoules per byte), a bar per run on one log
-//! scale; each bar's darker part is the energy above the idle board, the paler rest the idle
-//! board's share, so what the work itself adds and what merely running costs read apart.
+//! scale: the pale bar ends at the board's energy, the dark bar over it at the energy above the
+//! idle board, so what the work itself adds and what the whole board costs read apart.
 
 use plotters::prelude::*;
 
@@ -38,8 +38,8 @@ fn render(labels: &[String], rows: &[(String, Vec<Option<Level>>)]) -> Result<St
         &legend,
     )?;
     let note =
-        "picojoules per FLOP or per byte for the board (log scale); the darker part is above the idle \
-                board, the paler part the idle board's share";
+        "picojoules per FLOP or per byte (log scale): the pale bar for the board, the dark bar above the \
+                idle board";
     root.draw(&Text::new(note, (NAMES, y + 8), font(13))).map_err(fail)?;
     let values = rows.iter().flat_map(|(_, each)| each.iter().flatten().map(|r| r.board));
     let (low, high) = values.fold((f64::MAX, f64::MIN), |(l, h), v| (l.min(v), h.max(v)));
@@ -59,8 +59,8 @@ fn render(labels: &[String], rows: &[(String, Vec<Option<Level>>)]) -> Result<St
             root.draw(&Rectangle::new([(NAMES, y), (NAMES + length, y + BAR - 2)], pale.filled()))
                 .map_err(fail)?;
             if let Some(above) = row.above {
-                // The share above idle, on the same bar: its fraction of the board's energy.
-                let part = ((above / row.board).clamp(0.0, 1.0) * f64::from(length)).round() as i32;
+                // The energy above idle on the same scale, over the board's.
+                let part = scale.length(above.min(row.board));
                 root.draw(&Rectangle::new([(NAMES, y), (NAMES + part, y + BAR - 2)], colour.filled()))
                     .map_err(fail)?;
             }
