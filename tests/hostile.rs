@@ -276,8 +276,10 @@ fn hostile_a_results_file_costs_memory_in_proportion_to_its_size() {
     assert!(out.status.success(), "{stderr}");
     let kib: u64 = stderr.trim().lines().last().unwrap().parse().unwrap();
     // The file, the record built from it and the document written: a few times the file, where
-    // a JSON tree of it alone took 16-20 times.
-    assert!(kib * 1024 < 8 * bytes, "{kib} KiB for a {bytes}-byte file");
+    // a JSON tree of it alone took 16-20 times. 7.75 times on this machine (2026-11-27) before
+    // and after the energy fields, 7.99 on a fresh clone's CI: the bound sits between that and
+    // a tree's.
+    assert!(kib * 1024 < 10 * bytes, "{kib} KiB for a {bytes}-byte file");
     std::fs::remove_dir_all(dir).unwrap();
 }
 

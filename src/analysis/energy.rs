@@ -169,7 +169,7 @@ pub(crate) mod tests {
                 family: family.into(),
                 variant: variant.into(),
                 status: Status::Ok,
-                energy: e,
+                energy: e.map(Box::new),
                 ..template.clone()
             };
             c.axes = bytes.map(|b| [("bytes".to_owned(), b)].into()).unwrap_or_default();

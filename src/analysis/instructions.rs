@@ -232,7 +232,7 @@ pub(crate) mod tests {
     /// `case` with energy of `pj` picojoules per operation for the board.
     pub(crate) fn with_energy(mut case: CaseResult, pj: f64) -> CaseResult {
         let unit = crate::results::measure::Measure::Energy(crate::registry::Unit::Op);
-        case.energy = Some(crate::results::energy::CaseEnergy {
+        case.energy = Some(Box::new(crate::results::energy::CaseEnergy {
             seconds: 4.0,
             joules: 1200.0,
             measurements: 200,
@@ -240,7 +240,7 @@ pub(crate) mod tests {
             watts: 300.0,
             per_unit: vec![Amount { value: pj, unit }],
             above_idle: Vec::new(),
-        });
+        }));
         case
     }
 

@@ -603,7 +603,7 @@ pub struct CaseResult {
     pub phases: Option<crate::record::phases::Phases>,
     /// What its work cost in energy, where the run measured it (`--energy`; format 9).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub energy: Option<super::energy::CaseEnergy>,
+    pub energy: Option<Box<super::energy::CaseEnergy>>,
 }
 
 impl CaseResult {
@@ -824,7 +824,7 @@ pub(crate) mod tests {
         let held =
             crate::record::energy::Held { seconds: 4.01, joules: 1604.0, measurements: 201, gpu_s: 4.01 };
         let work = [(61.4e9, crate::registry::Work::new(1.0, crate::registry::Unit::Byte))];
-        run.cases[0].energy = crate::results::energy::CaseEnergy::of(&held, &work, Some(123.5));
+        run.cases[0].energy = crate::results::energy::CaseEnergy::of(&held, &work, Some(123.5)).map(Box::new);
         let text = to_json(&run).unwrap();
         assert!(text.contains("\"unit\": \"pJ/B\""), "{text}");
         assert!(

@@ -191,7 +191,7 @@ impl<'c> Collector<'c> {
         record.phases = (sent.phases.total_ms > 0.0).then_some(sent.phases);
         if let (Some(held), Outcome::Timed { work, .. }) = (&sent.energy, outcome) {
             let idle = self.run.as_ref().and_then(|r| r.energy.as_ref()).and_then(|e| e.idle_w);
-            record.energy = CaseEnergy::of(held, work, idle);
+            record.energy = CaseEnergy::of(held, work, idle).map(Box::new);
         }
         let done = self.run.as_ref().map_or(&[][..], |run| &run.cases[..]);
         let twin = case.twin.as_ref().and_then(|twin| done.iter().find(|r| r.name == *twin));

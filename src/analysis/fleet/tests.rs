@@ -185,7 +185,7 @@ fn a_slow_gpu_is_a_suspect_until_confirmed_and_the_worst_conclusion_wins() {
 fn a_board_spending_more_energy_for_the_same_work_is_named_and_a_few_percent_is_not() {
     let with_energy = |run: &mut Run, pj: f64| {
         for c in &mut run.cases {
-            c.energy = Some(crate::results::energy::CaseEnergy {
+            c.energy = Some(Box::new(crate::results::energy::CaseEnergy {
                 seconds: 4.0,
                 joules: 1600.0,
                 measurements: 200,
@@ -193,7 +193,7 @@ fn a_board_spending_more_energy_for_the_same_work_is_named_and_a_few_percent_is_
                 watts: 400.0,
                 per_unit: vec![Amount { value: pj, unit: "pJ/loads".into() }],
                 above_idle: Vec::new(),
-            });
+            }));
         }
     };
     let mut runs: Vec<Run> = (0..4).map(|i| device_run("NVIDIA H100", i, 1.0)).collect();
