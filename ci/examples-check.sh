@@ -10,7 +10,58 @@ if [ ! -x "$venv/bin/kubernetes-validate" ]; then
     python3 -m venv "$venv"
     "$venv/bin/pip" install --quiet kubernetes-validate
 fi
+# Against the newest schemas it bundles and against 1.33, the oldest the Jobs run on
+# (backoffLimitPerIndex and podFailurePolicy's FailIndex are GA there): no field of a later one.
 "$venv/bin/kubernetes-validate" --strict examples/kubernetes/*.yaml
+"$venv/bin/kubernetes-validate" --strict --quiet --kubernetes-version 1.33.0 \
+    examples/kubernetes/*.yaml
+# What the API server checks beyond the schemas (a podFailurePolicy needs restartPolicy Never,
+# FailIndex an Indexed Job with backoffLimitPerIndex, an exit-code rule a container of the pod),
+# what these examples promise (no root, no privilege, a memory limit), and that each container's
+# `sh -c` script parses.
+"$venv/bin/python" - examples/kubernetes/*.yaml <<'PY'
+import subprocess, sys, yaml
+problems = []
+for path in sys.argv[1:]:
+    for doc in yaml.safe_load_all(open(path)):
+        if not doc or doc.get("kind") != "Job":
+            continue
+        spec, pod = doc["spec"], doc["spec"]["template"]["spec"]
+        say = lambda text: problems.append(f"{path}: {text}")
+        names = {c["name"] for c in pod["containers"]}
+        rules = spec.get("podFailurePolicy", {}).get("rules", [])
+        if rules and pod.get("restartPolicy") != "Never":
+            say("a podFailurePolicy needs restartPolicy: Never")
+        if "backoffLimitPerIndex" in spec and spec.get("completionMode") != "Indexed":
+            say("backoffLimitPerIndex needs completionMode: Indexed")
+        for rule in rules:
+            if rule["action"] == "FailIndex" and "backoffLimitPerIndex" not in spec:
+                say("FailIndex needs backoffLimitPerIndex")
+            codes = rule.get("onExitCodes")
+            if codes and codes.get("containerName", min(names)) not in names:
+                say(f"onExitCodes names no container of the pod: {codes['containerName']}")
+            if codes and codes["operator"] == "In" and 0 in codes["values"]:
+                say("onExitCodes In cannot hold 0")
+        for c in pod["containers"]:
+            context = {**pod.get("securityContext", {}), **c.get("securityContext", {})}
+            if not context.get("runAsNonRoot") or context.get("runAsUser", 0) == 0:
+                say(f"{c['name']}: runs as root")
+            if context.get("allowPrivilegeEscalation") is not False:
+                say(f"{c['name']}: privilege escalation allowed")
+            if not context.get("readOnlyRootFilesystem"):
+                say(f"{c['name']}: a writable root file system")
+            if context.get("capabilities", {}).get("drop") != ["ALL"]:
+                say(f"{c['name']}: capabilities not all dropped")
+            if "memory" not in c.get("resources", {}).get("limits", {}):
+                say(f"{c['name']}: no memory limit")
+            if c.get("command", [])[-1:] == ["-c"]:
+                script = c["args"][0]
+                parsed = subprocess.run(["sh", "-n", "-c", script], capture_output=True, text=True)
+                if parsed.returncode:
+                    say(f"{c['name']}: its script does not parse: {parsed.stderr.strip()}")
+if problems:
+    sys.exit("\n".join(problems))
+PY
 for script in examples/slurm/*; do
     bash -n "$script"
 done

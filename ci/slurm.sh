@@ -3,8 +3,11 @@
 # slurmctld and slurmd on this machine as a one-node cluster, a two-task job array running
 # `perftest --quick` on lavapipe, each task writing HOST-taskN.json into one folder, then
 # examples/slurm/fleet.sbatch as a dependent job over both, twice, with its exit code checked (two
-# runs of one device: too few to tell which is odd, so 0). ci/test.sh installs the packages and
-# calls it after the main job.
+# runs of one device: too few to tell which is odd, so 0). Then the health check as slurmd runs
+# it (HealthCheckProgram, examples/slurm/healthcheck.sh): the node stays up against a reference
+# made from its own runs and is drained against one it cannot meet, read from `scontrol show
+# node`; its metrics go through promtool. ci/test.sh installs the packages and calls it after the
+# main job.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/lavapipe-env.sh
@@ -111,3 +114,85 @@ for n in 1 2; do
     job=$fleet
 done
 ls "$dir/results/verdict"
+
+# The health check, as a site runs it: a reference from three runs of this node (lavapipe's
+# --quick alu cases), then slurmd's HealthCheckProgram running `perftest health --drain` against
+# it; the node must stay up. Then against a reference it cannot meet (every median ten times
+# this node's): the check must drain the node with a reason naming the GPU and the family.
+hc=$dir/health
+mkdir -p "$hc/runs"
+for n in 1 2 3; do
+    "$bin" --quick --family alu --json "$hc/runs/run$n.json" >/dev/null
+done
+"$bin" fleet "$hc/runs" --write-reference "$hc/reference.json" >/dev/null
+python3 tools/scale-reference.py "$hc/reference.json" "$hc/unmeetable.json" 10
+cp "$hc/reference.json" "$hc/current.json"
+# slurmd runs the program with no argument and an environment of SLURMD_NODENAME alone: the
+# wrapper gives it the rest (examples/slurm/healthcheck.sh is the one a site installs).
+cat > "$hc/check.sh" <<EOF2
+#!/bin/bash
+export PATH=$PATH SLURM_CONF=$SLURM_CONF PERFTEST=$bin REFERENCE=$hc/current.json
+export PERFTEST_METRICS=$hc/perftest.prom PERFTEST_LOG=$hc/check.log
+source $PWD/tools/lavapipe-env.sh
+exec $PWD/examples/slurm/healthcheck.sh
+EOF2
+chmod +x "$hc/check.sh"
+cat >> "$SLURM_CONF" <<EOF2
+HealthCheckProgram=$hc/check.sh
+HealthCheckInterval=10
+HealthCheckNodeState=ANY
+EOF2
+# Both daemons read the program and its interval: start them again (slurmd runs the check once
+# before it registers).
+kill "$(cat "$dir/slurmd.pid")" "$(cat "$dir/slurmctld.pid")"
+while pgrep -f "slurm(ctld|d) -f $SLURM_CONF" >/dev/null; do sleep 1; done
+slurmctld -f "$SLURM_CONF"
+slurmd -f "$SLURM_CONF"
+
+# Waits up to $2 seconds for the check's log to hold $1 finished checks.
+checks() {
+    local start=$SECONDS
+    until [ "$(cat "$hc/check.log" 2>/dev/null | grep -c '^perftest health: exit')" -ge "$1" ]; do
+        sleep 2
+        if ((SECONDS - start > $2)); then
+            echo "ci/slurm.sh: the health check did not run $1 time(s) in $2 s" >&2
+            cat "$hc/check.log" "$dir/log/slurmd.log" >&2 || true
+            exit 1
+        fi
+    done
+}
+state() { scontrol show node "$node" | grep -E "^ *(State|Reason)="; }
+checks 2 120
+echo "== the health check against this node's own reference ($(grep -c '^perftest health: exit' "$hc/check.log") runs):"
+grep -E '^(healthy|slow|cannot be judged|perftest health: exit)' "$hc/check.log" | tail -n 2
+state
+if scontrol show node "$node" | grep -q "State=[A-Z+]*DRAIN"; then
+    echo "ci/slurm.sh: a healthy node was drained" >&2
+    exit 1
+fi
+
+cp "$hc/unmeetable.json" "$hc/current.json"
+start=$SECONDS
+until scontrol show node "$node" | grep -q "State=[A-Z+]*DRAIN"; do
+    sleep 2
+    if ((SECONDS - start > 180)); then
+        echo "ci/slurm.sh: the node was not drained in 180 s against a reference it cannot meet" >&2
+        tail -n 30 "$hc/check.log" >&2
+        exit 1
+    fi
+done
+echo "== the health check against a reference it cannot meet: drained in $((SECONDS - start)) s"
+state
+scontrol show node "$node" | grep -q "Reason=perftest health: slow GPU .*(alu)" || {
+    echo "ci/slurm.sh: the drain's reason does not name the GPU and its family" >&2
+    exit 1
+}
+scontrol update NodeName="$node" State=RESUME
+
+# The check's metrics, as node_exporter's textfile collector would read them, through
+# Prometheus's own linter (ci/promtool.sh fetches Debian's promtool).
+promtool=$(bash ci/promtool.sh)
+echo "== promtool check metrics < $hc/perftest.prom"
+"$promtool" check metrics <"$hc/perftest.prom"
+echo "promtool: exit 0"
+grep -E "^perftest_(verdict|gpu_healthy)" "$hc/perftest.prom"

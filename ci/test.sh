@@ -48,5 +48,5 @@ echo "== perftest report of the committed H100 run, in headless Chromium (ci/rep
 bash ci/report-check.sh
 echo "== the cluster examples: Kubernetes manifests against the API's schemas, Slurm scripts parse (ci/examples-check.sh)"
 bash ci/examples-check.sh
-echo "== perftest on a one-node Slurm: a two-task array, then perftest fleet (ci/slurm.sh)"
+echo "== perftest on a one-node Slurm: a two-task array, perftest fleet, the health check that drains (ci/slurm.sh)"
 bash ci/slurm.sh

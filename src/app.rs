@@ -39,13 +39,36 @@ pub fn run(cli: &Cli) -> Result<()> {
                 _ => Ok(()),
             }
         }
-        Some(Command::Fleet { inputs, format, output, confirm }) => {
+        Some(Command::Fleet { inputs, format, output, confirm, reference, write_reference, metrics }) => {
             session::fleet::fleet(&session::fleet::Request {
                 inputs,
                 format: *format,
                 output: output.as_deref(),
                 confirm: *confirm,
+                reference: reference.as_deref(),
+                write_reference: write_reference.as_deref(),
+                metrics: metrics.as_deref(),
             })
+        }
+        Some(Command::History { inputs, format, output, report }) => {
+            session::history::history(&session::history::Request {
+                inputs,
+                format: *format,
+                output: output.as_deref(),
+                report: report.as_deref(),
+            })
+        }
+        Some(Command::Health { reference, drain, metrics, npd, keep }) => {
+            let outcome = session::health::health(&session::health::Request {
+                reference,
+                drain: *drain,
+                metrics: metrics.as_deref(),
+                keep: keep.as_deref(),
+            });
+            match *npd {
+                true => session::health::as_plugin(outcome),
+                false => outcome,
+            }
         }
         Some(Command::Show { file, format, output, verbose }) => {
             guard(&[output.as_deref()], &inputs(std::slice::from_ref(file)))?;
@@ -222,7 +245,10 @@ fn session_of(cli: &Cli) -> Session {
         request: request(cli),
         all_devices: cli.all_devices,
         one_at_a_time: cli.one_at_a_time,
-        host_name: !cli.no_host_name,
+        host: match cli.no_host_name {
+            true => None,
+            false => cli.host_name.clone().or_else(session::host_name),
+        },
         output: cli.output.clone(),
         format: cli.format,
         json: cli.json.clone(),

@@ -69,7 +69,7 @@ pub struct Cli {
     /// The header's compiler, queue, timestamps, compute units, peaks, host link, pipelines and
     /// settings; each case's every rate and per-clock figure, median, min, spread, its flags in
     /// full and the whole reason of a skip, instead of columns that fit 120.
-    #[arg(long)]
+    #[arg(hide_short_help = true, long)]
     pub verbose: bool,
 
     /// Leave out the cases whose name contains TEXT (repeatable; wins over --filter).
@@ -148,6 +148,12 @@ pub struct Cli {
     /// Leave the host's name out of the results (for a run meant for sharing).
     #[arg(hide_short_help = true, long)]
     pub no_host_name: bool,
+
+    /// Record NAME as the host instead of this machine's name (in a container: the node's, from
+    /// Kubernetes' downward API); env PERFTEST_HOST_NAME.
+    #[arg(hide_short_help = true, long, value_name = "NAME", env = "PERFTEST_HOST_NAME",
+          conflicts_with = "no_host_name", value_parser = parse_host_name)]
+    pub host_name: Option<String>,
 
     /// Exit with code 12 if any result is above a known peak of the hardware (flagged
     /// `[implausible: ...]`); without it such results are only flagged.
@@ -253,6 +259,14 @@ fn parse_percent(text: &str) -> Result<f64, String> {
     }
 }
 
+fn parse_host_name(text: &str) -> Result<String, String> {
+    let printable = text.chars().all(|c| !c.is_control() && !c.is_whitespace());
+    match printable && (1..=253).contains(&text.len()) {
+        true => Ok(text.to_owned()),
+        false => Err(format!("`{text}` is not a host name: 1 to 253 characters, no spaces")),
+    }
+}
+
 fn parse_profile(text: &str) -> Result<crate::caps::profile::Profile, String> {
     crate::caps::profile::Profile::load(std::path::Path::new(text))
 }
@@ -337,6 +351,66 @@ pub enum Command {
         /// verdict: slow (exit 16), interference (17) or not reproduced (0).
         #[arg(long)]
         confirm: bool,
+        /// Judge each run against FILE's model of its GPU (`--write-reference`) instead of its
+        /// siblings: one GPU alone can be judged.
+        #[arg(long, value_name = "FILE")]
+        reference: Option<std::path::PathBuf>,
+        /// From a healthy screen, write FILE: per model, driver and settings, each case's median
+        /// and spread (nothing is written when the screen is not healthy).
+        #[arg(long, value_name = "FILE", conflicts_with = "reference")]
+        write_reference: Option<std::path::PathBuf>,
+        /// Also write the verdict and each GPU's headline rates to FILE in Prometheus's text
+        /// format (node_exporter's textfile collector; labels as dcgm-exporter's).
+        #[arg(long, value_name = "FILE")]
+        metrics: Option<std::path::PathBuf>,
+    },
+    /// Measure this node's GPUs against a reference: a health check for Slurm or Kubernetes.
+    ///
+    /// Runs the reference's cases on every GPU of its models here at once, judges each against
+    /// the reference, measures a suspect's slow cases again alone, prints the verdict (its first
+    /// line a summary) and exits as fleet does; --drain drains the Slurm node when a GPU fails
+    /// (docs/fleet.md).
+    #[command(display_order = 6)]
+    Health {
+        /// The reference (`perftest fleet --write-reference`).
+        #[arg(long, value_name = "FILE")]
+        reference: std::path::PathBuf,
+        /// When a GPU is slow or has nothing to judge, drain this Slurm node (`scontrol update
+        /// NodeName=$SLURMD_NODENAME State=DRAIN Reason=...`, naming the GPU and its families).
+        #[arg(long)]
+        drain: bool,
+        /// Also write the verdict and each GPU's headline rates to FILE in Prometheus's text
+        /// format (node_exporter's textfile collector; labels as dcgm-exporter's).
+        #[arg(long, value_name = "FILE")]
+        metrics: Option<std::path::PathBuf>,
+        /// Exit as a node-problem-detector plugin: 0 healthy, 1 a GPU slow or with nothing to
+        /// judge, 2 anything else (no verdict).
+        #[arg(long)]
+        npd: bool,
+        /// Keep the runs in DIR (made if missing) instead of a temporary folder.
+        #[arg(long, value_name = "DIR")]
+        keep: Option<std::path::PathBuf>,
+    },
+    /// Find where each GPU's rates changed across its runs over time.
+    ///
+    /// Per device (its UUID) and settings, each case's rates in date order, their change points by
+    /// e-divisive means (as Apache Otava finds them), each confirmed by three runs after it, and
+    /// the driver changes beside them (docs/fleet.md).
+    #[command(display_order = 7)]
+    History {
+        /// JSON results files, or folders of them (every *.json under each, at any depth).
+        #[arg(required = true, value_name = "RUN|DIR")]
+        inputs: Vec<std::path::PathBuf>,
+        /// text, markdown or json.
+        #[arg(long, value_enum, default_value = "text")]
+        format: CompareFormat,
+        /// Write to FILE (atomically) instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        output: Option<std::path::PathBuf>,
+        /// Also write a page with a chart per device that changed into DIR (index.html,
+        /// report.md, charts/).
+        #[arg(long, value_name = "DIR")]
+        report: Option<std::path::PathBuf>,
     },
     /// Print a kept run as the live run printed it, or in another format.
     ///
@@ -748,7 +822,9 @@ mod tests {
     #[test]
     fn the_short_help_is_a_screen_of_the_common_commands() {
         let short = cli(&["-h"]).unwrap_err().to_string();
-        assert!(short.lines().count() <= 30, "{short}");
+        // A screen of 31 lines: eight commands (health and history joined the six), the
+        // options a first run needs, three examples.
+        assert!(short.lines().count() <= 31, "{short}");
         assert!(short.lines().all(|l| l.chars().count() <= 120), "{short}");
         for common in ["--quick", "--family", "--filter", "--json", "report", "compare", "perftest --help"] {
             assert!(short.contains(common), "{common} missing from -h: {short}");

@@ -104,7 +104,7 @@ impl ExitCode {
             }
             ExitCode::Validation => "--validation is on and the validation layer reported a message",
             ExitCode::BadResults => {
-                "a results file given to show, compare, plot, report or check is missing, not perftest JSON, from a newer perftest, or holds a value perftest could not have written (the field is named)"
+                "a results file given to show, compare, plot, report, check, fleet or history is missing, not perftest JSON, from a newer perftest, or holds a value perftest could not have written (the field is named); or a reference (--reference) is, or health found no GPU of its models here"
             }
             ExitCode::Slower => {
                 "compare --fail-on-slower found a case slower than in the first run, beyond the noise and the threshold"
@@ -122,13 +122,13 @@ impl ExitCode {
                 "check found a case missing from the run, a failure its expectations file does not list, or a listed one that no longer happens"
             }
             ExitCode::SlowerThanFleet => {
-                "fleet found a GPU slow: slower than the others of its group (same model, driver and settings) in 5% of its cases or more, and slow again when measured alone against a healthy peer alone (fleet --confirm), or with a compute unit slower than its others (units family); the devices are named, and the whole verdict was written"
+                "fleet found a GPU slow: slower than the others of its group (same model, driver and settings) in 5% of its cases or more, and slow again when measured alone against a healthy peer alone (fleet --confirm), or with a compute unit slower than its others (units family); or health found a GPU slow against its reference and slow again when measured again; the devices are named, and the whole verdict was written"
             }
             ExitCode::Interference => {
                 "fleet --confirm found a GPU slow only while its host's other GPUs ran (not alone): the host's power, PCIe or CPU, not the GPU; named with the families and the devices it ran with"
             }
             ExitCode::Unjudged => {
-                "fleet found a device it cannot judge: every case failed, hung or was too noisy, another process used its GPU during the run, or it ran with the others on its host but left no run; named with why"
+                "fleet (or health) found a device it cannot judge: every case failed, hung or was too noisy, another process used its GPU during the run, it ran with the others on its host but left no run, or (--reference) the reference has no model of it; named with why"
             }
             ExitCode::Unconfirmed => {
                 "fleet found a GPU slower than its fleet in these runs that has not been measured again alone: run perftest fleet --confirm with the same runs on its host before draining it"
@@ -617,6 +617,15 @@ pub enum Error {
         /// What is wrong with it.
         problem: String,
     },
+
+    /// `health --npd`: the check's own ending, under a node-problem-detector plugin's exit code.
+    #[error("{error}")]
+    Plugin {
+        /// 1 (a problem) or 2 (unknown).
+        code: ExitCode,
+        /// The check's ending.
+        error: Box<Error>,
+    },
 }
 
 fn case_suffix(case: &Option<String>) -> String {
@@ -648,7 +657,7 @@ impl Error {
             Error::Interrupted { .. } => ExitCode::Interrupted,
             Error::Worker { .. } => ExitCode::Crashed,
             Error::Unexpected { .. } => ExitCode::Unexpected,
-            Error::Remote { code, .. } | Error::Cases { code, .. } => *code,
+            Error::Remote { code, .. } | Error::Cases { code, .. } | Error::Plugin { code, .. } => *code,
             Error::Slower { .. } => ExitCode::Slower,
             Error::SlowerThanFleet { .. } => ExitCode::SlowerThanFleet,
             Error::Interference { .. } => ExitCode::Interference,

@@ -24,14 +24,17 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Every `.json` file under `dir`, sorted.
+/// Every `.json` file under `dir`, sorted, but references (`*.reference.json`: `perftest fleet
+/// --write-reference`, no run).
 fn results_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
     entries.sort();
     for path in entries {
         if path.is_dir() {
             results_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "json") {
+        } else if path.extension().is_some_and(|e| e == "json")
+            && !path.to_string_lossy().ends_with(".reference.json")
+        {
             out.push(path);
         }
     }

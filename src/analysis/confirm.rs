@@ -69,6 +69,10 @@ pub struct Confirmation {
     pub together: Option<Rejudged>,
     /// The devices it ran with at once.
     pub with: Vec<String>,
+    /// Measured again beside `with` at once, against the reference (`perftest health`, which
+    /// confirms every suspect of a node in one run), not alone.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub at_once: bool,
     /// The verdict.
     pub verdict: Verdict,
 }

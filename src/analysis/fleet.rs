@@ -38,7 +38,7 @@ pub struct Member<'a> {
 }
 
 /// What makes runs comparable: the same device model, driver and settings.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
 pub struct GroupKey {
     /// Device name.
     pub device: String,
@@ -168,18 +168,34 @@ pub struct Unjudged {
     pub why: String,
 }
 
+/// The reference a group was judged against instead of its siblings ([`mod@reference`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Against {
+    /// Its last run's date.
+    pub made: String,
+    /// The driver it was measured with (another than the group's: it wants refreshing).
+    pub driver: String,
+    /// How many devices it is of.
+    pub devices: usize,
+    /// How many runs.
+    pub runs: usize,
+}
+
 /// One group's verdicts.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Group {
     /// What its runs share.
     pub key: GroupKey,
+    /// The reference its cases were held against, where one was given (else its siblings).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reference: Option<Against>,
     /// Its devices' labels, in the order given (a device run several times: once).
     pub devices: Vec<String>,
     /// Devices with nothing to judge, and why: each fails the screen.
     pub unjudged: Vec<Unjudged>,
-    /// Cases with a rate on at least [`MIN_DEVICES`] devices, judged.
+    /// Cases judged: with a rate on at least [`MIN_DEVICES`] devices, or on one and in the reference.
     pub judged: usize,
-    /// Cases seen on fewer (too few to tell which device is odd).
+    /// Cases seen on fewer (too few to tell which device is odd), or not in the reference.
     pub too_few: usize,
     /// The median over judged cases of the fleet's relative spread (scaled MAD over median).
     pub typical_spread: Option<f64>,
@@ -217,6 +233,10 @@ pub struct Fleet {
     pub missing: Vec<super::screen::Missing>,
     /// Files given that are not perftest runs (a verdict, a stray JSON), named and skipped.
     pub skipped: Vec<Left>,
+    /// Runs judged against a reference that holds no model of their device and settings: each
+    /// fails, for want of a judgement.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unreferenced: Vec<Left>,
     /// The suspects measured again on their host (`perftest fleet --confirm`).
     pub confirmations: Vec<super::confirm::Confirmation>,
 }
@@ -284,7 +304,7 @@ impl Fleet {
             .groups
             .iter()
             .flat_map(|g| g.unjudged.iter().map(|u| format!("{}: {}", g.devices[u.device], u.why)));
-        let shared = self.shared.iter().map(|l| format!("{}: {}", l.label, l.why));
+        let shared = self.shared.iter().chain(&self.unreferenced).map(|l| format!("{}: {}", l.label, l.why));
         let missing = self.missing.iter().map(|m| {
             format!(
                 "{}/{} ({}): ran with the others on its host but left no run here",
@@ -295,9 +315,15 @@ impl Fleet {
     }
 }
 
-/// Groups `members` (in the order their keys first appear) and judges each group; a run whose
-/// GPU was shared is left out of every group and named.
+/// Groups `members` (in the order their keys first appear) and judges each group among its
+/// devices; a run whose GPU was shared is left out of every group and named.
 pub fn judge(members: &[Member<'_>]) -> Fleet {
+    judge_against(members, None)
+}
+
+/// As [`judge`], each group held against its model in `reference` where one is given (a run of a
+/// model the reference lacks is named in [`Fleet::unreferenced`]).
+pub fn judge_against(members: &[Member<'_>], reference: Option<&reference::Reference>) -> Fleet {
     let mut groups: Vec<(GroupKey, Vec<&Member>)> = Vec::new();
     let mut untimed = Vec::new();
     let mut shared = Vec::new();
@@ -316,12 +342,38 @@ pub fn judge(members: &[Member<'_>]) -> Fleet {
             None => groups.push((key, vec![m])),
         }
     }
-    let groups = groups.into_iter().map(|(key, group)| group::judge_group(key, &group)).collect();
+    let mut unreferenced = Vec::new();
+    let mut judged = Vec::new();
+    for (key, group) in groups {
+        let model = reference.map(|r| r.model(&key));
+        if let Some(None) = model {
+            unreferenced.extend(group.iter().map(|m| Left {
+                label: m.label.clone(),
+                why: format!(
+                    "the reference holds no model of {} with these settings ({}): make one from a healthy \
+                     screen of it (perftest fleet --write-reference)",
+                    key.device, key.settings
+                ),
+            }));
+            continue;
+        }
+        judged.push(group::judge_group(key, &group, model.flatten()));
+    }
     let runs: Vec<&Run> = members.iter().map(|m| m.run).collect();
     let missing = super::screen::missing(&runs);
-    Fleet { groups, untimed, shared, missing, skipped: Vec::new(), confirmations: Vec::new() }
+    Fleet {
+        groups: judged,
+        untimed,
+        shared,
+        missing,
+        skipped: Vec::new(),
+        unreferenced,
+        confirmations: Vec::new(),
+    }
 }
 
+mod device;
 mod group;
+pub mod reference;
 #[cfg(test)]
 pub(crate) mod tests;

@@ -9,6 +9,7 @@ pub mod expect;
 pub mod failures;
 pub mod findings;
 pub mod fleet;
+pub mod history;
 pub mod instructions;
 pub mod judge;
 pub mod levels;

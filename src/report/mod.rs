@@ -11,6 +11,7 @@ pub mod metric;
 pub mod output;
 pub mod page;
 pub mod plot;
+pub mod prometheus;
 pub mod sections;
 pub mod spread;
 pub mod text;

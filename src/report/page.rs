@@ -38,6 +38,12 @@ pub fn write(labels: &[String], runs: Vec<Run>, dir: &Path) -> Result<()> {
     let dir = &super::output::resolve(dir)?;
     let (labels, runs) = crate::analysis::parts::combine(labels, runs);
     let blocks = blocks(&labels, &runs);
+    write_blocks(dir, &title(&runs), &blocks)
+}
+
+/// Writes `blocks` to `dir` as a page titled `title`: `index.html`, `report.md` and each chart
+/// under `charts/`.
+pub fn write_blocks(dir: &Path, title: &str, blocks: &[Block]) -> Result<()> {
     let failed = |detail: String| Error::Output { path: dir.display().to_string(), detail };
     std::fs::create_dir_all(dir.join("charts")).map_err(|e| failed(e.to_string()))?;
     for block in blocks.iter().flat_map(flatten) {
@@ -45,14 +51,16 @@ pub fn write(labels: &[String], runs: Vec<Run>, dir: &Path) -> Result<()> {
             write_atomic(&dir.join("charts").join(file), svg)?;
         }
     }
-    write_atomic(&dir.join("report.md"), &markdown(&blocks))?;
-    write_atomic(&dir.join("index.html"), &html(&title(&runs), &blocks))
+    write_atomic(&dir.join("report.md"), &markdown(blocks))?;
+    write_atomic(&dir.join("index.html"), &html(title, blocks))
 }
 
-/// Each block and the blocks folded in it.
+/// Each block and the blocks folded or sectioned in it.
 fn flatten(block: &Block) -> Vec<&Block> {
     match block {
-        Block::Fold { blocks, .. } => std::iter::once(block).chain(blocks.iter().flat_map(flatten)).collect(),
+        Block::Fold { blocks, .. } | Block::Section { blocks, .. } => {
+            std::iter::once(block).chain(blocks.iter().flat_map(flatten)).collect()
+        }
         other => vec![other],
     }
 }

@@ -14,6 +14,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 pub mod energy;
+pub mod history;
 pub mod instructions;
 mod lines;
 pub mod style;

@@ -38,7 +38,7 @@ pub fn confirm(fleet: &Fleet, members: &[Member<'_>]) -> Result<Vec<Confirmation
 }
 
 /// The run of the device the fleet labels `label`.
-fn run_of<'a>(members: &[Member<'a>], label: &str) -> Option<&'a Run> {
+pub(super) fn run_of<'a>(members: &[Member<'a>], label: &str) -> Option<&'a Run> {
     members.iter().find(|m| m.label == label).map(|m| m.run)
 }
 
@@ -96,12 +96,11 @@ fn confirm_one(
         }
         None => {
             let medians = |n: &str| group.outliers.iter().find(|o| o.case == n).map(|o| (o.median, 0.0));
-            rejudge(
-                &alone_run,
-                &cases,
-                medians,
-                "the fleet's medians (no other GPU of its model on this host)",
-            )
+            let against = match group.reference {
+                Some(_) => "the reference's medians",
+                None => "the fleet's medians (no other GPU of its model on this host)",
+            };
+            rejudge(&alone_run, &cases, medians, against)
         }
     };
     let (together, with) = match alone.reproduced() {
@@ -122,7 +121,15 @@ fn confirm_one(
         }
     };
     let verdict = verdict(&alone, together.as_ref());
-    Ok(Confirmation { label: standing.label.clone(), families, alone, together, with, verdict })
+    Ok(Confirmation {
+        label: standing.label.clone(),
+        families,
+        alone,
+        together,
+        with,
+        at_once: false,
+        verdict,
+    })
 }
 
 /// The options that make a run measure `cases` as `like` was measured: its target, samples and
@@ -162,19 +169,29 @@ fn measure(like: &Run, device: &[&str], cases: &[String], json: &Path) -> Result
     crate::results::load(json)
 }
 
-/// `cases` measured on every GPU of the host named like `like`'s at once: the run of the one at
-/// `slot`, and the others'.
-fn measure_together(like: &Run, slot: &str, cases: &[String], dir: &Path) -> Result<(Run, Vec<Run>)> {
-    let json = dir.join("together.json");
+/// `cases` measured on every GPU of the host named like `like`'s at once, as `like` measured
+/// them: each GPU's run, its JSON under `dir` as `NAME-gpuN.json`.
+pub(super) fn measure_at_once(like: &Run, cases: &[String], dir: &Path, name: &str) -> Result<Vec<Run>> {
+    let json = dir.join(format!("{name}.json"));
     run_perftest(&["--all-devices", like.device.name.as_str()], like, cases, &json)?;
-    let mut mine = None;
-    let mut others = Vec::new();
+    let mut runs = Vec::new();
     for n in 1.. {
         let path: PathBuf = super::device_path(&json, n);
         if !path.exists() {
             break;
         }
-        let run = crate::results::load(&path)?;
+        runs.push(crate::results::load(&path)?);
+    }
+    Ok(runs)
+}
+
+/// `cases` measured on every GPU of the host named like `like`'s at once: the run of the one at
+/// `slot`, and the others'.
+fn measure_together(like: &Run, slot: &str, cases: &[String], dir: &Path) -> Result<(Run, Vec<Run>)> {
+    let json = dir.join("together.json");
+    let mut mine = None;
+    let mut others = Vec::new();
+    for run in measure_at_once(like, cases, dir, "together")? {
         match run.device.slot() == Some(slot) {
             true => mine = Some(run),
             false => others.push(run),

@@ -4,7 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::analysis::fleet::{judge, Conclusion, Fleet, Left, Member};
+use crate::analysis::fleet::reference::{self, Reference};
+use crate::analysis::fleet::{judge_against, Conclusion, Fleet, Left, Member};
 use crate::cli::CompareFormat;
 use crate::error::{Error, Result};
 use crate::results::Run;
@@ -19,16 +20,32 @@ pub struct Request<'a> {
     pub output: Option<&'a Path>,
     /// Measure the suspects again on this host first (`--confirm`).
     pub confirm: bool,
+    /// Judge against this reference instead of among siblings (`--reference`).
+    pub reference: Option<&'a Path>,
+    /// Write a reference from the screen here, when it is healthy (`--write-reference`).
+    pub write_reference: Option<&'a Path>,
+    /// Write the verdict's metrics here too (`--metrics`).
+    pub metrics: Option<&'a Path>,
 }
 
 /// Runs `perftest fleet` as `request` says.
-pub fn fleet(request: &Request<'_>) -> Result<()> {
+pub fn fleet<'a>(request: &Request<'a>) -> Result<()> {
     let (files, mut skipped) = files(request.inputs)?;
     let inputs: Vec<crate::report::output::Named<'_>> =
         files.iter().map(|path| crate::report::output::Named { role: "the results file", path }).collect();
-    let outputs: Vec<crate::report::output::Named<'_>> =
-        request.output.iter().map(|path| crate::report::output::Named { role: "--output", path }).collect();
+    let named = |role, path: Option<&'a Path>| path.map(|path| crate::report::output::Named { role, path });
+    let outputs: Vec<crate::report::output::Named<'_>> = [
+        named("--output", request.output),
+        named("--write-reference", request.write_reference),
+        named("--metrics", request.metrics),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let mut inputs = inputs;
+    inputs.extend(named("--reference", request.reference));
     crate::report::output::guard(&outputs, &inputs)?;
+    let reference = request.reference.map(load_reference).transpose()?;
     let mut runs: Vec<(String, Run)> = Vec::new();
     for file in &files {
         match crate::results::load(file) {
@@ -48,7 +65,7 @@ pub fn fleet(request: &Request<'_>) -> Result<()> {
     }
     let members: Vec<Member<'_>> =
         runs.iter().map(|(file, run)| Member { label: label(file, run), run }).collect();
-    let mut fleet = judge(&members);
+    let mut fleet = judge_against(&members, reference.as_ref());
     fleet.skipped = skipped;
     if request.confirm {
         fleet.confirmations = super::confirm::confirm(&fleet, &members)?;
@@ -59,17 +76,74 @@ pub fn fleet(request: &Request<'_>) -> Result<()> {
         CompareFormat::Json => serde_json::to_string_pretty(&fleet)
             .map_err(|source| Error::Serialize { what: "the fleet's verdict", source })?,
     };
+    if let Some(path) = request.metrics {
+        crate::report::write_atomic(path, &crate::report::prometheus::render(&fleet, &members))?;
+    }
     match request.output {
         Some(path) => crate::report::write_atomic(path, &document)?,
         None => super::progress::write_line(document.trim_end())?,
     }
+    if let Some(path) = request.write_reference {
+        write_reference(path, &fleet, &members)?;
+    }
     conclude(&fleet)
+}
+
+/// Writes the reference `members` make to `path` where the screen is healthy; else says on
+/// stderr why none was written (the verdict's exit code follows).
+fn write_reference(path: &Path, fleet: &Fleet, members: &[Member<'_>]) -> Result<()> {
+    // A device of the host left out of the runs (on purpose, or not) does not spoil the others'.
+    let judged = Fleet { missing: Vec::new(), ..fleet.clone() };
+    if judged.conclusion() != Conclusion::Healthy {
+        eprintln!(
+            "perftest fleet: no reference written to {}: the screen is not healthy; leave out the runs it \
+             names and make the reference again",
+            path.display()
+        );
+        return Ok(());
+    }
+    let made = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let reference = reference::make(members, made);
+    if reference.models.is_empty() {
+        return Err(Error::ResultsFile {
+            path: path.display().to_string(),
+            problem: format!(
+                "was not written: no case was timed in {} runs of one model: a reference needs each case \
+                 from three devices, or three runs of fewer",
+                reference::MIN_VALUES
+            ),
+        });
+    }
+    let text = serde_json::to_string_pretty(&reference)
+        .map_err(|source| Error::Serialize { what: "the reference", source })?;
+    crate::report::write_atomic(path, &(text + "\n"))?;
+    let cases: usize = reference.models.iter().map(|m| m.cases.len()).sum();
+    eprintln!(
+        "perftest fleet: reference written to {}: {} model(s), {cases} case(s)",
+        path.display(),
+        reference.models.len()
+    );
+    Ok(())
+}
+
+/// The reference at `path`, checked: a file that is no reference, or one no screen could have
+/// written, is refused (exit 10) with what to do.
+pub fn load_reference(path: &Path) -> Result<Reference> {
+    let bad = |problem: String| Error::ResultsFile { path: path.display().to_string(), problem };
+    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("cannot be read ({e})")))?;
+    let reference: Reference = serde_json::from_str(&text).map_err(|e| {
+        bad(format!("is not a perftest reference ({e}): make one with perftest fleet --write-reference"))
+    })?;
+    match reference.problem() {
+        Some(problem) => Err(bad(format!("{problem}: make it again with perftest fleet --write-reference"))),
+        None => Ok(reference),
+    }
 }
 
 /// Keeps of `run` what a fleet judges (rates, their noise, clocks, per-unit rates, flags, phases,
 /// who ran where), not its samples, notes, statistics or header: a folder of large runs is
 /// judged in about the memory of one.
-fn slim(run: &mut Run) {
+pub fn slim(run: &mut Run) {
     for case in &mut run.cases {
         if case.samples_ms.len() >= 2 {
             case.cv = Some(crate::analysis::verdict::noise(case));

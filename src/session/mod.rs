@@ -23,6 +23,8 @@ use crate::vk::context::ContextOptions;
 pub mod collect;
 pub mod confirm;
 pub mod fleet;
+pub mod health;
+pub mod history;
 pub mod progress;
 pub mod supervise;
 pub mod watch;
@@ -72,8 +74,12 @@ pub fn device_outputs(
     Ok((1..=devices).map(|n| device_path(path, n)).collect())
 }
 
-/// This host's name (the kernel's node name), or `None` where it has none.
+/// This host's name: `PERFTEST_HOST_NAME` where set (a container's node), else the kernel's
+/// node name, or `None` where it has none.
 pub fn host_name() -> Option<String> {
+    if let Some(name) = std::env::var("PERFTEST_HOST_NAME").ok().filter(|n| !n.is_empty()) {
+        return Some(name);
+    }
     let name = rustix::system::uname().nodename().to_string_lossy().into_owned();
     (!name.is_empty()).then_some(name)
 }
@@ -88,8 +94,8 @@ pub struct Session {
     pub all_devices: bool,
     /// With `all_devices`, one device after another instead of all at once (`--one-at-a-time`).
     pub one_at_a_time: bool,
-    /// Record the host's name (not with `--no-host-name`).
-    pub host_name: bool,
+    /// The host's name to record (`--host-name`, else this machine's; none with `--no-host-name`).
+    pub host: Option<String>,
     /// Where the document goes (stdout when `None`).
     pub output: Option<std::path::PathBuf>,
     /// What the document is.
@@ -159,7 +165,7 @@ pub fn benchmark(session: &Session) -> Result<()> {
         devices
     };
     // Every device's outputs, checked before any device runs.
-    let host = session.host_name.then(host_name).flatten();
+    let host = session.host.clone();
     let extension = match session.format {
         report::Format::Json => "json",
         report::Format::Csv => "csv",
@@ -328,7 +334,7 @@ fn benchmark_row(
             axes: request.axes.iter().map(|a| format!("{}.{}={}", a.family, a.axis, a.text)).collect(),
             branch_iterations: None,
         },
-        host: session.host_name.then(host_name).flatten(),
+        host: session.host.clone(),
         together,
     };
     let mut collector =

@@ -47,3 +47,24 @@ pub fn first_difference(got: &str, want: &str) -> String {
     }
     unreachable!()
 }
+
+/// The committed H200 instruction-table run as eight GPUs of one host: each a copy with its rates
+/// moved by up to 0.2% (a different amount per GPU and case), GPU 5's by a further `slow`.
+pub fn fleet_of_h200s(dir: &std::path::Path, slow: f64) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("results/instructions/h200-instr-vulkan.json")).unwrap();
+    for gpu in 0..8u64 {
+        let mut run: serde_json::Value = serde_json::from_str(&text).unwrap();
+        run["host"] = "node07".into();
+        run["device"]["pci"] = format!("0000:{:02x}:00.0", 0x1b + gpu).into();
+        run["device"]["uuid"] = format!("{gpu:08x}-0000-0000-0000-000000000000").into();
+        for (i, case) in run["cases"].as_array_mut().unwrap().iter_mut().enumerate() {
+            let jitter = 1.0 + ((gpu * 7919 + i as u64 * 104_729) % 41) as f64 / 40.0 * 0.004 - 0.002;
+            let scale = if gpu == 5 { jitter * (1.0 - slow) } else { jitter };
+            if let Some(rate) = case["rate"]["value"].as_f64() {
+                case["rate"]["value"] = (rate * scale).into();
+            }
+        }
+        std::fs::write(dir.join(format!("node07-gpu{gpu}.json")), run.to_string()).unwrap();
+    }
+}

@@ -1,68 +1,16 @@
 //! One group's verdicts: its devices (runs of one GPU are one), each case's median and spread
 //! across them, the outliers, the slow compute units, the devices it cannot judge, the ranking.
 
+use super::device::{devices, measured, unit_of, Device, Measured};
+use super::reference::Model;
 use super::{
-    Group, GroupKey, Hungry, Member, Outlier, SlowUnit, Standing, Unjudged, ENERGY_MARGIN, MAD_SCALE,
-    MIN_DEVICES, MIN_SLOW_CASES, SLOW_SHARE, SPREAD_K,
+    Against, Group, GroupKey, Hungry, Member, Outlier, SlowUnit, Standing, Unjudged, ENERGY_MARGIN,
+    MAD_SCALE, MIN_DEVICES, MIN_SLOW_CASES, SLOW_SHARE, SPREAD_K,
 };
 use crate::analysis::trust::median_clock;
 use crate::analysis::verdict::{noise, FLOOR, NOISE_FACTOR, NOISY};
 use crate::record::stats::{median, median_mad};
-use crate::results::model::{CaseResult, Run};
-
-/// One device of a group: its label and its runs (one GPU measured more than once is one device).
-struct Device<'a> {
-    label: String,
-    runs: Vec<&'a Run>,
-}
-
-/// What tells devices apart: the device UUID, else (older files) the label.
-fn identity(member: &Member<'_>) -> String {
-    member.run.device.uuid.clone().unwrap_or_else(|| member.label.clone())
-}
-
-/// The devices of `members`, in first-seen order, each with its runs.
-fn devices<'a>(members: &[&Member<'a>]) -> Vec<Device<'a>> {
-    let mut seen: Vec<(String, Device<'a>)> = Vec::new();
-    for m in members {
-        let id = identity(m);
-        match seen.iter_mut().find(|(known, _)| *known == id) {
-            Some((_, device)) => device.runs.push(m.run),
-            None => seen.push((id, Device { label: m.label.clone(), runs: vec![m.run] })),
-        }
-    }
-    seen.into_iter().map(|(_, device)| device).collect()
-}
-
-/// One device's case: its rate (the median over its runs), its noise (the largest of its runs'
-/// and, with two runs or more, their spread), the spread, and its clock.
-struct Measured<'a> {
-    case: &'a CaseResult,
-    rate: f64,
-    noise: f64,
-    spread: Option<f64>,
-}
-
-/// `device`'s case `name` in the `unit` of rate, where a run of it timed the case.
-fn measured<'a>(
-    device: &Device<'a>,
-    name: &str,
-    unit: Option<&crate::results::measure::Measure>,
-) -> Option<Measured<'a>> {
-    let timed: Vec<(&CaseResult, f64)> = device
-        .runs
-        .iter()
-        .filter_map(|run| run.cases.iter().find(|c| c.name == name))
-        .filter_map(|c| Some((c, c.timed_rate().filter(|r| unit.is_none_or(|u| r.unit == *u))?.value)))
-        .collect();
-    let (case, _) = *timed.first()?;
-    let rates: Vec<f64> = timed.iter().map(|(_, r)| *r).collect();
-    let rate = median(rates.iter().copied())?;
-    let (low, high) = rates.iter().fold((f64::MAX, f64::MIN), |(l, h), &r| (l.min(r), h.max(r)));
-    let spread = (rates.len() > 1 && rate > 0.0).then(|| (high - low) / 2.0 / rate);
-    let own = timed.iter().map(|(c, _)| noise(c)).fold(0.0, f64::max);
-    Some(Measured { case, rate, noise: own.max(spread.unwrap_or(0.0)), spread })
-}
+use crate::results::model::CaseResult;
 
 /// Why `device` has nothing to judge, if it has nothing: no case timed in any run, or every
 /// timed case too noisy.
@@ -86,8 +34,9 @@ fn unjudgeable(device: &Device<'_>) -> Option<String> {
     })
 }
 
-/// The verdicts of one group's devices.
-pub(super) fn judge_group(key: GroupKey, members: &[&Member<'_>]) -> Group {
+/// The verdicts of one group's devices, each case held against its siblings' median and spread,
+/// or against `model`'s where a reference is given (a case the reference lacks is not judged).
+pub(super) fn judge_group(key: GroupKey, members: &[&Member<'_>], model: Option<&Model>) -> Group {
     let devices = devices(members);
     // Case names in first-seen order.
     let mut names: Vec<&str> = Vec::new();
@@ -106,13 +55,7 @@ pub(super) fn judge_group(key: GroupKey, members: &[&Member<'_>]) -> Group {
     let mut run_spreads: Vec<Vec<f64>> = vec![Vec::new(); devices.len()];
     for name in names {
         // Each device's timed case and its rate (in the first one's unit: others are not comparable).
-        let Some(unit) = devices
-            .iter()
-            .find_map(|d| measured(d, name, None))
-            .and_then(|m| m.case.timed_rate().map(|r| r.unit.clone()))
-        else {
-            continue;
-        };
+        let Some(unit) = unit_of(&devices, name) else { continue };
         let found: Vec<(usize, Measured)> = devices
             .iter()
             .enumerate()
@@ -121,15 +64,21 @@ pub(super) fn judge_group(key: GroupKey, members: &[&Member<'_>]) -> Group {
         for (i, m) in &found {
             run_spreads[*i].extend(m.spread);
         }
-        if found.len() < MIN_DEVICES {
-            too_few += 1;
-            continue;
-        }
-        let rates: Vec<f64> = found.iter().map(|(_, m)| m.rate).collect();
-        let Some((med, mad)) = median_mad(&rates) else { continue };
+        let expected = model.map(|m| m.case(name).filter(|e| e.unit == unit.to_string()));
+        let (med, sigma, fleet_clock) = match expected {
+            Some(Some(e)) if !found.is_empty() => (e.median, e.spread, None),
+            None if found.len() >= MIN_DEVICES => {
+                let rates: Vec<f64> = found.iter().map(|(_, m)| m.rate).collect();
+                let Some((med, mad)) = median_mad(&rates) else { continue };
+                let clock = median_clock(found.iter().filter_map(|(_, m)| m.case.clock_mhz));
+                (med, MAD_SCALE * mad, clock)
+            }
+            _ => {
+                too_few += 1;
+                continue;
+            }
+        };
         judged += 1;
-        let fleet_clock = median_clock(found.iter().filter_map(|(_, m)| m.case.clock_mhz));
-        let sigma = MAD_SCALE * mad;
         if med > 0.0 {
             spreads.push(sigma / med);
         }
@@ -212,6 +161,12 @@ pub(super) fn judge_group(key: GroupKey, members: &[&Member<'_>]) -> Group {
     ranking.sort_by(|a, b| b.slower.cmp(&a.slower).then(b.shortfall.total_cmp(&a.shortfall)));
     let typical_spread = median(spreads);
     Group {
+        reference: model.map(|m| Against {
+            made: m.dates.1.clone(),
+            driver: m.key.driver.clone(),
+            devices: m.devices.len(),
+            runs: m.runs,
+        }),
         key,
         devices: devices.iter().map(|d| d.label.clone()).collect(),
         unjudged,

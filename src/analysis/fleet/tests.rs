@@ -166,6 +166,7 @@ fn a_slow_gpu_is_a_suspect_until_confirmed_and_the_worst_conclusion_wins() {
         alone: Rejudged::default(),
         together: None,
         with: vec!["gpu0".into()],
+        at_once: false,
         verdict,
     };
     fleet.confirmations = vec![confirmation(Verdict::NotReproduced)];
@@ -210,4 +211,56 @@ fn a_board_spending_more_energy_for_the_same_work_is_named_and_a_few_percent_is_
     // 3% more is within what one card moves between sittings.
     with_energy(&mut runs[2], 136.0);
     assert!(judge(&members(&runs)).groups[0].hungry.is_empty());
+}
+
+#[test]
+fn one_gpu_alone_is_judged_against_a_reference_of_its_fleet() {
+    let runs: Vec<Run> = (0..8).map(|i| device_run("NVIDIA H200", i, 1.0)).collect();
+    let made = reference::make(&members(&runs), "2026-11-27T00:00:00Z".into());
+    assert_eq!(made.models.len(), 1);
+    let model = &made.models[0];
+    assert_eq!((model.cases.len(), model.devices.len(), model.runs), (40, 8, 8));
+    assert!(model.cases.iter().all(|e| e.basis == reference::Basis::Devices && e.values == 8));
+    assert!(made.problem().is_none());
+    // A healthy GPU alone (a jitter of its own), then one 5% slow alone.
+    let healthy = [device_run("NVIDIA H200", 11, 1.0)];
+    let fleet = judge_against(&members(&healthy), Some(&made));
+    assert_eq!((fleet.groups[0].judged, fleet.groups[0].too_few), (40, 0));
+    assert!(fleet.groups[0].reference.is_some());
+    assert_eq!(fleet.conclusion(), Conclusion::Healthy, "{:#?}", fleet.groups[0].outliers);
+    let slow = [device_run("NVIDIA H200", 11, 0.95)];
+    let fleet = judge_against(&members(&slow), Some(&made));
+    assert_eq!(fleet.groups[0].ranking[0].slower, 40);
+    assert!(matches!(fleet.conclusion(), Conclusion::Unconfirmed(_)), "{:?}", fleet.conclusion());
+}
+
+#[test]
+fn a_reference_of_one_gpu_takes_its_runs_and_a_model_it_lacks_is_not_judged() {
+    let runs: Vec<Run> = (0..3).map(|i| device_run("NVIDIA H100", i, 1.0)).collect();
+    // One GPU (one UUID) measured three times.
+    let runs: Vec<Run> = runs
+        .into_iter()
+        .map(|mut r| {
+            r.device.uuid = Some("0000".into());
+            r
+        })
+        .collect();
+    let made = reference::make(&members(&runs), "2026-11-27T00:00:00Z".into());
+    assert_eq!(made.models[0].devices.len(), 1);
+    assert!(made.models[0].cases.iter().all(|e| e.basis == reference::Basis::Runs && e.values == 3));
+    // Two runs make no reference: a case needs three values.
+    assert!(reference::make(&members(&runs[..2]), String::new()).models.is_empty());
+    // Another driver: judged against the model still, and said; another device: not judged.
+    let mut other_driver = device_run("NVIDIA H100", 5, 1.0);
+    other_driver.device.driver = "NVIDIA 999.1".into();
+    let fleet = judge_against(&members(std::slice::from_ref(&other_driver)), Some(&made));
+    assert_eq!(fleet.groups[0].reference.as_ref().unwrap().driver, runs[0].device.driver);
+    let h200 = [device_run("NVIDIA H200", 5, 1.0)];
+    let fleet = judge_against(&members(&h200), Some(&made));
+    assert!(fleet.groups.is_empty() && fleet.unreferenced.len() == 1, "{fleet:#?}");
+    assert!(matches!(fleet.conclusion(), Conclusion::Unjudged(_)));
+    // A reference edited past belief is refused with the figure named.
+    let mut edited = made.clone();
+    edited.models[0].cases[3].median = -1.0;
+    assert!(edited.problem().unwrap().contains("case 3"), "{:?}", edited.problem());
 }

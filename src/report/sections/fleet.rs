@@ -18,13 +18,13 @@ fn percent(change: f64) -> String {
 }
 
 /// An outlier as a sentence's end: `1.79 Tloads/s against the fleet's 1.89 (-5.0%, 9.1 spreads, its noise 0.1%)`.
-fn outlier_text(o: &Outlier) -> String {
+fn outlier_text(o: &Outlier, whose: &str) -> String {
     let spreads = o.spreads.map_or("the others all equal".to_owned(), |s| format!("{s:.1} spreads"));
     let clock = o
         .clock_mhz
         .map_or(String::new(), |(mine, fleet)| format!("; at {mine:.0} MHz against the fleet's {fleet:.0}"));
     format!(
-        "{} against the fleet's {} ({}, {spreads}, its noise {:.2}%{clock})",
+        "{} against the {whose} {} ({}, {spreads}, its noise {:.2}%{clock})",
         si(o.rate, &o.unit),
         si(o.median, &o.unit),
         percent(o.change),
@@ -81,8 +81,13 @@ fn confirmation(c: &Confirmation) -> String {
         .together
         .as_ref()
         .map_or(String::new(), |t| format!("; with {} at once: {}", c.with.join(", "), rejudged(t)));
+    let how = match c.at_once {
+        true if c.with.is_empty() => "again".to_owned(),
+        true => format!("again, at once with {}", c.with.join(", ")),
+        false => "alone".to_owned(),
+    };
     format!(
-        "{}: {} (families {}); alone: {}{together}",
+        "{}: {} (families {}); {how}: {}{together}",
         c.label,
         c.verdict.word(),
         c.families.join(", "),
@@ -131,15 +136,33 @@ fn typical_spread(group: &Group) -> String {
     group.typical_spread.map_or("unknown".to_owned(), |s| format!("{:.2}%", s * 100.0))
 }
 
+/// Whose median an outlier is held against: `fleet's` or `reference's`.
+fn whose(group: &Group) -> &'static str {
+    match group.reference {
+        Some(_) => "reference's",
+        None => "fleet's",
+    }
+}
+
 /// What was judged, in a line.
 fn judged_line(group: &Group) -> String {
+    if let Some(r) = &group.reference {
+        let driver = match r.driver == group.key.driver {
+            true => String::new(),
+            false => format!("; made with {}, not this driver: refresh it", r.driver),
+        };
+        return format!(
+            "{} cases judged against the reference (made {} from {} device(s), {} run(s){driver}), {} not in it",
+            group.judged, r.made, r.devices, r.runs, group.too_few
+        );
+    }
     let spread = typical_spread(group);
     let mut line = format!(
         "{} cases judged (timed on {MIN_DEVICES} or more devices), {} on fewer; the fleet's typical spread \
          (1.4826 x MAD over the median) {spread}",
         group.judged, group.too_few
     );
-    if group.devices.len() < MIN_DEVICES {
+    if group.devices.len() < MIN_DEVICES && group.reference.is_none() {
         line.push_str(&format!(
             "; with {} device(s) no case can be judged: no device can be told to be the odd one",
             group.devices.len()
@@ -242,10 +265,19 @@ fn group_section(n: usize, group: &Group, anchored: bool) -> Block {
         let lines = group
             .outliers
             .iter()
-            .map(|o| (format!("{}  {}: {}", group.devices[o.device], o.case, outlier_text(o)), Vec::new()))
+            .map(|o| {
+                (
+                    format!("{}  {}: {}", group.devices[o.device], o.case, outlier_text(o, whose(group))),
+                    Vec::new(),
+                )
+            })
             .collect();
+        let outside = match group.reference {
+            Some(_) => "outside the reference",
+            None => "outside the fleet",
+        };
         blocks.push(Block::Fold {
-            summary: format!("outside the fleet ({}), slowest first:", group.outliers.len()),
+            summary: format!("{outside} ({}), slowest first:", group.outliers.len()),
             blocks: vec![Block::List(lines)],
         });
     }

@@ -12,6 +12,7 @@ mod clock;
 pub mod compare;
 pub mod energy;
 pub mod fleet;
+pub mod history;
 pub mod instructions;
 pub(crate) mod levels;
 pub mod overview;

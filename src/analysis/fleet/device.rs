@@ -1,0 +1,69 @@
+//! The devices of a group of runs: runs of one GPU (its UUID) are one device, each case's rate
+//! the median over its runs, its noise the largest of theirs and their spread.
+
+use super::Member;
+use crate::analysis::verdict::noise;
+use crate::record::stats::median;
+use crate::results::model::{CaseResult, Run};
+
+/// One device of a group: its label and its runs (one GPU measured more than once is one device).
+pub(super) struct Device<'a> {
+    pub(super) label: String,
+    pub(super) runs: Vec<&'a Run>,
+}
+
+/// What tells devices apart: the device UUID, else (older files) the label.
+fn identity(member: &Member<'_>) -> String {
+    member.run.device.uuid.clone().unwrap_or_else(|| member.label.clone())
+}
+
+/// The devices of `members`, in first-seen order, each with its runs.
+pub(super) fn devices<'a>(members: &[&Member<'a>]) -> Vec<Device<'a>> {
+    let mut seen: Vec<(String, Device<'a>)> = Vec::new();
+    for m in members {
+        let id = identity(m);
+        match seen.iter_mut().find(|(known, _)| *known == id) {
+            Some((_, device)) => device.runs.push(m.run),
+            None => seen.push((id, Device { label: m.label.clone(), runs: vec![m.run] })),
+        }
+    }
+    seen.into_iter().map(|(_, device)| device).collect()
+}
+
+/// One device's case: its rate (the median over its runs), its noise (the largest of its runs'
+/// and, with two runs or more, their spread), the spread, and its clock.
+pub(super) struct Measured<'a> {
+    pub(super) case: &'a CaseResult,
+    pub(super) rate: f64,
+    pub(super) noise: f64,
+    pub(super) spread: Option<f64>,
+}
+
+/// `device`'s case `name` in the `unit` of rate, where a run of it timed the case.
+pub(super) fn measured<'a>(
+    device: &Device<'a>,
+    name: &str,
+    unit: Option<&crate::results::measure::Measure>,
+) -> Option<Measured<'a>> {
+    let timed: Vec<(&CaseResult, f64)> = device
+        .runs
+        .iter()
+        .filter_map(|run| run.cases.iter().find(|c| c.name == name))
+        .filter_map(|c| Some((c, c.timed_rate().filter(|r| unit.is_none_or(|u| r.unit == *u))?.value)))
+        .collect();
+    let (case, _) = *timed.first()?;
+    let rates: Vec<f64> = timed.iter().map(|(_, r)| *r).collect();
+    let rate = median(rates.iter().copied())?;
+    let (low, high) = rates.iter().fold((f64::MAX, f64::MIN), |(l, h), &r| (l.min(r), h.max(r)));
+    let spread = (rates.len() > 1 && rate > 0.0).then(|| (high - low) / 2.0 / rate);
+    let own = timed.iter().map(|(c, _)| noise(c)).fold(0.0, f64::max);
+    Some(Measured { case, rate, noise: own.max(spread.unwrap_or(0.0)), spread })
+}
+
+/// The unit of case `name`'s rate: the first device's that timed it (others are not comparable).
+pub(super) fn unit_of(devices: &[Device<'_>], name: &str) -> Option<crate::results::measure::Measure> {
+    devices
+        .iter()
+        .find_map(|d| measured(d, name, None))
+        .and_then(|m| m.case.timed_rate().map(|r| r.unit.clone()))
+}

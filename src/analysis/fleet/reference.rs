@@ -1,0 +1,195 @@
+//! A reference per GPU model: from a healthy screen, each case's median and spread, kept as a
+//! file, against which a run is judged alone (a node of one GPU, a health check) by the rules
+//! that judge it among siblings ([`super::judge_against`]).
+//!
+//! Each case's median is over the screen's devices (each device's rate the median over its runs)
+//! where [`MIN_VALUES`] devices or more timed it, else over the runs of fewer devices (one GPU
+//! measured three times, said in [`Expected::basis`]); its spread is the devices' or the single
+//! runs', whichever is wider, since a check judges a single run.
+
+use serde::{Deserialize, Serialize};
+
+use super::device::{devices, measured, unit_of};
+use super::{GroupKey, Member, MAD_SCALE};
+use crate::record::stats::median_mad;
+use crate::results::model::Settings;
+
+/// The reference file's format; a newer one is refused with what to do.
+pub const FORMAT: u32 = 1;
+/// The fewest values (devices, else runs) a case needs to be in a reference.
+pub const MIN_VALUES: usize = 3;
+
+/// A site's references: one model per device model, driver and settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Reference {
+    /// [`FORMAT`] of the writer.
+    pub perftest_reference: u32,
+    /// The perftest that wrote it.
+    pub perftest_version: String,
+    /// When it was made (RFC 3339, UTC).
+    pub made: String,
+    /// One per group of the screen it was made from.
+    pub models: Vec<Model>,
+}
+
+/// What a healthy GPU of one model, driver and settings measures.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Model {
+    /// The group's device, driver and settings.
+    pub key: GroupKey,
+    /// The settings of its first run, from which a health check runs the same cases.
+    pub settings: Settings,
+    /// The devices it was made from, as the screen labelled them.
+    pub devices: Vec<String>,
+    /// The runs it was made from.
+    pub runs: usize,
+    /// The first and last run's dates.
+    pub dates: (String, String),
+    /// Each case a healthy device measures.
+    pub cases: Vec<Expected>,
+}
+
+/// Over what a case's median and spread were taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Basis {
+    /// Across devices, each the median of its runs: a fleet's spread.
+    Devices,
+    /// Across the runs of fewer than [`MIN_VALUES`] devices: a GPU's run-to-run spread.
+    Runs,
+}
+
+/// One case of a model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Expected {
+    /// The case.
+    pub case: String,
+    /// The unit of its rate.
+    pub unit: String,
+    /// The median rate.
+    pub median: f64,
+    /// The spread: 1.4826 times the median absolute deviation of the devices' medians or of
+    /// the single runs, whichever is wider, in the unit.
+    pub spread: f64,
+    /// How many values the median is of.
+    pub values: usize,
+    /// Devices or runs.
+    pub basis: Basis,
+}
+
+impl Model {
+    /// The expected figures of `case`, where the reference has them.
+    pub fn case(&self, case: &str) -> Option<&Expected> {
+        self.cases.iter().find(|e| e.case == case)
+    }
+}
+
+impl Reference {
+    /// The model to judge a run of `key` against: the same device, driver and settings, else the
+    /// same device and settings under another driver (named in the verdict: the reference wants
+    /// refreshing), else none.
+    pub fn model(&self, key: &GroupKey) -> Option<&Model> {
+        let like = |m: &&Model| m.key.device == key.device && m.key.settings == key.settings;
+        self.models.iter().find(|m| m.key == *key).or_else(|| self.models.iter().find(like))
+    }
+
+    /// Why this file cannot be used, if it cannot: a newer format, a model with no case, figures
+    /// no screen could give.
+    pub fn problem(&self) -> Option<String> {
+        if self.perftest_reference > FORMAT {
+            return Some(format!(
+                "is reference format {}, newer than this perftest's {FORMAT}: use a newer perftest",
+                self.perftest_reference
+            ));
+        }
+        if self.models.is_empty() {
+            return Some("holds no model".into());
+        }
+        for model in &self.models {
+            for e in &model.cases {
+                let sane = e.median.is_finite() && e.median > 0.0 && e.spread.is_finite() && e.spread >= 0.0;
+                if !sane || e.values == 0 {
+                    return Some(format!(
+                        "holds a figure no screen gives: {} of {} (median {}, spread {}, {} values)",
+                        e.case, model.key.device, e.median, e.spread, e.values
+                    ));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// The reference a screen's `members` make: each group a model, each case timed on
+/// [`MIN_VALUES`] devices (else runs) with its median and spread. `made` is the date to record.
+pub fn make(members: &[Member<'_>], made: String) -> Reference {
+    let mut groups: Vec<(GroupKey, Vec<&Member>)> = Vec::new();
+    for m in members {
+        let key = GroupKey::of(m.run);
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, group)) => group.push(m),
+            None => groups.push((key, vec![m])),
+        }
+    }
+    let models = groups.into_iter().map(|(key, group)| model(key, &group)).filter(|m| !m.cases.is_empty());
+    Reference {
+        perftest_reference: FORMAT,
+        perftest_version: env!("CARGO_PKG_VERSION").to_owned(),
+        made,
+        models: models.collect(),
+    }
+}
+
+/// One group's model.
+fn model(key: GroupKey, members: &[&Member<'_>]) -> Model {
+    let devices = devices(members);
+    let mut names: Vec<&str> = Vec::new();
+    for c in members.iter().flat_map(|m| m.run.cases.iter()) {
+        if !names.contains(&c.name.as_str()) {
+            names.push(&c.name);
+        }
+    }
+    let mut cases = Vec::new();
+    for name in names {
+        let Some(unit) = unit_of(&devices, name) else { continue };
+        let per_device: Vec<f64> =
+            devices.iter().filter_map(|d| measured(d, name, Some(&unit))).map(|m| m.rate).collect();
+        let per_run: Vec<f64> = members
+            .iter()
+            .filter_map(|m| m.run.cases.iter().find(|c| c.name == name))
+            .filter_map(|c| c.timed_rate().filter(|r| r.unit == unit).map(|r| r.value))
+            .collect();
+        let (values, basis) = match per_device.len() >= MIN_VALUES {
+            true => (&per_device, Basis::Devices),
+            false => (&per_run, Basis::Runs),
+        };
+        if values.len() < MIN_VALUES {
+            continue;
+        }
+        let Some((median, mad)) = median_mad(values) else { continue };
+        // A check judges one run, which strays from its GPU's median as runs do: the spread is
+        // the devices' or the single runs', whichever is wider.
+        let runs_mad = median_mad(&per_run).map_or(0.0, |(_, mad)| mad);
+        cases.push(Expected {
+            case: name.to_owned(),
+            unit: unit.to_string(),
+            median,
+            spread: MAD_SCALE * mad.max(runs_mad),
+            values: values.len(),
+            basis,
+        });
+    }
+    let mut dates: Vec<&str> = members.iter().map(|m| m.run.date.as_str()).collect();
+    dates.sort();
+    Model {
+        settings: members[0].run.settings.clone(),
+        devices: devices.iter().map(|d| d.label.clone()).collect(),
+        runs: members.len(),
+        dates: (
+            dates.first().copied().unwrap_or_default().to_owned(),
+            dates.last().copied().unwrap_or_default().to_owned(),
+        ),
+        key,
+        cases,
+    }
+}

@@ -1,0 +1,283 @@
+//! `perftest history`: runs of the same GPUs across time. Per device (its UUID; a file before
+//! UUIDs were kept counts as its model's) and settings, each case's rates in date order are a
+//! series, and its change points are found by e-divisive means as Apache Otava runs it
+//! ([`changes`]). A change is confirmed by the runs after it ([`CONFIRM_RUNS`]); driver changes
+//! between runs are marked beside them.
+
+use serde::Serialize;
+
+use crate::analysis::fleet::{GroupKey, Member};
+use crate::record::stats::median;
+
+pub mod changes;
+
+/// The fewest runs of a case to look for a change in (the t-test needs two on each side).
+pub const MIN_RUNS: usize = 5;
+/// The runs after a change that confirm it (fewer: a change to measure again).
+pub const CONFIRM_RUNS: usize = 3;
+/// Changes smaller than this are not reported, however significant: `compare`'s floor
+/// ([`FLOOR`](super::verdict::FLOOR)).
+pub const MIN_CHANGE: f64 = super::verdict::FLOOR;
+
+/// The options the series are tested with: Otava's window and p-value, the floor above.
+pub fn options() -> changes::Options {
+    changes::Options { min_magnitude: MIN_CHANGE, ..changes::Options::default() }
+}
+
+/// The driver changed between two runs of a device.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DriverChange {
+    /// The first run on the new driver (an index into [`Device::dates`]).
+    pub run: usize,
+    /// The driver before.
+    pub from: String,
+    /// The driver from then on.
+    pub to: String,
+}
+
+/// A change in one case's rate.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Change {
+    /// The case.
+    pub case: String,
+    /// The unit of its rate.
+    pub unit: String,
+    /// The first run at the new level (an index into [`Device::dates`]).
+    pub run: usize,
+    /// The mean rate before (since the previous change) and after (to the next).
+    pub before: f64,
+    /// See `before`.
+    pub after: f64,
+    /// `after / before - 1`.
+    pub change: f64,
+    /// The t-test's two-sided p.
+    pub p: f64,
+    /// The runs of the case from the change on.
+    pub runs_after: usize,
+    /// Whether [`CONFIRM_RUNS`] runs or more are at the new level.
+    pub confirmed: bool,
+    /// The driver the change came with, where the driver changed at that run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub driver: Option<String>,
+}
+
+/// One case's series, for a chart: (run index, rate).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Series {
+    /// The case.
+    pub case: String,
+    /// The unit.
+    pub unit: String,
+    /// Its rates, each at its run's index into [`Device::dates`].
+    pub points: Vec<(usize, f64)>,
+}
+
+/// One device's history under one set of settings.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Device {
+    /// The device model.
+    pub model: String,
+    /// Its UUID; none in files before perftest kept it, whose runs are of any GPU of the model.
+    pub uuid: Option<String>,
+    /// The settings its runs share.
+    pub settings: String,
+    /// Each run's date, in order.
+    pub dates: Vec<String>,
+    /// The hosts its runs were made on.
+    pub hosts: Vec<String>,
+    /// Driver changes between its runs.
+    pub drivers: Vec<DriverChange>,
+    /// Cases with [`MIN_RUNS`] runs or more, tested.
+    pub tested: usize,
+    /// Cases with fewer.
+    pub short: usize,
+    /// Every change found, the largest first.
+    pub changes: Vec<Change>,
+    /// The series of the cases that changed, for the chart.
+    pub series: Vec<Series>,
+}
+
+impl Device {
+    /// How the device is named: its UUID, else its model's name with why.
+    pub fn name(&self) -> String {
+        match &self.uuid {
+            Some(uuid) => format!("{} {uuid}", self.model),
+            None => format!("{} (no UUID: any GPU of the model)", self.model),
+        }
+    }
+}
+
+/// The histories of `members`, one per device and settings, in first-seen order.
+pub fn history(members: &[Member<'_>]) -> Vec<Device> {
+    /// A device's UUID and its runs' settings (the driver left out: it changes along a history).
+    type Key = (Option<String>, GroupKey);
+    let mut groups: Vec<(Key, Vec<&Member>)> = Vec::new();
+    for m in members.iter().filter(|m| !m.run.settings.verify && !m.run.settings.compile_only) {
+        let mut key = GroupKey::of(m.run);
+        key.driver = String::new();
+        let id = (m.run.device.uuid.clone(), key);
+        match groups.iter_mut().find(|(k, _)| *k == id) {
+            Some((_, runs)) => runs.push(m),
+            None => groups.push((id, vec![m])),
+        }
+    }
+    groups.into_iter().map(|((uuid, key), runs)| device(uuid, key, runs)).collect()
+}
+
+/// One device's history from its `runs`.
+fn device(uuid: Option<String>, key: GroupKey, mut runs: Vec<&Member<'_>>) -> Device {
+    runs.sort_by(|a, b| a.run.date.cmp(&b.run.date));
+    let mut drivers = Vec::new();
+    for (i, pair) in runs.windows(2).enumerate() {
+        let (from, to) = (&pair[0].run.device.driver, &pair[1].run.device.driver);
+        if from != to {
+            drivers.push(DriverChange { run: i + 1, from: from.clone(), to: to.clone() });
+        }
+    }
+    let mut hosts: Vec<String> = Vec::new();
+    for host in runs.iter().filter_map(|m| m.run.host.clone()) {
+        if !hosts.contains(&host) {
+            hosts.push(host);
+        }
+    }
+    let mut names: Vec<&str> = Vec::new();
+    for c in runs.iter().flat_map(|m| m.run.cases.iter()) {
+        if !names.contains(&c.name.as_str()) {
+            names.push(&c.name);
+        }
+    }
+    let (mut tested, mut short) = (0, 0);
+    let mut found = Vec::new();
+    let mut series = Vec::new();
+    for name in names {
+        let points = points(&runs, name);
+        let Some((_, unit, _)) = points.first() else { continue };
+        let unit = unit.clone();
+        let points: Vec<(usize, f64)> =
+            points.into_iter().filter(|(_, u, _)| *u == unit).map(|(i, _, r)| (i, r)).collect();
+        if points.len() < MIN_RUNS {
+            short += 1;
+            continue;
+        }
+        tested += 1;
+        let rates: Vec<f64> = points.iter().map(|(_, r)| *r).collect();
+        let mut changed = false;
+        for point in changes::change_points(&rates, &options()) {
+            let run = points[point.index].0;
+            let runs_after = points.len() - point.index;
+            changed = true;
+            found.push(Change {
+                case: name.to_owned(),
+                unit: unit.clone(),
+                run,
+                before: point.before,
+                after: point.after,
+                change: point.change(),
+                p: point.p,
+                runs_after,
+                confirmed: runs_after >= CONFIRM_RUNS,
+                driver: drivers.iter().find(|d| d.run == run).map(|d| d.to.clone()),
+            });
+        }
+        if changed {
+            series.push(Series { case: name.to_owned(), unit, points });
+        }
+    }
+    found.sort_by(|a, b| b.change.abs().total_cmp(&a.change.abs()));
+    Device {
+        model: key.device.clone(),
+        uuid,
+        settings: key.settings,
+        dates: runs.iter().map(|m| m.run.date.clone()).collect(),
+        hosts,
+        drivers,
+        tested,
+        short,
+        changes: found,
+        series,
+    }
+}
+
+/// Case `name`'s timed rates over `runs` in order: (run index, unit, rate); a run that measured
+/// the case more than once (never, in one file) gives its median.
+fn points(runs: &[&Member<'_>], name: &str) -> Vec<(usize, String, f64)> {
+    runs.iter()
+        .enumerate()
+        .filter_map(|(i, m)| {
+            let rates: Vec<(String, f64)> = m
+                .run
+                .cases
+                .iter()
+                .filter(|c| c.name == name)
+                .filter_map(|c| c.timed_rate().map(|r| (r.unit.to_string(), r.value)))
+                .collect();
+            let unit = rates.first()?.0.clone();
+            Some((i, unit.clone(), median(rates.iter().filter(|(u, _)| *u == unit).map(|(_, r)| *r))?))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::fleet::tests::device_run;
+    use crate::results::model::Run;
+
+    /// 12 runs of one GPU, a day apart, case 3 2% slower from run 6 on, where the driver changed.
+    fn twelve() -> Vec<Run> {
+        (0..12u32)
+            .map(|i| {
+                let mut run = device_run("NVIDIA H100", i, 1.0);
+                run.device.uuid = Some("53e863a9".into());
+                run.date = format!("2026-11-{:02}T00:00:00Z", i + 1);
+                if i >= 6 {
+                    run.device.driver = "NVIDIA 590.1".into();
+                    let rate = run.cases[3].rate.as_mut().unwrap();
+                    rate.value *= 0.98;
+                }
+                run
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_two_percent_step_at_a_driver_update_is_found_confirmed_and_marked() {
+        let runs = twelve();
+        let members: Vec<Member> =
+            runs.iter().enumerate().map(|(i, run)| Member { label: format!("r{i}"), run }).collect();
+        let devices = history(&members);
+        assert_eq!(devices.len(), 1, "one GPU across a driver update is one history");
+        let d = &devices[0];
+        assert_eq!((d.dates.len(), d.tested, d.short), (12, 40, 0));
+        assert_eq!(d.drivers.len(), 1);
+        assert_eq!(d.drivers[0].run, 6);
+        assert_eq!(d.changes.len(), 1, "{:#?}", d.changes);
+        let c = &d.changes[0];
+        assert_eq!((c.case.as_str(), c.run, c.runs_after, c.confirmed), ("case 3", 6, 6, true));
+        assert!((c.change + 0.02).abs() < 0.004, "{c:?}");
+        assert_eq!(c.driver.as_deref(), Some("NVIDIA 590.1"));
+        assert_eq!(d.series.len(), 1);
+        // Only the last two runs after it: found, but not yet confirmed.
+        let mut late = twelve();
+        for run in &mut late[6..10] {
+            run.cases[3].rate.as_mut().unwrap().value /= 0.98;
+        }
+        let members: Vec<Member> =
+            late.iter().enumerate().map(|(i, run)| Member { label: format!("r{i}"), run }).collect();
+        let found: Vec<Change> = history(&members).into_iter().flat_map(|d| d.changes).collect();
+        assert!(!found.is_empty() && found.iter().all(|c| !c.confirmed && c.runs_after == 2), "{found:#?}");
+    }
+
+    #[test]
+    fn runs_of_two_gpus_are_two_histories_and_few_runs_are_not_tested() {
+        let mut runs = twelve();
+        runs.truncate(4);
+        runs[1].device.uuid = Some("other".into());
+        let members: Vec<Member> =
+            runs.iter().enumerate().map(|(i, run)| Member { label: format!("r{i}"), run }).collect();
+        let devices = history(&members);
+        assert_eq!(devices.len(), 2);
+        assert_eq!((devices[0].tested, devices[0].short), (0, 40));
+        assert!(devices.iter().all(|d| d.changes.is_empty()));
+    }
+}

@@ -1,0 +1,168 @@
+//! The fleet's verdict and each GPU's headline rates in Prometheus's text format, for
+//! node_exporter's textfile collector. A GPU is labelled as dcgm-exporter labels it (`UUID`,
+//! `pci_bus_id`, `Hostname`), so the two join; the model is `model_name` (promtool's lint refuses
+//! dcgm-exporter's camelCase `modelName`). Only gauges, and only the `--quick` cases: a few
+//! dozen series per GPU, however large the runs.
+
+use crate::analysis::fleet::{Conclusion, Fleet, Member};
+use crate::results::model::{Device, Run};
+
+/// PCI vendor id of NVIDIA, whose `deviceUUID` is the UUID NVML and dcgm-exporter report.
+const NVIDIA: u32 = 0x10de;
+
+/// `text` as a label value: backslash, quote and newline escaped.
+fn escape(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+}
+
+/// The UUID as dcgm-exporter writes it: NVML's `GPU-` prefix on NVIDIA, the Vulkan form elsewhere.
+fn uuid(device: &Device) -> Option<String> {
+    let uuid = device.uuid.as_deref()?;
+    Some(match device.vendor_id == NVIDIA {
+        true => format!("GPU-{uuid}"),
+        false => uuid.to_owned(),
+    })
+}
+
+/// The PCI address as NVML writes it on NVIDIA (`00000000:1A:00.0`: an 8-digit domain, upper
+/// case), as recorded elsewhere.
+fn pci_bus_id(device: &Device) -> Option<String> {
+    let pci = device.pci.as_deref()?;
+    if device.vendor_id != NVIDIA {
+        return Some(pci.to_owned());
+    }
+    let (domain, rest) = pci.split_once(':')?;
+    Some(format!("{:0>8}:{}", domain.to_uppercase(), rest.to_uppercase()))
+}
+
+/// The labels of the GPU `run` measured.
+fn labels(run: &Run) -> String {
+    let mut labels = Vec::new();
+    if let Some(uuid) = uuid(&run.device) {
+        labels.push(format!("UUID=\"{}\"", escape(&uuid)));
+    }
+    if let Some(pci) = pci_bus_id(&run.device) {
+        labels.push(format!("pci_bus_id=\"{}\"", escape(&pci)));
+    }
+    labels.push(format!("model_name=\"{}\"", escape(&run.device.name)));
+    if let Some(host) = &run.host {
+        labels.push(format!("Hostname=\"{}\"", escape(host)));
+    }
+    labels.join(",")
+}
+
+/// One metric: its help, its type (always a gauge) and its samples.
+struct Metric {
+    name: &'static str,
+    help: &'static str,
+    samples: Vec<(String, f64)>,
+}
+
+impl Metric {
+    fn new(name: &'static str, help: &'static str) -> Self {
+        Metric { name, help, samples: Vec::new() }
+    }
+
+    fn text(&self) -> String {
+        let mut out = format!("# HELP {} {}\n# TYPE {} gauge\n", self.name, self.help, self.name);
+        for (labels, value) in &self.samples {
+            out.push_str(&format!("{}{{{labels}}} {value}\n", self.name));
+        }
+        out
+    }
+}
+
+/// Whether `case` of `family` is one of the family's `--quick` cases.
+fn headline(family: &str, case: &str) -> bool {
+    crate::registry::families().iter().any(|f| f.name == family && f.quick.contains(&case))
+}
+
+/// The metrics of `fleet`, judged from `members`: per GPU whether it passed, its slow and judged
+/// cases, its run's time, and its `--quick` cases' rates (its latest run's); the screen's
+/// conclusion as one series per state.
+pub fn render(fleet: &Fleet, members: &[Member<'_>]) -> String {
+    let latest = |label: &str| {
+        members.iter().filter(|m| m.label == label).max_by(|a, b| a.run.date.cmp(&b.run.date)).map(|m| m.run)
+    };
+    let mut healthy = Metric::new(
+        "perftest_gpu_healthy",
+        "1 where perftest's verdict passed the GPU, 0 where it failed it (slow, or nothing to judge).",
+    );
+    let mut slow = Metric::new(
+        "perftest_gpu_slow_cases",
+        "Cases slower than the fleet or the reference, beyond its spread and the case's noise.",
+    );
+    let mut judged = Metric::new("perftest_gpu_judged_cases", "Cases judged.");
+    let mut when = Metric::new("perftest_gpu_run_timestamp_seconds", "When the GPU's latest run started.");
+    let mut rates = Metric::new(
+        "perftest_case_rate",
+        "A --quick case's headline rate on the GPU, in the unit its label names (per second).",
+    );
+    let failing = match fleet.conclusion() {
+        Conclusion::Slow(devices) | Conclusion::Unjudged(devices) => devices,
+        _ => Vec::new(),
+    };
+    let fails = |label: &str| failing.iter().any(|d| d == label || d.starts_with(&format!("{label}:")));
+    for group in &fleet.groups {
+        for standing in &group.ranking {
+            let Some(run) = latest(&standing.label) else { continue };
+            let gpu = labels(run);
+            healthy.samples.push((gpu.clone(), if fails(&standing.label) { 0.0 } else { 1.0 }));
+            slow.samples.push((gpu.clone(), standing.slower as f64));
+            judged.samples.push((gpu.clone(), standing.judged as f64));
+            if let Ok(time) = humantime::parse_rfc3339(&run.date) {
+                let seconds = time.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+                when.samples.push((gpu.clone(), seconds as f64));
+            }
+            for case in run.cases.iter().filter(|c| headline(&c.family, &c.name)) {
+                if let Some(rate) = case.timed_rate() {
+                    let labels = format!(
+                        "{gpu},case=\"{}\",unit=\"{}\"",
+                        escape(&case.name),
+                        escape(&rate.unit.to_string())
+                    );
+                    rates.samples.push((labels, rate.value));
+                }
+            }
+        }
+    }
+    // Devices no group judged (shared GPUs, a model the reference lacks) fail.
+    for left in fleet.shared.iter().chain(&fleet.unreferenced) {
+        if let Some(run) = latest(&left.label) {
+            healthy.samples.push((labels(run), 0.0));
+        }
+    }
+    let mut verdict = Metric::new(
+        "perftest_verdict",
+        "The screen's conclusion: 1 on its state, 0 on the others (fleet's exit codes, docs/exit-codes.md).",
+    );
+    let state = match fleet.conclusion() {
+        Conclusion::Healthy => "healthy",
+        Conclusion::Slow(_) => "slow",
+        Conclusion::Unjudged(_) => "unjudged",
+        Conclusion::Interference(_) => "interference",
+        Conclusion::Unconfirmed(_) => "unconfirmed",
+    };
+    for each in ["healthy", "slow", "unjudged", "interference", "unconfirmed"] {
+        verdict.samples.push((format!("state=\"{each}\""), if each == state { 1.0 } else { 0.0 }));
+    }
+    [verdict, healthy, slow, judged, when, rates].iter().map(Metric::text).collect::<String>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_nvidia_gpu_is_labelled_as_nvml_labels_it() {
+        let mut device = crate::analysis::fleet::tests::device_run("NVIDIA H100", 0, 1.0).device;
+        device.vendor_id = NVIDIA;
+        device.pci = Some("0000:1a:00.0".into());
+        device.uuid = Some("58e8f5ea-13cc-013a-d88f-2bcf5ae8bc77".into());
+        assert_eq!(pci_bus_id(&device).as_deref(), Some("00000000:1A:00.0"));
+        assert_eq!(uuid(&device).as_deref(), Some("GPU-58e8f5ea-13cc-013a-d88f-2bcf5ae8bc77"));
+        device.vendor_id = 0x1002;
+        assert_eq!(pci_bus_id(&device).as_deref(), Some("0000:1a:00.0"));
+        assert_eq!(escape("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+    }
+}

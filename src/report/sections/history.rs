@@ -1,0 +1,130 @@
+//! `perftest history` as one view: a verdict line, then per device its runs, drivers, the changes
+//! found (largest first, each confirmed or to confirm) and its chart; rendered as text, markdown
+//! or a page (its JSON is the analysis's own serialization).
+
+use super::super::doc::{self, Block};
+use crate::analysis::history::{self, Change, Device, CONFIRM_RUNS, MIN_CHANGE, MIN_RUNS};
+use crate::format::si;
+
+/// The day of an RFC 3339 date (`2026-11-27`).
+fn day(date: &str) -> &str {
+    date.get(..10).unwrap_or(date)
+}
+
+/// A change in a line: `Load R32f: -2.1% from run 7 (2026-11-07), 1.00 -> 0.98 Tloads/s, p 3e-6,
+/// 6 runs after: confirmed; with driver NVIDIA 590.1`.
+fn change_line(device: &Device, c: &Change) -> String {
+    let state = match c.confirmed {
+        true => "confirmed".to_owned(),
+        false => format!("to confirm: {} more run(s)", CONFIRM_RUNS.saturating_sub(c.runs_after)),
+    };
+    let driver = c.driver.as_ref().map_or(String::new(), |d| format!("; with the driver update to {d}"));
+    format!(
+        "{}: {:+.1}% from run {} ({}), {} -> {}, p {:.1e}, {} run(s) at the new level: {state}{driver}",
+        c.case,
+        c.change * 100.0,
+        c.run + 1,
+        day(&device.dates[c.run]),
+        si(c.before, &c.unit),
+        si(c.after, &c.unit),
+        c.p,
+        c.runs_after
+    )
+}
+
+/// A device as a section: its runs, drivers and changes, and its chart.
+fn device_section(n: usize, device: &Device, charts: bool) -> Block {
+    let runs = &device.dates;
+    let hosts = match device.hosts.is_empty() {
+        true => String::new(),
+        false => format!(" on {}", device.hosts.join(", ")),
+    };
+    let mut blocks = vec![
+        Block::Para(format!("settings: {}", device.settings)),
+        Block::Para(format!(
+            "{} run(s) from {} to {}{hosts}; {} case(s) tested ({MIN_RUNS} runs or more), {} with fewer",
+            runs.len(),
+            runs.first().map_or("", |d| day(d)),
+            runs.last().map_or("", |d| day(d)),
+            device.tested,
+            device.short
+        )),
+    ];
+    for d in &device.drivers {
+        blocks.push(Block::Para(format!(
+            "driver: {} -> {} at run {} ({})",
+            d.from,
+            d.to,
+            d.run + 1,
+            day(&runs[d.run])
+        )));
+    }
+    match device.changes.is_empty() {
+        true => blocks.push(Block::Para("no change".into())),
+        false => {
+            let lines = device.changes.iter().map(|c| (change_line(device, c), Vec::new())).collect();
+            blocks.push(Block::Section {
+                title: format!("changes ({}), largest first:", device.changes.len()),
+                id: String::new(),
+                blocks: vec![Block::List(lines)],
+            });
+        }
+    }
+    if charts {
+        match crate::report::plot::history::svg(device) {
+            Some(Ok(svg)) => blocks.push(Block::Chart { file: format!("device{}.svg", n + 1), svg }),
+            Some(Err(why)) => blocks.push(Block::Para(format!("chart: not drawn ({why})"))),
+            None => {}
+        }
+    }
+    Block::Section {
+        title: format!("device {}: {}", n + 1, device.name()),
+        id: format!("device{}", n + 1),
+        blocks,
+    }
+}
+
+/// The history's first line: how many changes, confirmed and not, and how they were found.
+fn verdict(devices: &[Device]) -> String {
+    let all: Vec<&Change> = devices.iter().flat_map(|d| d.changes.iter()).collect();
+    let confirmed = all.iter().filter(|c| c.confirmed).count();
+    let options = history::options();
+    format!(
+        "history: {} device(s), {} run(s); {confirmed} change(s) confirmed by {CONFIRM_RUNS} runs or more, {} to \
+         confirm (e-divisive means as Apache Otava runs it: window {}, p <= {}, changes of {:.0}% or more)",
+        devices.len(),
+        devices.iter().map(|d| d.dates.len()).sum::<usize>(),
+        all.len() - confirmed,
+        options.window,
+        options.max_p,
+        MIN_CHANGE * 100.0
+    )
+}
+
+/// The whole history: its verdict line, then a section per device with [`MIN_RUNS`] runs or
+/// more (with charts on a page), then a line for those with fewer (the JSON lists them).
+pub fn blocks(devices: &[Device], charts: bool) -> Vec<Block> {
+    let mut blocks = vec![Block::Para(verdict(devices))];
+    for (n, device) in devices.iter().enumerate().filter(|(_, d)| d.dates.len() >= MIN_RUNS) {
+        blocks.push(Block::Gap);
+        blocks.push(device_section(n, device, charts));
+    }
+    let few = devices.iter().filter(|d| d.dates.len() < MIN_RUNS).count();
+    if few > 0 {
+        blocks.push(Block::Gap);
+        blocks.push(Block::Para(format!(
+            "not tested: {few} device(s) or settings with fewer than {MIN_RUNS} runs (--format json lists them)"
+        )));
+    }
+    blocks
+}
+
+/// The history as text, each line fitting 120 columns.
+pub fn to_text(devices: &[Device]) -> String {
+    crate::report::columns::fit(doc::text(&blocks(devices, false)).trim_end()) + "\n"
+}
+
+/// The history as markdown.
+pub fn to_markdown(devices: &[Device]) -> String {
+    doc::markdown_document("perftest history", &blocks(devices, false))
+}
