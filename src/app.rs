@@ -59,16 +59,13 @@ pub fn run(cli: &Cli) -> Result<()> {
             })
         }
         Some(Command::Health { reference, drain, metrics, npd, keep }) => {
-            let outcome = session::health::health(&session::health::Request {
+            session::health::health(&session::health::Request {
                 reference,
                 drain: *drain,
                 metrics: metrics.as_deref(),
                 keep: keep.as_deref(),
-            });
-            match *npd {
-                true => session::health::as_plugin(outcome),
-                false => outcome,
-            }
+                npd: *npd,
+            })
         }
         Some(Command::Show { file, format, output, verbose }) => {
             guard(&[output.as_deref()], &inputs(std::slice::from_ref(file)))?;

@@ -150,9 +150,9 @@ pub struct Cli {
     pub no_host_name: bool,
 
     /// Record NAME as the host instead of this machine's name (in a container: the node's, from
-    /// Kubernetes' downward API); env PERFTEST_HOST_NAME.
+    /// Kubernetes' downward API); env PERFTEST_HOST_NAME; --no-host-name wins.
     #[arg(hide_short_help = true, long, value_name = "NAME", env = "PERFTEST_HOST_NAME",
-          conflicts_with = "no_host_name", value_parser = parse_host_name)]
+          value_parser = parse_host_name)]
     pub host_name: Option<String>,
 
     /// Exit with code 12 if any result is above a known peak of the hardware (flagged
@@ -367,9 +367,9 @@ pub enum Command {
     /// Measure this node's GPUs against a reference: a health check for Slurm or Kubernetes.
     ///
     /// Runs the reference's cases on every GPU of its models here at once, judges each against
-    /// the reference, measures a suspect's slow cases again alone, prints the verdict (its first
-    /// line a summary) and exits as fleet does; --drain drains the Slurm node when a GPU fails
-    /// (docs/fleet.md).
+    /// the reference, measures the suspects' slow cases again (at once, against the reference),
+    /// prints the verdict (its first line a summary) and exits as fleet does; --drain drains the
+    /// Slurm node when a GPU fails (docs/fleet.md).
     #[command(display_order = 6)]
     Health {
         /// The reference (`perftest fleet --write-reference`).

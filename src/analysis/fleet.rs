@@ -166,6 +166,10 @@ pub struct Unjudged {
     pub device: usize,
     /// Why, as a sentence's end (`every case failed, hung or was skipped ...`).
     pub why: String,
+    /// Whether nothing was timed on it (every case failed, crashed or hung): the GPU itself, a
+    /// node to drain; not for noise or a reference that lacks its cases.
+    #[serde(skip)]
+    pub broken: bool,
 }
 
 /// The reference a group was judged against instead of its siblings ([`mod@reference`]).
@@ -173,7 +177,7 @@ pub struct Unjudged {
 pub struct Against {
     /// Its last run's date.
     pub made: String,
-    /// The driver it was measured with (another than the group's: it wants refreshing).
+    /// The driver it was measured with (where it is not the group's, the verdict says to refresh it).
     pub driver: String,
     /// How many devices it is of.
     pub devices: usize,

@@ -52,7 +52,7 @@ pub struct Change {
     pub change: f64,
     /// The t-test's two-sided p.
     pub p: f64,
-    /// The runs of the case from the change on.
+    /// The runs of the case at the new level: from the change to the next one, or the last run.
     pub runs_after: usize,
     /// Whether [`CONFIRM_RUNS`] runs or more are at the new level.
     pub confirmed: bool,
@@ -162,9 +162,12 @@ fn device(uuid: Option<String>, key: GroupKey, mut runs: Vec<&Member<'_>>) -> De
         tested += 1;
         let rates: Vec<f64> = points.iter().map(|(_, r)| *r).collect();
         let mut changed = false;
-        for point in changes::change_points(&rates, &options()) {
+        let found_here = changes::change_points(&rates, &options());
+        for (k, point) in found_here.iter().enumerate() {
             let run = points[point.index].0;
-            let runs_after = points.len() - point.index;
+            // The runs at the new level: up to the next change, or the last run.
+            let end = found_here.get(k + 1).map_or(points.len(), |next| next.index);
+            let runs_after = end - point.index;
             changed = true;
             found.push(Change {
                 case: name.to_owned(),
@@ -266,6 +269,25 @@ mod tests {
             late.iter().enumerate().map(|(i, run)| Member { label: format!("r{i}"), run }).collect();
         let found: Vec<Change> = history(&members).into_iter().flat_map(|d| d.changes).collect();
         assert!(!found.is_empty() && found.iter().all(|c| !c.confirmed && c.runs_after == 2), "{found:#?}");
+    }
+
+    #[test]
+    fn a_level_counts_its_own_runs_up_to_the_next_change() {
+        let mut runs = twelve();
+        // Case 3 a further 3% slower from run 9: 2% down at 6 for three runs, then 3% more.
+        for run in &mut runs[9..] {
+            run.cases[3].rate.as_mut().unwrap().value *= 0.97;
+        }
+        let members: Vec<Member> =
+            runs.iter().enumerate().map(|(i, run)| Member { label: format!("r{i}"), run }).collect();
+        let mut found: Vec<Change> = history(&members).into_iter().flat_map(|d| d.changes).collect();
+        found.sort_by_key(|c| c.run);
+        assert_eq!(
+            found.iter().map(|c| (c.run, c.runs_after)).collect::<Vec<_>>(),
+            [(6, 3), (9, 3)],
+            "{found:#?}"
+        );
+        assert!(found.iter().all(|c| c.confirmed), "three runs at each level");
     }
 
     #[test]

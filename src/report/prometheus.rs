@@ -63,6 +63,15 @@ impl Metric {
         Metric { name, help, samples: Vec::new() }
     }
 
+    /// Adds a sample; a series already there (one GPU in two groups, or a run of it left out)
+    /// keeps the lower value: one series per label set, as Prometheus requires, and a failure wins.
+    fn set(&mut self, labels: String, value: f64) {
+        match self.samples.iter_mut().find(|(l, _)| *l == labels) {
+            Some((_, known)) => *known = known.min(value),
+            None => self.samples.push((labels, value)),
+        }
+    }
+
     fn text(&self) -> String {
         let mut out = format!("# HELP {} {}\n# TYPE {} gauge\n", self.name, self.help, self.name);
         for (labels, value) in &self.samples {
@@ -98,21 +107,25 @@ pub fn render(fleet: &Fleet, members: &[Member<'_>]) -> String {
         "perftest_case_rate",
         "A --quick case's headline rate on the GPU, in the unit its label names (per second).",
     );
-    let failing = match fleet.conclusion() {
-        Conclusion::Slow(devices) | Conclusion::Unjudged(devices) => devices,
-        _ => Vec::new(),
+    // Each device on its own: slow (confirmed, or a slow compute unit), or nothing to judge.
+    let confirmed_slow = |label: &str| {
+        fleet
+            .confirmations
+            .iter()
+            .any(|c| c.label == label && c.verdict == crate::analysis::confirm::Verdict::Slow)
     };
-    let fails = |label: &str| failing.iter().any(|d| d == label || d.starts_with(&format!("{label}:")));
     for group in &fleet.groups {
         for standing in &group.ranking {
             let Some(run) = latest(&standing.label) else { continue };
             let gpu = labels(run);
-            healthy.samples.push((gpu.clone(), if fails(&standing.label) { 0.0 } else { 1.0 }));
-            slow.samples.push((gpu.clone(), standing.slower as f64));
-            judged.samples.push((gpu.clone(), standing.judged as f64));
+            let unjudged = group.unjudged.iter().any(|u| u.device == standing.device);
+            let failed = unjudged || standing.slow_units > 0 || confirmed_slow(&standing.label);
+            healthy.set(gpu.clone(), if failed { 0.0 } else { 1.0 });
+            slow.set(gpu.clone(), standing.slower as f64);
+            judged.set(gpu.clone(), standing.judged as f64);
             if let Ok(time) = humantime::parse_rfc3339(&run.date) {
                 let seconds = time.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-                when.samples.push((gpu.clone(), seconds as f64));
+                when.set(gpu.clone(), seconds as f64);
             }
             for case in run.cases.iter().filter(|c| headline(&c.family, &c.name)) {
                 if let Some(rate) = case.timed_rate() {
@@ -121,7 +134,9 @@ pub fn render(fleet: &Fleet, members: &[Member<'_>]) -> String {
                         escape(&case.name),
                         escape(&rate.unit.to_string())
                     );
-                    rates.samples.push((labels, rate.value));
+                    if !rates.samples.iter().any(|(l, _)| *l == labels) {
+                        rates.samples.push((labels, rate.value));
+                    }
                 }
             }
         }
@@ -129,7 +144,7 @@ pub fn render(fleet: &Fleet, members: &[Member<'_>]) -> String {
     // Devices no group judged (shared GPUs, a model the reference lacks) fail.
     for left in fleet.shared.iter().chain(&fleet.unreferenced) {
         if let Some(run) = latest(&left.label) {
-            healthy.samples.push((labels(run), 0.0));
+            healthy.set(labels(run), 0.0);
         }
     }
     let mut verdict = Metric::new(
@@ -164,5 +179,36 @@ mod tests {
         device.vendor_id = 0x1002;
         assert_eq!(pci_bus_id(&device).as_deref(), Some("0000:1a:00.0"));
         assert_eq!(escape("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+    }
+
+    #[test]
+    fn each_gpu_is_one_series_and_fails_on_its_own_verdict() {
+        use crate::analysis::fleet::{judge, tests::device_run};
+        let mut runs: Vec<Run> = (0..4u32)
+            .map(|i| {
+                let mut run = device_run("NVIDIA H200", i, 1.0);
+                run.device.uuid = Some(format!("{i:08x}"));
+                run
+            })
+            .collect();
+        // GPU 2's every case failed: nothing to judge. GPU 0 was measured twice.
+        runs[2].cases.iter_mut().for_each(|c| c.status = crate::results::model::Status::Failed);
+        runs.push(runs[0].clone());
+        let members: Vec<Member> =
+            runs.iter().enumerate().map(|(i, run)| Member { label: format!("gpu{}", i % 4), run }).collect();
+        let text = render(&judge(&members), &members);
+        let healthy: Vec<&str> = text.lines().filter(|l| l.starts_with("perftest_gpu_healthy{")).collect();
+        assert_eq!(healthy.len(), 4, "one series per GPU: {healthy:#?}");
+        assert!(
+            healthy.iter().any(|l| l.contains("UUID=\"GPU-00000002\"") && l.ends_with(" 0")),
+            "{healthy:#?}"
+        );
+        assert_eq!(healthy.iter().filter(|l| l.ends_with(" 1")).count(), 3);
+        let mut series: Vec<&str> =
+            text.lines().filter(|l| !l.starts_with('#')).map(|l| l.rsplit_once(' ').unwrap().0).collect();
+        let all = series.len();
+        series.sort();
+        series.dedup();
+        assert_eq!(series.len(), all, "no series twice");
     }
 }

@@ -131,6 +131,16 @@ fn write_reference(path: &Path, fleet: &Fleet, members: &[Member<'_>]) -> Result
 pub fn load_reference(path: &Path) -> Result<Reference> {
     let bad = |problem: String| Error::ResultsFile { path: path.display().to_string(), problem };
     let text = std::fs::read_to_string(path).map_err(|e| bad(format!("cannot be read ({e})")))?;
+    // A newer perftest's reference says so before its fields are read.
+    let format = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| v.get("perftest_reference").and_then(serde_json::Value::as_u64));
+    if let Some(newer) = format.filter(|f| *f > u64::from(reference::FORMAT)) {
+        return Err(bad(format!(
+            "is reference format {newer}, newer than this perftest's {}: use a newer perftest",
+            reference::FORMAT
+        )));
+    }
     let reference: Reference = serde_json::from_str(&text).map_err(|e| {
         bad(format!("is not a perftest reference ({e}): make one with perftest fleet --write-reference"))
     })?;
@@ -230,7 +240,7 @@ fn files(given: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<Left>)> {
 }
 
 /// The file's device and inode, which links and repeated mentions share.
-fn file_id(path: &Path) -> Option<(u64, u64)> {
+pub(super) fn file_id(path: &Path) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt;
     std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use crate::analysis::confirm::{rejudge, verdict, Confirmation};
+use crate::analysis::confirm::{rejudge, verdict, Confirmation, Rejudged, Verdict};
 use crate::analysis::fleet::reference::Reference;
 use crate::analysis::fleet::{judge_against, Conclusion, Fleet, Member, Standing};
 use crate::error::{Error, ExitCode, Result};
@@ -26,23 +26,50 @@ pub struct Request<'a> {
     pub metrics: Option<&'a Path>,
     /// Where the runs are kept, in a folder of their own per check (`--keep`).
     pub keep: Option<&'a Path>,
+    /// Exit as a node-problem-detector plugin (`--npd`).
+    pub npd: bool,
 }
 
-/// Runs `perftest health` as `request` says.
+/// Runs `perftest health` as `request` says; with `--npd`, ends as a node-problem-detector
+/// plugin: 1 where the node would be drained, 2 for any other failure.
 pub fn health(request: &Request<'_>) -> Result<()> {
+    let ending = check(request);
+    if !request.npd {
+        return ending.and_then(|verdict| verdict.map_err(|(error, _)| error));
+    }
+    let plugin = |code, error| Err(Error::Plugin { code, error: Box::new(error) });
+    match ending {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err((error, true))) => plugin(ExitCode::Failure, error),
+        Ok(Err((error, false))) | Err(error) => plugin(ExitCode::Usage, error),
+    }
+}
+
+/// The check: `Err` where it could not judge; else the verdict's ending, a failure with whether
+/// it is a reason to drain.
+fn check(request: &Request<'_>) -> Result<std::result::Result<(), (Error, bool)>> {
     let began = Instant::now();
     let reference = super::fleet::load_reference(request.reference)?;
     let temporary = tempfile::tempdir().map_err(Error::Io)?;
     let dir = match request.keep {
         Some(keep) => {
+            // To the second, and the process: two checks never share a folder.
             let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-            keep.join(stamp.replace(':', "-"))
+            keep.join(format!("{}-{}", stamp.replace(':', "-"), std::process::id()))
         }
         None => temporary.path().join("runs"),
     };
     std::fs::create_dir_all(&dir).map_err(Error::Io)?;
-    let runs = measure(&reference, &dir)?;
+    let (runs, failed) = measure(&reference, &dir)?;
     if runs.is_empty() {
+        if let Some((model, code)) = failed {
+            return Err(Error::Unjudged {
+                count: 1,
+                devices: vec![format!(
+                    "this node's {model}: perftest exited {code} before it measured (its message is above)"
+                )],
+            });
+        }
         let models: Vec<&str> = reference.models.iter().map(|m| m.key.device.as_str()).collect();
         return Err(Error::ResultsFile {
             path: request.reference.display().to_string(),
@@ -56,7 +83,7 @@ pub fn health(request: &Request<'_>) -> Result<()> {
     let members: Vec<Member<'_>> =
         runs.iter().map(|(file, run)| Member { label: super::fleet::label(file, run), run }).collect();
     let mut fleet = judge_against(&members, Some(&reference));
-    fleet.confirmations = confirm_at_once(&fleet, &members, &dir)?;
+    fleet.confirmations = confirm_at_once(&fleet, &members, &reference, &dir)?;
     let seconds = began.elapsed().as_secs_f64();
     let document = crate::report::sections::fleet::to_text(&fleet);
     super::progress::write_line(&format!("{} ({seconds:.0} s)", summary(&fleet, members.len())))?;
@@ -64,12 +91,11 @@ pub fn health(request: &Request<'_>) -> Result<()> {
     if let Some(path) = request.metrics {
         crate::report::write_atomic(path, &crate::report::prometheus::render(&fleet, &members))?;
     }
-    if request.drain {
-        if let Some(reason) = drain_reason(&fleet) {
-            drain(&reason);
-        }
+    let reason = drain_reason(&fleet);
+    if let (true, Some(reason)) = (request.drain, &reason) {
+        drain(reason);
     }
-    super::fleet::conclude(&fleet)
+    Ok(super::fleet::conclude(&fleet).map_err(|error| (error, reason.is_some())))
 }
 
 /// The options that run the cases `settings` ran, as a reference's model recorded them.
@@ -95,17 +121,24 @@ fn options_of(settings: &Settings) -> Vec<OsString> {
     args
 }
 
-/// Runs each model's cases on every GPU of it here at once, its JSON into `dir`; a model with no
-/// GPU here is passed over. Returns each run with its file.
-fn measure(reference: &Reference, dir: &Path) -> Result<Vec<(String, Run)>> {
+/// What [`measure`] gives: each run with its file, and the first model whose run failed, with its
+/// exit code.
+type Measured = (Vec<(String, Run)>, Option<(String, i32)>);
+
+/// Runs each model's cases (one run per device and settings) on every GPU of it here at once, its
+/// JSON into `dir`; a model with no GPU here is passed over. Returns each run with its file, and
+/// the first model whose run ended otherwise, with its exit code.
+fn measure(reference: &Reference, dir: &Path) -> Result<Measured> {
     let exe = std::env::current_exe().map_err(Error::Io)?;
-    let mut names: Vec<&str> = Vec::new();
+    let mut seen: Vec<(&str, &str)> = Vec::new();
+    let mut failed = None;
     for model in &reference.models {
-        if names.contains(&model.key.device.as_str()) {
+        let id = (model.key.device.as_str(), model.key.settings.as_str());
+        if seen.contains(&id) {
             continue;
         }
-        names.push(&model.key.device);
-        let into: PathBuf = dir.join(format!("model{}", names.len()));
+        seen.push(id);
+        let into: PathBuf = dir.join(format!("model{}", seen.len()));
         std::fs::create_dir_all(&into).map_err(Error::Io)?;
         let mut folder = into.into_os_string();
         folder.push("/");
@@ -119,9 +152,13 @@ fn measure(reference: &Reference, dir: &Path) -> Result<Vec<(String, Run)>> {
             .stderr(Stdio::piped())
             .output()
             .map_err(Error::Io)?;
+        let code = output.status.code().unwrap_or(-1);
         // No GPU of this model here: another model of the reference may be.
-        if output.status.code() == Some(ExitCode::NoSuchDevice as i32) {
+        if code == ExitCode::NoSuchDevice as i32 {
             continue;
+        }
+        if code != 0 && failed.is_none() {
+            failed = Some((model.key.device.clone(), code));
         }
         let stderr = String::from_utf8_lossy(&output.stderr);
         if !stderr.trim().is_empty() {
@@ -129,7 +166,7 @@ fn measure(reference: &Reference, dir: &Path) -> Result<Vec<(String, Run)>> {
         }
     }
     let mut runs = Vec::new();
-    for n in 1..=names.len() {
+    for n in 1..=seen.len() {
         let folder = dir.join(format!("model{n}"));
         let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
             .map_err(Error::Io)?
@@ -142,13 +179,18 @@ fn measure(reference: &Reference, dir: &Path) -> Result<Vec<(String, Run)>> {
             runs.push((file.display().to_string(), run));
         }
     }
-    Ok(runs)
+    Ok((runs, failed))
 }
 
 /// Measures every suspect's slow cases again, on every GPU of its model here at once (one run,
 /// so that a node of eight slow GPUs is confirmed within Slurm's minute), and holds each
 /// suspect's cases to the reference's medians: slow again in half of them or more is slow.
-fn confirm_at_once(fleet: &Fleet, members: &[Member<'_>], dir: &Path) -> Result<Vec<Confirmation>> {
+fn confirm_at_once(
+    fleet: &Fleet,
+    members: &[Member<'_>],
+    reference: &Reference,
+    dir: &Path,
+) -> Result<Vec<Confirmation>> {
     let mut confirmed = Vec::new();
     for (n, group) in fleet.groups.iter().enumerate() {
         let suspects: Vec<&Standing> = group.ranking.iter().filter(|s| s.slow && s.slower > 0).collect();
@@ -180,14 +222,33 @@ fn confirm_at_once(fleet: &Fleet, members: &[Member<'_>], dir: &Path) -> Result<
             let Some(run) = super::confirm::run_of(members, &suspect.label) else { continue };
             let mine = slow_cases(suspect.device);
             let families = families_of(run, &mine);
-            let Some(measured) =
-                again.iter().find(|r| r.device.slot().is_some() && r.device.slot() == run.device.slot())
-            else {
+            let found =
+                again.iter().find(|r| r.device.slot().is_some() && r.device.slot() == run.device.slot());
+            let Some(measured) = found else {
+                // Its run measured again left nothing (its worker died, its device was lost): slow.
+                confirmed.push(Confirmation {
+                    label: suspect.label.clone(),
+                    families,
+                    alone: Rejudged {
+                        against: "nothing: measured again, it gave no result".into(),
+                        ..Rejudged::default()
+                    },
+                    together: None,
+                    with: Vec::new(),
+                    at_once: true,
+                    verdict: Verdict::Slow,
+                });
                 continue;
             };
-            let medians =
-                |name: &str| group.outliers.iter().find(|o| o.case == name).map(|o| (o.median, 0.0));
-            let alone = rejudge(measured, &mine, medians, "the reference's medians");
+            // The reference's median, its spread as the noise on its side: slow again is slow
+            // beyond 1% and three times that spread (or the case's own noise), where the first
+            // judgement asked 3.5 spreads.
+            let model = reference.model(&group.key);
+            let expected = |name: &str| {
+                let e = model?.case(name)?;
+                (e.median > 0.0).then(|| (e.median, e.spread / e.median))
+            };
+            let alone = rejudge(measured, &mine, expected, "the reference's medians");
             let with: Vec<String> = again
                 .iter()
                 .filter(|r| r.device.slot() != run.device.slot())
@@ -232,7 +293,7 @@ fn summary(fleet: &Fleet, runs: usize) -> String {
     match fleet.conclusion() {
         Conclusion::Healthy => {
             let judged: usize = fleet.groups.iter().map(|g| g.judged).sum();
-            format!("healthy: {runs} GPU(s) within the reference in {judged} case(s) in all")
+            format!("healthy: {runs} GPU(s) within the reference, {judged} case(s) judged")
         }
         Conclusion::Slow(devices) => format!("slow: {}", slow_with_families(fleet, &devices).join("; ")),
         Conclusion::Unjudged(devices) => format!("cannot be judged: {}", devices.join("; ")),
@@ -263,9 +324,9 @@ fn slow_with_families(fleet: &Fleet, devices: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// Why the node should be drained, where it should: a GPU slow alone, or one with nothing to
-/// judge (every case failed, hung or was too noisy). A reference that lacks the model, or a GPU
-/// another process shared, is no reason to drain.
+/// Why the node should be drained, where it should: a GPU slow again, or one on which nothing was
+/// timed (every case failed, crashed or hung). Noise, a reference that lacks the model or its
+/// cases, or a GPU another process shared, is no reason to drain.
 fn drain_reason(fleet: &Fleet) -> Option<String> {
     if let Conclusion::Slow(devices) = fleet.conclusion() {
         return Some(format!("perftest health: slow GPU {}", slow_with_families(fleet, &devices).join("; ")));
@@ -273,7 +334,9 @@ fn drain_reason(fleet: &Fleet) -> Option<String> {
     let broken: Vec<String> = fleet
         .groups
         .iter()
-        .flat_map(|g| g.unjudged.iter().map(|u| format!("{}: {}", g.devices[u.device], u.why)))
+        .flat_map(|g| {
+            g.unjudged.iter().filter(|u| u.broken).map(|u| format!("{}: {}", g.devices[u.device], u.why))
+        })
         .collect();
     (!broken.is_empty()).then(|| format!("perftest health: GPU cannot be judged: {}", broken.join("; ")))
 }
@@ -299,19 +362,6 @@ fn drain(reason: &str) {
         Err(e) => eprintln!(
             "perftest health: cannot run scontrol to drain {node} ({e}): is Slurm's client installed?"
         ),
-    }
-}
-
-/// `outcome` as a node-problem-detector plugin exits: 0 healthy, 1 a problem (a GPU slow, or one
-/// with nothing to judge), 2 unknown (anything else: no verdict, interference, a bad reference).
-pub fn as_plugin(outcome: Result<()>) -> Result<()> {
-    match outcome {
-        Ok(()) => Ok(()),
-        Err(error) => {
-            let problem = matches!(error.exit_code(), ExitCode::SlowerThanFleet | ExitCode::Unjudged);
-            let code = if problem { ExitCode::Failure } else { ExitCode::Usage };
-            Err(Error::Plugin { code, error: Box::new(error) })
-        }
     }
 }
 

@@ -26,9 +26,20 @@ pub fn history(request: &Request<'_>) -> Result<()> {
     fn named<'p>(role: &'static str, path: &'p Path) -> crate::report::output::Named<'p> {
         crate::report::output::Named { role, path }
     }
-    let mut files = Vec::new();
+    let mut found = Vec::new();
     for input in request.inputs {
-        walk(input, &mut files)?;
+        walk(input, &mut found)?;
+    }
+    // Each file once, however often it was given (a file and its folder, a link).
+    let mut seen = Vec::new();
+    let mut files = Vec::new();
+    for path in found {
+        match super::fleet::file_id(&path) {
+            Some(id) if seen.contains(&id) => continue,
+            Some(id) => seen.push(id),
+            None => {}
+        }
+        files.push(path);
     }
     let inputs: Vec<crate::report::output::Named<'_>> =
         files.iter().map(|p| named("the results file", p)).collect();
@@ -79,11 +90,10 @@ pub fn history(request: &Request<'_>) -> Result<()> {
     }
 }
 
-/// `path` if a file, else every `*.json` under it at any depth, in name order (links to
-/// folders are not followed: a loop cannot hold the walk).
+/// `path` if a file, else every `*.json` under it at any depth, in name order (a folder given is
+/// followed through a link; links to folders inside are not: a loop cannot hold the walk).
 fn walk(path: &Path, files: &mut Vec<PathBuf>) -> Result<()> {
-    let meta = std::fs::symlink_metadata(path);
-    if !meta.as_ref().is_ok_and(|m| m.is_dir()) {
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
         files.push(path.to_path_buf());
         return Ok(());
     }

@@ -14,23 +14,27 @@ use crate::results::model::CaseResult;
 
 /// Why `device` has nothing to judge, if it has nothing: no case timed in any run, or every
 /// timed case too noisy.
-fn unjudgeable(device: &Device<'_>) -> Option<String> {
+fn unjudgeable(device: &Device<'_>) -> Option<(String, bool)> {
     let cases = device.runs.iter().flat_map(|r| r.cases.iter());
     let timed: Vec<&CaseResult> = cases.filter(|c| c.timed_rate().is_some()).collect();
     if timed.is_empty() {
         let selected: usize = device.runs.iter().map(|r| r.cases.len() + r.not_run.len()).max().unwrap_or(0);
         let ending = device.runs.iter().find_map(|r| r.ending.message.clone());
         let why = ending.map_or(String::new(), |m| format!("; the run ended: {m}"));
-        return Some(format!(
-            "no case was timed ({selected} selected: each failed, hung, was skipped or did not run{why})"
+        return Some((
+            format!(
+                "no case was timed ({selected} selected: each failed, hung, was skipped or did not run{why})"
+            ),
+            true,
         ));
     }
     timed.iter().all(|c| noise(c) > NOISY).then(|| {
-        format!(
+        let why = format!(
             "every one of its {} timed cases was too noisy to judge (cv above {:.0}%)",
             timed.len(),
             NOISY * 100.0
-        )
+        );
+        (why, false)
     })
 }
 
@@ -52,6 +56,8 @@ pub(super) fn judge_group(key: GroupKey, members: &[&Member<'_>], model: Option<
     let (mut judged, mut too_few) = (0, 0);
     let mut spreads: Vec<f64> = Vec::new();
     let mut judged_per_device = vec![0usize; devices.len()];
+    // Per device, its timed cases that the reference holds (with a reference).
+    let mut in_reference = vec![0usize; devices.len()];
     let mut run_spreads: Vec<Vec<f64>> = vec![Vec::new(); devices.len()];
     for name in names {
         // Each device's timed case and its rate (in the first one's unit: others are not comparable).
@@ -65,6 +71,11 @@ pub(super) fn judge_group(key: GroupKey, members: &[&Member<'_>], model: Option<
             run_spreads[*i].extend(m.spread);
         }
         let expected = model.map(|m| m.case(name).filter(|e| e.unit == unit.to_string()));
+        if let Some(Some(_)) = expected {
+            for (i, _) in &found {
+                in_reference[*i] += 1;
+            }
+        }
         let (med, sigma, fleet_clock) = match expected {
             Some(Some(e)) if !found.is_empty() => (e.median, e.spread, None),
             None if found.len() >= MIN_DEVICES => {
@@ -132,7 +143,24 @@ pub(super) fn judge_group(key: GroupKey, members: &[&Member<'_>], model: Option<
     let unjudged: Vec<Unjudged> = devices
         .iter()
         .enumerate()
-        .filter_map(|(i, d)| Some(Unjudged { device: i, why: unjudgeable(d)? }))
+        .filter_map(|(i, d)| {
+            // Against a reference, a device must be judged in half its cases the reference holds:
+            // one case judged of many (the others too noisy) is no health.
+            let (judged, held) = (judged_per_device[i], in_reference[i]);
+            let unmatched = match held {
+                0 => "the reference holds none of its timed cases (renamed, or in another unit): make it again \
+                      from a healthy screen (perftest fleet --write-reference)"
+                    .to_owned(),
+                _ => format!(
+                    "only {judged} of its {held} cases in the reference could be judged (the others too noisy, cv \
+                     above {:.0}%): measure it again on a quiet machine",
+                    NOISY * 100.0
+                ),
+            };
+            let short = model.is_some() && judged * 2 < held.max(1);
+            let (why, broken) = unjudgeable(d).or(short.then_some((unmatched, false)))?;
+            Some(Unjudged { device: i, why, broken })
+        })
         .collect();
     let mut ranking: Vec<Standing> = devices
         .iter()

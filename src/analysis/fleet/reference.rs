@@ -3,8 +3,8 @@
 //! that judge it among siblings ([`super::judge_against`]).
 //!
 //! Each case's median is over the screen's devices (each device's rate the median over its runs)
-//! where [`MIN_VALUES`] devices or more timed it, else over the runs of fewer devices (one GPU
-//! measured three times, said in [`Expected::basis`]); its spread is the devices' or the single
+//! where [`MIN_VALUES`] devices or more timed it, else over the runs of a single device (one GPU
+//! measured three times, said in [`Expected::basis`]; two devices give none); its spread is the devices' or the single
 //! runs', whichever is wider, since a check judges a single run.
 
 use serde::{Deserialize, Serialize};
@@ -55,7 +55,8 @@ pub struct Model {
 pub enum Basis {
     /// Across devices, each the median of its runs: a fleet's spread.
     Devices,
-    /// Across the runs of fewer than [`MIN_VALUES`] devices: a GPU's run-to-run spread.
+    /// Across the runs of one device (fewer than [`MIN_VALUES`] devices timed the case, and only
+    /// one was given): a GPU's own figure, which vouches for that GPU alone.
     Runs,
 }
 
@@ -124,7 +125,7 @@ impl Reference {
 /// [`MIN_VALUES`] devices (else runs) with its median and spread. `made` is the date to record.
 pub fn make(members: &[Member<'_>], made: String) -> Reference {
     let mut groups: Vec<(GroupKey, Vec<&Member>)> = Vec::new();
-    for m in members {
+    for m in members.iter().filter(|m| !m.run.settings.verify && !m.run.settings.compile_only) {
         let key = GroupKey::of(m.run);
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, group)) => group.push(m),
@@ -159,9 +160,12 @@ fn model(key: GroupKey, members: &[&Member<'_>]) -> Model {
             .filter_map(|m| m.run.cases.iter().find(|c| c.name == name))
             .filter_map(|c| c.timed_rate().filter(|r| r.unit == unit).map(|r| r.value))
             .collect();
-        let (values, basis) = match per_device.len() >= MIN_VALUES {
-            true => (&per_device, Basis::Devices),
-            false => (&per_run, Basis::Runs),
+        // Three devices make a fleet's figure; one device's runs make its own; two devices
+        // cannot say which of them is right, and their pooled runs would hide the slower one.
+        let (values, basis) = match (per_device.len(), devices.len()) {
+            (n, _) if n >= MIN_VALUES => (&per_device, Basis::Devices),
+            (_, 1) => (&per_run, Basis::Runs),
+            _ => continue,
         };
         if values.len() < MIN_VALUES {
             continue;

@@ -264,3 +264,48 @@ fn a_reference_of_one_gpu_takes_its_runs_and_a_model_it_lacks_is_not_judged() {
     edited.models[0].cases[3].median = -1.0;
     assert!(edited.problem().unwrap().contains("case 3"), "{:?}", edited.problem());
 }
+
+#[test]
+fn a_reference_of_two_gpus_says_nothing_and_one_that_lacks_every_case_judges_nothing() {
+    // Two GPUs, one 10% slow: pooled, their runs would hide it; the reference takes neither.
+    let mut pair: Vec<Run> = Vec::new();
+    for (i, scale) in [(0u32, 1.0), (1, 0.9)] {
+        for n in 0..3 {
+            let mut run = device_run("NVIDIA H100", i * 10 + n, scale);
+            run.device.uuid = Some(format!("gpu{i}"));
+            pair.push(run);
+        }
+    }
+    assert!(reference::make(&members(&pair), String::new()).models.is_empty());
+    // A reference made before the cases were renamed: the run is not judged, and says why.
+    let runs: Vec<Run> = (0..4).map(|i| device_run("NVIDIA H100", i, 1.0)).collect();
+    let made = reference::make(&members(&runs), String::new());
+    let mut renamed = device_run("NVIDIA H100", 9, 1.0);
+    renamed.cases.iter_mut().for_each(|c| c.name = format!("new {}", c.name));
+    let fleet = judge_against(&members(std::slice::from_ref(&renamed)), Some(&made));
+    assert!(fleet.groups[0].unjudged[0].why.starts_with("the reference holds none of its timed cases"));
+    assert!(matches!(fleet.conclusion(), Conclusion::Unjudged(_)));
+}
+
+#[test]
+fn against_a_reference_a_gpu_judged_in_too_few_of_its_cases_is_not_called_healthy() {
+    let runs: Vec<Run> = (0..4).map(|i| device_run("NVIDIA H100", i, 1.0)).collect();
+    let made = reference::make(&members(&runs), String::new());
+    // 30 of its 40 cases too noisy (a cv of 10%): 10 judged, under half.
+    let mut noisy = device_run("NVIDIA H100", 9, 1.0);
+    for case in noisy.cases.iter_mut().take(30) {
+        case.samples_ms = vec![20.0, 24.0, 16.0];
+    }
+    let fleet = judge_against(&members(std::slice::from_ref(&noisy)), Some(&made));
+    let unjudged = &fleet.groups[0].unjudged;
+    assert!(
+        unjudged[0].why.starts_with("only 10 of its 40 cases in the reference could be judged"),
+        "{unjudged:?}"
+    );
+    assert!(!unjudged[0].broken, "noise is no reason to drain");
+    // Every case failed: broken.
+    let mut failed = device_run("NVIDIA H100", 9, 1.0);
+    failed.cases.iter_mut().for_each(|c| c.status = crate::results::model::Status::Failed);
+    let fleet = judge_against(&members(std::slice::from_ref(&failed)), Some(&made));
+    assert!(fleet.groups[0].unjudged[0].broken);
+}
