@@ -1,8 +1,9 @@
-//! The fleet's verdict and each GPU's headline rates in Prometheus's text format, for
-//! node_exporter's textfile collector. A GPU is labelled as dcgm-exporter labels it (`UUID`,
-//! `pci_bus_id`, `Hostname`), so the two join; the model is `model_name` (promtool's lint refuses
-//! dcgm-exporter's camelCase `modelName`). Only gauges, and only the `--quick` cases: a few
-//! dozen series per GPU, however large the runs.
+//! The fleet's verdict and each GPU's headline rates in Prometheus's text format (valid
+//! OpenMetrics too: gauges only, `# EOF` at the end), for node_exporter's textfile collector. A
+//! GPU is labelled as dcgm-exporter labels it (`UUID`, `pci_bus_id`, `Hostname`), so the two
+//! join; the model is `model_name` (promtool's lint refuses dcgm-exporter's camelCase
+//! `modelName`). Only gauges, and only the `--quick` cases: a few dozen series per GPU, however
+//! large the runs.
 
 use crate::analysis::fleet::{Conclusion, Fleet, Member};
 use crate::results::model::{Device, Run};
@@ -161,7 +162,9 @@ pub fn render(fleet: &Fleet, members: &[Member<'_>]) -> String {
     for each in ["healthy", "slow", "unjudged", "interference", "unconfirmed"] {
         verdict.samples.push((format!("state=\"{each}\""), if each == state { 1.0 } else { 0.0 }));
     }
-    [verdict, healthy, slow, judged, when, rates].iter().map(Metric::text).collect::<String>()
+    // `# EOF` ends an OpenMetrics exposition; the classic text format (node_exporter's textfile
+    // collector, promtool) reads it as a comment: the file is valid as both.
+    [verdict, healthy, slow, judged, when, rates].iter().map(Metric::text).collect::<String>() + "# EOF\n"
 }
 
 #[cfg(test)]

@@ -62,7 +62,6 @@ fn render(device: &Device) -> Result<String, String> {
             .margin(10)
             .x_label_area_size(36)
             .y_label_area_size(60)
-            .right_y_label_area_size(10)
             .build_cartesian_2d(-0.5..runs - 0.5, bottom..top)
             .map_err(fail)?;
         chart
@@ -72,6 +71,7 @@ fn render(device: &Device) -> Result<String, String> {
             .x_label_formatter(&|x| format!("{}", x.round() as i64 + 1))
             .y_label_formatter(&|y| format!("{y:+.1}%"))
             .label_style(font(11))
+            .light_line_style(WHITE.mix(0.0))
             .draw()
             .map_err(fail)?;
         for d in &device.drivers {
