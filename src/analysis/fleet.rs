@@ -328,7 +328,7 @@ pub fn judge(members: &[Member<'_>]) -> Fleet {
 /// As [`judge`], each group held against its model in `reference` where one is given (a run of a
 /// model the reference lacks is named in [`Fleet::unreferenced`]).
 pub fn judge_against(members: &[Member<'_>], reference: Option<&reference::Reference>) -> Fleet {
-    let mut groups: Vec<(GroupKey, Vec<&Member>)> = Vec::new();
+    let mut timed = Vec::new();
     let mut untimed = Vec::new();
     let mut shared = Vec::new();
     for m in members {
@@ -340,12 +340,9 @@ pub fn judge_against(members: &[Member<'_>], reference: Option<&reference::Refer
             shared.push(Left { label: m.label.clone(), why });
             continue;
         }
-        let key = GroupKey::of(m.run);
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, group)) => group.push(m),
-            None => groups.push((key, vec![m])),
-        }
+        timed.push(m);
     }
+    let groups = grouped(timed, |m| GroupKey::of(m.run));
     let mut unreferenced = Vec::new();
     let mut judged = Vec::new();
     for (key, group) in groups {
@@ -374,6 +371,36 @@ pub fn judge_against(members: &[Member<'_>], reference: Option<&reference::Refer
         unreferenced,
         confirmations: Vec::new(),
     }
+}
+
+/// `members` grouped by `key`, in the order their keys first appear.
+pub(crate) fn grouped<'m, 'a, K: PartialEq>(
+    members: impl IntoIterator<Item = &'m Member<'a>>,
+    key: impl Fn(&Member<'a>) -> K,
+) -> Vec<(K, Vec<&'m Member<'a>>)>
+where
+    'a: 'm,
+{
+    let mut groups: Vec<(K, Vec<&'m Member<'a>>)> = Vec::new();
+    for m in members {
+        let k = key(m);
+        match groups.iter_mut().find(|(known, _)| *known == k) {
+            Some((_, group)) => group.push(m),
+            None => groups.push((k, vec![m])),
+        }
+    }
+    groups
+}
+
+/// The names of `members`' cases, in first-seen order, each once.
+pub(crate) fn case_names<'a>(members: &[&Member<'a>]) -> Vec<&'a str> {
+    let mut names: Vec<&'a str> = Vec::new();
+    for c in members.iter().flat_map(|m| m.run.cases.iter()) {
+        if !names.contains(&c.name.as_str()) {
+            names.push(&c.name);
+        }
+    }
+    names
 }
 
 mod device;

@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use crate::analysis::fleet::{GroupKey, Member};
+use crate::analysis::fleet::{case_names, grouped, GroupKey, Member};
 use crate::record::stats::median;
 
 pub mod changes;
@@ -109,18 +109,13 @@ impl Device {
 
 /// The histories of `members`, one per device and settings, in first-seen order.
 pub fn history(members: &[Member<'_>]) -> Vec<Device> {
-    /// A device's UUID and its runs' settings (the driver left out: it changes along a history).
-    type Key = (Option<String>, GroupKey);
-    let mut groups: Vec<(Key, Vec<&Member>)> = Vec::new();
-    for m in members.iter().filter(|m| !m.run.settings.verify && !m.run.settings.compile_only) {
+    let timed = members.iter().filter(|m| !m.run.settings.verify && !m.run.settings.compile_only);
+    // A device's UUID and its runs' settings (the driver left out: it changes along a history).
+    let groups = grouped(timed, |m| {
         let mut key = GroupKey::of(m.run);
         key.driver = String::new();
-        let id = (m.run.device.uuid.clone(), key);
-        match groups.iter_mut().find(|(k, _)| *k == id) {
-            Some((_, runs)) => runs.push(m),
-            None => groups.push((id, vec![m])),
-        }
-    }
+        (m.run.device.uuid.clone(), key)
+    });
     groups.into_iter().map(|((uuid, key), runs)| device(uuid, key, runs)).collect()
 }
 
@@ -140,12 +135,7 @@ fn device(uuid: Option<String>, key: GroupKey, mut runs: Vec<&Member<'_>>) -> De
             hosts.push(host);
         }
     }
-    let mut names: Vec<&str> = Vec::new();
-    for c in runs.iter().flat_map(|m| m.run.cases.iter()) {
-        if !names.contains(&c.name.as_str()) {
-            names.push(&c.name);
-        }
-    }
+    let names = case_names(&runs);
     let (mut tested, mut short) = (0, 0);
     let mut found = Vec::new();
     let mut series = Vec::new();

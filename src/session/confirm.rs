@@ -37,6 +37,23 @@ pub fn confirm(fleet: &Fleet, members: &[Member<'_>]) -> Result<Vec<Confirmation
     Ok(confirmed)
 }
 
+/// The cases in which `group`'s device `device` was slower than its fleet (or reference).
+pub(super) fn slow_cases(group: &Group, device: usize) -> Vec<String> {
+    group.outliers.iter().filter(|o| o.device == device && o.change < 0.0).map(|o| o.case.clone()).collect()
+}
+
+/// The families of `cases` in `run`, in first-seen order.
+pub(super) fn families_of(run: &Run, cases: &[String]) -> Vec<String> {
+    let mut families: Vec<String> = Vec::new();
+    for name in cases {
+        let family = run.cases.iter().find(|c| c.name == *name).map(|c| c.family.clone());
+        if let Some(family) = family.filter(|f| !families.contains(f)) {
+            families.push(family);
+        }
+    }
+    families
+}
+
 /// The run of the device the fleet labels `label`.
 pub(super) fn run_of<'a>(members: &[Member<'a>], label: &str) -> Option<&'a Run> {
     members.iter().find(|m| m.label == label).map(|m| m.run)
@@ -56,19 +73,8 @@ fn confirm_one(
     members: &[Member<'_>],
     dir: &Path,
 ) -> Result<Confirmation> {
-    let cases: Vec<String> = group
-        .outliers
-        .iter()
-        .filter(|o| o.device == standing.device && o.change < 0.0)
-        .map(|o| o.case.clone())
-        .collect();
-    let mut families: Vec<String> = Vec::new();
-    for name in &cases {
-        let family = suspect.cases.iter().find(|c| c.name == *name).map(|c| c.family.clone());
-        if let Some(family) = family.filter(|f| !families.contains(f)) {
-            families.push(family);
-        }
-    }
+    let cases = slow_cases(group, standing.device);
+    let families = families_of(suspect, &cases);
     // A peer: a device of the group on the same host, not a suspect, the fewest outliers first.
     let peer = group
         .ranking

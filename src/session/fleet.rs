@@ -109,7 +109,7 @@ fn write_reference(path: &Path, fleet: &Fleet, members: &[Member<'_>]) -> Result
             path: path.display().to_string(),
             problem: format!(
                 "was not written: no case was timed in {} runs of one model: a reference needs each case \
-                 from three devices, or three runs of fewer",
+                 from three devices, or three runs of one",
                 reference::MIN_VALUES
             ),
         });

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use super::confirm::{families_of, slow_cases};
 use crate::analysis::confirm::{rejudge, verdict, Confirmation, Rejudged, Verdict};
 use crate::analysis::fleet::reference::Reference;
 use crate::analysis::fleet::{judge_against, Conclusion, Fleet, Member, Standing};
@@ -197,14 +198,7 @@ fn confirm_at_once(
         let Some(like) = suspects.first().and_then(|s| super::confirm::run_of(members, &s.label)) else {
             continue;
         };
-        let slow_cases = |device: usize| -> Vec<String> {
-            group
-                .outliers
-                .iter()
-                .filter(|o| o.device == device && o.change < 0.0)
-                .map(|o| o.case.clone())
-                .collect()
-        };
+        let slow_cases = |device: usize| slow_cases(group, device);
         let mut cases: Vec<String> = Vec::new();
         for case in suspects.iter().flat_map(|s| slow_cases(s.device)) {
             if !cases.contains(&case) {
@@ -266,18 +260,6 @@ fn confirm_at_once(
         }
     }
     Ok(confirmed)
-}
-
-/// The families of `cases` in `run`, in first-seen order.
-fn families_of(run: &Run, cases: &[String]) -> Vec<String> {
-    let mut families: Vec<String> = Vec::new();
-    for name in cases {
-        let family = run.cases.iter().find(|c| c.name == *name).map(|c| c.family.clone());
-        if let Some(family) = family.filter(|f| !families.contains(f)) {
-            families.push(family);
-        }
-    }
-    families
 }
 
 /// Families as a reason reads them: up to three, then how many more.

@@ -19,15 +19,10 @@ fn identity(member: &Member<'_>) -> String {
 
 /// The devices of `members`, in first-seen order, each with its runs.
 pub(super) fn devices<'a>(members: &[&Member<'a>]) -> Vec<Device<'a>> {
-    let mut seen: Vec<(String, Device<'a>)> = Vec::new();
-    for m in members {
-        let id = identity(m);
-        match seen.iter_mut().find(|(known, _)| *known == id) {
-            Some((_, device)) => device.runs.push(m.run),
-            None => seen.push((id, Device { label: m.label.clone(), runs: vec![m.run] })),
-        }
-    }
-    seen.into_iter().map(|(_, device)| device).collect()
+    super::grouped(members.iter().copied(), identity)
+        .into_iter()
+        .map(|(_, runs)| Device { label: runs[0].label.clone(), runs: runs.iter().map(|m| m.run).collect() })
+        .collect()
 }
 
 /// One device's case: its rate (the median over its runs), its noise (the largest of its runs'

@@ -43,14 +43,7 @@ fn unjudgeable(device: &Device<'_>) -> Option<(String, bool)> {
 pub(super) fn judge_group(key: GroupKey, members: &[&Member<'_>], model: Option<&Model>) -> Group {
     let devices = devices(members);
     // Case names in first-seen order.
-    let mut names: Vec<&str> = Vec::new();
-    for m in members {
-        for c in &m.run.cases {
-            if !names.contains(&c.name.as_str()) {
-                names.push(&c.name);
-            }
-        }
-    }
+    let names = super::case_names(members);
     let hungry = hungry(&devices, &names);
     let mut outliers = Vec::new();
     let (mut judged, mut too_few) = (0, 0);

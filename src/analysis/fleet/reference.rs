@@ -94,15 +94,9 @@ impl Reference {
         self.models.iter().find(|m| m.key == *key).or_else(|| self.models.iter().find(like))
     }
 
-    /// Why this file cannot be used, if it cannot: a newer format, a model with no case, figures
-    /// no screen could give.
+    /// Why this file cannot be used, if it cannot: no model, or figures no screen could give (a
+    /// newer format is refused before its fields are read: `session::fleet::load_reference`).
     pub fn problem(&self) -> Option<String> {
-        if self.perftest_reference > FORMAT {
-            return Some(format!(
-                "is reference format {}, newer than this perftest's {FORMAT}: use a newer perftest",
-                self.perftest_reference
-            ));
-        }
         if self.models.is_empty() {
             return Some("holds no model".into());
         }
@@ -124,14 +118,8 @@ impl Reference {
 /// The reference a screen's `members` make: each group a model, each case timed on
 /// [`MIN_VALUES`] devices (else runs) with its median and spread. `made` is the date to record.
 pub fn make(members: &[Member<'_>], made: String) -> Reference {
-    let mut groups: Vec<(GroupKey, Vec<&Member>)> = Vec::new();
-    for m in members.iter().filter(|m| !m.run.settings.verify && !m.run.settings.compile_only) {
-        let key = GroupKey::of(m.run);
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, group)) => group.push(m),
-            None => groups.push((key, vec![m])),
-        }
-    }
+    let timed = members.iter().filter(|m| !m.run.settings.verify && !m.run.settings.compile_only);
+    let groups = super::grouped(timed, |m| GroupKey::of(m.run));
     let models = groups.into_iter().map(|(key, group)| model(key, &group)).filter(|m| !m.cases.is_empty());
     Reference {
         perftest_reference: FORMAT,
@@ -144,12 +132,7 @@ pub fn make(members: &[Member<'_>], made: String) -> Reference {
 /// One group's model.
 fn model(key: GroupKey, members: &[&Member<'_>]) -> Model {
     let devices = devices(members);
-    let mut names: Vec<&str> = Vec::new();
-    for c in members.iter().flat_map(|m| m.run.cases.iter()) {
-        if !names.contains(&c.name.as_str()) {
-            names.push(&c.name);
-        }
-    }
+    let names = super::case_names(members);
     let mut cases = Vec::new();
     for name in names {
         let Some(unit) = unit_of(&devices, name) else { continue };
