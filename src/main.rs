@@ -1,5 +1,6 @@
 //! The `perftest` binary: parse the command line, run, turn the outcome into an exit code.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -12,7 +13,8 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             let text = perftest::error::report(&error);
-            eprintln!("perftest: {}", perftest::format::printable_lines(&text));
+            // A closed stderr (`perftest ... 2>&1 | head -1`) loses the sentence, never panics.
+            let _ = writeln!(std::io::stderr(), "perftest: {}", perftest::format::printable_lines(&text));
             ExitCode::from(error.exit_code() as u8)
         }
     }

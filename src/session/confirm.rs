@@ -22,11 +22,11 @@ pub fn confirm(fleet: &Fleet, members: &[Member<'_>]) -> Result<Vec<Confirmation
         for standing in group.ranking.iter().filter(|s| s.slow && s.slower > 0) {
             let Some(suspect) = run_of(members, &standing.label) else { continue };
             if suspect.host.is_none() || suspect.host != here {
-                eprintln!(
+                super::progress::say(&format!(
                     "perftest fleet --confirm: {} ran on {}, not here: confirm it there",
                     standing.label,
                     suspect.host.as_deref().unwrap_or("an unnamed host")
-                );
+                ));
                 continue;
             }
             let at = dir.path().join(format!("suspect{}", confirmed.len() + 1));
@@ -87,12 +87,12 @@ fn confirm_one(
         path: standing.label.clone(),
         problem: "names neither a PCI address nor a UUID: perftest cannot pick its GPU to confirm it".into(),
     })?;
-    eprintln!(
+    super::progress::say(&format!(
         "perftest fleet --confirm: {}: its {} slow case(s) alone{}",
         standing.label,
         cases.len(),
         peer.and_then(slot).map_or(String::new(), |p| format!(", then {p} alone"))
-    );
+    ));
     let alone_run = measure(suspect, &[suspect_slot.as_str()], &cases, &dir.join("alone.json"))?;
     let alone = match peer {
         Some(peer_run) => {
@@ -112,10 +112,10 @@ fn confirm_one(
     let (together, with) = match alone.reproduced() {
         true => (None, Vec::new()),
         false => {
-            eprintln!(
+            super::progress::say(&format!(
                 "perftest fleet --confirm: {}: not slow alone; now with every GPU of its host at once",
                 standing.label
-            );
+            ));
             let (mine, others) = measure_together(suspect, &suspect_slot, &cases, dir)?;
             let peers: Vec<&Run> = others.iter().collect();
             let against = format!("the median of {} other GPU(s) at once", peers.len());

@@ -95,11 +95,11 @@ fn write_reference(path: &Path, fleet: &Fleet, members: &[Member<'_>]) -> Result
     // A device of the host left out of the runs (on purpose, or not) does not spoil the others'.
     let judged = Fleet { missing: Vec::new(), ..fleet.clone() };
     if judged.conclusion() != Conclusion::Healthy {
-        eprintln!(
+        super::progress::say(&format!(
             "perftest fleet: no reference written to {}: the screen is not healthy; leave out the runs it \
              names and make the reference again",
             path.display()
-        );
+        ));
         return Ok(());
     }
     let made = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
@@ -118,11 +118,11 @@ fn write_reference(path: &Path, fleet: &Fleet, members: &[Member<'_>]) -> Result
         .map_err(|source| Error::Serialize { what: "the reference", source })?;
     crate::report::write_atomic(path, &(text + "\n"))?;
     let cases: usize = reference.models.iter().map(|m| m.cases.len()).sum();
-    eprintln!(
+    super::progress::say(&format!(
         "perftest fleet: reference written to {}: {} model(s), {cases} case(s)",
         path.display(),
         reference.models.len()
-    );
+    ));
     Ok(())
 }
 

@@ -163,7 +163,7 @@ fn measure(reference: &Reference, dir: &Path) -> Result<Measured> {
         }
         let stderr = String::from_utf8_lossy(&output.stderr);
         if !stderr.trim().is_empty() {
-            eprintln!("{}", stderr.trim_end());
+            super::progress::say(stderr.trim_end());
         }
     }
     let mut runs = Vec::new();
@@ -206,11 +206,11 @@ fn confirm_at_once(
             }
         }
         let labels: Vec<&str> = suspects.iter().map(|s| s.label.as_str()).collect();
-        eprintln!(
+        super::progress::say(&format!(
             "perftest health: {} slow case(s) of {} measured again at once",
             cases.len(),
             labels.join(", ")
-        );
+        ));
         let again = super::confirm::measure_at_once(like, &cases, dir, &format!("again{}", n + 1))?;
         for suspect in &suspects {
             let Some(run) = super::confirm::run_of(members, &suspect.label) else { continue };
@@ -329,7 +329,9 @@ fn drain_reason(fleet: &Fleet) -> Option<String> {
 fn drain(reason: &str) {
     let node = std::env::var("SLURMD_NODENAME").ok().filter(|n| !n.is_empty()).or_else(super::host_name);
     let Some(node) = node else {
-        eprintln!("perftest health: cannot drain: this host has no name and SLURMD_NODENAME is not set");
+        super::progress::say(
+            "perftest health: cannot drain: this host has no name and SLURMD_NODENAME is not set",
+        );
         return;
     };
     // Slurm keeps a reason of any length; a line of a few hundred characters reads in sinfo -R.
@@ -339,11 +341,13 @@ fn drain(reason: &str) {
         .stdin(Stdio::null())
         .status();
     match status {
-        Ok(s) if s.success() => eprintln!("perftest health: drained {node}: {reason}"),
-        Ok(s) => eprintln!("perftest health: scontrol could not drain {node} ({s}): drain it by hand"),
-        Err(e) => eprintln!(
+        Ok(s) if s.success() => super::progress::say(&format!("perftest health: drained {node}: {reason}")),
+        Ok(s) => super::progress::say(&format!(
+            "perftest health: scontrol could not drain {node} ({s}): drain it by hand"
+        )),
+        Err(e) => super::progress::say(&format!(
             "perftest health: cannot run scontrol to drain {node} ({e}): is Slurm's client installed?"
-        ),
+        )),
     }
 }
 

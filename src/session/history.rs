@@ -61,7 +61,9 @@ pub fn history(request: &Request<'_>) -> Result<()> {
         }
     }
     if skipped > 0 {
-        eprintln!("perftest history: {skipped} JSON file(s) that are not perftest runs skipped");
+        super::progress::say(&format!(
+            "perftest history: {skipped} JSON file(s) that are not perftest runs skipped"
+        ));
     }
     if runs.is_empty() {
         return Err(Error::ResultsFile {

@@ -58,3 +58,9 @@ pub fn write_line(text: &str) -> std::io::Result<()> {
     writeln!(out, "{}", crate::format::printable_lines(text))?;
     out.flush()
 }
+
+/// Writes `text` and a newline to stderr, where the commands say what they are doing; a closed
+/// stderr (`perftest health 2>&1 | head -1`) loses the line, never panics as `eprintln!` does.
+pub fn say(text: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
+}
