@@ -8,7 +8,7 @@ use crate::report::{self, compare, plot};
 use crate::runner::open::check_validation;
 use crate::runner::run::RunSettings;
 use crate::runner::work::Request;
-use crate::session::progress::write_line;
+use crate::session::progress::print;
 use crate::session::{self, Session};
 use crate::vk::context::ContextOptions;
 use crate::vk::instance::Instance;
@@ -21,15 +21,9 @@ pub fn run(cli: &Cli) -> Result<()> {
             guard(&[output.as_deref()], &inputs(files))?;
             let (labels, runs) = load_all(files)?;
             let comparison = compare::compare(&labels, &runs);
-            let document = match format {
-                CompareFormat::Text => report::sections::compare::to_text(&comparison),
-                CompareFormat::Markdown => report::sections::compare::to_markdown(&comparison),
-                CompareFormat::Json => serde_json::to_string_pretty(&comparison)
-                    .map_err(|source| crate::Error::Serialize { what: "the comparison", source })?,
-            };
-            write(output.as_deref(), &document)?;
+            // The verdict is decided first; a document that cannot be written changes it not.
             let slower = fail_on_slower.map(|percent| (percent, compare::slower_than(&comparison, percent)));
-            match slower {
+            let verdict = match slower {
                 Some((percent, slower)) if !slower.is_empty() => Err(crate::Error::Slower {
                     count: slower.len(),
                     percent,
@@ -37,7 +31,15 @@ pub fn run(cli: &Cli) -> Result<()> {
                     change: slower[0].1 * 100.0,
                 }),
                 _ => Ok(()),
-            }
+            };
+            let document = match format {
+                CompareFormat::Text => report::sections::compare::to_text(&comparison),
+                CompareFormat::Markdown => report::sections::compare::to_markdown(&comparison),
+                CompareFormat::Json => serde_json::to_string_pretty(&comparison)
+                    .map_err(|source| crate::Error::Serialize { what: "the comparison", source })?,
+            };
+            let written = write(output.as_deref(), &document);
+            session::fleet::decided(verdict, written.err().into_iter().collect())
         }
         Some(Command::Fleet { inputs, format, output, confirm, reference, write_reference, metrics }) => {
             session::fleet::fleet(&session::fleet::Request {
@@ -87,7 +89,7 @@ pub fn run(cli: &Cli) -> Result<()> {
                 });
             }
             let failed = run.cases.iter().filter(|c| c.status.is_failure()).count();
-            Ok(write_line(&format!(
+            Ok(print(&format!(
                 "{}: all {} listed cases present; {failed} failed as {} expects",
                 file.display(),
                 listed.len(),
@@ -101,7 +103,7 @@ pub fn run(cli: &Cli) -> Result<()> {
                 written.iter().map(|path| Named { role: "the report's file", path }).collect();
             output::guard(&named, &inputs(files))?;
             report::page::write(&labels, runs, output)?;
-            Ok(write_line(&format!("{}: index.html and report.md written", output.display()))?)
+            Ok(print(&format!("{}: index.html and report.md written", output.display()))?)
         }
         Some(Command::Plot { files, metric, output }) => {
             guard(&[Some(output.as_path())], &inputs(files))?;
@@ -111,15 +113,13 @@ pub fn run(cli: &Cli) -> Result<()> {
         None if cli.list => {
             let cases = selected_without_device(cli)?;
             let names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
-            Ok(write_line(&names.join("\n"))?)
+            Ok(print(&names.join("\n"))?)
         }
-        None if cli.describe => {
-            Ok(write_line(registry::describe(&selected_without_device(cli)?).trim_end())?)
-        }
+        None if cli.describe => Ok(print(registry::describe(&selected_without_device(cli)?).trim_end())?),
         None if cli.devices => {
             let instance = Instance::new(cli.validation)?;
             let (_, rows) = select::enumerate(&instance)?;
-            write_line(select::format_devices(&rows, &select::devices(&rows)).trim_end())?;
+            print(select::format_devices(&rows, &select::devices(&rows)).trim_end())?;
             let sink = instance.sink();
             drop(instance);
             check_validation(&sink)
@@ -196,7 +196,7 @@ fn load_all(files: &[std::path::PathBuf]) -> Result<(Vec<String>, Vec<crate::res
 fn write(output: Option<&std::path::Path>, document: &str) -> Result<()> {
     match output {
         Some(path) => report::write_atomic(path, document),
-        None => Ok(write_line(document.trim_end())?),
+        None => Ok(print(document.trim_end())?),
     }
 }
 
@@ -244,7 +244,7 @@ fn session_of(cli: &Cli) -> Session {
         one_at_a_time: cli.one_at_a_time,
         host: match cli.no_host_name {
             true => None,
-            false => cli.host_name.clone().or_else(session::host_name),
+            false => cli.host_name.clone().or_else(session::host::kernel_host_name),
         },
         output: cli.output.clone(),
         format: cli.format,

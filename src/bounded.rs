@@ -1,5 +1,6 @@
-//! Reading a JSON input file (a results file, a device profile) with a bound on its size, so that
-//! `/dev/zero`, a binary or an endless pipe is refused at once rather than read into memory.
+//! Reading an input with a bound on its size: a JSON file (a results file, a reference, a device
+//! profile, expectations) or a small text attribute (sysfs), so that `/dev/zero`, a binary or an
+//! endless pipe is refused at once rather than read into memory.
 
 use std::io::Read;
 use std::path::Path;
@@ -26,6 +27,24 @@ pub fn read_json(path: &Path, max_bytes: u64, expected: &str) -> Result<String, 
     String::from_utf8(bytes).map_err(|_| format!("is not JSON (it is not UTF-8 text); pass {expected}"))
 }
 
+/// The most a sysfs attribute perftest reads holds (a number, a link speed): a page.
+pub const ATTRIBUTE_BYTES: u64 = 4096;
+
+/// Reads `path` as text of at most [`ATTRIBUTE_BYTES`] (a sysfs attribute); a longer or endless
+/// one is an error of kind `InvalidData`, never read whole.
+pub fn read_attribute(path: &Path) -> std::io::Result<String> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?.take(ATTRIBUTE_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > ATTRIBUTE_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("it holds more than {ATTRIBUTE_BYTES} bytes, more than any attribute"),
+        ));
+    }
+    String::from_utf8(bytes)
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "it is not text"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -40,5 +59,9 @@ mod tests {
         let error = read_json(&big, 1 << 20, "X").unwrap_err();
         assert_eq!(error, "is larger than 1 MiB; pass X");
         assert_eq!(read_json(&big, 4 << 20, "X").unwrap().len(), (3 << 20) + 9);
+        assert_eq!(
+            read_attribute(Path::new("/dev/zero")).unwrap_err().kind(),
+            std::io::ErrorKind::InvalidData
+        );
     }
 }

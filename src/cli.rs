@@ -151,8 +151,7 @@ pub struct Cli {
 
     /// Record NAME as the host instead of this machine's name (in a container: the node's, from
     /// Kubernetes' downward API); env PERFTEST_HOST_NAME; --no-host-name wins.
-    #[arg(hide_short_help = true, long, value_name = "NAME", env = "PERFTEST_HOST_NAME",
-          value_parser = parse_host_name)]
+    #[arg(hide_short_help = true, long, value_name = "NAME", value_parser = parse_host_name)]
     pub host_name: Option<String>,
 
     /// Exit with code 12 if any result is above a known peak of the hardware (flagged
@@ -260,11 +259,7 @@ fn parse_percent(text: &str) -> Result<f64, String> {
 }
 
 fn parse_host_name(text: &str) -> Result<String, String> {
-    let printable = text.chars().all(|c| !c.is_control() && !c.is_whitespace());
-    match printable && (1..=253).contains(&text.len()) {
-        true => Ok(text.to_owned()),
-        false => Err(format!("`{text}` is not a host name: 1 to 253 characters, no spaces")),
-    }
+    crate::session::host::check_label(text).map(|()| text.to_owned())
 }
 
 fn parse_profile(text: &str) -> Result<crate::caps::profile::Profile, String> {
@@ -375,16 +370,18 @@ pub enum Command {
         /// The reference (`perftest fleet --write-reference`).
         #[arg(long, value_name = "FILE")]
         reference: std::path::PathBuf,
-        /// When a GPU is slow or has nothing to judge, drain this Slurm node (`scontrol update
-        /// NodeName=$SLURMD_NODENAME State=DRAIN Reason=...`, naming the GPU and its families).
+        /// When a GPU failed (a case lost the device, crashed or hung), is slow, or has nothing
+        /// to judge, drain the Slurm node SLURMD_NODENAME names (`scontrol update
+        /// NodeName=$SLURMD_NODENAME State=DRAIN Reason=...`, naming the GPU and its families);
+        /// refused when SLURMD_NODENAME is not set.
         #[arg(long)]
         drain: bool,
         /// Also write the verdict and each GPU's headline rates to FILE in Prometheus's text
         /// format (node_exporter's textfile collector; labels as dcgm-exporter's).
         #[arg(long, value_name = "FILE")]
         metrics: Option<std::path::PathBuf>,
-        /// Exit as a node-problem-detector plugin: 0 healthy, 1 a GPU slow or with nothing to
-        /// judge, 2 anything else (no verdict).
+        /// Exit as a node-problem-detector plugin: 0 healthy, 1 where --drain would drain (a GPU
+        /// failed, is slow or has nothing to judge), 2 anything else (no verdict).
         #[arg(long)]
         npd: bool,
         /// Keep the runs in DIR (made if missing) instead of a temporary folder.
@@ -548,12 +545,13 @@ fn expand_row_shorthand(args: impl IntoIterator<Item = OsString>) -> Vec<OsStrin
 
 /// The environment variables that stand for options, and the option each stands for. Only
 /// `PERFTEST_FILTER` applies to `--list`; none applies to `compare`, `plot` or `--devices`.
-pub const ENV_OPTIONS: [(&str, &str); 5] = [
+pub const ENV_OPTIONS: [(&str, &str); 6] = [
     ("PERFTEST_FILTER", "filter"),
     ("PERFTEST_FORMAT", "format"),
     ("PERFTEST_VALIDATION", "validation"),
     ("PERFTEST_TARGET_MS", "target_ms"),
     ("PERFTEST_SAMPLES", "samples"),
+    ("PERFTEST_HOST_NAME", "host_name"),
 ];
 
 fn env_error(variable: &str, value: &str, problem: impl std::fmt::Display) -> clap::Error {
@@ -602,6 +600,9 @@ impl Cli {
                 }
                 "target_ms" => {
                     self.target_ms = parse_target_ms(value).map_err(|e| env_error(variable, value, e))?
+                }
+                "host_name" => {
+                    self.host_name = Some(parse_host_name(value).map_err(|e| env_error(variable, value, e))?)
                 }
                 _ => {
                     self.samples =

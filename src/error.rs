@@ -46,13 +46,15 @@ pub enum ExitCode {
     Unjudged = 18,
     /// `fleet` found a GPU slower than its fleet that has not been measured again alone.
     Unconfirmed = 19,
+    /// `fleet` or `health` found a GPU on which a case lost the device, crashed or hung.
+    Faulty = 20,
     /// Ctrl-C stopped the run after the case in progress (the finished cases were written).
     Interrupted = 130,
 }
 
 impl ExitCode {
     /// Every code, in numeric order.
-    pub const ALL: [ExitCode; 21] = [
+    pub const ALL: [ExitCode; 22] = [
         ExitCode::Success,
         ExitCode::Failure,
         ExitCode::Usage,
@@ -73,6 +75,7 @@ impl ExitCode {
         ExitCode::Interference,
         ExitCode::Unjudged,
         ExitCode::Unconfirmed,
+        ExitCode::Faulty,
         ExitCode::Interrupted,
     ];
 
@@ -133,8 +136,11 @@ impl ExitCode {
             ExitCode::Unconfirmed => {
                 "fleet found a GPU slower than its fleet in these runs that has not been measured again alone: run perftest fleet --confirm with the same runs on its host before draining it"
             }
+            ExitCode::Faulty => {
+                "fleet (or health) found a GPU on which a case lost the device, crashed or hung its worker, or (health) whose perftest ended so before it measured: the GPU or its driver, not noise; named with its cases; drain it"
+            }
             ExitCode::Interrupted => {
-                "Ctrl-C or SIGTERM stopped the run after the case in progress (a second one stops that case too); the finished cases were written"
+                "Ctrl-C or SIGTERM stopped the run after the case in progress (a second one stops that case too), the finished cases were written; or stopped health or fleet --confirm and the perftest it ran, before a verdict (nothing drained)"
             }
         }
     }
@@ -487,6 +493,35 @@ pub enum Error {
         devices: Vec<String>,
     },
 
+    /// An environment variable or option a command needs is missing or unusable.
+    #[error("{setting} {problem}")]
+    Setting {
+        /// The variable or option (`SLURMD_NODENAME`).
+        setting: &'static str,
+        /// What is wrong and what to do, as a sentence's end.
+        problem: String,
+    },
+
+    /// `fleet` or `health` found GPUs on which a case lost the device, crashed or hung.
+    #[error(
+        "{count} GPU(s) failed: a case lost the device, crashed or hung: {}; drain them and look at the GPU and \
+         its driver (dmesg, nvidia-smi -q)",
+        devices.join("; ")
+    )]
+    Faulty {
+        /// How many.
+        count: usize,
+        /// Each, with what failed.
+        devices: Vec<String>,
+    },
+
+    /// A stop signal ended `health` or `fleet --confirm` (or the perftest it ran) before a verdict.
+    #[error("{command} was stopped by a signal before its verdict: nothing was decided or drained")]
+    Halted {
+        /// The command.
+        command: &'static str,
+    },
+
     /// `fleet --confirm` found GPUs slow only beside their host's others.
     #[error(
         "{count} GPU(s) slow only while their host's other GPUs ran, not alone: {}; look at the host (power, PCIe, \
@@ -653,8 +688,9 @@ impl Error {
             }
             Error::Validation { .. } => ExitCode::Validation,
             Error::ResultsFile { .. } | Error::NotARun { .. } => ExitCode::BadResults,
-            Error::SameFile { .. } | Error::NoSuffix { .. } => ExitCode::Usage,
-            Error::Interrupted { .. } => ExitCode::Interrupted,
+            Error::SameFile { .. } | Error::NoSuffix { .. } | Error::Setting { .. } => ExitCode::Usage,
+            Error::Interrupted { .. } | Error::Halted { .. } => ExitCode::Interrupted,
+            Error::Faulty { .. } => ExitCode::Faulty,
             Error::Worker { .. } => ExitCode::Crashed,
             Error::Unexpected { .. } => ExitCode::Unexpected,
             Error::Remote { code, .. } | Error::Cases { code, .. } | Error::Plugin { code, .. } => *code,
@@ -801,9 +837,9 @@ mod tests {
     #[test]
     fn exit_codes_are_distinct_and_in_order() {
         let numbers: Vec<u8> = ExitCode::ALL.iter().map(|&c| c as u8).collect();
-        assert_eq!(numbers[..20], (0..20).collect::<Vec<u8>>());
+        assert_eq!(numbers[..21], (0..21).collect::<Vec<u8>>());
         assert_eq!(ExitCode::Interrupted as u8, 130, "the shell's code for SIGINT");
-        assert_eq!(numbers.len(), 21);
+        assert_eq!(numbers.len(), 22);
     }
 
     /// The README's exit-code table: (code, meaning) with markdown backticks removed.

@@ -14,7 +14,7 @@ fn statuses(run: &Run) -> Vec<(&str, Status)> {
 }
 
 /// The worker processes that `parent` started (the children whose parent is `parent`).
-fn children(parent: u32) -> Vec<u32> {
+pub(super) fn children(parent: u32) -> Vec<u32> {
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
     entries
         .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())

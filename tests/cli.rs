@@ -148,12 +148,13 @@ fn edit_run(path: &std::path::Path, edit: impl FnOnce(&mut serde_json::Value)) {
 fn cli_fleet_fails_a_device_it_cannot_judge_with_exit_18() {
     let dir = temp_dir("unjudged");
     let gpu = |n: u64| dir.join(format!("node07-gpu{n}.json"));
-    // Every case of GPU 2 failed.
+    // Every case of GPU 2 failed with an error (a hung or lost one fails the GPU: exit 20,
+    // tests/health_faults.rs).
     fleet_of_h200s(&dir, 0.0);
     edit_run(&gpu(2), |run| {
         for case in run["cases"].as_array_mut().unwrap() {
-            case["status"] = "hung".into();
-            case["reason"] = "stopped after 60 s: it hung the driver".into();
+            case["status"] = "failed".into();
+            case["reason"] = "vkAllocateMemory failed: ERROR_OUT_OF_DEVICE_MEMORY".into();
         }
     });
     let out = perftest(&["fleet", dir.to_str().unwrap()], &[]);

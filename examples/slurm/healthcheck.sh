@@ -28,10 +28,24 @@ flock -n 9 || exit 0
 args=(health --reference "$REFERENCE" --drain)
 [ -n "${PERFTEST_METRICS:-}" ] && args+=(--metrics "$PERFTEST_METRICS")
 [ -n "${PERFTEST_KEEP:-}" ] && args+=(--keep "$PERFTEST_KEEP")
-{
-    echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) ${SLURMD_NODENAME:-$(hostname -s)}"
-    "$PERFTEST" "${args[@]}"
-    echo "perftest health: exit $?"
-} >>"$PERFTEST_LOG" 2>&1
-# Slurm reads nothing from the exit code: the drain is the verdict.
-exit 0
+echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) ${SLURMD_NODENAME:-$(hostname -s)}" >>"$PERFTEST_LOG" 2>&1
+code=0
+"$PERFTEST" "${args[@]}" >>"$PERFTEST_LOG" 2>&1 || code=$?
+echo "perftest health: exit $code" >>"$PERFTEST_LOG" 2>&1
+# perftest health drains the node itself when it decides to (a GPU failed, is slow, or timed
+# nothing; docs/exit-codes.md). Where it ended without deciding because it could not run or died
+# (not found or not executable 126/127, a panic 101, killed by a signal other than the INT or TERM
+# that stop it), the node is drained here: a check that cannot run never passes a node. Its other
+# codes (0, a verdict, a bad reference 10, a usage error 2, an output it could not write 1, a stop
+# 130) were decided, and said in the log.
+case $code in
+    101 | 126 | 127) failed=1 ;;
+    13[0-9] | 1[4-9][0-9] | 2[0-9][0-9]) failed=$((code != 130 && code != 143)) ;;
+    *) failed=0 ;;
+esac
+if [ "$failed" = 1 ] && [ -n "${SLURMD_NODENAME:-}" ]; then
+    scontrol update NodeName="$SLURMD_NODENAME" State=DRAIN \
+        Reason="perftest health could not run (exit $code): see $PERFTEST_LOG" >>"$PERFTEST_LOG" 2>&1
+fi
+# slurmd logs a check that exits non-zero: the code is perftest's.
+exit "$code"

@@ -8,7 +8,8 @@
 //! median absolute deviation (MAD), scaled by 1.4826 to estimate a standard deviation. A device's
 //! rate is an outlier when it sits beyond both the fleet's spread ([`SPREAD_K`] of those) and the
 //! case's own noise (as `compare` judges a change: [`FLOOR`](super::verdict::FLOOR) or [`NOISE_FACTOR`](super::verdict::NOISE_FACTOR) times its cv);
-//! a case too noisy in that run ([`NOISY`](super::verdict::NOISY)) is not judged. A case needs [`MIN_DEVICES`] devices:
+//! a case too noisy in that run ([`NOISY`](super::verdict::NOISY)) is not judged, unless it is
+//! slow beyond three times its noise (evidence the noise cannot explain). A case needs [`MIN_DEVICES`] devices:
 //! of two, neither can be told to be the odd one. Devices are ranked by how many of their cases
 //! are slow outliers, then by how far.
 
@@ -52,7 +53,12 @@ pub struct GroupKey {
 impl GroupKey {
     /// The key of `run`.
     pub fn of(run: &Run) -> Self {
-        let s = &run.settings;
+        let settings = Self::settings_text(&run.settings);
+        GroupKey { device: run.device.name.clone(), driver: run.device.driver.clone(), settings }
+    }
+
+    /// The settings as a key holds them: `10 ms per measurement, 5 samples, --quick`.
+    pub fn settings_text(s: &crate::results::model::Settings) -> String {
         let mut settings = format!("{} ms per measurement, {} samples", s.target_ms, s.samples);
         let lists =
             [("--quick", s.quick.then(String::new)), ("--filter", s.filter.clone())].into_iter().chain(
@@ -66,7 +72,7 @@ impl GroupKey {
                 None => {}
             }
         }
-        GroupKey { device: run.device.name.clone(), driver: run.device.driver.clone(), settings }
+        settings
     }
 }
 
@@ -233,6 +239,10 @@ pub struct Fleet {
     /// Runs whose GPU another process used meanwhile ([`super::screen::shared`]): a shared GPU's
     /// screen is no screen, and each fails it.
     pub shared: Vec<Left>,
+    /// GPUs on which a case lost the device, crashed its worker or hung ([`super::screen::fault`]),
+    /// or (`health`) whose perftest ended so before it measured: each fails, whatever its rates.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub faulty: Vec<Left>,
     /// Devices that ran with others on a host but left no run among those given: each fails.
     pub missing: Vec<super::screen::Missing>,
     /// Files given that are not perftest runs (a verdict, a stray JSON), named and skipped.
@@ -246,9 +256,12 @@ pub struct Fleet {
 }
 
 /// What a screen concludes, by the worst of its devices: the order in which the exit code says
-/// it (a slow GPU, then one that cannot be judged, interference, a suspect not yet confirmed).
+/// it (a GPU fault, a slow GPU, then one that cannot be judged, interference, a suspect not yet
+/// confirmed).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Conclusion {
+    /// GPUs on which a case lost the device, crashed or hung.
+    Faulty(Vec<String>),
     /// GPUs slow alone (confirmed), or with a compute unit slower than their others.
     Slow(Vec<String>),
     /// Devices with nothing to judge, shared GPUs, devices that left no run.
@@ -292,7 +305,9 @@ impl Fleet {
             .filter(|s| s.slow_units == 0 && unconfirmed(&s.label))
             .map(|s| format!("{} ({} of {} cases)", s.label, s.slower, s.judged))
             .collect();
+        let faulty: Vec<String> = self.faulty.iter().map(|l| format!("{}: {}", l.label, l.why)).collect();
         match () {
+            () if !faulty.is_empty() => Conclusion::Faulty(faulty),
             () if !slow.is_empty() => Conclusion::Slow(slow),
             () if !unjudged.is_empty() => Conclusion::Unjudged(unjudged),
             () if !interference.is_empty() => Conclusion::Interference(interference),
@@ -331,7 +346,12 @@ pub fn judge_against(members: &[Member<'_>], reference: Option<&reference::Refer
     let mut timed = Vec::new();
     let mut untimed = Vec::new();
     let mut shared = Vec::new();
+    let mut faulty = Vec::new();
     for m in members {
+        // A fault fails its GPU in any run, timed or not; the GPU's other cases are judged still.
+        if let Some(why) = super::screen::fault(m.run) {
+            faulty.push(Left { label: m.label.clone(), why });
+        }
         if m.run.settings.verify || m.run.settings.compile_only {
             untimed.push(m.label.clone());
             continue;
@@ -366,6 +386,7 @@ pub fn judge_against(members: &[Member<'_>], reference: Option<&reference::Refer
         groups: judged,
         untimed,
         shared,
+        faulty,
         missing,
         skipped: Vec::new(),
         unreferenced,

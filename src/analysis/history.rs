@@ -121,7 +121,9 @@ pub fn history(members: &[Member<'_>]) -> Vec<Device> {
 
 /// One device's history from its `runs`.
 fn device(uuid: Option<String>, key: GroupKey, mut runs: Vec<&Member<'_>>) -> Device {
-    runs.sort_by(|a, b| a.run.date.cmp(&b.run.date));
+    // In time order: a date is a time, not text (`history` refuses one it cannot read; any left
+    // unread here go first, where they cannot hide a step between two real dates).
+    runs.sort_by_key(|m| humantime::parse_rfc3339_weak(&m.run.date).ok());
     let mut drivers = Vec::new();
     for (i, pair) in runs.windows(2).enumerate() {
         let (from, to) = (&pair[0].run.device.driver, &pair[1].run.device.driver);

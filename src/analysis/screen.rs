@@ -1,11 +1,12 @@
 //! What makes a screen no screen, whatever the rates say: a GPU another process used while it
 //! ran (the driver time-slices it, and GPU timestamps see only perftest's slices, so its rates
-//! look healthy), and a GPU that ran with others on its host but left no run to judge.
+//! look healthy), a GPU that ran with others on its host but left no run to judge, and a GPU on
+//! which a case lost the device, crashed its worker or hung (a fault, whatever its rates).
 
 use serde::Serialize;
 
 use crate::record::stats::median;
-use crate::results::model::Run;
+use crate::results::model::{Run, Status};
 
 /// Below this share of their wall time on the GPU, a run's samples were time-sliced with another
 /// process. A GPU of its own gives a sample nearly all of its wall time (the submission and the
@@ -50,6 +51,37 @@ pub fn shared(run: &Run) -> Option<String> {
     });
     let why: Vec<String> = seen.into_iter().chain(share).collect();
     (!why.is_empty()).then(|| why.join("; "))
+}
+
+/// Why a run's GPU failed outright, if it did: cases that lost the device, crashed their worker or
+/// hung (`2 of its 4 cases lost the device, crashed or hung: ...`), or a run that ended so
+/// outside its cases (its worker died opening the device, the device was lost between cases).
+/// A fault is the GPU's or its driver's, never noise: one case is enough.
+pub fn fault(run: &Run) -> Option<String> {
+    let broken: Vec<String> = run
+        .cases
+        .iter()
+        .filter(|c| matches!(c.status, Status::Crashed | Status::Hung | Status::DeviceLost))
+        .map(|c| format!("{} ({})", c.name, c.status.word()))
+        .collect();
+    let selected = run.cases.len() + run.not_run.len();
+    if !broken.is_empty() {
+        let more = match broken.len() {
+            0..=3 => String::new(),
+            n => format!(" and {} more", n - 3),
+        };
+        return Some(format!(
+            "{} of its {selected} cases lost the device, crashed or hung: {}{more}",
+            broken.len(),
+            broken[..broken.len().min(3)].join(", ")
+        ));
+    }
+    let code = run.ending.exit_code;
+    let outside = [crate::ExitCode::DeviceLost, crate::ExitCode::Crashed].iter().any(|c| *c as u8 == code);
+    outside.then(|| {
+        let message = run.ending.message.as_deref().unwrap_or("no message");
+        format!("its run ended with exit {code} outside its cases: {message}")
+    })
 }
 
 /// A device that ran at once with others on a host but left no run among those given.
@@ -129,6 +161,34 @@ mod tests {
         let mut cpu = run_at(0.41);
         cpu.device.kind = "Cpu".into();
         assert_eq!(shared(&cpu), None, "a CPU implementation's share is the host's load");
+    }
+
+    #[test]
+    fn one_case_that_lost_the_device_crashed_or_hung_is_a_fault() {
+        let healthy = sample_run();
+        assert_eq!(fault(&healthy), None);
+        for (status, word) in
+            [(Status::DeviceLost, "device lost"), (Status::Crashed, "crashed"), (Status::Hung, "hung")]
+        {
+            let mut run = sample_run();
+            run.cases[1].status = status;
+            let why = fault(&run).unwrap_or_else(|| panic!("{status:?} is no fault"));
+            assert!(why.starts_with(&format!("1 of its {} cases lost the device", run.cases.len())), "{why}");
+            assert!(why.contains(&format!("{} ({word})", run.cases[1].name)), "{why}");
+        }
+        // Failed (an error), skipped or interrupted cases are not the GPU's fault.
+        let mut run = sample_run();
+        run.cases[0].status = Status::Failed;
+        run.cases[1].status = Status::Interrupted;
+        assert_eq!(fault(&run), None);
+        // A worker that died opening the device: no case says so, the ending does.
+        let mut died = sample_run();
+        died.cases.clear();
+        died.ending.exit_code = crate::ExitCode::Crashed as u8;
+        died.ending.message = Some("the worker process died with SIGSEGV (signal 11)".into());
+        assert!(fault(&died)
+            .unwrap()
+            .starts_with("its run ended with exit 14 outside its cases: the worker"));
     }
 
     #[test]

@@ -95,7 +95,8 @@ pub fn parse_speed(text: &str) -> Option<f64> {
 fn lanes(folder: &Path, which: &str) -> Result<Lanes, String> {
     let field = |name: String| {
         let path = folder.join(&name);
-        std::fs::read_to_string(&path).map_err(|e| format!("{} could not be read ({e})", path.display()))
+        crate::bounded::read_attribute(&path)
+            .map_err(|e| format!("{} could not be read ({e})", path.display()))
     };
     let speed = field(format!("{which}_link_speed"))?;
     let gts = parse_speed(&speed)

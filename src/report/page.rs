@@ -42,8 +42,10 @@ pub fn write(labels: &[String], runs: Vec<Run>, dir: &Path) -> Result<()> {
 }
 
 /// Writes `blocks` to `dir` as a page titled `title`: `index.html`, `report.md` and each chart
-/// under `charts/`.
+/// under `charts/` (a symbolic link the kernel would not follow is refused).
 pub fn write_blocks(dir: &Path, title: &str, blocks: &[Block]) -> Result<()> {
+    // Its folders are made through no link the kernel would not follow, as every output is written.
+    let dir = &super::output::resolve(dir)?;
     let failed = |detail: String| Error::Output { path: dir.display().to_string(), detail };
     std::fs::create_dir_all(dir.join("charts")).map_err(|e| failed(e.to_string()))?;
     for block in blocks.iter().flat_map(flatten) {

@@ -52,23 +52,41 @@ fn labels(run: &Run) -> String {
     labels.join(",")
 }
 
-/// One metric: its help, its type (always a gauge) and its samples.
+/// How a metric takes a second sample of one label set (one GPU in two groups: two settings):
+/// one series per label set, as Prometheus requires.
+#[derive(Clone, Copy)]
+enum Merge {
+    /// The lower: a verdict, where a failure wins.
+    Lowest,
+    /// The sum: counts of cases.
+    Sum,
+    /// The higher: the latest time.
+    Highest,
+}
+
+/// One metric: its help, its type (always a gauge), how it merges, and its samples.
 struct Metric {
     name: &'static str,
     help: &'static str,
+    merge: Merge,
     samples: Vec<(String, f64)>,
 }
 
 impl Metric {
-    fn new(name: &'static str, help: &'static str) -> Self {
-        Metric { name, help, samples: Vec::new() }
+    fn new(name: &'static str, merge: Merge, help: &'static str) -> Self {
+        Metric { name, help, merge, samples: Vec::new() }
     }
 
-    /// Adds a sample; a series already there (one GPU in two groups, or a run of it left out)
-    /// keeps the lower value: one series per label set, as Prometheus requires, and a failure wins.
+    /// Adds a sample, merged with one of the same labels as the metric merges.
     fn set(&mut self, labels: String, value: f64) {
         match self.samples.iter_mut().find(|(l, _)| *l == labels) {
-            Some((_, known)) => *known = known.min(value),
+            Some((_, known)) => {
+                *known = match self.merge {
+                    Merge::Lowest => known.min(value),
+                    Merge::Sum => *known + value,
+                    Merge::Highest => known.max(value),
+                }
+            }
             None => self.samples.push((labels, value)),
         }
     }
@@ -96,16 +114,23 @@ pub fn render(fleet: &Fleet, members: &[Member<'_>]) -> String {
     };
     let mut healthy = Metric::new(
         "perftest_gpu_healthy",
-        "1 where perftest's verdict passed the GPU, 0 where it failed it (slow, or nothing to judge).",
+        Merge::Lowest,
+        "1 where perftest's verdict passed the GPU, 0 where it failed it (a fault, slow, or nothing to judge).",
     );
     let mut slow = Metric::new(
         "perftest_gpu_slow_cases",
+        Merge::Sum,
         "Cases slower than the fleet or the reference, beyond its spread and the case's noise.",
     );
-    let mut judged = Metric::new("perftest_gpu_judged_cases", "Cases judged.");
-    let mut when = Metric::new("perftest_gpu_run_timestamp_seconds", "When the GPU's latest run started.");
+    let mut judged = Metric::new("perftest_gpu_judged_cases", Merge::Sum, "Cases judged.");
+    let mut when = Metric::new(
+        "perftest_gpu_run_timestamp_seconds",
+        Merge::Highest,
+        "When the GPU's latest run started.",
+    );
     let mut rates = Metric::new(
         "perftest_case_rate",
+        Merge::Lowest,
         "A --quick case's headline rate on the GPU, in the unit its label names (per second).",
     );
     // Each device on its own: slow (confirmed, or a slow compute unit), or nothing to judge.
@@ -142,24 +167,26 @@ pub fn render(fleet: &Fleet, members: &[Member<'_>]) -> String {
             }
         }
     }
-    // Devices no group judged (shared GPUs, a model the reference lacks) fail.
-    for left in fleet.shared.iter().chain(&fleet.unreferenced) {
+    // Devices no group judged (shared GPUs, a model the reference lacks), and faulty ones, fail.
+    for left in fleet.shared.iter().chain(&fleet.unreferenced).chain(&fleet.faulty) {
         if let Some(run) = latest(&left.label) {
             healthy.set(labels(run), 0.0);
         }
     }
     let mut verdict = Metric::new(
         "perftest_verdict",
+        Merge::Lowest,
         "The screen's conclusion: 1 on its state, 0 on the others (fleet's exit codes, docs/exit-codes.md).",
     );
     let state = match fleet.conclusion() {
         Conclusion::Healthy => "healthy",
+        Conclusion::Faulty(_) => "faulty",
         Conclusion::Slow(_) => "slow",
         Conclusion::Unjudged(_) => "unjudged",
         Conclusion::Interference(_) => "interference",
         Conclusion::Unconfirmed(_) => "unconfirmed",
     };
-    for each in ["healthy", "slow", "unjudged", "interference", "unconfirmed"] {
+    for each in ["healthy", "faulty", "slow", "unjudged", "interference", "unconfirmed"] {
         verdict.samples.push((format!("state=\"{each}\""), if each == state { 1.0 } else { 0.0 }));
     }
     // `# EOF` ends an OpenMetrics exposition; the classic text format (node_exporter's textfile
@@ -182,6 +209,43 @@ mod tests {
         device.vendor_id = 0x1002;
         assert_eq!(pci_bus_id(&device).as_deref(), Some("0000:1a:00.0"));
         assert_eq!(escape("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+    }
+
+    #[test]
+    fn a_gpu_in_two_groups_sums_its_cases_and_keeps_its_latest_time() {
+        use crate::analysis::fleet::{judge, tests::device_run};
+        // Four GPUs run twice, at two settings (two groups); GPU 3 slow in the second only.
+        let mut runs = Vec::new();
+        for samples in [10, 20] {
+            for i in 0..4u32 {
+                let mut run = device_run("NVIDIA H200", i, if i == 3 && samples == 20 { 0.5 } else { 1.0 });
+                run.device.uuid = Some(format!("{i:08x}"));
+                run.settings.samples = samples;
+                run.date = format!("2026-11-28T0{}:00:00Z", samples / 10);
+                runs.push(run);
+            }
+        }
+        let members: Vec<Member> =
+            runs.iter().enumerate().map(|(i, run)| Member { label: format!("gpu{}", i % 4), run }).collect();
+        let text = render(&judge(&members), &members);
+        let line = |metric: &str| {
+            text.lines()
+                .find(|l| l.starts_with(&format!("{metric}{{UUID=\"GPU-00000003\"")))
+                .map(|l| l.rsplit_once(' ').unwrap().1.to_owned())
+        };
+        assert_eq!(
+            line("perftest_gpu_judged_cases").as_deref(),
+            Some("80"),
+            "40 cases in each group: {text}"
+        );
+        assert_eq!(
+            line("perftest_gpu_slow_cases").as_deref(),
+            Some("40"),
+            "slow in the second group: {text}"
+        );
+        let second = humantime::parse_rfc3339("2026-11-28T02:00:00Z").unwrap();
+        let seconds = second.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+        assert_eq!(line("perftest_gpu_run_timestamp_seconds"), Some(seconds.to_string()), "the latest");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 pub mod energy;
 pub mod family;
+pub mod files;
 pub mod flag;
 pub mod header;
 pub mod levels;

@@ -100,7 +100,7 @@ impl Sensor {
 
 /// A sysfs file's text, trimmed; an unreadable one says why (RAPL's is root's only).
 fn read_text(path: &Path) -> Result<String, String> {
-    match std::fs::read_to_string(path) {
+    match crate::bounded::read_attribute(path) {
         Ok(text) => Ok(text.trim().to_owned()),
         Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Err(format!(
             "{} is not readable by this user (RAPL counters are root's only since Linux 5.10)",

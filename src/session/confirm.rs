@@ -3,10 +3,9 @@
 //! name); where it is not slow alone, on every GPU of the host at once. The judging is
 //! [`crate::analysis::confirm`]'s.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
+use super::child::{Ended, Job, Pick};
 use crate::analysis::confirm::{median_of, rate_in, rejudge, verdict, Confirmation};
 use crate::analysis::fleet::{Fleet, Group, Member, Standing};
 use crate::error::{Error, Result};
@@ -15,7 +14,7 @@ use crate::results::Run;
 /// Confirms every suspect of `fleet` (a device slow in its cases, not only in a compute unit)
 /// whose runs were made on this host; suspects of other hosts are left to a confirmation there.
 pub fn confirm(fleet: &Fleet, members: &[Member<'_>]) -> Result<Vec<Confirmation>> {
-    let here = super::host_name();
+    let here = super::host::host_name()?;
     let dir = tempfile::tempdir().map_err(Error::Io)?;
     let mut confirmed = Vec::new();
     for group in &fleet.groups {
@@ -93,11 +92,11 @@ fn confirm_one(
         cases.len(),
         peer.and_then(slot).map_or(String::new(), |p| format!(", then {p} alone"))
     ));
-    let alone_run = measure(suspect, &[suspect_slot.as_str()], &cases, &dir.join("alone.json"))?;
+    let alone_run = measure(suspect, &suspect_slot, &cases, &dir.join("alone.json"))?;
     let alone = match peer {
         Some(peer_run) => {
             let peer_slot = slot(peer_run).unwrap_or_default();
-            let reference = measure(suspect, &[peer_slot.as_str()], &cases, &dir.join("peer.json"))?;
+            let reference = measure(suspect, &peer_slot, &cases, &dir.join("peer.json"))?;
             rejudge(&alone_run, &cases, |n| rate_in(&reference, n), &format!("{peer_slot} alone"))
         }
         None => {
@@ -138,40 +137,21 @@ fn confirm_one(
     })
 }
 
-/// The options that make a run measure `cases` as `like` was measured: its target, samples and
-/// axes, the cases named exactly.
-fn options_like(like: &Run, cases: &[String]) -> Vec<OsString> {
-    let s = &like.settings;
-    let mut args: Vec<OsString> = vec![
-        "--target-ms".into(),
-        s.target_ms.to_string().into(),
-        "--samples".into(),
-        s.samples.to_string().into(),
-    ];
-    for axis in &s.axes {
-        args.extend(["--axis".into(), axis.into()]);
+/// Runs perftest on `pick` with `like`'s target, samples and axes on exactly `cases`, its JSON to
+/// `json` ([`super::child`]: a name is never an option, the environment's options do not reach it);
+/// its exit code is not the confirmation's (a failed case is judged as missing), but a run that
+/// wrote nothing is an error, and one a signal stopped ends the command.
+fn run_perftest(pick: Pick<'_>, like: &Run, cases: &[String], json: &Path) -> Result<()> {
+    let job = Job { pick, settings: &like.settings, cases: Some(cases), json, host: None };
+    match super::child::run(&super::child::args(&job))? {
+        Ended::Stopped => Err(Error::Halted { command: "perftest fleet --confirm" }),
+        _ => Ok(()),
     }
-    for case in cases {
-        args.extend(["--case".into(), case.into()]);
-    }
-    args
-}
-
-/// Runs perftest with `device` (its slot, or `--all-devices` and a name) and `like`'s options on
-/// `cases`, its JSON to `json`; its exit code is not the confirmation's (a failed case is judged
-/// as missing), but a run that wrote nothing is an error.
-fn run_perftest(device: &[&str], like: &Run, cases: &[String], json: &Path) -> Result<()> {
-    let exe = std::env::current_exe().map_err(Error::Io)?;
-    let mut command = Command::new(exe);
-    command.args(device).args(options_like(like, cases)).arg("--json").arg(json).arg("--no-host-name");
-    command.stdout(Stdio::null()).stdin(Stdio::null());
-    command.status().map_err(Error::Io)?;
-    Ok(())
 }
 
 /// `cases` measured on the device at `device` alone, as `like` measured them.
-fn measure(like: &Run, device: &[&str], cases: &[String], json: &Path) -> Result<Run> {
-    run_perftest(device, like, cases, json)?;
+fn measure(like: &Run, device: &str, cases: &[String], json: &Path) -> Result<Run> {
+    run_perftest(Pick::One(device), like, cases, json)?;
     crate::results::load(json)
 }
 
@@ -179,7 +159,7 @@ fn measure(like: &Run, device: &[&str], cases: &[String], json: &Path) -> Result
 /// them: each GPU's run, its JSON under `dir` as `NAME-gpuN.json`.
 pub(super) fn measure_at_once(like: &Run, cases: &[String], dir: &Path, name: &str) -> Result<Vec<Run>> {
     let json = dir.join(format!("{name}.json"));
-    run_perftest(&["--all-devices", like.device.name.as_str()], like, cases, &json)?;
+    run_perftest(Pick::Every(&like.device.name), like, cases, &json)?;
     let mut runs = Vec::new();
     for n in 1.. {
         let path: PathBuf = super::device_path(&json, n);

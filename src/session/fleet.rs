@@ -28,9 +28,17 @@ pub struct Request<'a> {
     pub metrics: Option<&'a Path>,
 }
 
-/// Runs `perftest fleet` as `request` says.
+/// Runs `perftest fleet` as `request` says: the verdict is decided, then printed (or written to
+/// `--output`), then its metrics and reference written; a write that fails is said after and
+/// changes no verdict ([`decided`]).
 pub fn fleet<'a>(request: &Request<'a>) -> Result<()> {
-    let (files, mut skipped) = files(request.inputs)?;
+    let found = crate::results::files::gather(request.inputs, crate::results::files::Depth::Top)?;
+    let mut skipped: Vec<Left> = found
+        .skipped
+        .iter()
+        .map(|s| Left { label: s.path.display().to_string(), why: s.why.clone() })
+        .collect();
+    let files = found.files;
     let inputs: Vec<crate::report::output::Named<'_>> =
         files.iter().map(|path| crate::report::output::Named { role: "the results file", path }).collect();
     let named = |role, path: Option<&'a Path>| path.map(|path| crate::report::output::Named { role, path });
@@ -68,25 +76,61 @@ pub fn fleet<'a>(request: &Request<'a>) -> Result<()> {
     let mut fleet = judge_against(&members, reference.as_ref());
     fleet.skipped = skipped;
     if request.confirm {
+        super::child::listen_for_signals();
         fleet.confirmations = super::confirm::confirm(&fleet, &members)?;
+        if super::child::stopped() {
+            return Err(Error::Halted { command: "perftest fleet --confirm" });
+        }
     }
+    let verdict = conclude(&fleet);
+    let mut writes = Vec::new();
     let document = match request.format {
         CompareFormat::Text => crate::report::sections::fleet::to_text(&fleet),
         CompareFormat::Markdown => crate::report::sections::fleet::to_markdown(&fleet),
         CompareFormat::Json => serde_json::to_string_pretty(&fleet)
             .map_err(|source| Error::Serialize { what: "the fleet's verdict", source })?,
     };
+    let printed = match request.output {
+        Some(path) => crate::report::write_atomic(path, &document),
+        None => super::progress::print(document.trim_end()).map_err(Error::from),
+    };
+    writes.extend(printed.err());
     if let Some(path) = request.metrics {
-        crate::report::write_atomic(path, &crate::report::prometheus::render(&fleet, &members))?;
-    }
-    match request.output {
-        Some(path) => crate::report::write_atomic(path, &document)?,
-        None => super::progress::write_line(document.trim_end())?,
+        let metrics = crate::report::prometheus::render(&fleet, &members);
+        writes.extend(crate::report::write_atomic(path, &metrics).err());
     }
     if let Some(path) = request.write_reference {
-        write_reference(path, &fleet, &members)?;
+        writes.extend(write_reference(path, &fleet, &members).err());
     }
-    conclude(&fleet)
+    decided(verdict, writes)
+}
+
+/// The ending of a command whose verdict was decided before its outputs were written: the
+/// verdict's, each failed write said on stderr after it; where the verdict passed, the first
+/// failed write's (exit 1: an output is missing).
+pub fn decided(verdict: Result<()>, writes: Vec<Error>) -> Result<()> {
+    match verdict {
+        Err(verdict) => {
+            for error in &writes {
+                super::progress::say(&format!(
+                    "perftest: {} (the verdict below stands)",
+                    crate::format::printable_lines(&crate::error::report(error))
+                ));
+            }
+            Err(verdict)
+        }
+        Ok(()) => {
+            let mut writes = writes.into_iter();
+            let first = writes.next();
+            for error in writes {
+                super::progress::say(&format!(
+                    "perftest: {}",
+                    crate::format::printable_lines(&crate::error::report(&error))
+                ));
+            }
+            first.map_or(Ok(()), Err)
+        }
+    }
 }
 
 /// Writes the reference `members` make to `path` where the screen is healthy; else says on
@@ -130,7 +174,12 @@ fn write_reference(path: &Path, fleet: &Fleet, members: &[Member<'_>]) -> Result
 /// written, is refused (exit 10) with what to do.
 pub fn load_reference(path: &Path) -> Result<Reference> {
     let bad = |problem: String| Error::ResultsFile { path: path.display().to_string(), problem };
-    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("cannot be read ({e})")))?;
+    let text = crate::bounded::read_json(
+        path,
+        crate::results::model::MAX_FILE_BYTES,
+        "a reference written by perftest fleet --write-reference",
+    )
+    .map_err(bad)?;
     // A newer perftest's reference says so before its fields are read.
     let format = serde_json::from_str::<serde_json::Value>(&text)
         .ok()
@@ -144,7 +193,14 @@ pub fn load_reference(path: &Path) -> Result<Reference> {
     let reference: Reference = serde_json::from_str(&text).map_err(|e| {
         bad(format!("is not a perftest reference ({e}): make one with perftest fleet --write-reference"))
     })?;
-    match reference.problem() {
+    let axes = reference.models.iter().flat_map(|m| m.settings.axes.iter());
+    let axis = axes.map(|a| (a, crate::registry::parse_setting(a))).find(|(_, parsed)| parsed.is_err());
+    let problem = reference.problem().or_else(|| {
+        axis.map(|(text, parsed)| {
+            format!("holds an axis perftest cannot run ({text}: {})", parsed.err().unwrap_or_default())
+        })
+    });
+    match problem {
         Some(problem) => Err(bad(format!("{problem}: make it again with perftest fleet --write-reference"))),
         None => Ok(reference),
     }
@@ -174,6 +230,7 @@ pub fn slim(run: &mut Run) {
 pub fn conclude(fleet: &Fleet) -> Result<()> {
     match fleet.conclusion() {
         Conclusion::Healthy => Ok(()),
+        Conclusion::Faulty(devices) => Err(Error::Faulty { count: devices.len(), devices }),
         Conclusion::Slow(devices) => Err(Error::SlowerThanFleet { count: devices.len(), devices }),
         Conclusion::Unjudged(devices) => Err(Error::Unjudged { count: devices.len(), devices }),
         Conclusion::Interference(devices) => Err(Error::Interference { count: devices.len(), devices }),
@@ -187,77 +244,5 @@ pub fn label(file: &str, run: &Run) -> String {
     match (&run.host, run.device.slot()) {
         (Some(host), Some(slot)) => format!("{host}/{slot}"),
         _ => file.to_owned(),
-    }
-}
-
-/// The results files `fleet` reads: each file given, and every `*.json` directly inside each
-/// folder given, in name order, each file once (a link or a second mention of one is named and
-/// read once); a folder with none is an error (its runs have not been written).
-fn files(given: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<Left>)> {
-    let mut listed = Vec::new();
-    for path in given {
-        if !path.is_dir() {
-            listed.push(path.clone());
-            continue;
-        }
-        let bad = |problem: String| Error::ResultsFile { path: path.display().to_string(), problem };
-        let entries = std::fs::read_dir(path).map_err(|e| bad(format!("cannot be read ({e})")))?;
-        let mut found: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "json"))
-            .collect();
-        if found.is_empty() {
-            return Err(
-                bad("holds no .json results file: pass the folder the runs wrote with --json".into()),
-            );
-        }
-        found.sort();
-        listed.extend(found);
-    }
-    let mut seen: Vec<((u64, u64), PathBuf)> = Vec::new();
-    let mut files = Vec::new();
-    let mut again = Vec::new();
-    for path in listed {
-        let Some(id) = file_id(&path) else {
-            files.push(path);
-            continue;
-        };
-        match seen.iter().find(|(known, _)| *known == id) {
-            Some((_, first)) => again.push(Left {
-                label: path.display().to_string(),
-                why: match *first == path {
-                    true => "was given twice: read once".to_owned(),
-                    false => format!("is the same file as {}: read once", first.display()),
-                },
-            }),
-            None => {
-                seen.push((id, path.clone()));
-                files.push(path);
-            }
-        }
-    }
-    Ok((files, again))
-}
-
-/// The file's device and inode, which links and repeated mentions share.
-pub(super) fn file_id(path: &Path) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_file_given_twice_or_through_a_link_is_read_once() {
-        let dir = tempfile::tempdir().unwrap();
-        let run = dir.path().join("a.json");
-        std::fs::write(&run, "{}").unwrap();
-        std::os::unix::fs::symlink(&run, dir.path().join("b.json")).unwrap();
-        let (files, again) = files(&[dir.path().to_path_buf(), run.clone()]).unwrap();
-        assert_eq!(files, std::slice::from_ref(&run));
-        assert_eq!(again.len(), 2, "{again:?}");
-        assert!(again[0].why.starts_with("is the same file as "), "{:?}", again[0]);
     }
 }

@@ -1,20 +1,22 @@
 //! `perftest health`: a node's health check. Runs the reference's cases on every GPU of its
-//! models here at once (perftest itself, as `fleet --confirm` does), judges each run against the
+//! models here at once (a child perftest, [`super::child`]), judges each run against the
 //! reference ([`crate::analysis::fleet::judge_against`]), measures the suspects' slow cases again
-//! (all at once), prints a summary line and the verdict, writes metrics, drains the Slurm node where a GPU
-//! fails, and ends with fleet's exit code (or a node-problem-detector plugin's).
+//! (all at once), and decides; then drains the Slurm node where a GPU failed or is slow, prints a
+//! summary line and the verdict, writes metrics, and ends with fleet's exit code (or a
+//! node-problem-detector plugin's). A signal stops the check and its child, and decides nothing.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use super::child::{Ended, Job, Pick};
 use super::confirm::{families_of, slow_cases};
 use crate::analysis::confirm::{rejudge, verdict, Confirmation, Rejudged, Verdict};
 use crate::analysis::fleet::reference::Reference;
-use crate::analysis::fleet::{judge_against, Conclusion, Fleet, Member, Standing};
+use crate::analysis::fleet::{judge_against, Conclusion, Fleet, Left, Member, Standing};
 use crate::error::{Error, ExitCode, Result};
-use crate::results::model::Settings;
+use crate::report::output::Named;
+use crate::results::files::Depth;
 use crate::results::Run;
 
 /// What `perftest health` is asked.
@@ -38,39 +40,46 @@ pub fn health(request: &Request<'_>) -> Result<()> {
     if !request.npd {
         return ending.and_then(|verdict| verdict.map_err(|(error, _)| error));
     }
-    let plugin = |code, error| Err(Error::Plugin { code, error: Box::new(error) });
     match ending {
         Ok(Ok(())) => Ok(()),
-        Ok(Err((error, true))) => plugin(ExitCode::Failure, error),
-        Ok(Err((error, false))) | Err(error) => plugin(ExitCode::Usage, error),
+        Ok(Err((error, true))) => Err(Error::Plugin { code: ExitCode::Failure, error: Box::new(error) }),
+        Ok(Err((error, false))) => Err(Error::Plugin { code: ExitCode::Usage, error: Box::new(error) }),
+        Err(error) => {
+            // The plugin's condition message is its stdout: a check that ended without a verdict
+            // says why there too.
+            let why = crate::format::printable_lines(&crate::error::report(&error)).into_owned();
+            let _ = super::progress::print(&format!("unknown: {why}"));
+            Err(Error::Plugin { code: ExitCode::Usage, error: Box::new(error) })
+        }
     }
 }
 
 /// The check: `Err` where it could not judge; else the verdict's ending, a failure with whether
-/// it is a reason to drain.
+/// it is a reason to drain. The verdict is decided first, then the node drained, then the
+/// verdict printed and the metrics written: a write that fails changes nothing decided.
 fn check(request: &Request<'_>) -> Result<std::result::Result<(), (Error, bool)>> {
     let began = Instant::now();
+    // Whom to drain and what to record, refused before anything runs.
+    let node = request.drain.then(super::host::slurm_node).transpose()?;
+    let host = super::host::host_name()?;
+    let outputs: Vec<Named<'_>> = [("--metrics", request.metrics), ("--keep", request.keep)]
+        .into_iter()
+        .filter_map(|(role, path)| Some(Named { role, path: path? }))
+        .collect();
+    crate::report::output::guard(&outputs, &[Named { role: "--reference", path: request.reference }])?;
     let reference = super::fleet::load_reference(request.reference)?;
+    super::child::listen_for_signals();
     let temporary = tempfile::tempdir().map_err(Error::Io)?;
     let dir = match request.keep {
-        Some(keep) => {
-            // To the second, and the process: two checks never share a folder.
-            let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-            keep.join(format!("{}-{}", stamp.replace(':', "-"), std::process::id()))
+        Some(keep) => kept_folder(keep)?,
+        None => {
+            let dir = temporary.path().join("runs");
+            std::fs::create_dir(&dir).map_err(Error::Io)?;
+            dir
         }
-        None => temporary.path().join("runs"),
     };
-    std::fs::create_dir_all(&dir).map_err(Error::Io)?;
-    let (runs, failed) = measure(&reference, &dir)?;
-    if runs.is_empty() {
-        if let Some((model, code)) = failed {
-            return Err(Error::Unjudged {
-                count: 1,
-                devices: vec![format!(
-                    "this node's {model}: perftest exited {code} before it measured (its message is above)"
-                )],
-            });
-        }
+    let measured = measure(&reference, &dir, host.as_deref())?;
+    if measured.runs.is_empty() && measured.faults.is_empty() {
         let models: Vec<&str> = reference.models.iter().map(|m| m.key.device.as_str()).collect();
         return Err(Error::ResultsFile {
             path: request.reference.display().to_string(),
@@ -81,58 +90,78 @@ fn check(request: &Request<'_>) -> Result<std::result::Result<(), (Error, bool)>
             ),
         });
     }
-    let members: Vec<Member<'_>> =
-        runs.iter().map(|(file, run)| Member { label: super::fleet::label(file, run), run }).collect();
+    let members: Vec<Member<'_>> = measured
+        .runs
+        .iter()
+        .map(|(file, run)| Member { label: super::fleet::label(file, run), run })
+        .collect();
     let mut fleet = judge_against(&members, Some(&reference));
+    fleet.faulty.extend(measured.faults);
     fleet.confirmations = confirm_at_once(&fleet, &members, &reference, &dir)?;
+    if super::child::stopped() {
+        return Err(Error::Halted { command: "perftest health" });
+    }
+    let verdict = super::fleet::conclude(&fleet);
+    let reason = drain_reason(&fleet);
+    if let (Some(node), Some(reason)) = (&node, &reason) {
+        drain(node, reason);
+    }
     let seconds = began.elapsed().as_secs_f64();
     let document = crate::report::sections::fleet::to_text(&fleet);
-    super::progress::write_line(&format!("{} ({seconds:.0} s)", summary(&fleet, members.len())))?;
-    super::progress::write_line(document.trim_end())?;
+    let text = format!("{} ({seconds:.0} s)\n{}", summary(&fleet, members.len()), document.trim_end());
+    let mut writes: Vec<Error> =
+        super::progress::print(&text).map_err(Error::from).err().into_iter().collect();
     if let Some(path) = request.metrics {
-        crate::report::write_atomic(path, &crate::report::prometheus::render(&fleet, &members))?;
+        let metrics = crate::report::prometheus::render(&fleet, &members);
+        writes.extend(crate::report::write_atomic(path, &metrics).err());
     }
-    let reason = drain_reason(&fleet);
-    if let (true, Some(reason)) = (request.drain, &reason) {
-        drain(reason);
-    }
-    Ok(super::fleet::conclude(&fleet).map_err(|error| (error, reason.is_some())))
+    let drains = reason.is_some();
+    Ok(super::fleet::decided(verdict, writes).map_err(|error| (error, drains)))
 }
 
-/// The options that run the cases `settings` ran, as a reference's model recorded them.
-fn options_of(settings: &Settings) -> Vec<OsString> {
-    let mut args: Vec<OsString> = vec![
-        "--target-ms".into(),
-        settings.target_ms.to_string().into(),
-        "--samples".into(),
-        settings.samples.to_string().into(),
-    ];
-    if settings.quick {
-        args.push("--quick".into());
-    }
-    if let Some(filter) = &settings.filter {
-        args.extend(["--filter".into(), filter.into()]);
-    }
-    let lists = [("--family", &settings.families), ("--skip", &settings.skip), ("--axis", &settings.axes)];
-    for (option, values) in lists.into_iter().chain([("--case", &settings.cases)]) {
-        for value in values {
-            args.extend([option.into(), value.into()]);
-        }
-    }
-    args
+/// A folder of its own under `keep` for this check's runs, made as the run's outputs are written:
+/// through no link another user planted in a sticky folder ([`crate::report::output::resolve`]),
+/// and never one that exists (to the second and the process: two checks never share one).
+fn kept_folder(keep: &Path) -> Result<PathBuf> {
+    let keep = crate::report::output::resolve(keep)?;
+    let unmade = |path: &Path, e: std::io::Error| Error::Output {
+        path: path.display().to_string(),
+        detail: format!("the folder cannot be made ({e})"),
+    };
+    std::fs::create_dir_all(&keep).map_err(|e| unmade(&keep, e))?;
+    let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let dir = keep.join(format!("{}-{}", stamp.replace(':', "-"), std::process::id()));
+    std::fs::create_dir(&dir).map_err(|e| unmade(&dir, e))?;
+    Ok(dir)
 }
 
-/// What [`measure`] gives: each run with its file, and the first model whose run failed, with its
-/// exit code.
-type Measured = (Vec<(String, Run)>, Option<(String, i32)>);
+/// What [`measure`] gives: each run with its file, and the GPUs whose perftest failed before or
+/// while it measured them, as faults.
+struct Measured {
+    runs: Vec<(String, Run)>,
+    faults: Vec<Left>,
+}
+
+/// Whether a perftest that ended so, having written nothing, says the GPU or its driver failed
+/// (it crashed, lost the device, found no usable Vulkan, a Vulkan call failed) rather than that the
+/// check was set up wrong (a usage error, nothing matched, a bad file).
+fn gpu_failed(ended: &Ended) -> bool {
+    let codes = [ExitCode::Failure, ExitCode::NoVulkan, ExitCode::DeviceLost, ExitCode::Crashed];
+    match ended {
+        Ended::Signal(_) => true,
+        // 101: a panic.
+        Ended::Code(code) => *code == 101 || codes.iter().any(|c| *c as i32 == *code),
+        Ended::Stopped => false,
+    }
+}
 
 /// Runs each model's cases (one run per device and settings) on every GPU of it here at once, its
-/// JSON into `dir`; a model with no GPU here is passed over. Returns each run with its file, and
-/// the first model whose run ended otherwise, with its exit code.
-fn measure(reference: &Reference, dir: &Path) -> Result<Measured> {
-    let exe = std::env::current_exe().map_err(Error::Io)?;
+/// JSON into `dir`; a model with no GPU here is passed over. A perftest that a signal stopped
+/// stops the check; one that failed is the GPU's fault, or ends the check unjudged (its message
+/// is above).
+fn measure(reference: &Reference, dir: &Path, host: Option<&str>) -> Result<Measured> {
     let mut seen: Vec<(&str, &str)> = Vec::new();
-    let mut failed = None;
+    let mut measured = Measured { runs: Vec::new(), faults: Vec::new() };
     for model in &reference.models {
         let id = (model.key.device.as_str(), model.key.settings.as_str());
         if seen.contains(&id) {
@@ -140,47 +169,51 @@ fn measure(reference: &Reference, dir: &Path) -> Result<Measured> {
         }
         seen.push(id);
         let into: PathBuf = dir.join(format!("model{}", seen.len()));
-        std::fs::create_dir_all(&into).map_err(Error::Io)?;
-        let mut folder = into.into_os_string();
+        std::fs::create_dir(&into).map_err(Error::Io)?;
+        let mut folder = into.clone().into_os_string();
         folder.push("/");
-        let output = Command::new(&exe)
-            .args(["--all-devices", model.key.device.as_str()])
-            .args(options_of(&model.settings))
-            .arg("--json")
-            .arg(&folder)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .output()
-            .map_err(Error::Io)?;
-        let code = output.status.code().unwrap_or(-1);
-        // No GPU of this model here: another model of the reference may be.
-        if code == ExitCode::NoSuchDevice as i32 {
-            continue;
+        let folder = PathBuf::from(folder);
+        let pick = Pick::Every(&model.key.device);
+        let job = Job { pick, settings: &model.settings, cases: None, json: &folder, host };
+        let ended = super::child::run(&super::child::args(&job))?;
+        if ended == Ended::Stopped || super::child::stopped() {
+            return Err(Error::Halted { command: "perftest health" });
         }
-        if code != 0 && failed.is_none() {
-            failed = Some((model.key.device.clone(), code));
+        let files = crate::results::files::gather(std::slice::from_ref(&into), Depth::Top)
+            .map(|found| found.files)
+            .unwrap_or_default();
+        let label = format!("this node's {}", model.key.device);
+        let meaning = ended.meaning().map_or(String::new(), |m| format!(" ({m})"));
+        let fault = |when: &str| Left {
+            label: label.clone(),
+            why: format!("perftest {} {when}{meaning}", ended.describe()),
+        };
+        match (files.is_empty(), &ended) {
+            // No GPU of this model here: another model of the reference may be.
+            (true, Ended::Code(code)) if *code == ExitCode::NoSuchDevice as i32 => continue,
+            (true, ended) if gpu_failed(ended) => {
+                measured.faults.push(fault("before it measured"));
+                continue;
+            }
+            (true, ended) => {
+                return Err(Error::Unjudged {
+                    count: 1,
+                    devices: vec![format!(
+                        "{label}: perftest {} before it measured{meaning}; its message is above",
+                        ended.describe()
+                    )],
+                })
+            }
+            // perftest itself died while it measured: its documents may say nothing of why.
+            (false, Ended::Signal(_) | Ended::Code(101)) => measured.faults.push(fault("while it measured")),
+            (false, _) => {}
         }
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        if !stderr.trim().is_empty() {
-            super::progress::say(stderr.trim_end());
-        }
-    }
-    let mut runs = Vec::new();
-    for n in 1..=seen.len() {
-        let folder = dir.join(format!("model{n}"));
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
-            .map_err(Error::Io)?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "json"))
-            .collect();
-        files.sort();
         for file in files {
             let run = crate::results::load(&file)?;
-            runs.push((file.display().to_string(), run));
+            measured.runs.push((file.display().to_string(), run));
         }
     }
-    Ok((runs, failed))
+    Ok(measured)
 }
 
 /// Measures every suspect's slow cases again, on every GPU of its model here at once (one run,
@@ -277,6 +310,7 @@ fn summary(fleet: &Fleet, runs: usize) -> String {
             let judged: usize = fleet.groups.iter().map(|g| g.judged).sum();
             format!("healthy: {runs} GPU(s) within the reference, {judged} case(s) judged")
         }
+        Conclusion::Faulty(devices) => format!("failed: {}", devices.join("; ")),
         Conclusion::Slow(devices) => format!("slow: {}", slow_with_families(fleet, &devices).join("; ")),
         Conclusion::Unjudged(devices) => format!("cannot be judged: {}", devices.join("; ")),
         Conclusion::Interference(devices) => {
@@ -306,12 +340,22 @@ fn slow_with_families(fleet: &Fleet, devices: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// Why the node should be drained, where it should: a GPU slow again, or one on which nothing was
-/// timed (every case failed, crashed or hung). Noise, a reference that lacks the model or its
-/// cases, or a GPU another process shared, is no reason to drain.
+/// Why the node should be drained, where it should: a GPU on which a case lost the device,
+/// crashed or hung (or whose perftest failed so), a GPU slow again, or one on which nothing was
+/// timed. Noise, a reference that lacks the model or its cases, or a GPU another process shared,
+/// is no reason to drain.
 fn drain_reason(fleet: &Fleet) -> Option<String> {
-    if let Conclusion::Slow(devices) = fleet.conclusion() {
-        return Some(format!("perftest health: slow GPU {}", slow_with_families(fleet, &devices).join("; ")));
+    match fleet.conclusion() {
+        Conclusion::Faulty(devices) => {
+            return Some(format!("perftest health: GPU failed: {}", devices.join("; ")))
+        }
+        Conclusion::Slow(devices) => {
+            return Some(format!(
+                "perftest health: slow GPU {}",
+                slow_with_families(fleet, &devices).join("; ")
+            ))
+        }
+        _ => {}
     }
     let broken: Vec<String> = fleet
         .groups
@@ -323,23 +367,18 @@ fn drain_reason(fleet: &Fleet) -> Option<String> {
     (!broken.is_empty()).then(|| format!("perftest health: GPU cannot be judged: {}", broken.join("; ")))
 }
 
-/// Drains this Slurm node (`SLURMD_NODENAME`, which slurmd gives its health check, else this
-/// host's name) with `reason`; a drain that fails is said on stderr, and the verdict's exit code
-/// stands.
-fn drain(reason: &str) {
-    let node = std::env::var("SLURMD_NODENAME").ok().filter(|n| !n.is_empty()).or_else(super::host_name);
-    let Some(node) = node else {
-        super::progress::say(
-            "perftest health: cannot drain: this host has no name and SLURMD_NODENAME is not set",
-        );
-        return;
-    };
-    // Slurm keeps a reason of any length; a line of a few hundred characters reads in sinfo -R.
-    let reason: String = reason.chars().take(240).collect();
-    let status = Command::new("scontrol")
-        .args(["update", &format!("NodeName={node}"), "State=DRAIN", &format!("Reason={reason}")])
-        .stdin(Stdio::null())
-        .status();
+/// The longest drain reason given to Slurm: it keeps a reason of any length, and a line of a
+/// few hundred characters reads in `sinfo -R`.
+const REASON_CHARS: usize = 240;
+
+/// Drains the Slurm node `node` with `reason` (one argument to `scontrol`, no shell); a drain that
+/// fails is said on stderr, and the verdict's exit code stands.
+fn drain(node: &str, reason: &str) {
+    let reason: String =
+        crate::format::printable_lines(reason).replace('\n', " ").chars().take(REASON_CHARS).collect();
+    let mut command = Command::new("scontrol");
+    command.args(["update", &format!("NodeName={node}"), "State=DRAIN", &format!("Reason={reason}")]);
+    let status = command.stdin(Stdio::null()).status();
     match status {
         Ok(s) if s.success() => super::progress::say(&format!("perftest health: drained {node}: {reason}")),
         Ok(s) => super::progress::say(&format!(
@@ -356,30 +395,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_models_settings_run_again_as_the_same_options() {
-        let settings = Settings {
-            target_ms: 10.0,
-            samples: 5,
-            verify: false,
-            compile_only: false,
-            families: vec!["alu".into(), "load".into()],
-            filter: Some("fp32".into()),
-            skip: vec!["sin".into()],
-            quick: true,
-            axes: vec!["load.pattern=linear".into()],
-            cases: Vec::new(),
-            branch_iterations: None,
-        };
-        let args: Vec<String> =
-            options_of(&settings).iter().map(|a| a.to_string_lossy().into_owned()).collect();
-        let mut line = vec!["perftest".to_owned()];
-        line.extend(args);
-        let cli = <crate::cli::Cli as clap::Parser>::try_parse_from(&line).unwrap();
-        assert_eq!((cli.target_ms, cli.samples, cli.quick), (10.0, 5, true));
-        assert_eq!(cli.family, ["alu", "load"]);
+    fn a_perftest_that_failed_before_measuring_is_the_gpus_fault_or_the_setups() {
+        for ended in [Ended::Signal(11), Ended::Code(101), Ended::Code(14), Ended::Code(8), Ended::Code(3)] {
+            assert!(gpu_failed(&ended), "{ended:?}");
+        }
+        for ended in [Ended::Code(2), Ended::Code(5), Ended::Code(10), Ended::Stopped, Ended::Code(0)] {
+            assert!(!gpu_failed(&ended), "{ended:?}");
+        }
+    }
+
+    #[test]
+    fn a_fault_drains_before_anything_else() {
+        let mut fleet = crate::analysis::fleet::judge(&[]);
+        assert_eq!(drain_reason(&fleet), None);
+        fleet.faulty.push(Left {
+            label: "this node's NVIDIA H100".into(),
+            why: "perftest died with signal 11 before it measured".into(),
+        });
         assert_eq!(
-            (cli.filter.as_deref(), cli.skip.as_slice()),
-            (Some("fp32"), ["sin".to_owned()].as_slice())
+            drain_reason(&fleet).as_deref(),
+            Some("perftest health: GPU failed: this node's NVIDIA H100: perftest died with signal 11 before it measured")
         );
+        assert_eq!(super::super::fleet::conclude(&fleet).unwrap_err().exit_code(), ExitCode::Faulty);
     }
 }

@@ -26,21 +26,8 @@ pub fn history(request: &Request<'_>) -> Result<()> {
     fn named<'p>(role: &'static str, path: &'p Path) -> crate::report::output::Named<'p> {
         crate::report::output::Named { role, path }
     }
-    let mut found = Vec::new();
-    for input in request.inputs {
-        walk(input, &mut found)?;
-    }
-    // Each file once, however often it was given (a file and its folder, a link).
-    let mut seen = Vec::new();
-    let mut files = Vec::new();
-    for path in found {
-        match super::fleet::file_id(&path) {
-            Some(id) if seen.contains(&id) => continue,
-            Some(id) => seen.push(id),
-            None => {}
-        }
-        files.push(path);
-    }
+    let found = crate::results::files::gather(request.inputs, crate::results::files::Depth::Any)?;
+    let files = found.files;
     let inputs: Vec<crate::report::output::Named<'_>> =
         files.iter().map(|p| named("the results file", p)).collect();
     let mut outputs: Vec<crate::report::output::Named<'_>> =
@@ -48,21 +35,39 @@ pub fn history(request: &Request<'_>) -> Result<()> {
     let page = request.report.map(|dir| [dir.join("index.html"), dir.join("report.md")]);
     outputs.extend(page.iter().flatten().map(|p| named("--report", p)));
     crate::report::output::guard(&outputs, &inputs)?;
+    for skipped in &found.skipped {
+        super::progress::say(&format!(
+            "perftest history: skipped {} {}",
+            crate::format::printable_lines(&skipped.path.display().to_string()),
+            skipped.why
+        ));
+    }
     let mut runs: Vec<(String, Run)> = Vec::new();
-    let mut skipped = 0;
+    let mut not_runs = 0;
     for file in &files {
         match crate::results::load(file) {
             Ok(mut run) => {
+                // A history is in time order: a date that is no time would put its run anywhere.
+                if humantime::parse_rfc3339_weak(&run.date).is_err() {
+                    return Err(Error::ResultsFile {
+                        path: file.display().to_string(),
+                        problem: format!(
+                            "has the date {:?}, which is no RFC 3339 time (2026-11-28T06:00:00Z): history orders \
+                             runs by it; leave the file out or give it the date it ran",
+                            crate::format::printable_lines(&run.date)
+                        ),
+                    });
+                }
                 super::fleet::slim(&mut run);
                 runs.push((file.display().to_string(), run));
             }
-            Err(Error::NotARun { .. }) => skipped += 1,
+            Err(Error::NotARun { .. }) => not_runs += 1,
             Err(other) => return Err(other),
         }
     }
-    if skipped > 0 {
+    if not_runs > 0 {
         super::progress::say(&format!(
-            "perftest history: {skipped} JSON file(s) that are not perftest runs skipped"
+            "perftest history: {not_runs} JSON file(s) that are not perftest runs skipped"
         ));
     }
     if runs.is_empty() {
@@ -88,31 +93,6 @@ pub fn history(request: &Request<'_>) -> Result<()> {
     }
     match request.output {
         Some(path) => crate::report::write_atomic(path, &document),
-        None => Ok(super::progress::write_line(document.trim_end())?),
+        None => Ok(super::progress::print(document.trim_end())?),
     }
-}
-
-/// `path` if a file, else every `*.json` under it at any depth, in name order (a folder given is
-/// followed through a link; links to folders inside are not: a loop cannot hold the walk).
-fn walk(path: &Path, files: &mut Vec<PathBuf>) -> Result<()> {
-    if !std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
-        files.push(path.to_path_buf());
-        return Ok(());
-    }
-    let bad = |e: std::io::Error| Error::ResultsFile {
-        path: path.display().to_string(),
-        problem: format!("cannot be read ({e})"),
-    };
-    let mut entries: Vec<PathBuf> =
-        std::fs::read_dir(path).map_err(bad)?.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    entries.sort();
-    for entry in entries {
-        let kind = std::fs::symlink_metadata(&entry).map(|m| m.file_type());
-        match kind {
-            Ok(t) if t.is_dir() => walk(&entry, files)?,
-            Ok(_) if entry.extension().is_some_and(|e| e == "json") => files.push(entry),
-            _ => {}
-        }
-    }
-    Ok(())
 }

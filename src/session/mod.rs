@@ -20,11 +20,13 @@ use crate::runner::run::{HURRY, STOP};
 use crate::runner::work::{work, Request};
 use crate::vk::context::ContextOptions;
 
+pub mod child;
 pub mod collect;
 pub mod confirm;
 pub mod fleet;
 pub mod health;
 pub mod history;
+pub mod host;
 pub mod progress;
 pub mod supervise;
 pub mod watch;
@@ -72,16 +74,6 @@ pub fn device_outputs(
         });
     }
     Ok((1..=devices).map(|n| device_path(path, n)).collect())
-}
-
-/// This host's name: `PERFTEST_HOST_NAME` where set (a container's node), else the kernel's
-/// node name, or `None` where it has none.
-pub fn host_name() -> Option<String> {
-    if let Some(name) = std::env::var("PERFTEST_HOST_NAME").ok().filter(|n| !n.is_empty()) {
-        return Some(name);
-    }
-    let name = rustix::system::uname().nodename().to_string_lossy().into_owned();
-    (!name.is_empty()).then_some(name)
 }
 
 /// What a benchmark run is asked to do: the request every worker gets, and how the parent runs
@@ -430,10 +422,5 @@ mod tests {
         }
         let file = device_outputs("--output", &dir.path().join("r.json"), 2, None, "json").unwrap();
         assert_eq!(file[1], dir.path().join("r-gpu2.json"));
-    }
-
-    #[test]
-    fn the_host_has_a_name() {
-        assert!(host_name().is_some_and(|name| !name.is_empty()));
     }
 }

@@ -59,6 +59,15 @@ pub fn write_line(text: &str) -> std::io::Result<()> {
     out.flush()
 }
 
+/// Prints a command's document on stdout as [`write_line`] does; a reader that stopped early
+/// (`perftest --list | head`) is a quiet end: what it did not read is no error.
+pub fn print(text: &str) -> std::io::Result<()> {
+    match write_line(text) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
 /// Writes `text` and a newline to stderr, where the commands say what they are doing; a closed
 /// stderr (`perftest health 2>&1 | head -1`) loses the line, never panics as `eprintln!` does.
 pub fn say(text: &str) {

@@ -227,7 +227,8 @@ fn run_worker(
 }
 
 /// Starts `perftest --worker ARGS` in a process group of its own (a Ctrl-C at the terminal, or
-/// `timeout` signalling the parent's group, reaches the parent only; the parent stops it).
+/// `timeout` signalling the parent's group, reaches the parent only; the parent stops it), and
+/// ending when the parent does.
 fn spawn(args: &[OsString]) -> Result<Child> {
     let exe = std::env::current_exe().map_err(|e| Error::Worker {
         detail: format!("could not be started: this program's path is unknown ({e})"),
@@ -237,6 +238,9 @@ fn spawn(args: &[OsString]) -> Result<Child> {
     command.arg("--worker").args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
     #[cfg(unix)]
     std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    // Killed outright (SIGKILL, the OOM killer, a parent `health` gone), the parent takes its
+    // worker with it: no orphan goes on measuring.
+    super::child::die_with_parent(&mut command, rustix::process::Signal::KILL);
     command.spawn().map_err(|e| Error::Worker { detail: format!("could not be started ({e})") })
 }
 

@@ -68,3 +68,18 @@ pub fn fleet_of_h200s(dir: &std::path::Path, slow: f64) {
         std::fs::write(dir.join(format!("node07-gpu{gpu}.json")), run.to_string()).unwrap();
     }
 }
+
+/// A folder on `PATH` with a fake `scontrol` that logs each call's arguments (each followed by
+/// `|`, a call a line) to `dir/scontrol.log`: the `PATH` to give, and the log.
+pub fn fake_scontrol(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let log = dir.join("scontrol.log");
+    let script =
+        format!("#!/bin/sh\nprintf '%s|' \"$@\" >> '{}'\necho >> '{}'\n", log.display(), log.display());
+    let path = bin.join("scontrol");
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let search = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    (std::path::PathBuf::from(search), log)
+}

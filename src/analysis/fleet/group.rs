@@ -87,14 +87,17 @@ pub(super) fn judge_group(key: GroupKey, members: &[&Member<'_>], model: Option<
             spreads.push(sigma / med);
         }
         for (i, m) in &found {
-            if m.noise > NOISY {
-                continue;
-            }
-            judged_per_device[*i] += 1;
             let change = m.rate / med - 1.0;
             let beyond_noise = change.abs() > FLOOR.max(NOISE_FACTOR * m.noise);
             let distance = (m.rate - med).abs();
             let beyond_spread = distance > SPREAD_K * sigma;
+            // A case too noisy to vouch for its GPU still counts against it where it is slow
+            // beyond three times that noise: a slowdown the noise cannot explain is evidence
+            // (as a confirmation judges it, `analysis::confirm::rejudge`); health is not.
+            if m.noise > NOISY && !(change < 0.0 && beyond_noise && beyond_spread) {
+                continue;
+            }
+            judged_per_device[*i] += 1;
             if beyond_noise && beyond_spread {
                 outliers.push(Outlier {
                     device: *i,

@@ -100,7 +100,45 @@ impl Reference {
         if self.models.is_empty() {
             return Some("holds no model".into());
         }
-        for model in &self.models {
+        for (n, model) in self.models.iter().enumerate() {
+            // Two models of one key: which one judges would be an accident of order.
+            if self.models[..n].iter().any(|m| m.key == model.key) {
+                return Some(format!(
+                    "holds the model {} ({}, {}) twice",
+                    model.key.device, model.key.driver, model.key.settings
+                ));
+            }
+            // The settings a health check runs are the ones its key was judged with.
+            let s = &model.settings;
+            if GroupKey::settings_text(s) != model.key.settings {
+                return Some(format!(
+                    "holds a model of {} whose settings ({}) are not those of its key ({})",
+                    model.key.device,
+                    GroupKey::settings_text(s),
+                    model.key.settings
+                ));
+            }
+            if !(0.5..=100.0).contains(&s.target_ms)
+                || !(3..=1000).contains(&s.samples)
+                || s.verify
+                || s.compile_only
+            {
+                return Some(format!(
+                    "holds settings no screen could have run for {} ({} ms, {} samples{})",
+                    model.key.device,
+                    s.target_ms,
+                    s.samples,
+                    if s.verify || s.compile_only { ", untimed" } else { "" }
+                ));
+            }
+            if let Some(e) = model
+                .cases
+                .iter()
+                .enumerate()
+                .find_map(|(i, e)| model.cases[..i].iter().any(|known| known.case == e.case).then_some(e))
+            {
+                return Some(format!("holds the case {} of {} twice", e.case, model.key.device));
+            }
             for e in &model.cases {
                 let sane = e.median.is_finite() && e.median > 0.0 && e.spread.is_finite() && e.spread >= 0.0;
                 if !sane || e.values == 0 {

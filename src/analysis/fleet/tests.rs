@@ -136,7 +136,7 @@ fn two_runs_of_one_gpu_are_one_device_with_their_spread() {
 fn a_device_with_nothing_timed_or_only_noise_cannot_be_judged() {
     let mut runs: Vec<Run> = (0..4).map(|i| device_run("NVIDIA H200", i, 1.0)).collect();
     for case in &mut runs[1].cases {
-        case.status = crate::results::model::Status::Hung;
+        case.status = crate::results::model::Status::Failed;
     }
     for case in &mut runs[2].cases {
         case.samples_ms = vec![20.0, 24.0, 16.0];
@@ -151,6 +151,34 @@ fn a_device_with_nothing_timed_or_only_noise_cannot_be_judged() {
         unjudged[1].why
     );
     assert!(matches!(fleet.conclusion(), Conclusion::Unjudged(d) if d.len() == 2));
+}
+
+#[test]
+fn one_case_that_lost_the_device_fails_its_gpu_before_any_other_verdict() {
+    let mut runs: Vec<Run> = (0..4).map(|i| device_run("NVIDIA H200", i, 1.0)).collect();
+    runs[3] = device_run("NVIDIA H200", 3, 0.5);
+    let fleet = judge(&members(&runs));
+    assert!(matches!(fleet.conclusion(), Conclusion::Unconfirmed(_)), "{:?}", fleet.conclusion());
+    // GPU 2 lost the device in one case of 40 and timed the rest within its fleet.
+    runs[2].cases[7].status = crate::results::model::Status::DeviceLost;
+    runs[2].cases[7].rate = None;
+    let fleet = judge(&members(&runs));
+    assert_eq!(fleet.faulty.len(), 1, "{:?}", fleet.faulty);
+    match fleet.conclusion() {
+        Conclusion::Faulty(devices) => {
+            assert_eq!(devices.len(), 1);
+            assert!(
+                devices[0].starts_with("gpu2: 1 of its 40 cases lost the device, crashed or hung: "),
+                "{devices:?}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        fleet.groups[0].ranking.iter().find(|s| s.label == "gpu2").unwrap().judged,
+        39,
+        "its other cases judged"
+    );
 }
 
 #[test]
@@ -308,4 +336,22 @@ fn against_a_reference_a_gpu_judged_in_too_few_of_its_cases_is_not_called_health
     failed.cases.iter_mut().for_each(|c| c.status = crate::results::model::Status::Failed);
     let fleet = judge_against(&members(std::slice::from_ref(&failed)), Some(&made));
     assert!(fleet.groups[0].unjudged[0].broken);
+}
+
+#[test]
+fn a_noisy_case_counts_against_its_gpu_only_where_it_is_slow_beyond_its_noise() {
+    let mut runs: Vec<Run> = (0..4).map(|i| device_run("NVIDIA H200", i, 1.0)).collect();
+    // GPU 3 half as fast, every sample 10% noisy (cv above NOISY): slow beyond three times that.
+    runs[3] = device_run("NVIDIA H200", 3, 0.5);
+    for run in &mut runs[2..] {
+        for case in &mut run.cases {
+            case.samples_ms = vec![20.0, 22.0, 18.0];
+        }
+    }
+    let fleet = judge(&members(&runs));
+    let standing = |label: &str| fleet.groups[0].ranking.iter().find(|s| s.label == label).unwrap().clone();
+    let (slow, noisy) = (standing("gpu3"), standing("gpu2"));
+    assert_eq!((slow.judged, slow.slower, slow.slow), (40, 40, true), "decisive evidence, noisy or not");
+    assert_eq!(noisy.judged, 0, "a noisy GPU within its noise vouches for nothing");
+    assert!(fleet.groups[0].unjudged.iter().any(|u| fleet.groups[0].devices[u.device] == "gpu2"));
 }

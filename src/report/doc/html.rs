@@ -6,6 +6,9 @@ use super::{Block, Row};
 
 /// `text` with `&`, `<`, `>` and `"` escaped for HTML.
 pub fn escape(text: &str) -> String {
+    // Control characters from a results file (ESC, BEL) become visible escapes first: a page
+    // holds text, never a terminal's commands.
+    let text = crate::format::printable_lines(text);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -211,6 +214,13 @@ mod tests {
             ),
             "{page}"
         );
+    }
+
+    #[test]
+    fn a_terminals_commands_in_a_results_file_are_shown_not_kept() {
+        let page = html("t\u{7}", &[Block::Para("GPU\u{1b}]0;owned\u{7} <x>".into())]);
+        assert!(!page.contains(['\u{1b}', '\u{7}']), "{page:?}");
+        assert!(page.contains("GPU\\u{1b}]0;owned\\u{7} &lt;x&gt;"), "{page}");
     }
 
     #[test]

@@ -98,6 +98,9 @@ fn confirmation(c: &Confirmation) -> String {
 /// Lines for what fails the screen without a rate to judge, and what was left out.
 fn screen_lines(fleet: &Fleet) -> Vec<String> {
     let mut lines = Vec::new();
+    for left in &fleet.faulty {
+        lines.push(format!("failed: {}: {}", left.label, left.why));
+    }
     for line in fleet.unjudged() {
         lines.push(format!("cannot be judged: {line}"));
     }
@@ -191,6 +194,9 @@ fn verdict(fleet: &Fleet) -> String {
             SLOW_SHARE * 100.0
         ),
         Conclusion::Healthy => format!("fleet: no device is slower than its fleet{listed}"),
+        Conclusion::Faulty(devices) => {
+            format!("fleet: a case lost the device, crashed or hung (drain and look at the GPU): {}", devices.join("; "))
+        }
         Conclusion::Slow(devices) => format!("fleet: slow, alone as among its fleet: {}", devices.join(", ")),
         Conclusion::Unjudged(devices) => format!("fleet: cannot be judged: {}", devices.join("; ")),
         Conclusion::Interference(devices) => {
