@@ -237,8 +237,8 @@ def main():
     child = [l.split("execve(", 1)[1] for l in trace.read_text().splitlines()
              if "execve(" in l and "health" not in l and "--worker" not in l and "= -1" not in l][:1]
     say(5, "health, a reference whose model is named --output=PLANTED", proc.returncode, time.monotonic() - start,
-        f"planted written: {planted.exists()}; the child's argv: {child[0][:400] if child else 'none'}")
-    planted.unlink(missing_ok=True)
+        f"written at the planted path: {sorted(p.name for p in SCRATCH.glob('planted*'))}; the child's argv: "
+        f"{child[0][:400] if child else 'none'}")
 
     # 6. The environment's options.
     env = lavapipe() | {"PERFTEST_FORMAT": "json", "PERFTEST_FILTER": "no such case"}
