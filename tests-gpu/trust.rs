@@ -51,12 +51,11 @@ fn a_shader_that_drops_its_loads_is_flagged_implausible_where_the_peak_is_known(
     let cases = gpu.cases.clone();
     gpu.close();
     let outcome: &Outcome = &results[0].1;
-    // On every device (lavapipe's LLVM too) the dropped loads show as work done impossibly fast.
+    // Where the peak is known, the dropped loads show as work done impossibly fast; how much
+    // faster they run on a CPU driver is the machine's load (10 times slower under two busy
+    // loops beside it), not the code's, and is not asserted.
     let (dropped, kept) = (outcome.rate().unwrap(), results[1].1.rate().unwrap());
-    assert!(
-        dropped > 3.0 * kept,
-        "dropped {dropped:e} loads/s against {kept:e} kept: were the loads dropped?"
-    );
+    assert!(dropped > 0.0 && kept > 0.0);
     let kept_record = CaseResult::new(&cases[1], &results[1].1, &trust, None);
     assert_eq!(kept_record.implausible(), None, "the honest twin is never flagged: {kept_record:?}");
     let record = CaseResult::new(&cases[0], outcome, &trust, None);
@@ -66,6 +65,10 @@ fn a_shader_that_drops_its_loads_is_flagged_implausible_where_the_peak_is_known(
     let known = has_clock && trust.compute_units.is_some() && trust.architecture.is_some();
     if known {
         // The H100: 4096 counted bytes per invocation that the GPU never loads.
+        assert!(
+            dropped > 3.0 * kept,
+            "dropped {dropped:e} loads/s against {kept:e} kept: were the loads dropped?"
+        );
         let flag = record.implausible().unwrap_or_else(|| panic!("not flagged: {line}")).to_string();
         assert!(
             flag.contains("% of the L1 peak") && flag.contains("the compiler may have removed work"),

@@ -12,7 +12,8 @@ pub struct Held {
     pub joules: f64,
     /// The case's measurements (each as one of its samples) that ended between them.
     pub measurements: u64,
-    /// Their GPU time, seconds: over [`Held::seconds`], how busy the window kept the GPU.
+    /// Their GPU time inside the window, seconds: over [`Held::seconds`], how busy the window kept
+    /// the GPU.
     #[serde(default)]
     pub gpu_s: f64,
 }
@@ -23,8 +24,9 @@ impl Held {
         self.joules / self.seconds
     }
 
-    /// The share of the window the GPU ran the case's work (the rest: between measurements).
+    /// The share of the window the GPU ran the case's work (the rest: between measurements); at
+    /// most 1, though the GPU's clock and the host's, which time the two, differ a little.
     pub fn busy(&self) -> f64 {
-        self.gpu_s / self.seconds
+        (self.gpu_s / self.seconds).min(1.0)
     }
 }
