@@ -18,8 +18,8 @@ struct View {
     args: &'static [&'static str],
 }
 
-/// `compare` and `fleet`, each in its three formats.
-const FORMATTED: [View; 4] = [
+/// `compare`, `fleet` and `history`, each in its three formats.
+const FORMATTED: [View; 5] = [
     View {
         stem: "compare-instr-h100-h200",
         args: &[
@@ -34,6 +34,21 @@ const FORMATTED: [View; 4] = [
     },
     View { stem: "fleet-host4-shared", args: &["fleet", "results/verdicts/host4-shared"] },
     View { stem: "fleet-stores-four-processes", args: &["fleet", "results/stores/two-rates"] },
+    View { stem: "history-fleetday", args: &["history", "results/fleetday"] },
+];
+
+/// Each command's `--help` (and the short `-h` of a run).
+const HELP: [&[&str]; 10] = [
+    &["-h"],
+    &["--help"],
+    &["compare", "--help"],
+    &["fleet", "--help"],
+    &["health", "--help"],
+    &["history", "--help"],
+    &["show", "--help"],
+    &["check", "--help"],
+    &["report", "--help"],
+    &["plot", "--help"],
 ];
 
 /// `report`, whose report.md is kept.
@@ -74,6 +89,13 @@ fn views_now() -> Vec<(String, String)> {
             }
         }
     }
+    for args in HELP {
+        let (code, stdout, stderr) = perftest(args);
+        assert_eq!((code, stderr.as_str()), (0, ""), "{args:?}");
+        let name = args.iter().map(|a| a.trim_start_matches('-')).collect::<Vec<_>>().join("-");
+        now.push((format!("help-{name}.txt"), stdout));
+    }
+    now.push(("health-fleetday.txt".into(), health_document()));
     for view in REPORTS {
         let dir = temp_dir(&format!("views-{}", view.stem));
         let folder = dir.join("page");
@@ -86,6 +108,22 @@ fn views_now() -> Vec<(String, String)> {
         std::fs::remove_dir_all(dir).unwrap();
     }
     now
+}
+
+/// What `health` prints, from the four H100s' kept runs of one check against their reference
+/// (its measuring aside: the check took 15 s, as its log says).
+fn health_document() -> String {
+    let kept = root().join("results/fleetday/health/2026-11-27T17-28-31Z/model1");
+    let found = perftest::results::files::gather(&[kept], perftest::results::files::Depth::Top).unwrap();
+    let runs: Vec<perftest::results::Run> =
+        found.files.iter().map(|f| perftest::results::load(f).unwrap()).collect();
+    let label = |run| perftest::session::fleet::label("", run);
+    let members: Vec<perftest::analysis::fleet::Member> =
+        runs.iter().map(|run| perftest::analysis::fleet::Member { label: label(run), run }).collect();
+    let reference = root().join("results/fleetday/h100-x4.reference.json");
+    let reference = perftest::session::fleet::load_reference(&reference).unwrap();
+    let fleet = perftest::analysis::fleet::judge_against(&members, Some(&reference));
+    perftest::session::health::document(&fleet, runs.len(), 15.0) + "\n"
 }
 
 #[test]

@@ -106,9 +106,7 @@ fn check(request: &Request<'_>) -> Result<std::result::Result<(), (Error, bool)>
     if let (Some(node), Some(reason)) = (&node, &reason) {
         drain(node, reason);
     }
-    let seconds = began.elapsed().as_secs_f64();
-    let document = crate::report::sections::fleet::to_text(&fleet);
-    let text = format!("{} ({seconds:.0} s)\n{}", summary(&fleet, members.len()), document.trim_end());
+    let text = document(&fleet, members.len(), began.elapsed().as_secs_f64());
     let mut writes: Vec<Error> =
         super::progress::print(&text).map_err(Error::from).err().into_iter().collect();
     if let Some(path) = request.metrics {
@@ -301,6 +299,13 @@ fn few(families: &[String]) -> String {
         0..=3 => families.join(", "),
         n => format!("{} and {} more families", families[..3].join(", "), n - 3),
     }
+}
+
+/// What a check prints: its summary line (with the check's `seconds`), then the verdict of the
+/// `runs` GPUs measured.
+pub fn document(fleet: &Fleet, runs: usize, seconds: f64) -> String {
+    let verdict = crate::report::sections::fleet::to_text(fleet);
+    format!("{} ({seconds:.0} s)\n{}", summary(fleet, runs), verdict.trim_end())
 }
 
 /// The check in a line, for a node-problem-detector condition or a log: `healthy: 4 GPU(s) ...`.
