@@ -1,28 +1,18 @@
-//! The command line: clap derive, plus the `-N` device-row shorthand that clap cannot express.
+//! A run's options (clap derive), the `-N` device-row shorthand that clap cannot express, and the
+//! `PERFTEST_*` variables that stand for a run's options.
+//!
+//! The variables are applied here, after clap, rather than through clap's `env =`: measured with
+//! clap 4.6.7, `env =` reads an empty variable as an empty value (an error; here empty is unset),
+//! refuses a bad value of a run's option under every subcommand (`PERFTEST_SAMPLES=abc perftest
+//! compare A B` would exit 2), makes `PERFTEST_FORMAT=json perftest --list` a conflict, and names
+//! the option but not the variable in its error.
 
 use std::ffi::OsString;
 
-use clap::{CommandFactory, Parser};
-
-/// Vulkan compute micro-benchmark: what is fast on the GPU in front of you.
-///
-/// GPU-timed cases of loads, samples, caches, memory, copies, atomics, dispatch cost, branches,
-/// ALU, an instruction table and tensor cores, each checkable against a CPU reference.
-#[derive(Debug, Parser)]
-#[command(
-    name = "perftest",
-    version,
-    after_help = crate::error::SHORT_EXAMPLES,
-    after_long_help = crate::error::help_text(),
-    args_conflicts_with_subcommands = true,
-    disable_help_subcommand = true,
-    disable_version_flag = true
-)]
-pub struct Cli {
-    /// A subcommand instead of a run.
-    #[command(subcommand)]
-    pub command: Option<Command>,
-
+/// A run's options: what to run, on which GPU, how to measure and what to write. With no
+/// subcommand, they are the command line ([`crate::app::Cli`] flattens them).
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
     /// Pick the GPUs whose name contains this word, or this PCI address or UUID.
     ///
     /// A name matches in any case; a PCI address is written `0000:1b:00.0`; a UUID matches by its
@@ -233,7 +223,7 @@ fn parse_branch_iterations(text: &str) -> Result<crate::registry::AxisSetting, S
     })
 }
 
-impl Cli {
+impl RunArgs {
     /// The axis settings of the run: `--branch-iterations` first, so a later `--axis` wins.
     pub fn axis_settings(&self) -> Vec<crate::registry::AxisSetting> {
         self.branch_iterations.iter().chain(&self.axes).cloned().collect()
@@ -248,13 +238,6 @@ impl Cli {
             quick: self.quick,
             names: self.case.clone(),
         }
-    }
-}
-
-fn parse_percent(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(value) if (0.0..=100.0).contains(&value) => Ok(value),
-        _ => Err(format!("`{text}` is not a percentage from 0 to 100")),
     }
 }
 
@@ -302,192 +285,6 @@ fn family_name(text: &str) -> Result<String, String> {
     }
 }
 
-/// What perftest can do besides running cases.
-#[derive(Debug, clap::Subcommand)]
-pub enum Command {
-    /// Compare runs: the verdict, the largest changes, then a column per run.
-    ///
-    /// Runs kept with --json (or written with --format json); the ratios are against the first.
-    #[command(display_order = 3)]
-    Compare {
-        /// Two or more JSON results files; cases are matched by name.
-        #[arg(required = true, num_args = 2.., value_name = "FILE")]
-        files: Vec<std::path::PathBuf>,
-        /// text, markdown or json.
-        #[arg(long, value_enum, default_value = "text")]
-        format: CompareFormat,
-        /// Write to FILE (atomically) instead of stdout.
-        #[arg(long, value_name = "FILE")]
-        output: Option<std::path::PathBuf>,
-        /// Exit with code 11 if a case of a later run is slower than the first run's by more than
-        /// PCT percent and beyond the noise (verdict "slower"): a CI gate.
-        #[arg(long, value_name = "PCT", value_parser = parse_percent)]
-        fail_on_slower: Option<f64>,
-    },
-    /// Judge runs of like GPUs against each other and name the slow ones.
-    ///
-    /// A rack's screening: per group of one device model, driver and settings, each case's median
-    /// and spread across the devices, each device's cases outside both the spread and their own
-    /// noise, and the devices ranked. Exits 16 when a device is slower than its fleet
-    /// (docs/fleet.md).
-    #[command(display_order = 5)]
-    Fleet {
-        /// JSON results files, one per GPU, or folders of them (every *.json directly inside).
-        #[arg(required = true, value_name = "RUN|DIR")]
-        inputs: Vec<std::path::PathBuf>,
-        /// text, markdown or json.
-        #[arg(long, value_enum, default_value = "text")]
-        format: CompareFormat,
-        /// Write to FILE (atomically) instead of stdout.
-        #[arg(long, value_name = "FILE")]
-        output: Option<std::path::PathBuf>,
-        /// On the host of a suspect: measure its slow cases again on it alone and on a healthy peer
-        /// alone (and, where it is not slow alone, on every GPU of the host at once) before the
-        /// verdict: slow (exit 16), interference (17) or not reproduced (0).
-        #[arg(long)]
-        confirm: bool,
-        /// Judge each run against FILE's model of its GPU (`--write-reference`) instead of its
-        /// siblings: one GPU alone can be judged.
-        #[arg(long, value_name = "FILE")]
-        reference: Option<std::path::PathBuf>,
-        /// From a healthy screen, write FILE: per model, driver and settings, each case's median
-        /// and spread (nothing is written when the screen is not healthy).
-        #[arg(long, value_name = "FILE", conflicts_with = "reference")]
-        write_reference: Option<std::path::PathBuf>,
-        /// Also write the verdict and each GPU's headline rates to FILE in Prometheus's text
-        /// format (node_exporter's textfile collector; labels as dcgm-exporter's).
-        #[arg(long, value_name = "FILE")]
-        metrics: Option<std::path::PathBuf>,
-    },
-    /// Measure this node's GPUs against a reference: a health check for Slurm or Kubernetes.
-    ///
-    /// Runs the reference's cases on every GPU of its models here at once, judges each against
-    /// the reference, measures the suspects' slow cases again (at once, against the reference),
-    /// prints the verdict (its first line a summary) and exits as fleet does; --drain drains the
-    /// Slurm node when a GPU fails (docs/fleet.md).
-    #[command(display_order = 6)]
-    Health {
-        /// The reference (`perftest fleet --write-reference`).
-        #[arg(long, value_name = "FILE")]
-        reference: std::path::PathBuf,
-        /// When a GPU failed (a case lost the device, crashed or hung), is slow, or has nothing
-        /// to judge, drain the Slurm node SLURMD_NODENAME names (`scontrol update
-        /// NodeName=$SLURMD_NODENAME State=DRAIN Reason=...`, naming the GPU and its families);
-        /// refused when SLURMD_NODENAME is not set.
-        #[arg(long)]
-        drain: bool,
-        /// Also write the verdict and each GPU's headline rates to FILE in Prometheus's text
-        /// format (node_exporter's textfile collector; labels as dcgm-exporter's).
-        #[arg(long, value_name = "FILE")]
-        metrics: Option<std::path::PathBuf>,
-        /// Exit as a node-problem-detector plugin: 0 healthy, 1 where --drain would drain (a GPU
-        /// failed, is slow or has nothing to judge), 2 anything else (no verdict).
-        #[arg(long)]
-        npd: bool,
-        /// Keep the runs in DIR (made if missing) instead of a temporary folder.
-        #[arg(long, value_name = "DIR")]
-        keep: Option<std::path::PathBuf>,
-    },
-    /// Find where each GPU's rates changed across its runs over time.
-    ///
-    /// Per device (its UUID) and settings, each case's rates in date order, their change points by
-    /// e-divisive means (as Apache Otava finds them), each confirmed by three runs after it, and
-    /// the driver changes beside them (docs/fleet.md).
-    #[command(display_order = 7)]
-    History {
-        /// JSON results files, or folders of them (every *.json under each, at any depth).
-        #[arg(required = true, value_name = "RUN|DIR")]
-        inputs: Vec<std::path::PathBuf>,
-        /// text, markdown or json.
-        #[arg(long, value_enum, default_value = "text")]
-        format: CompareFormat,
-        /// Write to FILE (atomically) instead of stdout.
-        #[arg(long, value_name = "FILE")]
-        output: Option<std::path::PathBuf>,
-        /// Also write a page with a chart per device that changed into DIR (index.html,
-        /// report.md, charts/).
-        #[arg(long, value_name = "DIR")]
-        report: Option<std::path::PathBuf>,
-    },
-    /// Print a kept run as the live run printed it, or in another format.
-    ///
-    /// A run kept with --json (or written with --format json): its header, a line per case, its
-    /// summaries.
-    #[command(display_order = 1)]
-    Show {
-        /// The JSON results file.
-        #[arg(value_name = "RUN")]
-        file: std::path::PathBuf,
-        /// text (as the run printed it), json, csv or markdown.
-        #[arg(long, value_enum, default_value = "text")]
-        format: Format,
-        /// Write to FILE (atomically) instead of stdout.
-        #[arg(long, value_name = "FILE")]
-        output: Option<std::path::PathBuf>,
-        /// Text: each case's full line (every rate, per clock, peak, median, min, spread and flag)
-        /// instead of the columns that fit 120.
-        #[arg(long)]
-        verbose: bool,
-    },
-    /// Check a run against a driver's known faults (CI).
-    ///
-    /// Every case its selection lists is there with a status, every failure is a known one, and
-    /// every known one still happens (exit 15 otherwise, each problem named).
-    #[command(display_order = 6)]
-    Check {
-        /// The JSON results file.
-        #[arg(value_name = "RUN")]
-        file: std::path::PathBuf,
-        /// The driver's expectations file (ci/expectations/ has lavapipe's).
-        #[arg(long, value_name = "FILE")]
-        expect: std::path::PathBuf,
-    },
-    /// Write a run's page of findings, tables and charts into a folder.
-    ///
-    /// DIR/index.html (self-contained: inline SVG, no script) and DIR/report.md: the run's device
-    /// and settings, the findings computed from it, a table and chart per family, and with two or
-    /// more runs, the compare verdicts.
-    #[command(display_order = 2)]
-    Report {
-        /// One or more JSON results files; a run given right after another of the same device
-        /// row and settings, with no case in common, is a part of it (a run made family by
-        /// family); any other run is compared with the first.
-        #[arg(required = true, num_args = 1.., value_name = "RUN")]
-        files: Vec<std::path::PathBuf>,
-        /// The folder to write into (made if missing).
-        #[arg(long, value_name = "DIR")]
-        output: std::path::PathBuf,
-    },
-    /// Draw runs as an SVG bar chart, a panel per family.
-    ///
-    /// Runs kept with --json (or written with --format json): a bar per case and run.
-    #[command(display_order = 4)]
-    Plot {
-        /// One or more JSON results files; each gets its own bar colour.
-        #[arg(required = true, num_args = 1.., value_name = "FILE")]
-        files: Vec<std::path::PathBuf>,
-        /// rate (each case's headline rate) or ratio (to its family's baseline).
-        #[arg(long, value_enum, default_value = "rate")]
-        metric: Metric,
-        /// The SVG file to write (atomically).
-        #[arg(long, value_name = "FILE")]
-        output: std::path::PathBuf,
-    },
-}
-
-pub use crate::report::plot::Metric;
-
-/// The output formats of `compare` and `fleet`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum CompareFormat {
-    /// For reading: the verdict first, then the table, in 120 columns.
-    Text,
-    /// The same as markdown, for a wiki page or a pull request.
-    Markdown,
-    /// Every figure the text shows, for scripts.
-    Json,
-}
-
 /// A run's document format, as `--format` names it (the formats are the report's).
 pub use crate::report::Format;
 
@@ -514,9 +311,12 @@ fn is_row(arg: &str) -> bool {
 
 /// Rewrites `-N` (a row number) as `--device-index=N`, which clap can parse, where a device row
 /// can stand: among the run's own options, not as an option's value (`--target-ms -1`), not after
-/// `--`, and not in `compare` or `plot`. Which options take a value comes from clap's own model.
-fn expand_row_shorthand(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
-    let command = Cli::command();
+/// `--`, and not in `compare` or `plot`. Which options take a value comes from clap's own model,
+/// `command` (the whole command line's).
+pub fn expand_row_shorthand(
+    command: &clap::Command,
+    args: impl IntoIterator<Item = OsString>,
+) -> Vec<OsString> {
     let takes_value: Vec<String> = command
         .get_arguments()
         .filter(|a| a.get_action().takes_values() && !a.is_positional())
@@ -561,15 +361,45 @@ fn env_error(variable: &str, value: &str, problem: impl std::fmt::Display) -> cl
     clap::Error::raw(clap::error::ErrorKind::ValueValidation, message)
 }
 
-impl Cli {
+impl RunArgs {
+    /// Settles what clap parsed (`matches`): `--quick`'s shorter measurements where neither the
+    /// command line nor the environment sets them, the `PERFTEST_*` variables `lookup` finds
+    /// (where `is_run`: no subcommand), and what `--all-devices` needs.
+    pub fn settle(
+        &mut self,
+        matches: &clap::ArgMatches,
+        lookup: &dyn Fn(&str) -> Option<OsString>,
+        is_run: bool,
+    ) -> Result<(), clap::Error> {
+        if self.quick {
+            let given = |option| matches.value_source(option) == Some(clap::parser::ValueSource::CommandLine);
+            if !given("target_ms") {
+                self.target_ms = QUICK_TARGET_MS;
+            }
+            if !given("samples") {
+                self.samples = QUICK_SAMPLES;
+            }
+        }
+        self.apply_env(matches, lookup, is_run)?;
+        if self.all_devices && self.format != Format::Text && self.output.is_none() {
+            return Err(clap::Error::raw(
+                clap::error::ErrorKind::MissingRequiredArgument,
+                "--all-devices with --format json, csv or markdown writes one document per device: give --output \
+                 FILE (devices go to FILE-gpu1.EXT, FILE-gpu2.EXT, ...)\n",
+            ));
+        }
+        Ok(())
+    }
+
     /// Applies the `PERFTEST_*` variables that `lookup` finds (an empty one counts as unset) to
     /// the options not given on the command line, where they apply.
     fn apply_env(
         &mut self,
         matches: &clap::ArgMatches,
         lookup: &dyn Fn(&str) -> Option<OsString>,
+        is_run: bool,
     ) -> Result<(), clap::Error> {
-        let run = self.command.is_none() && !self.devices;
+        let run = is_run && !self.devices;
         for (variable, option) in ENV_OPTIONS {
             let applies = run && (!(self.list || self.describe) || option == "filter");
             let given = matches.value_source(option) == Some(clap::parser::ValueSource::CommandLine);
@@ -620,241 +450,3 @@ impl Cli {
 pub const QUICK_TARGET_MS: f64 = 10.0;
 /// Timed samples per case under `--quick`.
 pub const QUICK_SAMPLES: u32 = 5;
-
-/// Parses `args` (program name first) with no environment; bad input is clap's error, exit code 2.
-pub fn parse_from<I, T>(args: I) -> Result<Cli, clap::Error>
-where
-    I: IntoIterator<Item = T>,
-    T: Into<OsString>,
-{
-    parse_with_env(args, &|_| None)
-}
-
-/// Parses `args`, then applies the `PERFTEST_*` variables `lookup` finds (see [`ENV_OPTIONS`]).
-pub fn parse_with_env<I, T>(args: I, lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<Cli, clap::Error>
-where
-    I: IntoIterator<Item = T>,
-    T: Into<OsString>,
-{
-    let matches =
-        Cli::command().try_get_matches_from(expand_row_shorthand(args.into_iter().map(Into::into)))?;
-    let mut cli = <Cli as clap::FromArgMatches>::from_arg_matches(&matches)?;
-    if cli.quick {
-        // Shorter measurements, where neither the command line nor the environment sets them.
-        let given = |option| matches.value_source(option) == Some(clap::parser::ValueSource::CommandLine);
-        if !given("target_ms") {
-            cli.target_ms = QUICK_TARGET_MS;
-        }
-        if !given("samples") {
-            cli.samples = QUICK_SAMPLES;
-        }
-    }
-    cli.apply_env(&matches, lookup)?;
-    if cli.all_devices && cli.format != Format::Text && cli.output.is_none() {
-        return Err(Cli::command().error(
-            clap::error::ErrorKind::MissingRequiredArgument,
-            "--all-devices with --format json, csv or markdown writes one document per device: give --output \
-             FILE (devices go to FILE-gpu1.EXT, FILE-gpu2.EXT, ...)",
-        ));
-    }
-    Ok(cli)
-}
-
-/// Parses the process arguments (any bytes: a non-UTF-8 one is clap's error, not a panic) and
-/// environment; bad input prints clap's message and exits with code 2.
-pub fn parse() -> Cli {
-    parse_with_env(std::env::args_os(), &|name| std::env::var_os(name)).unwrap_or_else(|error| error.exit())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn cli(args: &[&str]) -> Result<Cli, clap::Error> {
-        parse_from(std::iter::once("perftest").chain(args.iter().copied()))
-    }
-
-    #[test]
-    fn all_devices_and_strict_parse_and_conflict_where_they_must() {
-        let parsed = cli(&["--all-devices", "NVIDIA", "--strict"]).unwrap();
-        assert!(parsed.all_devices && parsed.strict);
-        assert_eq!(parsed.device_name.as_deref(), Some("NVIDIA"));
-        for conflicting in
-            [&["--all-devices", "-2"][..], &["--all-devices", "--list"], &["--all-devices", "--devices"]]
-        {
-            let error = cli(conflicting).err().unwrap_or_else(|| panic!("{conflicting:?}"));
-            assert_eq!(error.exit_code(), 2, "{conflicting:?}");
-        }
-        let error = cli(&["--all-devices", "--format", "csv"]).err().unwrap();
-        assert_eq!(error.exit_code(), 2);
-        assert!(error.to_string().contains("give --output FILE"), "{error}");
-        assert!(cli(&["--all-devices", "--format", "csv", "--output", "r.csv"]).is_ok());
-    }
-
-    #[test]
-    fn the_row_shorthand_applies_only_where_a_row_can_stand() {
-        // An option's value: --target-ms -1 is a bad value (range), not a missing one.
-        let error = cli(&["--target-ms", "-1"]).unwrap_err().to_string();
-        assert!(error.contains("must be between 0.5 and 100"), "{error}");
-        assert_eq!(cli(&["--filter", "-2"]).unwrap().filter.as_deref(), Some("-2"));
-        assert_eq!(cli(&["--filter=x", "-2"]).unwrap().device_index, Some(2));
-        // In compare, -2 is never a device row: after --, it is a file name; before, clap says how.
-        let parsed = cli(&["compare", "b.json", "--", "-2"]).unwrap();
-        assert!(
-            matches!(parsed.command, Some(Command::Compare { ref files, .. }) if files[1] == std::path::Path::new("-2"))
-        );
-        let error = cli(&["compare", "b.json", "-2"]).unwrap_err().to_string();
-        assert!(error.contains("'-- -2'") && !error.contains("device-index"), "{error}");
-    }
-
-    fn with_env(args: &[&str], env: &[(&str, &str)]) -> Result<Cli, clap::Error> {
-        let env: Vec<(String, String)> = env.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect();
-        let lookup = move |name: &str| env.iter().find(|(k, _)| k == name).map(|(_, v)| OsString::from(v));
-        parse_with_env(std::iter::once("perftest").chain(args.iter().copied()), &lookup)
-    }
-
-    #[test]
-    fn environment_variables_apply_to_runs_only_and_say_their_name() {
-        let run = with_env(
-            &[],
-            &[("PERFTEST_SAMPLES", "5"), ("PERFTEST_VALIDATION", "1"), ("PERFTEST_FORMAT", "JSON")],
-        )
-        .unwrap();
-        assert_eq!((run.samples, run.validation, run.format), (5, true, Format::Json));
-        assert_eq!(
-            with_env(&["--samples", "7"], &[("PERFTEST_SAMPLES", "5")]).unwrap().samples,
-            7,
-            "a flag wins"
-        );
-        assert_eq!(with_env(&[], &[("PERFTEST_TARGET_MS", "")]).unwrap().target_ms, 20.0, "empty is unset");
-        let error = with_env(&[], &[("PERFTEST_SAMPLES", "abc")]).unwrap_err();
-        assert_eq!(error.exit_code(), 2);
-        let text = error.to_string();
-        assert!(text.contains("PERFTEST_SAMPLES=\"abc\"") && text.contains("--samples"), "{text}");
-        // Run-only variables leave compare, plot, --list and --devices alone.
-        let bad = [("PERFTEST_SAMPLES", "0"), ("PERFTEST_FORMAT", "xml"), ("PERFTEST_TARGET_MS", "-1")];
-        assert!(with_env(&["compare", "a.json", "b.json"], &bad).is_ok());
-        assert!(with_env(&["--list"], &bad).is_ok());
-        assert!(with_env(&["--devices"], &bad).is_ok());
-        assert_eq!(
-            with_env(&["--list"], &[("PERFTEST_FILTER", "fp32")]).unwrap().filter.as_deref(),
-            Some("fp32")
-        );
-    }
-
-    #[test]
-    fn list_and_devices_refuse_output_and_format() {
-        for args in [
-            &["--list", "--output", "x.json"][..],
-            &["--devices", "--format", "json"],
-            &["--list", "--format", "csv"],
-        ] {
-            assert_eq!(cli(args).unwrap_err().exit_code(), 2, "{args:?}");
-        }
-    }
-
-    #[test]
-    fn non_utf8_arguments_are_usage_errors_or_paths_never_panics() {
-        use std::os::unix::ffi::OsStrExt;
-        let bad = std::ffi::OsStr::from_bytes(b"\xff").to_os_string();
-        let args = [OsString::from("perftest"), "--list".into(), "--filter".into(), bad.clone()];
-        let error = parse_from(args).unwrap_err();
-        assert_eq!(error.exit_code(), 2);
-        assert!(error.to_string().contains("UTF-8"), "{error}");
-        let args = [OsString::from("perftest"), "compare".into(), "a.json".into(), bad];
-        assert!(parse_from(args).is_ok(), "a results file's name may be any bytes");
-    }
-
-    #[test]
-    fn row_shorthand_and_name_combine() {
-        let parsed = cli(&["RTX", "-2"]).unwrap();
-        assert_eq!(parsed.device_name.as_deref(), Some("RTX"));
-        assert_eq!(parsed.device_index, Some(2));
-        assert_eq!(cli(&["-12"]).unwrap().device_index, Some(12));
-    }
-
-    #[test]
-    fn quick_shortens_measurements_unless_told_otherwise() {
-        let quick = cli(&["--quick"]).unwrap();
-        assert!(quick.quick && quick.selection().quick);
-        assert_eq!((quick.target_ms, quick.samples), (QUICK_TARGET_MS, QUICK_SAMPLES));
-        let told = cli(&["--quick", "--samples", "20"]).unwrap();
-        assert_eq!((told.target_ms, told.samples), (QUICK_TARGET_MS, 20));
-        let env = with_env(&["--quick"], &[("PERFTEST_TARGET_MS", "30")]).unwrap();
-        assert_eq!(env.target_ms, 30.0, "the environment wins over --quick's default");
-    }
-
-    #[test]
-    fn defaults_are_twenty_ms_and_ten_samples() {
-        let parsed = cli(&[]).unwrap();
-        assert_eq!(parsed.target_ms, 20.0);
-        assert_eq!(parsed.samples, 10);
-        assert!(parsed.device_name.is_none() && parsed.device_index.is_none());
-    }
-
-    #[test]
-    fn out_of_range_values_are_usage_errors() {
-        for args in [&["-0"][..], &["--target-ms", "500"], &["--samples", "1"], &["--target-ms", "x"]] {
-            let error = cli(args).unwrap_err();
-            assert_eq!(error.exit_code(), 2, "{args:?}");
-        }
-    }
-
-    #[test]
-    fn compare_takes_two_or_more_files_and_a_device_word_still_works() {
-        let parsed = cli(&["compare", "a.json", "b.json", "--format", "markdown"]).unwrap();
-        assert!(
-            matches!(parsed.command, Some(Command::Compare { ref files, format: CompareFormat::Markdown, .. }) if files.len() == 2)
-        );
-        assert_eq!(cli(&["compare", "a.json"]).unwrap_err().exit_code(), 2);
-        let word = cli(&["H100", "-2"]).unwrap();
-        assert!(word.command.is_none() && word.device_name.as_deref() == Some("H100"));
-    }
-
-    #[test]
-    fn help_documents_every_exit_code_from_the_enum() {
-        let help = cli(&["--help"]).unwrap_err().to_string();
-        for code in crate::ExitCode::ALL {
-            let line = format!("\n  {:<2} {}\n", code as u8, code.meaning());
-            assert!(help.contains(&line), "exit code {} missing from --help", code as u8);
-        }
-    }
-
-    #[test]
-    fn the_short_help_is_a_screen_of_the_common_commands() {
-        let short = cli(&["-h"]).unwrap_err().to_string();
-        // A screen of 31 lines: eight commands (health and history joined the six), the
-        // options a first run needs, three examples.
-        assert!(short.lines().count() <= 31, "{short}");
-        assert!(short.lines().all(|l| l.chars().count() <= 120), "{short}");
-        for common in ["--quick", "--family", "--filter", "--json", "report", "compare", "perftest --help"] {
-            assert!(short.contains(common), "{common} missing from -h: {short}");
-        }
-        assert!(!short.contains("--in-process") && !short.contains("Exit codes"), "{short}");
-        let long = cli(&["--help"]).unwrap_err().to_string();
-        // Where each option's own entry starts (others' help may name it earlier).
-        let at = |option: &str| {
-            let entry = format!("\n      {option}");
-            long.find(&entry).unwrap_or_else(|| panic!("{option} missing from --help"))
-        };
-        assert!(at("--quick") < at("--skip") && at("--skip") < at("--target-ms"), "by use: {long}");
-        assert!(at("--target-ms") < at("--in-process") && long.contains("-V, --version"), "{long}");
-    }
-
-    #[test]
-    fn axes_parse_and_the_branch_alias_comes_first() {
-        let parsed = cli(&["--axis", "branch.n=0:64:32", "--branch-iterations", "8:8:1"]).unwrap();
-        let settings = parsed.axis_settings();
-        assert_eq!(settings.len(), 2);
-        assert_eq!(settings[0].values, [8], "--branch-iterations first");
-        assert_eq!(settings[1].values, [0, 32, 64], "so a later --axis wins");
-        for bad in ["branch.n=8:0:8", "branch.q=1", "nosuch.n=1", "branch.n"] {
-            assert_eq!(cli(&["--axis", bad]).unwrap_err().exit_code(), 2, "{bad}");
-        }
-        let error = cli(&["--axis", "branch.q=1"]).unwrap_err().to_string();
-        assert!(
-            error.contains("the family `branch` has no axis `q`; its axes: n (payload iterations"),
-            "the error lists the family's axes: {error}"
-        );
-    }
-}

@@ -4,9 +4,9 @@ use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = perftest::cli::parse();
-    if cli.worker {
-        let request = perftest::app::request(&cli);
+    let cli = perftest::app::parse();
+    if cli.run.worker {
+        let request = perftest::app::run::request(&cli.run);
         return ExitCode::from(perftest::runner::work::serve(&request));
     }
     match perftest::app::run(&cli) {

@@ -108,7 +108,7 @@ fn options(command: &clap::Command, within: &str, out: &mut Vec<(String, String)
 fn the_options_page_lists_every_option_and_no_other() {
     let page = read("docs/options.md");
     let mut all = Vec::new();
-    options(&perftest::cli::Cli::command(), "perftest", &mut all);
+    options(&perftest::app::Cli::command(), "perftest", &mut all);
     // Sections: "## A run" for the run's options, then "## compare", "## show", ...
     let section = |name: &str| -> String {
         let name = if name == "perftest" { "A run" } else { name };

@@ -61,7 +61,7 @@ proptest! {
     #[test]
     fn the_command_line_parser_never_panics(args in proptest::collection::vec(arg(), 0..8)) {
         let argv = std::iter::once(OsString::from("perftest")).chain(args);
-        if let Err(error) = perftest::cli::parse_from(argv) {
+        if let Err(error) = perftest::app::parse_from(argv) {
             // --help and --version end as "errors" with code 0; everything else is a usage error.
             prop_assert!(matches!(error.exit_code(), 0 | 2), "exit {}: {error}", error.exit_code());
         }

@@ -117,13 +117,13 @@ fn health_document() -> String {
     let found = perftest::results::files::gather(&[kept], perftest::results::files::Depth::Top).unwrap();
     let runs: Vec<perftest::results::Run> =
         found.files.iter().map(|f| perftest::results::load(f).unwrap()).collect();
-    let label = |run| perftest::session::fleet::label("", run);
+    let label = |run| perftest::analysis::fleet::label("", run);
     let members: Vec<perftest::analysis::fleet::Member> =
         runs.iter().map(|run| perftest::analysis::fleet::Member { label: label(run), run }).collect();
     let reference = root().join("results/fleetday/h100-x4.reference.json");
-    let reference = perftest::session::fleet::load_reference(&reference).unwrap();
+    let reference = perftest::analysis::fleet::reference::Reference::load(&reference).unwrap();
     let fleet = perftest::analysis::fleet::judge_against(&members, Some(&reference));
-    perftest::session::health::document(&fleet, runs.len(), 15.0) + "\n"
+    perftest::report::sections::health::document(&fleet, runs.len(), 15.0) + "\n"
 }
 
 #[test]

@@ -316,6 +316,40 @@ impl Fleet {
         }
     }
 
+    /// The screen's ending: `Ok` when nothing is to be acted on, else the error whose exit code
+    /// says the conclusion (20, 16, 18, 17, 19).
+    pub fn ending(&self) -> crate::error::Result<()> {
+        use crate::error::Error;
+        match self.conclusion() {
+            Conclusion::Healthy => Ok(()),
+            Conclusion::Faulty(devices) => Err(Error::Faulty { count: devices.len(), devices }),
+            Conclusion::Slow(devices) => Err(Error::SlowerThanFleet { count: devices.len(), devices }),
+            Conclusion::Unjudged(devices) => Err(Error::Unjudged { count: devices.len(), devices }),
+            Conclusion::Interference(devices) => Err(Error::Interference { count: devices.len(), devices }),
+            Conclusion::Unconfirmed(devices) => Err(Error::Unconfirmed { count: devices.len(), devices }),
+        }
+    }
+
+    /// Whether the node of these GPUs should be drained (`health --drain`), and for which: a GPU
+    /// fault, a GPU slow (confirmed, or in a compute unit), or a GPU on which nothing was timed.
+    /// Noise, a reference that lacks the model or its cases, or a GPU another process shared, is
+    /// no reason to drain.
+    pub fn drain(&self) -> Option<Drain> {
+        match self.conclusion() {
+            Conclusion::Faulty(devices) => return Some(Drain::Faulty(devices)),
+            Conclusion::Slow(devices) => return Some(Drain::Slow(devices)),
+            _ => {}
+        }
+        let broken: Vec<String> = self
+            .groups
+            .iter()
+            .flat_map(|g| {
+                g.unjudged.iter().filter(|u| u.broken).map(|u| format!("{}: {}", g.devices[u.device], u.why))
+            })
+            .collect();
+        (!broken.is_empty()).then_some(Drain::Broken(broken))
+    }
+
     /// Every device that fails the screen for want of a judgement, as `label: why`: a device
     /// with nothing to judge, a shared GPU, a device that left no run.
     pub fn unjudged(&self) -> Vec<String> {
@@ -332,6 +366,17 @@ impl Fleet {
         });
         groups.chain(shared).chain(missing).collect()
     }
+}
+
+/// Why a node should be drained ([`Fleet::drain`]), with the devices.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Drain {
+    /// GPUs on which a case lost the device, crashed or hung, each with why.
+    Faulty(Vec<String>),
+    /// GPUs slow again, or with a slow compute unit.
+    Slow(Vec<String>),
+    /// GPUs on which nothing was timed, each with why.
+    Broken(Vec<String>),
 }
 
 /// Groups `members` (in the order their keys first appear) and judges each group among its
@@ -426,6 +471,7 @@ pub(crate) fn case_names<'a>(members: &[&Member<'a>]) -> Vec<&'a str> {
 
 mod device;
 mod group;
+pub use device::{label, slim};
 pub mod reference;
 #[cfg(test)]
 pub(crate) mod tests;

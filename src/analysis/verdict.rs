@@ -81,10 +81,51 @@ pub fn verdict(reference: &CaseResult, other: &CaseResult) -> Option<(Verdict, f
     Some((verdict, change))
 }
 
+/// The cases of later runs slower than in the first beyond its noise and by more than
+/// `percent` (`compare --fail-on-slower`), worst first: (name, change).
+pub fn slower_than(runs: &[crate::results::model::Run], percent: f64) -> Vec<(String, f64)> {
+    let mut slower = Vec::new();
+    for matched in super::matching::match_runs(runs) {
+        let Some(first) = matched.found[0] else { continue };
+        for later in matched.found.iter().skip(1).flatten() {
+            if let Some((Verdict::Slower, change)) = verdict(first, later) {
+                if -change * 100.0 > percent {
+                    slower.push((matched.name.to_owned(), change));
+                }
+            }
+        }
+    }
+    slower.sort_by(|a, b| a.1.total_cmp(&b.1));
+    slower
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::results::model::{tests::sample_run, Amount};
+
+    #[test]
+    fn a_case_made_five_percent_slower_gates_ci() {
+        let mut base = sample_run();
+        let template = base.cases[0].clone();
+        base.cases = (0..100)
+            .map(|i| CaseResult {
+                name: format!("case {i}"),
+                samples_ms: vec![20.0, 20.01, 19.99],
+                ..template.clone()
+            })
+            .collect();
+        let mut slower = base.clone();
+        slower.cases[42].rate.as_mut().unwrap().value *= 0.95;
+        assert!(slower_than(&[base.clone(), base.clone()], 2.0).is_empty());
+        let gate = slower_than(&[base.clone(), slower], 2.0);
+        assert_eq!(gate.len(), 1);
+        assert_eq!(gate[0].0, "case 42");
+        assert!((gate[0].1 + 0.05).abs() < 1e-9);
+        let mut within = base.clone();
+        within.cases[42].rate.as_mut().unwrap().value *= 0.95;
+        assert!(slower_than(&[base, within], 6.0).is_empty(), "5% is within a 6% gate");
+    }
 
     fn case(rate: f64, samples: &[f64]) -> CaseResult {
         let mut case = sample_run().cases[0].clone();

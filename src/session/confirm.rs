@@ -1,12 +1,14 @@
-//! `perftest fleet --confirm`: each suspect on this host measured again before a verdict. Its slow
-//! cases run on it alone and on a healthy peer of its host alone (perftest itself, `--case` by
-//! name); where it is not slow alone, on every GPU of the host at once. The judging is
+//! Suspects measured again before a verdict. `perftest fleet --confirm`: each suspect's slow cases
+//! on it alone and on a healthy peer of its host alone (perftest itself, `--case` by name); where
+//! it is not slow alone, on every GPU of the host at once. `perftest health`: every suspect's slow
+//! cases on every GPU of its model here at once, held to the reference. The judging is
 //! [`crate::analysis::confirm`]'s.
 
 use std::path::{Path, PathBuf};
 
 use super::child::{Ended, Job, Pick};
-use crate::analysis::confirm::{median_of, rate_in, rejudge, verdict, Confirmation};
+use crate::analysis::confirm::{median_of, rate_in, rejudge, verdict, Confirmation, Rejudged, Verdict};
+use crate::analysis::fleet::reference::Reference;
 use crate::analysis::fleet::{Fleet, Group, Member, Standing};
 use crate::error::{Error, Result};
 use crate::results::Run;
@@ -36,13 +38,92 @@ pub fn confirm(fleet: &Fleet, members: &[Member<'_>]) -> Result<Vec<Confirmation
     Ok(confirmed)
 }
 
+/// Measures every suspect's slow cases again, on every GPU of its model here at once (one run,
+/// so that a node of eight slow GPUs is confirmed within Slurm's minute), and holds each
+/// suspect's cases to the reference's medians: slow again in half of them or more is slow.
+pub fn confirm_at_once(
+    fleet: &Fleet,
+    members: &[Member<'_>],
+    reference: &Reference,
+    dir: &Path,
+) -> Result<Vec<Confirmation>> {
+    let mut confirmed = Vec::new();
+    for (n, group) in fleet.groups.iter().enumerate() {
+        let suspects: Vec<&Standing> = group.ranking.iter().filter(|s| s.slow && s.slower > 0).collect();
+        let Some(like) = suspects.first().and_then(|s| run_of(members, &s.label)) else {
+            continue;
+        };
+        let slow_cases = |device: usize| slow_cases(group, device);
+        let mut cases: Vec<String> = Vec::new();
+        for case in suspects.iter().flat_map(|s| slow_cases(s.device)) {
+            if !cases.contains(&case) {
+                cases.push(case);
+            }
+        }
+        let labels: Vec<&str> = suspects.iter().map(|s| s.label.as_str()).collect();
+        super::progress::say(&format!(
+            "perftest health: {} slow case(s) of {} measured again at once",
+            cases.len(),
+            labels.join(", ")
+        ));
+        let again = measure_at_once(like, &cases, dir, &format!("again{}", n + 1))?;
+        for suspect in &suspects {
+            let Some(run) = run_of(members, &suspect.label) else { continue };
+            let mine = slow_cases(suspect.device);
+            let families = families_of(run, &mine);
+            let found =
+                again.iter().find(|r| r.device.slot().is_some() && r.device.slot() == run.device.slot());
+            let Some(measured) = found else {
+                // Its run measured again left nothing (its worker died, its device was lost): slow.
+                confirmed.push(Confirmation {
+                    label: suspect.label.clone(),
+                    families,
+                    alone: Rejudged {
+                        against: "nothing: measured again, it gave no result".into(),
+                        ..Rejudged::default()
+                    },
+                    together: None,
+                    with: Vec::new(),
+                    at_once: true,
+                    verdict: Verdict::Slow,
+                });
+                continue;
+            };
+            // The reference's median, its spread as the noise on its side: slow again is slow
+            // beyond 1% and three times that spread (or the case's own noise), where the first
+            // judgement asked 3.5 spreads.
+            let model = reference.model(&group.key);
+            let expected = |name: &str| {
+                let e = model?.case(name)?;
+                (e.median > 0.0).then(|| (e.median, e.spread / e.median))
+            };
+            let alone = rejudge(measured, &mine, expected, "the reference's medians");
+            let with: Vec<String> = again
+                .iter()
+                .filter(|r| r.device.slot() != run.device.slot())
+                .filter_map(|r| r.device.slot().map(str::to_owned))
+                .collect();
+            confirmed.push(Confirmation {
+                label: suspect.label.clone(),
+                families,
+                verdict: verdict(&alone, None),
+                alone,
+                together: None,
+                with,
+                at_once: true,
+            });
+        }
+    }
+    Ok(confirmed)
+}
+
 /// The cases in which `group`'s device `device` was slower than its fleet (or reference).
-pub(super) fn slow_cases(group: &Group, device: usize) -> Vec<String> {
+fn slow_cases(group: &Group, device: usize) -> Vec<String> {
     group.outliers.iter().filter(|o| o.device == device && o.change < 0.0).map(|o| o.case.clone()).collect()
 }
 
 /// The families of `cases` in `run`, in first-seen order.
-pub(super) fn families_of(run: &Run, cases: &[String]) -> Vec<String> {
+fn families_of(run: &Run, cases: &[String]) -> Vec<String> {
     let mut families: Vec<String> = Vec::new();
     for name in cases {
         let family = run.cases.iter().find(|c| c.name == *name).map(|c| c.family.clone());
@@ -54,7 +135,7 @@ pub(super) fn families_of(run: &Run, cases: &[String]) -> Vec<String> {
 }
 
 /// The run of the device the fleet labels `label`.
-pub(super) fn run_of<'a>(members: &[Member<'a>], label: &str) -> Option<&'a Run> {
+fn run_of<'a>(members: &[Member<'a>], label: &str) -> Option<&'a Run> {
     members.iter().find(|m| m.label == label).map(|m| m.run)
 }
 
@@ -157,7 +238,7 @@ fn measure(like: &Run, device: &str, cases: &[String], json: &Path) -> Result<Ru
 
 /// `cases` measured on every GPU of the host named like `like`'s at once, as `like` measured
 /// them: each GPU's run, its JSON under `dir` as `NAME-gpuN.json`.
-pub(super) fn measure_at_once(like: &Run, cases: &[String], dir: &Path, name: &str) -> Result<Vec<Run>> {
+fn measure_at_once(like: &Run, cases: &[String], dir: &Path, name: &str) -> Result<Vec<Run>> {
     let json = dir.join(format!("{name}.json"));
     run_perftest(Pick::Every(&like.device.name), like, cases, &json)?;
     let mut runs = Vec::new();

@@ -1,5 +1,6 @@
 //! The devices of a group of runs: runs of one GPU (its UUID) are one device, each case's rate
-//! the median over its runs, its noise the largest of theirs and their spread.
+//! the median over its runs, its noise the largest of theirs and their spread; how a fleet names
+//! a device, and what it keeps of a run.
 
 use super::Member;
 use crate::analysis::verdict::noise;
@@ -61,4 +62,33 @@ pub(super) fn unit_of(devices: &[Device<'_>], name: &str) -> Option<crate::resul
         .iter()
         .find_map(|d| measured(d, name, None))
         .and_then(|m| m.case.timed_rate().map(|r| r.unit.clone()))
+}
+
+/// How a fleet names the device of `run` read from `file`: `host/PCI address` where the run
+/// recorded both, else the file.
+pub fn label(file: &str, run: &Run) -> String {
+    match (&run.host, run.device.slot()) {
+        (Some(host), Some(slot)) => format!("{host}/{slot}"),
+        _ => file.to_owned(),
+    }
+}
+
+/// Keeps of `run` what a fleet judges (rates, their noise, clocks, per-unit rates, flags, phases,
+/// who ran where), not its samples, notes, statistics or header: a folder of large runs is
+/// judged in about the memory of one.
+pub fn slim(run: &mut Run) {
+    for case in &mut run.cases {
+        if case.samples_ms.len() >= 2 {
+            case.cv = Some(noise(case));
+        }
+        case.samples_ms = Vec::new();
+        case.notes = Vec::new();
+        case.shader_stats = Vec::new();
+        case.rates = Vec::new();
+        case.per_clock = Vec::new();
+        case.remeasured = Vec::new();
+        case.compiled = None;
+    }
+    (run.facts, run.warm_up) = (None, None);
+    (run.header, run.levels) = (String::new(), Vec::new());
 }

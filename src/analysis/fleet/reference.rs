@@ -153,6 +153,46 @@ impl Reference {
     }
 }
 
+impl Reference {
+    /// The reference at `path`, checked: a file that is no reference, or one no screen could have
+    /// written, is refused (exit 10) with what to do.
+    pub fn load(path: &std::path::Path) -> crate::error::Result<Reference> {
+        let bad =
+            |problem: String| crate::error::Error::ResultsFile { path: path.display().to_string(), problem };
+        let text = crate::bounded::read_json(
+            path,
+            crate::results::model::MAX_FILE_BYTES,
+            "a reference written by perftest fleet --write-reference",
+        )
+        .map_err(bad)?;
+        // A newer perftest's reference says so before its fields are read.
+        let format = serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .and_then(|v| v.get("perftest_reference").and_then(serde_json::Value::as_u64));
+        if let Some(newer) = format.filter(|f| *f > u64::from(FORMAT)) {
+            return Err(bad(format!(
+                "is reference format {newer}, newer than this perftest's {FORMAT}: use a newer perftest"
+            )));
+        }
+        let reference: Reference = serde_json::from_str(&text).map_err(|e| {
+            bad(format!("is not a perftest reference ({e}): make one with perftest fleet --write-reference"))
+        })?;
+        let axes = reference.models.iter().flat_map(|m| m.settings.axes.iter());
+        let axis = axes.map(|a| (a, crate::registry::parse_setting(a))).find(|(_, parsed)| parsed.is_err());
+        let problem = reference.problem().or_else(|| {
+            axis.map(|(text, parsed)| {
+                format!("holds an axis perftest cannot run ({text}: {})", parsed.err().unwrap_or_default())
+            })
+        });
+        match problem {
+            Some(problem) => {
+                Err(bad(format!("{problem}: make it again with perftest fleet --write-reference")))
+            }
+            None => Ok(reference),
+        }
+    }
+}
+
 /// The reference a screen's `members` make: each group a model, each case timed on
 /// [`MIN_VALUES`] devices (else runs) with its median and spread. `made` is the date to record.
 pub fn make(members: &[Member<'_>], made: String) -> Reference {

@@ -12,6 +12,7 @@ mod clock;
 pub mod compare;
 pub mod energy;
 pub mod fleet;
+pub mod health;
 pub mod history;
 pub mod instructions;
 pub(crate) mod levels;

@@ -1,0 +1,77 @@
+//! `perftest history`: runs (files, and folders at any depth), each device's changes over time
+//! ([`crate::analysis::history`]), as text, markdown or JSON, and as a page with a chart per device.
+
+use std::path::PathBuf;
+
+use super::emit::{self, Format};
+use crate::analysis::fleet::Member;
+use crate::error::{Error, Result};
+use crate::results::files::Depth;
+
+/// `perftest history`'s options.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// JSON results files, or folders of them (every *.json under each, at any depth).
+    #[arg(required = true, value_name = "RUN|DIR")]
+    pub inputs: Vec<PathBuf>,
+    /// text, markdown or json.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Write to FILE (atomically) instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Also write a page with a chart per device that changed into DIR (index.html,
+    /// report.md, charts/).
+    #[arg(long, value_name = "DIR")]
+    pub report: Option<PathBuf>,
+}
+
+/// Runs `perftest history` as `args` say.
+pub fn run(args: &Args) -> Result<()> {
+    let say = crate::session::progress::say;
+    let (files, skipped) = super::inputs::gather(&args.inputs, Depth::Any)?;
+    let page = args.report.as_ref().map(|dir| [dir.join("index.html"), dir.join("report.md")]);
+    let mut outputs = vec![("--output", args.output.as_deref())];
+    outputs.extend(page.iter().flatten().map(|p| ("--report", Some(p.as_path()))));
+    emit::guard(&outputs, &super::inputs::named(&files))?;
+    for skipped in &skipped {
+        let path = skipped.path.display().to_string();
+        say(&format!("perftest history: skipped {} {}", crate::format::printable_lines(&path), skipped.why));
+    }
+    let mut not_runs = Vec::new();
+    let hint = "pass the runs kept with --json (perftest health --keep keeps them)";
+    let runs = super::inputs::load_runs(&files, &args.inputs, hint, &mut not_runs, |file, run| {
+        // A history is in time order: a date that is no time would put its run anywhere.
+        if humantime::parse_rfc3339_weak(&run.date).is_err() {
+            return Err(Error::ResultsFile {
+                path: file.display().to_string(),
+                problem: format!(
+                    "has the date {:?}, which is no RFC 3339 time (2026-11-28T06:00:00Z): history orders runs \
+                     by it; leave the file out or give it the date it ran",
+                    crate::format::printable_lines(&run.date)
+                ),
+            });
+        }
+        crate::analysis::fleet::slim(run);
+        Ok(())
+    });
+    if !not_runs.is_empty() {
+        say(&format!("perftest history: {} JSON file(s) that are not perftest runs skipped", not_runs.len()));
+    }
+    let runs = runs?;
+    let members: Vec<Member<'_>> =
+        runs.iter().map(|(file, run)| Member { label: file.clone(), run }).collect();
+    let devices = crate::analysis::history::history(&members);
+    let document = emit::document(
+        args.format,
+        || crate::report::sections::history::to_text(&devices),
+        || crate::report::sections::history::to_markdown(&devices),
+        &devices,
+        "the history",
+    )?;
+    if let Some(dir) = &args.report {
+        let blocks = crate::report::sections::history::blocks(&devices, true);
+        crate::report::page::write_blocks(dir, "perftest history", &blocks)?;
+    }
+    emit::write(args.output.as_deref(), &document)
+}
