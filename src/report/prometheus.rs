@@ -100,9 +100,9 @@ impl Metric {
     }
 }
 
-/// Whether `case` of `family` is one of the family's `--quick` cases.
-fn headline(family: &str, case: &str) -> bool {
-    crate::registry::families().iter().any(|f| f.name == family && f.quick.contains(&case))
+/// Whether `case` of `run` is one of its family's `--quick` cases, as the run recorded them.
+fn headline(run: &Run, family: &str, case: &str) -> bool {
+    run.families.iter().any(|f| f.name == family && f.is_headline(case))
 }
 
 /// The metrics of `fleet`, judged from `members`: per GPU whether it passed, its slow and judged
@@ -153,7 +153,7 @@ pub fn render(fleet: &Fleet, members: &[Member<'_>]) -> String {
                 let seconds = time.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
                 when.set(gpu.clone(), seconds as f64);
             }
-            for case in run.cases.iter().filter(|c| headline(&c.family, &c.name)) {
+            for case in run.cases.iter().filter(|c| headline(run, &c.family, &c.name)) {
                 if let Some(rate) = case.timed_rate() {
                     let labels = format!(
                         "{gpu},case=\"{}\",unit=\"{}\"",
@@ -246,6 +246,34 @@ mod tests {
         let second = humantime::parse_rfc3339("2026-11-28T02:00:00Z").unwrap();
         let seconds = second.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
         assert_eq!(line("perftest_gpu_run_timestamp_seconds"), Some(seconds.to_string()), "the latest");
+    }
+
+    #[test]
+    fn the_headline_rates_are_those_the_run_recorded_not_todays_registry() {
+        use crate::analysis::fleet::{judge, tests::device_run};
+        let runs: Vec<Run> = (0..3u32)
+            .map(|i| {
+                let mut run = device_run("NVIDIA H200", i, 1.0);
+                run.device.uuid = Some(format!("{i:08x}"));
+                let family = run.cases[0].family.clone();
+                run.families = vec![crate::results::family::FamilyFacts {
+                    name: family,
+                    measures: String::new(),
+                    ratio_note: None,
+                    levels: false,
+                    has_peak: false,
+                    axes: Vec::new(),
+                    quick: vec!["case 7".into()],
+                }];
+                run
+            })
+            .collect();
+        let members: Vec<Member> =
+            runs.iter().enumerate().map(|(i, run)| Member { label: format!("gpu{i}"), run }).collect();
+        let text = render(&judge(&members), &members);
+        let rates: Vec<&str> = text.lines().filter(|l| l.starts_with("perftest_case_rate{")).collect();
+        assert_eq!(rates.len(), 3, "{rates:#?}");
+        assert!(rates.iter().all(|l| l.contains("case=\"case 7\"")), "{rates:#?}");
     }
 
     #[test]

@@ -25,6 +25,10 @@ pub struct FamilyFacts {
     /// Its axes, in declared order.
     #[serde(default)]
     pub axes: Vec<AxisFacts>,
+    /// Its headline cases, what `--quick` runs of it (files before this field: filled on load
+    /// from this perftest's registry, as the families of files before format 7 are).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub quick: Vec<String>,
 }
 
 /// One axis of a family.
@@ -58,7 +62,13 @@ impl FamilyFacts {
                     },
                 })
                 .collect(),
+            quick: family.quick.iter().map(|&name| name.to_owned()).collect(),
         }
+    }
+
+    /// Whether `case` is one of its headline cases (`--quick`'s).
+    pub fn is_headline(&self, case: &str) -> bool {
+        self.quick.iter().any(|name| name == case)
     }
 
     /// The facts of the registered families named in `names`, in run order (a name the

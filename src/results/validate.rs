@@ -11,6 +11,9 @@ use crate::format::printable;
 /// baseline, axis or label name, a device name or driver above this was edited.
 pub const MAX_NAME_CHARS: usize = 1024;
 
+/// The most headline (`--quick`) cases a family lists; perftest's have at most a few dozen.
+const MAX_QUICK: usize = 1024;
+
 /// The longest unit (`loads/clk/SM`, `B/s`).
 const MAX_UNIT_CHARS: usize = 64;
 
@@ -107,6 +110,13 @@ pub fn check(run: &Run) -> Result<(), String> {
     }
     for family in &run.families {
         name("the families", "a name", &family.name)?;
+        if family.quick.len() > MAX_QUICK {
+            return Err(format!(
+                "lists {} headline cases of a family, more than any family has; was it edited?",
+                family.quick.len()
+            ));
+        }
+        family.quick.iter().try_for_each(|case| name("the families", "a headline case", case))?;
     }
     // A case keeps at most the samples its run asked for: a fleet keeps every run's.
     let most = run.settings.samples.max(1) as usize;
