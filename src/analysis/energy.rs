@@ -154,7 +154,6 @@ pub(crate) mod tests {
             joules: 1600.0,
             measurements: 200,
             busy: None,
-            watts: 400.0,
             per_unit: vec![Amount { value: board, unit: Measure::Energy(unit) }],
             above_idle: vec![Amount { value: above, unit: Measure::Energy(unit) }],
         }

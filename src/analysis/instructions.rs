@@ -237,7 +237,6 @@ pub(crate) mod tests {
             joules: 1200.0,
             measurements: 200,
             busy: None,
-            watts: 300.0,
             per_unit: vec![Amount { value: pj, unit }],
             above_idle: Vec::new(),
         }));

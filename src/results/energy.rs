@@ -1,6 +1,6 @@
 //! Energy as a run's record keeps it (format 9): the run's sensor and the idle device's power, and
-//! per case the window its work was held for, the watts, and the picojoules per unit of work, for
-//! the board and above the idle board.
+//! per case the window its work was held for, its joules (the watts are computed from them), and
+//! the picojoules per unit of work, for the board and above the idle board.
 
 use serde::{Deserialize, Serialize};
 
@@ -64,8 +64,6 @@ pub struct CaseEnergy {
     /// between measurements, where the board's energy counts and the work's does not).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub busy: Option<f64>,
-    /// The board's average watts over it.
-    pub watts: f64,
     /// Picojoules per unit of each of the case's work units (`pJ/FLOP`), for the board.
     pub per_unit: Vec<Amount>,
     /// The same above the idle board: what the work added (empty where the idle power is unknown,
@@ -81,27 +79,31 @@ impl CaseEnergy {
         if !(held.seconds > 0.0 && held.joules > 0.0 && held.measurements > 0) {
             return None;
         }
-        let measurements = held.measurements as f64;
         let per = |joules: f64| -> Vec<Amount> {
             work.iter()
                 .filter(|(amount, _)| *amount > 0.0)
                 .map(|(amount, w)| Amount {
-                    value: joules / (amount * measurements) * 1e12,
+                    value: held.picojoules(joules, *amount),
                     unit: Measure::Energy(w.unit),
                 })
                 .collect()
         };
         // Above idle only where the work added at least 1% to the board: less is within the noise.
-        let above = idle_w.map(|idle| held.joules - idle * held.seconds).filter(|j| *j >= 0.01 * held.joules);
+        let above = idle_w.map(|idle| held.above(idle)).filter(|j| *j >= 0.01 * held.joules);
         Some(CaseEnergy {
             seconds: held.seconds,
             joules: held.joules,
             measurements: held.measurements,
             busy: (held.gpu_s > 0.0).then(|| held.busy()),
-            watts: held.watts(),
             per_unit: per(held.joules),
             above_idle: above.map(per).unwrap_or_default(),
         })
+    }
+
+    /// The board's average watts over the window (computed: files of format 9 that kept it are
+    /// read, and the kept figure ignored).
+    pub fn watts(&self) -> f64 {
+        crate::record::energy::watts(self.joules, self.seconds)
     }
 
     /// The board's picojoules per the case's first work unit, with the unit.
@@ -128,7 +130,7 @@ mod tests {
         let held = Held { seconds: 4.0, joules: 1600.0, measurements: 200, gpu_s: 3.98 };
         let work = [(61.4e9, Work::new(1.0, Unit::Byte)), (3.84e9, Work::new(1.0, Unit::Load))];
         let e = CaseEnergy::of(&held, &work, Some(123.5)).unwrap();
-        assert_eq!(e.watts, 400.0);
+        assert_eq!(e.watts(), 400.0);
         let (board, above) = e.per(Unit::Byte);
         assert!((board.unwrap() - 130.29).abs() < 0.01, "{board:?}");
         assert!((above.unwrap() - 90.06).abs() < 0.01, "{above:?}");

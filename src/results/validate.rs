@@ -189,16 +189,13 @@ fn case(c: &CaseResult) -> Result<(), String> {
         }
     }
     if let Some(energy) = &c.energy {
-        for figure in [energy.seconds, energy.joules, energy.watts, energy.measurements as f64] {
-            positive(&who, "energy window, joules or watts", Some(figure))?;
+        for figure in [energy.seconds, energy.joules, energy.measurements as f64] {
+            positive(&who, "energy window, joules or measurements", Some(figure))?;
         }
         if energy.busy.is_some_and(|b| !(0.0..=1.5).contains(&b)) {
             return Err(format!(
                 "has an impossible share of its energy window busy for {who}; was it edited?"
             ));
-        }
-        if (energy.watts * energy.seconds / energy.joules - 1.0).abs() > 1e-6 {
-            return Err(format!("has energy whose watts are not its joules over its seconds for {who}"));
         }
         for amount in energy.per_unit.iter().chain(&energy.above_idle) {
             self::amount(&who, amount)?;

@@ -1,8 +1,8 @@
 //! An energy counter as the kernel and the vendors keep one: a whole number that only grows, in
 //! some unit, and wraps to zero past a known range (RAPL's `max_energy_range_uj`) or never
 //! (NVML's millijoules since the driver loaded, hwmon's 64-bit microjoules). [`Unwrapped`] turns
-//! its readings into joules since the first, across wraps; [`Window`] turns two of them and their
-//! times into watts, the energy above an idle power, and picojoules per unit of work.
+//! its readings into joules since the first, across wraps (the arithmetic of a window of them is
+//! `record::energy`'s).
 
 /// The readings of one counter, unwrapped.
 #[derive(Clone, Debug, PartialEq)]
@@ -45,32 +45,6 @@ impl Unwrapped {
     }
 }
 
-/// The energy of a stretch of time: two readings of a counter and when they were taken.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Window {
-    /// Joules between the two readings.
-    pub joules: f64,
-    /// Seconds between them.
-    pub seconds: f64,
-}
-
-impl Window {
-    /// Average watts over the window (`None` for an empty one).
-    pub fn watts(&self) -> Option<f64> {
-        (self.seconds > 0.0).then(|| self.joules / self.seconds)
-    }
-
-    /// The joules above `idle_watts` held for the window: what the work added to the idle board.
-    pub fn above(&self, idle_watts: f64) -> f64 {
-        self.joules - idle_watts * self.seconds
-    }
-
-    /// Picojoules per unit of work, of `joules` spent on `units` (`None` without work).
-    pub fn picojoules(joules: f64, units: f64) -> Option<f64> {
-        (units > 0.0 && joules.is_finite()).then(|| joules / units * 1e12)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,21 +68,5 @@ mod tests {
         assert!((c.take(6_500).unwrap() - 1.5).abs() < 1e-12, "millijoules");
         let why = c.take(100).unwrap_err();
         assert!(why.contains("went back from 6500 to 100"), "{why}");
-    }
-
-    #[test]
-    fn a_window_gives_watts_energy_above_idle_and_picojoules_per_unit() {
-        // The H100's HBM stream of results/energy/h100-cuda-energy.txt: 406.7 W for 4.10 s at
-        // 3.105 TB/s, idle 125.6 W.
-        let w = Window { joules: 406.7 * 4.10, seconds: 4.10 };
-        assert!((w.watts().unwrap() - 406.7).abs() < 1e-9);
-        let bytes = 3.105e12 * 4.10;
-        let board = Window::picojoules(w.joules, bytes).unwrap();
-        let above = Window::picojoules(w.above(125.6), bytes).unwrap();
-        assert!((board - 131.0).abs() < 0.1, "{board}");
-        assert!((above - 90.53).abs() < 0.1, "{above}");
-        assert_eq!(Window { joules: 1.0, seconds: 0.0 }.watts(), None);
-        assert_eq!(Window::picojoules(1.0, 0.0), None);
-        assert_eq!(Window::picojoules(f64::NAN, 1.0), None);
     }
 }

@@ -219,7 +219,6 @@ fn a_board_spending_more_energy_for_the_same_work_is_named_and_a_few_percent_is_
                 joules: 1600.0,
                 measurements: 200,
                 busy: None,
-                watts: 400.0,
                 per_unit: vec![Amount { value: pj, unit: "pJ/loads".into() }],
                 above_idle: Vec::new(),
             }));

@@ -111,7 +111,7 @@ pub fn levels(run: &Run) -> Table {
 
 fn cells(row: &Level, fmas: Option<f64>) -> Vec<Cell> {
     let unit = format!("pJ/{}", row.unit.amount_name());
-    let watts = row.case.energy.as_ref().map(|e| e.watts);
+    let watts = row.case.energy.as_ref().map(|e| e.watts());
     vec![
         Cell::text(row.level.as_str()),
         Cell::text(row.case.name.as_str()),
@@ -145,7 +145,7 @@ fn cases(run: &Run) -> Table {
                 Cell::text(case.name.as_str()),
                 Cell::number(energy.seconds, "s", Hint::Fixed(2)),
                 energy.busy.map_or(Cell::Missing("-".into()), |b| Cell::number(b * 100.0, "", Hint::Percent)),
-                Cell::number(energy.watts, "W", Hint::Fixed(0)),
+                Cell::number(energy.watts(), "W", Hint::Fixed(0)),
                 last(&energy.per_unit),
                 last(&energy.above_idle),
             ],
