@@ -15,8 +15,6 @@ use crate::caps::{Feature, Requirements};
 use crate::error::Result;
 use crate::record::measurement::STEADY;
 use crate::registry::{CaseSpec, Glsl, Push};
-use crate::vk::commands::{submit, Stamp};
-use crate::vk::timestamps::elapsed_ms;
 use crate::vk::{Context, TimestampPool};
 
 const GLSL: Glsl = Glsl { file: "clock.glsl", source: include_str!("../../glsl/clock.glsl") };
@@ -165,22 +163,10 @@ impl<'ctx> ClockProbe<'ctx> {
     /// The clock rate now, in MHz; `None` if the readings are inconsistent (a clock that
     /// stopped or wrapped, timestamps out of order).
     pub fn mhz(&self) -> Result<Option<f64>> {
-        let info = &self.ctx.info;
         let mut clocks = [0u64; 2];
         let mut ms = [0f64; 2];
         for (slot, spin) in SPINS.into_iter().enumerate() {
-            let mut bound = Ok(());
-            submit(self.ctx, |rec| {
-                rec.reset_timestamps(&self.timestamps);
-                bound = self.kernel.bind(rec, &[spin, slot as u32]);
-                rec.timestamp(&self.timestamps, Stamp::Start);
-                rec.dispatch([1, 1, 1]);
-                rec.timestamp(&self.timestamps, Stamp::End);
-                rec.host_barrier();
-            })?;
-            bound?;
-            let [start, end] = self.timestamps.read()?;
-            let Some(elapsed) = elapsed_ms(start, end, info.timestamp_valid_bits, info.timestamp_period)
+            let Some(elapsed) = self.kernel.time_alone(self.ctx, &self.timestamps, &[spin, slot as u32])?
             else {
                 return Ok(None);
             };

@@ -7,9 +7,10 @@ use super::pipelines::{self, Pipelines};
 use crate::error::{Error, Result};
 use crate::registry::{CaseSpec, Mode, Push};
 use crate::vk::buffer::BufferDesc;
-use crate::vk::commands::Recorder;
+use crate::vk::commands::{submit, Recorder, Stamp};
 use crate::vk::pipeline::{Binding, DescriptorSet};
-use crate::vk::{Buffer, Context, Pipeline};
+use crate::vk::timestamps::elapsed_ms;
+use crate::vk::{Buffer, Context, Pipeline, TimestampPool};
 
 /// A built kernel. Fields drop in order: the set before the buffer it binds, the pipelines last.
 pub struct Kernel<'ctx> {
@@ -52,6 +53,30 @@ impl<'ctx> Kernel<'ctx> {
         let pipeline = pipeline(&self.pipelines, &self.case)?;
         rec.bind(pipeline, &self.set, &Push::words(push).bytes(Mode::Time));
         Ok(())
+    }
+
+    /// Times one workgroup of the kernel with the words `push`, alone in a submission of its own
+    /// between the two queries of `timestamps`: its GPU milliseconds, or `None` where the
+    /// timestamps say nothing (equal, or out of order). The clock probe's spins and the witness's
+    /// calibration are timed so.
+    pub fn time_alone(
+        &self,
+        ctx: &Context,
+        timestamps: &TimestampPool<'_>,
+        push: &[u32],
+    ) -> Result<Option<f64>> {
+        let mut bound = Ok(());
+        submit(ctx, |rec| {
+            rec.reset_timestamps(timestamps);
+            bound = self.bind(rec, push);
+            rec.timestamp(timestamps, Stamp::Start);
+            rec.dispatch([1, 1, 1]);
+            rec.timestamp(timestamps, Stamp::End);
+            rec.host_barrier();
+        })?;
+        bound?;
+        let [start, end] = timestamps.read()?;
+        Ok(elapsed_ms(start, end, ctx.info.timestamp_valid_bits, ctx.info.timestamp_period))
     }
 
     /// The results buffer's bytes, as the last finished submission left them.

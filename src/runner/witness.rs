@@ -19,8 +19,7 @@ use super::verify;
 use crate::caps::{Feature, Requirements};
 use crate::error::Result;
 use crate::registry::{CaseSpec, Glsl, Push};
-use crate::vk::commands::{submit, Recorder, Stamp};
-use crate::vk::timestamps::elapsed_ms;
+use crate::vk::commands::Recorder;
 use crate::vk::{Context, TimestampPool};
 
 const GLSL: Glsl = Glsl { file: "witness.glsl", source: include_str!("../../glsl/witness.glsl") };
@@ -246,18 +245,8 @@ impl<'ctx> Witness<'ctx> {
         let mut spins = Vec::new();
         for spin in CALIBRATION_SPINS {
             let tag = self.next_tag();
-            let mut bound = Ok(());
-            submit(self.ctx, |rec| {
-                rec.reset_timestamps(&self.timestamps);
-                bound = self.kernel.bind(rec, &[spin, 0, CALIBRATION_LIMIT, tag, 0]);
-                rec.timestamp(&self.timestamps, Stamp::Start);
-                rec.dispatch([1, 1, 1]);
-                rec.timestamp(&self.timestamps, Stamp::End);
-                rec.host_barrier();
-            })?;
-            bound?;
-            let [start, end] = self.timestamps.read()?;
-            let elapsed = elapsed_ms(start, end, info.timestamp_valid_bits, info.timestamp_period);
+            let push = [spin, 0, CALIBRATION_LIMIT, tag, 0];
+            let elapsed = self.kernel.time_alone(self.ctx, &self.timestamps, &push)?;
             let raw = self.raw(0, tag)?.filter(|r| r.reads < CALIBRATION_LIMIT && r.ticks > 0);
             let (Some(ms), Some(raw)) = (elapsed, raw) else { return Ok(None) };
             spins.push((ms, raw));
