@@ -228,7 +228,7 @@ pub enum Error {
     NoValidationLayer,
 
     /// `-N` named a device that does not exist.
-    #[error("device {index} does not exist ({count} device(s) match); pick one of:\n{rows}")]
+    #[error("device {index} does not exist ({} match); pick one of:\n{rows}", crate::format::count(*.count, "device"))]
     DeviceIndex {
         /// The 1-based index asked for.
         index: usize,
@@ -314,7 +314,7 @@ pub enum Error {
     },
 
     /// The validation layer reported messages.
-    #[error("the validation layer reported {} message(s):\n{}", messages.len(), messages.join("\n"))]
+    #[error("the validation layer reported {}:\n{}", crate::format::count(messages.len(), "message"), messages.join("\n"))]
     Validation {
         /// The messages, verbatim.
         messages: Vec<String>,
@@ -470,8 +470,9 @@ pub enum Error {
 
     /// `compare --fail-on-slower` found slower cases.
     #[error(
-        "{count} case(s) got slower than in the first run by more than {percent}% (beyond the noise); the worst: \
-         \"{worst}\" {change:+.1}%"
+        "{} got slower than in the first run by more than {percent}% (beyond the noise); the worst: \
+         \"{worst}\" {change:+.1}%",
+        crate::format::count(*.count, "case")
     )]
     Slower {
         /// How many.
@@ -485,7 +486,7 @@ pub enum Error {
     },
 
     /// `fleet` found GPUs slow alone, or with a slow compute unit.
-    #[error("{count} GPU(s) slow, alone as among their fleet: {}; drain them for a closer look", devices.join(", "))]
+    #[error("{} slow, alone as among their fleet: {}; drain them for a closer look", crate::format::count(*.count, "GPU"), devices.join(", "))]
     SlowerThanFleet {
         /// How many.
         count: usize,
@@ -504,8 +505,9 @@ pub enum Error {
 
     /// `fleet` or `health` found GPUs on which a case lost the device, crashed or hung.
     #[error(
-        "{count} GPU(s) failed: a case lost the device, crashed or hung: {}; drain them and look at the GPU and \
+        "{} failed: a case lost the device, crashed or hung: {}; drain them and look at the GPU and \
          its driver (dmesg, nvidia-smi -q)",
+        crate::format::count(*.count, "GPU"),
         devices.join("; ")
     )]
     Faulty {
@@ -524,8 +526,9 @@ pub enum Error {
 
     /// `fleet --confirm` found GPUs slow only beside their host's others.
     #[error(
-        "{count} GPU(s) slow only while their host's other GPUs ran, not alone: {}; look at the host (power, PCIe, \
+        "{} slow only while their host's other GPUs ran, not alone: {}; look at the host (power, PCIe, \
          CPU), not the GPU",
+        crate::format::count(*.count, "GPU"),
         devices.join("; ")
     )]
     Interference {
@@ -536,7 +539,7 @@ pub enum Error {
     },
 
     /// `fleet` found devices it cannot judge.
-    #[error("{count} device(s) cannot be judged: {}; rerun the screen on them alone", devices.join("; "))]
+    #[error("{} cannot be judged: {}; rerun the screen on them alone", crate::format::count(*.count, "device"), devices.join("; "))]
     Unjudged {
         /// How many.
         count: usize,
@@ -546,8 +549,9 @@ pub enum Error {
 
     /// `fleet` found suspects not yet measured again alone.
     #[error(
-        "{count} GPU(s) slower than their fleet in these runs, not yet measured again alone: {}; run `perftest \
+        "{} slower than their fleet in these runs, not yet measured again alone: {}; run `perftest \
          fleet --confirm` with the same runs on their host before draining them",
+        crate::format::count(*.count, "GPU"),
         devices.join(", ")
     )]
     Unconfirmed {
@@ -559,8 +563,10 @@ pub enum Error {
 
     /// `--strict` found implausible results.
     #[error(
-        "{count} result(s) are above a known peak of the hardware, the first \"{first}\" ({detail}); check that \
-         the shader still does its work (--shader-stats, --verify), or leave out --strict to only flag them"
+        "{} {} above a known peak of the hardware, the first \"{first}\" ({detail}); check that \
+         the shader still does its work (--shader-stats, --verify), or leave out --strict to only flag them",
+        crate::format::count(*.count, "result"),
+        crate::format::is_are(*.count)
     )]
     Implausible {
         /// How many.
@@ -573,8 +579,10 @@ pub enum Error {
 
     /// `--strict` found ratios against a flagged baseline.
     #[error(
-        "the baseline \"{baseline}\" is flagged ({flags}), so {ratios} ratio(s) against it are doubtful; run \
-         again when the GPU is idle and cool, or leave out --strict to only flag them"
+        "the baseline \"{baseline}\" is flagged ({flags}), so {} against it {} doubtful; run \
+         again when the GPU is idle and cool, or leave out --strict to only flag them",
+        crate::format::count(*.ratios, "ratio"),
+        crate::format::is_are(*.ratios)
     )]
     FlaggedBaseline {
         /// The baseline's name.
@@ -615,7 +623,7 @@ pub enum Error {
     },
 
     /// `check` found problems.
-    #[error("{} problem(s) with {run} against {expect}:\n{}", problems.len(), problems.join("\n"))]
+    #[error("{} with {run} against {expect}:\n{}", crate::format::count(problems.len(), "problem"), problems.join("\n"))]
     Unexpected {
         /// The results file.
         run: String,

@@ -87,6 +87,33 @@ pub fn pad_start(text: &str, width: usize) -> String {
     format!("{}{text}", " ".repeat(width.saturating_sub(text.chars().count())))
 }
 
+/// `noun` as `n` of them are said: the singular for one, else the plural (`case`, `cases`;
+/// `family`, `families`; `copy`, `copies`). The one plural perftest's text uses.
+pub fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        return noun.to_owned();
+    }
+    let consonant_y = noun.ends_with('y') && !noun[..noun.len() - 1].ends_with(['a', 'e', 'i', 'o', 'u']);
+    match consonant_y {
+        true => format!("{}ies", &noun[..noun.len() - 1]),
+        false => format!("{noun}s"),
+    }
+}
+
+/// The verb for `n` of something: `is` for one, else `are`.
+pub fn is_are(n: usize) -> &'static str {
+    if n == 1 {
+        "is"
+    } else {
+        "are"
+    }
+}
+
+/// `n` and the noun it counts: `1 case`, `4 cases`, `0 GPUs`.
+pub fn count(n: usize, noun: &str) -> String {
+    format!("{n} {}", plural(n, noun))
+}
+
 /// `text` as a terminal may show it: as [`printable`], but line breaks and tabs kept; what every
 /// line perftest prints to stdout or stderr passes through, so a results file, a profile or a
 /// driver cannot retitle, clear or overwrite the terminal with ESC, BEL or CR.
@@ -136,6 +163,17 @@ pub fn ratio_text(ratio: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_is_singular_and_every_other_count_plural() {
+        assert_eq!(count(1, "case"), "1 case");
+        assert_eq!(count(0, "GPU"), "0 GPUs");
+        assert_eq!(count(2, "family"), "2 families");
+        assert_eq!(count(3, "copy"), "3 copies");
+        assert_eq!(count(2, "day"), "2 days", "a vowel before the y");
+        assert_eq!(plural(4, "compute queue family"), "compute queue families");
+        assert_eq!((is_are(1), is_are(5)), ("is", "are"));
+    }
 
     #[test]
     fn sizes_print_with_binary_units() {

@@ -777,7 +777,7 @@ fn cli_fleet_confirm_measures_a_suspect_again_on_this_host() {
     let stdout = text(&out.stdout).split_whitespace().collect::<Vec<_>>().join(" ");
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(16), "{stdout}{stderr}");
-    assert!(stderr.contains("slow case(s) alone"), "{stderr}");
+    assert!(stderr.contains("slow cases alone"), "{stderr}");
     assert!(stdout.contains("confirmed: ") && stdout.contains(": slow (families alu); alone: "), "{stdout}");
     assert!(
         stdout.contains("slower than the fleet's medians (no other GPU of its model on this host)"),

@@ -97,7 +97,7 @@ fn fleet_names_a_board_that_spends_more_for_the_same_work() {
     let out = perftest(&["fleet", dir.to_str().unwrap()], &[NO_LOADER]);
     let shown = text(&out.stdout);
     assert!(shown.contains("more energy than its fleet for the same work: node2/"), "{shown}");
-    assert!(shown.contains("22 case(s), up to +15.0%"), "{shown}");
+    assert!(shown.contains("22 cases, up to +15.0%"), "{shown}");
     assert!(
         !shown.contains("node0/") || !shown.contains("more energy than its fleet for the same work: node0")
     );

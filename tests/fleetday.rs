@@ -110,7 +110,7 @@ fn history_finds_a_step_at_a_driver_update_confirms_it_and_draws_it() {
     let out = perftest(&["history", dir.to_str().unwrap(), "--report", page.to_str().unwrap()], &[]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
-    assert!(stdout.starts_with("history: 1 device(s), 12 run(s); 1 change(s) confirmed"), "{stdout}");
+    assert!(stdout.starts_with("history: 1 device, 12 runs; 1 change confirmed"), "{stdout}");
     assert!(stdout.contains("driver: NVIDIA 580.159.04 -> NVIDIA 590.10 at run 7 (2026-11-07)"), "{stdout}");
     assert!(stdout.contains("Instr fp32 sin throughput: -3.0% from run 7 (2026-11-07)"), "{stdout}");
     assert!(stdout.contains("level: confirmed; with the driver update to NVIDIA 590.10"), "{stdout}");

@@ -90,8 +90,9 @@ pub fn check(
         listed.iter().filter(|n| !run.cases.iter().any(|c| c.name == **n)).map(String::as_str).collect();
     if !missing.is_empty() {
         problems.push(format!(
-            "{} listed case(s) are missing from the run, the first \"{}\"",
-            missing.len(),
+            "{} {} missing from the run, the first \"{}\"",
+            crate::format::count(missing.len(), "listed case"),
+            crate::format::is_are(missing.len()),
             missing[0]
         ));
     }
@@ -227,9 +228,7 @@ mod tests {
     fn missing_cases_another_driver_and_a_wrong_ending_are_problems() {
         let (mut run, mut listed) = crashed_run();
         listed.push("Not run".into());
-        assert!(
-            check(&run, &listed, &[], &lavapipe(), "f.json")[0].starts_with("1 listed case(s) are missing")
-        );
+        assert!(check(&run, &listed, &[], &lavapipe(), "f.json")[0].starts_with("1 listed case is missing"));
         listed.pop();
         run.ending.exit_code = 9;
         let problems = check(&run, &listed, &[], &lavapipe(), "f.json");

@@ -131,7 +131,7 @@ mod tests {
         assert_eq!(error.exit_code(), crate::ExitCode::Implausible);
         assert!(error
             .to_string()
-            .starts_with("1 result(s) are above a known peak of the hardware, the first \"case 2\""));
+            .starts_with("1 result is above a known peak of the hardware, the first \"case 2\""));
         run.cases.remove(2);
         assert!(run.strict().is_ok());
     }
@@ -172,7 +172,7 @@ mod tests {
         assert!(
             error.to_string().starts_with(
                 "the baseline \"Buffer<RGBA8>.Load random\" is flagged (throttled: ran at 473 MHz, run median 1980 MHz), \
-                 so 2 ratio(s) against it are doubtful"
+                 so 2 ratios against it are doubtful"
             ),
             "{error}"
         );

@@ -125,9 +125,10 @@ fn write_reference(path: &Path, fleet: &Fleet, members: &[Member<'_>]) -> Result
     crate::report::write_atomic(path, &(text + "\n"))?;
     let cases: usize = reference.models.iter().map(|m| m.cases.len()).sum();
     say(&format!(
-        "perftest fleet: reference written to {}: {} model(s), {cases} case(s)",
+        "perftest fleet: reference written to {}: {}, {}",
         path.display(),
-        reference.models.len()
+        crate::format::count(reference.models.len(), "model"),
+        crate::format::count(cases, "case")
     ));
     Ok(())
 }

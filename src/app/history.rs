@@ -56,7 +56,11 @@ pub fn run(args: &Args) -> Result<()> {
         Ok(())
     });
     if !not_runs.is_empty() {
-        say(&format!("perftest history: {} JSON file(s) that are not perftest runs skipped", not_runs.len()));
+        let files = crate::format::count(not_runs.len(), "JSON file");
+        say(&format!(
+            "perftest history: {files} that {} not perftest runs skipped",
+            crate::format::is_are(not_runs.len())
+        ));
     }
     let runs = runs?;
     let members: Vec<Member<'_>> =

@@ -48,8 +48,8 @@ pub(super) fn slots(
     let slots = wanted.min(room / bytes.max(1)).max(1);
     let note = (slots * bytes < SPAN).then(|| {
         format!(
-            "its {slots} cop{} span {}, under the {} a GPU cache may hold: repeats may be served by a cache",
-            if slots == 1 { "y" } else { "ies" },
+            "its {} span {}, under the {} a GPU cache may hold: repeats may be served by a cache",
+            crate::format::count(slots as usize, "copy"),
             format_bytes(slots * bytes),
             format_bytes(SPAN)
         )

@@ -109,11 +109,7 @@ pub fn describe(cases: &[CaseSpec]) -> String {
             continue;
         }
         let About { measures, invocation, rate } = family.about;
-        out.push_str(&format!(
-            "{} ({count} case{} selected)\n",
-            family.name,
-            if count == 1 { "" } else { "s" }
-        ));
+        out.push_str(&format!("{} ({} selected)\n", family.name, crate::format::count(count, "case")));
         let ratio = family.ratio_note.map_or("none (rates only)".to_owned(), |n| {
             format!("the rate over {n}'s (above 1 = faster); time lines give ms for 2^32 of the first unit")
         });

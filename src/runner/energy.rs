@@ -117,9 +117,9 @@ impl<G: Gauge> Meter<G> {
             let seconds = (ends.last.0 - ends.first.0).as_secs_f64();
             if within.len() < MIN_MEASUREMENTS {
                 return Err(format!(
-                    "the {seconds:.2} s window held {} measurement(s), fewer than {MIN_MEASUREMENTS}: give \
+                    "the {seconds:.2} s window held {}, fewer than {MIN_MEASUREMENTS}: give \
                      --energy-window at least {MIN_MEASUREMENTS} measurements' time",
-                    within.len()
+                    crate::format::count(within.len(), "measurement")
                 ));
             }
             Ok(Held {

@@ -62,8 +62,8 @@ pub fn confirm_at_once(
         }
         let labels: Vec<&str> = suspects.iter().map(|s| s.label.as_str()).collect();
         super::progress::say(&format!(
-            "perftest health: {} slow case(s) of {} measured again at once",
-            cases.len(),
+            "perftest health: {} of {} measured again at once",
+            crate::format::count(cases.len(), "slow case"),
             labels.join(", ")
         ));
         let again = measure_at_once(like, &cases, dir, &format!("again{}", n + 1))?;
@@ -168,9 +168,9 @@ fn confirm_one(
         problem: "names neither a PCI address nor a UUID: perftest cannot pick its GPU to confirm it".into(),
     })?;
     super::progress::say(&format!(
-        "perftest fleet --confirm: {}: its {} slow case(s) alone{}",
+        "perftest fleet --confirm: {}: its {} alone{}",
         standing.label,
-        cases.len(),
+        crate::format::count(cases.len(), "slow case"),
         peer.and_then(slot).map_or(String::new(), |p| format!(", then {p} alone"))
     ));
     let alone_run = measure(suspect, &suspect_slot, &cases, &dir.join("alone.json"))?;
@@ -198,7 +198,7 @@ fn confirm_one(
             ));
             let (mine, others) = measure_together(suspect, &suspect_slot, &cases, dir)?;
             let peers: Vec<&Run> = others.iter().collect();
-            let against = format!("the median of {} other GPU(s) at once", peers.len());
+            let against = format!("the median of {} at once", crate::format::count(peers.len(), "other GPU"));
             let with: Vec<String> = others.iter().filter_map(slot).collect();
             // Alone on its host, it has no siblings to be slowed by.
             let together =

@@ -70,7 +70,10 @@ pub fn enumerate(instance: &Instance) -> Result<(Vec<vk::PhysicalDevice>, Vec<Ro
         let detail = if devices.is_empty() {
             "the loader found no physical device".to_owned()
         } else {
-            format!("{} device(s), none with Vulkan 1.2 and a compute queue", devices.len())
+            format!(
+                "{}, none with Vulkan 1.2 and a compute queue",
+                crate::format::count(devices.len(), "device")
+            )
         };
         return Err(Error::NoDevice { detail });
     }
@@ -103,7 +106,7 @@ pub fn describe_device(rows: &[Row], device: &[usize]) -> String {
         .collect();
     let pci = first.pci.as_deref().map(|p| format!("PCI {p}, ")).unwrap_or_default();
     let subset = if first.portability { ", portability subset" } else { "" };
-    let queues = if families.len() == 1 { "compute queue family" } else { "compute queue families" };
+    let queues = crate::format::plural(families.len(), "compute queue family");
     format!(
         "{} ({}, {pci}UUID {}, {queues} {}{subset})",
         first.name,
@@ -308,7 +311,7 @@ mod tests {
         let error = select(&tutorial_rows(), Some("RTX"), Some(2), None).unwrap_err();
         assert_eq!(error.exit_code(), crate::ExitCode::NoSuchDevice);
         let text = error.to_string();
-        assert!(text.starts_with("device 2 does not exist (1 device(s) match)"), "{text}");
+        assert!(text.starts_with("device 2 does not exist (1 device match)"), "{text}");
         assert!(text.contains("\n1: Quadro RTX 3000 (DiscreteGpu, PCI 0000:1c:00.0,"), "{text}");
         assert!(!text.contains("Intel"), "{text}");
     }

@@ -24,7 +24,7 @@ fn blocks(run: &Run) -> Vec<Block> {
     vec![
         Block::Gap,
         Block::Section {
-            title: format!("answer: what the run says ({} finding{}):", found.len(), plural(found.len())),
+            title: format!("answer: what the run says ({}):", crate::format::count(found.len(), "finding")),
             id: "answer".into(),
             blocks: vec![
                 Block::Numbered(items),
@@ -34,14 +34,6 @@ fn blocks(run: &Run) -> Vec<Block> {
             ],
         },
     ]
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
 }
 
 #[cfg(test)]

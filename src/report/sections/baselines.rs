@@ -18,8 +18,10 @@ pub fn baseline_lines(run: &Run) -> Vec<String> {
         .iter()
         .map(|(name, flags, ratios)| {
             format!(
-                "baseline \"{name}\" flagged ({}): the {ratios} ratio(s) against it are doubtful",
-                flags.join("; ")
+                "baseline \"{name}\" flagged ({}): {} against it {} doubtful",
+                flags.join("; "),
+                crate::format::count(*ratios, "ratio"),
+                crate::format::is_are(*ratios)
             )
         })
         .collect()

@@ -21,11 +21,15 @@ pub fn clock_summary(run: &Run) -> String {
     let throttled: Vec<&str> = run.cases.iter().filter(|c| c.throttled()).map(|c| c.name.as_str()).collect();
     let off = match throttled.len() {
         0 => "none 5% or more off it".to_owned(),
-        n => format!("{n} case(s) 5% or more off it, flagged throttled: {}", throttled.join(", ")),
+        n => format!(
+            "{} 5% or more off it, flagged throttled: {}",
+            crate::format::count(n, "case"),
+            throttled.join(", ")
+        ),
     };
     format!(
-        "clock: median {median:.0} MHz over {} timed case(s), from {low:.0} to {high:.0} MHz; {off}{}",
-        clocks.len(),
+        "clock: median {median:.0} MHz over {}, from {low:.0} to {high:.0} MHz; {off}{}",
+        crate::format::count(clocks.len(), "timed case"),
         clock_sources(run)
     )
 }

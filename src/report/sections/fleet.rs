@@ -9,7 +9,7 @@ use crate::analysis::fleet::{
     judge, Conclusion, Fleet, Group, Hungry, Member, Outlier, Standing, ENERGY_MARGIN, MIN_DEVICES,
     SLOW_SHARE,
 };
-use crate::format::si;
+use crate::format::{count, si};
 use crate::results::model::Run;
 
 /// `-5.2%`.
@@ -43,15 +43,15 @@ fn ranking_lines(group: &Group) -> Vec<String> {
             });
             let units = match s.slow_units {
                 0 => String::new(),
-                n => format!(", {n} slow compute unit(s)"),
+                n => format!(", {} slow", count(n, "compute unit")),
             };
             let verdict = if s.slow { " [slower than its fleet]" } else { "" };
             format!(
-                "{}: {} slower{worst}, {} faster, of {} cases judged{units}{}{verdict}",
+                "{}: {} slower{worst}, {} faster, of {} judged{units}{}{verdict}",
                 s.label,
                 s.slower,
                 s.faster,
-                s.judged,
+                count(s.judged, "case"),
                 runs(s)
             )
         })
@@ -72,7 +72,7 @@ fn runs(s: &Standing) -> String {
 /// How a re-measurement went: `118 of 122 case(s) slower than 0000:00:06.0 alone`.
 fn rejudged(r: &Rejudged) -> String {
     let worst = r.worst.map_or(String::new(), |w| format!(", worst {}", percent(w)));
-    format!("{} of {} case(s) slower than {}{worst}", r.slow, r.judged, r.against)
+    format!("{} of {} slower than {}{worst}", r.slow, count(r.judged, "case"), r.against)
 }
 
 /// A confirmation, in a line.
@@ -115,8 +115,8 @@ fn screen_lines(fleet: &Fleet) -> Vec<String> {
             let mine: Vec<&Hungry> = group.hungry.iter().filter(|h| h.device == device).collect();
             if let Some(most) = mine.first() {
                 lines.push(format!(
-                    "more energy than its fleet for the same work: {label} ({} case(s), up to {} in {})",
-                    mine.len(),
+                    "more energy than its fleet for the same work: {label} ({}, up to {} in {})",
+                    count(mine.len(), "case"),
                     percent(most.change),
                     most.case
                 ));
@@ -131,7 +131,7 @@ fn screen_lines(fleet: &Fleet) -> Vec<String> {
 
 /// What a group is, in a line.
 fn group_title(group: &Group) -> String {
-    format!("{} ({}), {} devices", group.key.device, group.key.driver, group.devices.len())
+    format!("{} ({}), {}", group.key.device, group.key.driver, count(group.devices.len(), "device"))
 }
 
 /// The group's typical spread: `0.13%`, or `unknown`.
@@ -155,20 +155,25 @@ fn judged_line(group: &Group) -> String {
             false => format!("; made with {}, not this driver: refresh it", r.driver),
         };
         return format!(
-            "{} cases judged against the reference (made {} from {} device(s), {} run(s){driver}), {} not in it",
-            group.judged, r.made, r.devices, r.runs, group.too_few
+            "{} judged against the reference (made {} from {}, {}{driver}), {} not in it",
+            count(group.judged, "case"),
+            r.made,
+            count(r.devices, "device"),
+            count(r.runs, "run"),
+            group.too_few
         );
     }
     let spread = typical_spread(group);
     let mut line = format!(
-        "{} cases judged (timed on {MIN_DEVICES} or more devices), {} on fewer; the fleet's typical spread \
+        "{} judged (timed on {MIN_DEVICES} or more devices), {} on fewer; the fleet's typical spread \
          (1.4826 x MAD over the median) {spread}",
-        group.judged, group.too_few
+        count(group.judged, "case"),
+        group.too_few
     );
     if group.devices.len() < MIN_DEVICES && group.reference.is_none() {
         line.push_str(&format!(
-            "; with {} device(s) no case can be judged: no device can be told to be the odd one",
-            group.devices.len()
+            "; with {} no case can be judged: no device can be told to be the odd one",
+            count(group.devices.len(), "device")
         ));
     }
     line
@@ -189,8 +194,9 @@ fn verdict(fleet: &Fleet) -> String {
     };
     let line = match fleet.conclusion() {
         Conclusion::Healthy if outliers > 0 => format!(
-            "fleet: no device is slower than its fleet ({outliers} case(s) outside it, on no device in {:.0}% of its \
+            "fleet: no device is slower than its fleet ({} outside it, on no device in {:.0}% of its \
              cases){listed}",
+            count(outliers, "case"),
             SLOW_SHARE * 100.0
         ),
         Conclusion::Healthy => format!("fleet: no device is slower than its fleet{listed}"),

@@ -2,6 +2,7 @@
 //! log's line), the verdict after it, and the reason a drained node carries in Slurm.
 
 use crate::analysis::fleet::{Conclusion, Drain, Fleet};
+use crate::format::count;
 
 /// What a check prints: its summary line (with the check's `seconds`), then the verdict of the
 /// `runs` GPUs measured.
@@ -15,7 +16,8 @@ pub fn summary(fleet: &Fleet, runs: usize) -> String {
     match fleet.conclusion() {
         Conclusion::Healthy => {
             let judged: usize = fleet.groups.iter().map(|g| g.judged).sum();
-            format!("healthy: {runs} GPU(s) within the reference, {judged} case(s) judged")
+            let (runs, judged) = (count(runs, "GPU"), count(judged, "case"));
+            format!("healthy: {runs} within the reference, {judged} judged")
         }
         Conclusion::Faulty(devices) => format!("failed: {}", devices.join("; ")),
         Conclusion::Slow(devices) => format!("slow: {}", slow_with_families(fleet, &devices).join("; ")),

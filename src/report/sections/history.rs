@@ -4,7 +4,7 @@
 
 use super::super::doc::{self, Block};
 use crate::analysis::history::{self, Change, Device, CONFIRM_RUNS, MIN_CHANGE, MIN_RUNS};
-use crate::format::si;
+use crate::format::{count, si};
 
 /// The day of an RFC 3339 date (`2026-11-27`).
 fn day(date: &str) -> &str {
@@ -16,11 +16,11 @@ fn day(date: &str) -> &str {
 fn change_line(device: &Device, c: &Change) -> String {
     let state = match c.confirmed {
         true => "confirmed".to_owned(),
-        false => format!("to confirm: {} more run(s)", CONFIRM_RUNS.saturating_sub(c.runs_after)),
+        false => format!("to confirm: {} more", count(CONFIRM_RUNS.saturating_sub(c.runs_after), "run")),
     };
     let driver = c.driver.as_ref().map_or(String::new(), |d| format!("; with the driver update to {d}"));
     format!(
-        "{}: {:+.1}% from run {} ({}), {} -> {}, p {:.1e}, {} run(s) at the new level: {state}{driver}",
+        "{}: {:+.1}% from run {} ({}), {} -> {}, p {:.1e}, {} at the new level: {state}{driver}",
         c.case,
         c.change * 100.0,
         c.run + 1,
@@ -28,7 +28,7 @@ fn change_line(device: &Device, c: &Change) -> String {
         si(c.before, &c.unit),
         si(c.after, &c.unit),
         c.p,
-        c.runs_after
+        count(c.runs_after, "run")
     )
 }
 
@@ -42,11 +42,11 @@ fn device_section(n: usize, device: &Device, charts: bool) -> Block {
     let mut blocks = vec![
         Block::Para(format!("settings: {}", device.settings)),
         Block::Para(format!(
-            "{} run(s) from {} to {}{hosts}; {} case(s) tested ({MIN_RUNS} runs or more), {} with fewer",
-            runs.len(),
+            "{} from {} to {}{hosts}; {} tested ({MIN_RUNS} runs or more), {} with fewer",
+            count(runs.len(), "run"),
             runs.first().map_or("", |d| day(d)),
             runs.last().map_or("", |d| day(d)),
-            device.tested,
+            count(device.tested, "case"),
             device.short
         )),
     ];
@@ -90,10 +90,11 @@ fn verdict(devices: &[Device]) -> String {
     let confirmed = all.iter().filter(|c| c.confirmed).count();
     let options = history::options();
     format!(
-        "history: {} device(s), {} run(s); {confirmed} change(s) confirmed by {CONFIRM_RUNS} runs or more, {} to \
+        "history: {}, {}; {} confirmed by {CONFIRM_RUNS} runs or more, {} to \
          confirm (e-divisive means as Apache Otava runs it: window {}, p <= {}, changes of {:.0}% or more)",
-        devices.len(),
-        devices.iter().map(|d| d.dates.len()).sum::<usize>(),
+        count(devices.len(), "device"),
+        count(devices.iter().map(|d| d.dates.len()).sum::<usize>(), "run"),
+        count(confirmed, "change"),
         all.len() - confirmed,
         options.window,
         options.max_p,
@@ -113,7 +114,8 @@ pub fn blocks(devices: &[Device], charts: bool) -> Vec<Block> {
     if few > 0 {
         blocks.push(Block::Gap);
         blocks.push(Block::Para(format!(
-            "not tested: {few} device(s) or settings with fewer than {MIN_RUNS} runs (--format json lists them)"
+            "not tested: {} or settings with fewer than {MIN_RUNS} runs (--format json lists them)",
+            count(few, "device")
         )));
     }
     blocks

@@ -19,7 +19,10 @@ pub fn status_text(case: &CaseResult) -> String {
     match (case.status, case.checked, case.executables) {
         (Status::Verified, Some(n), _) => format!("verified ({n} results match the CPU reference)"),
         (Status::Compiled, _, Some(n)) => {
-            format!("compiled ({n} pipeline executable(s); the driver's statistics of each below)")
+            format!(
+                "compiled ({}; the driver's statistics of each below)",
+                crate::format::count(n as usize, "pipeline executable")
+            )
         }
         (Status::Compiled, _, None) => {
             "compiled (the driver reports no statistics: VK_KHR_pipeline_executable_properties)".into()
