@@ -379,5 +379,23 @@ fn wrap(text: &str, first: &str, rest: &str) -> String {
     textwrap::wrap(text, options).join("\n")
 }
 
+/// A run's case lines in order, each after its family's heading where the family changes: the
+/// one place that remembers which family was printed last (a live run's stream and `show` both
+/// print through it).
+#[derive(Debug, Default)]
+pub struct CaseLines {
+    previous: Option<String>,
+}
+
+impl CaseLines {
+    /// `case`'s line as `layouts` lay it out, after its family's heading where the last line was
+    /// of another family, or there was none.
+    pub fn next(&mut self, layouts: &Layouts, case: &CaseResult) -> String {
+        let line = layouts.line_after(self.previous.as_deref(), case);
+        self.previous = Some(case.family.clone());
+        line
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -13,12 +13,11 @@ pub fn document(run: &Run, verbose: bool) -> String {
         return format!("{}\n{lines}{}\n{}\n", header(run, true), summary(run), run.ending.line());
     }
     let layouts = super::columns::Layouts::of_run(run);
-    let mut previous = None;
+    let mut printed = super::columns::CaseLines::default();
     let mut lines = String::new();
     for case in &run.cases {
-        lines.push_str(&layouts.line_after(previous, case));
+        lines.push_str(&printed.next(&layouts, case));
         lines.push('\n');
-        previous = Some(case.family.as_str());
     }
     let end = super::columns::fit(&format!("{}\n{}", summary(run), run.ending.line()));
     format!("{}\n{lines}{end}\n", header(run, false))

@@ -26,8 +26,8 @@ pub struct Collector<'c> {
     /// The default line's columns per family, decided by the selected cases and the device row
     /// (when it is ready).
     layouts: Layouts,
-    /// The family of the last line printed: a line of another family comes after its heading.
-    previous_family: Option<String>,
+    /// The lines printed so far: a line of another family comes after its heading.
+    printed: crate::report::columns::CaseLines,
     /// The run as far as it has come: made when the first worker says it is ready (a fresh
     /// worker after a crash says the same), with every selected case in `not_run` and the
     /// records, in list order, in `cases`.
@@ -69,7 +69,7 @@ impl<'c> Collector<'c> {
             trust,
             stream,
             layouts: Layouts::default(),
-            previous_family: None,
+            printed: Default::default(),
             run: None,
             template: Some(template),
             progress: Progress::new(cases.len(), bar),
@@ -201,11 +201,7 @@ impl<'c> Collector<'c> {
         let line = match self.stream {
             None => None,
             Some(true) => Some(text::line(&record)),
-            Some(false) => {
-                let line = self.layouts.line_after(self.previous_family.as_deref(), &record);
-                self.previous_family = Some(record.family.clone());
-                Some(line)
-            }
+            Some(false) => Some(self.printed.next(&self.layouts, &record)),
         };
         match line {
             None => self.progress.advance(),
