@@ -2,6 +2,7 @@
 //! case's status, numbers, units and flags), reading it back from any format version, and
 //! checking what a file holds. Imports nothing above caps, registry and record.
 
+pub mod case;
 pub mod energy;
 pub mod family;
 pub mod files;
