@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 # Vulkan loader, lavapipe, the validation layer, shaderc's build needs (cmake, python3, a C++ compiler),
 # the browser that opens a report in ci/report-check.sh (chromium), and GNU time, with which
-# tests/hostile.rs measures what loading a results file costs;
+# tests/untrusted_files.rs measures what loading a results file costs;
 # Debian's Slurm and munge, which ci/slurm.sh starts as a one-node cluster.
 packages=(libvulkan1 mesa-vulkan-drivers vulkan-validationlayers cmake python3 g++ ninja-build chromium time
     munge slurmctld slurmd slurm-client)

@@ -6,9 +6,11 @@
 //! offers and a case needs, and what a run reports about it, as data), [`record`] (what a run
 //! measured, as data), [`registry`] (families and their cases, as data), [`shader`]
 //! (GLSL to SPIR-V), [`vk`] (Vulkan objects; imports neither the registry nor the shader module),
-//! [`sensors`] (what a GPU's vendor tells outside Vulkan: NVML's processes), [`runner`] (the worker: the one place where cases meet Vulkan), [`session`] (the parent: runs
-//! workers and collects their records), [`report`] (documents, compare, plot, report), and
-//! [`app`], which only dispatches commands. Families live in [`cases`] and register themselves.
+//! [`sensors`] (what a GPU's vendor tells outside Vulkan: NVML's processes), [`runner`] (the worker: the one place where cases meet Vulkan), [`analysis`] (judging
+//! records: verdicts, the fleet's conclusion), [`report`] (documents, compare, plot, report),
+//! [`session`] (the parent: runs workers and child perftests and collects their records),
+//! [`cli`] (a run's options) and [`app`] (one file per command: its options, body and exit
+//! code). A layer never imports one above it: nothing below [`app`] imports [`cli`]. Families live in [`cases`] and register themselves.
 
 pub mod analysis;
 pub mod app;

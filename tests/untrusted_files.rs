@@ -1,6 +1,7 @@
-//! Hostile and careless use, round 3 (issue 35): outputs that would destroy an input, markdown
-//! and terminal escapes from a results file, files that hung or crashed a renderer, an unbounded
-//! or out-of-range profile. Each test failed before its fix; none needs a Vulkan device.
+//! Files perftest reads that someone else wrote: results with markup, terminal escapes,
+//! impossible or unprintable numbers, CSV formulas, a run planted in a shared screen folder, many
+//! runs at once, and device profiles out of bounds. Each is refused with a sentence or rendered
+//! as text, never a panic, a hang or a bloated verdict. None needs a Vulkan device.
 
 mod common;
 
@@ -73,65 +74,28 @@ fn within(args: &[&str], limit: Duration) -> (bool, Option<i32>) {
     (false, None)
 }
 
-#[test]
-fn hostile_no_output_may_be_one_of_the_inputs() {
-    let dir = temp_dir("clobber");
-    let (keep, other) = (dir.join("keep.json"), dir.join("a.json"));
-    plain(&keep);
-    plain(&other);
-    let original = std::fs::read(&keep).unwrap();
-    std::fs::hard_link(&keep, dir.join("hard.json")).unwrap();
-    std::os::unix::fs::symlink(&keep, dir.join("soft.json")).unwrap();
-    let (hard, soft) = (dir.join("hard.json"), dir.join("soft.json"));
-    let report = dir.join("rep");
-    std::fs::create_dir_all(&report).unwrap();
-    std::fs::copy(&keep, report.join("report.md")).unwrap();
-    let commands: Vec<Vec<&str>> = vec![
-        vec!["compare", arg(&keep), arg(&other), "--output", arg(&keep)],
-        vec!["show", arg(&keep), "--format", "csv", "--output", arg(&keep)],
-        vec!["show", arg(&soft), "--output", arg(&keep)],
-        vec!["plot", arg(&keep), "--output", arg(&hard)],
-        vec!["compare", arg(&other), arg(&soft), "--output", arg(&hard)],
-    ];
-    for args in &commands {
-        let out = perftest(args, &[]);
-        let stderr = text(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-        assert!(stderr.contains("is the same file as the results file"), "{stderr}");
-        assert!(stderr.contains("nothing was read or written"), "{stderr}");
-        assert_eq!(std::fs::read(&keep).unwrap(), original, "{args:?} left the input as it was");
-    }
-    let input = report.join("report.md");
-    let out = perftest(&["report", arg(&input), "--output", arg(&report)], &[]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    assert_eq!(std::fs::read(&input).unwrap(), original);
-    std::fs::remove_dir_all(dir).unwrap();
+fn which(name: &str) -> Result<PathBuf, ()> {
+    ["/usr/bin", "/bin"].iter().map(|d| Path::new(d).join(name)).find(|p| p.is_file()).ok_or(())
+}
+
+/// The committed H200 instruction-table run, edited by `edit`, written to `path`.
+fn edited(path: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("results/instructions/h200-instr-vulkan.json")).unwrap();
+    let mut run: serde_json::Value = serde_json::from_str(&text).unwrap();
+    edit(&mut run);
+    std::fs::write(path, run.to_string()).unwrap();
+}
+
+/// An edit of a run, what it is, and what its refusal says.
+type Edit = (&'static str, Box<dyn Fn(&mut serde_json::Value)>, &'static str);
+
+fn first_timed(run: &mut serde_json::Value) -> &mut serde_json::Value {
+    run["cases"].as_array_mut().unwrap().iter_mut().find(|c| c["status"] == "ok").unwrap()
 }
 
 #[test]
-fn hostile_a_runs_two_outputs_and_its_profile_are_told_apart_before_vulkan() {
-    let dir = temp_dir("run-clobber");
-    let file = dir.join("F.json");
-    std::fs::write(&file, "kept").unwrap();
-    let out = perftest(&["--json", arg(&file), "--output", arg(&file)], &[NO_LOADER]);
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "refused before Vulkan is loaded: {stderr}");
-    assert!(stderr.contains("--json") && stderr.contains("is the same file as --output"), "{stderr}");
-    assert_eq!(std::fs::read_to_string(&file).unwrap(), "kept");
-    let profile = dir.join("mali.json");
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/profiles/mali-g78.json");
-    std::fs::copy(&fixture, &profile).unwrap();
-    let args = ["--simulate", arg(&profile), "--format", "json", "--output", arg(&profile)];
-    let out = perftest(&args, &[NO_LOADER]);
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("is the same file as the --simulate profile"), "{stderr}");
-    assert_eq!(std::fs::read(&profile).unwrap(), std::fs::read(&fixture).unwrap());
-    std::fs::remove_dir_all(dir).unwrap();
-}
-
-#[test]
-fn hostile_markdown_keeps_names_as_text_and_html_out() {
+fn markdown_keeps_names_as_text_and_html_out() {
     let dir = temp_dir("markdown");
     let file = dir.join("img.json");
     results(&file, "<img src=x onerror=alert(1)>", "Buffer<R8>.Load uniform | `x` *y*", 2, 3);
@@ -161,7 +125,7 @@ fn hostile_markdown_keeps_names_as_text_and_html_out() {
 }
 
 #[test]
-fn hostile_no_output_passes_terminal_escapes_through() {
+fn no_output_passes_terminal_escapes_through() {
     let dir = temp_dir("escapes");
     let file = dir.join("esc.json");
     results(&file, "GPU\u{1b}]0;pwned\u{7}\u{1b}[2J\r", "evil\u{1b}[1A\u{1b}[2K", 1, 3);
@@ -187,7 +151,7 @@ fn hostile_no_output_passes_terminal_escapes_through() {
 }
 
 #[test]
-fn hostile_plot_and_report_of_many_runs_finish() {
+fn plot_and_report_of_many_runs_finish() {
     let dir = temp_dir("many");
     let runs: Vec<PathBuf> = (0..500).map(|i| dir.join(format!("{i:03}.json"))).collect();
     for run in &runs {
@@ -225,7 +189,7 @@ fn hostile_plot_and_report_of_many_runs_finish() {
 }
 
 #[test]
-fn hostile_results_with_impossible_fields_are_refused_not_a_panic() {
+fn results_with_impossible_fields_are_refused_not_a_panic() {
     let dir = temp_dir("fields");
     let file = dir.join("run.json");
     let edits: [(&str, serde_json::Value, &str); 6] = [
@@ -258,7 +222,7 @@ fn hostile_results_with_impossible_fields_are_refused_not_a_panic() {
 }
 
 #[test]
-fn hostile_a_results_file_costs_memory_in_proportion_to_its_size() {
+fn a_results_file_costs_memory_in_proportion_to_its_size() {
     let Ok(time) = which("time") else {
         panic!("/usr/bin/time is missing: ci/test.sh installs the package `time`")
     };
@@ -283,13 +247,9 @@ fn hostile_a_results_file_costs_memory_in_proportion_to_its_size() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-fn which(name: &str) -> Result<PathBuf, ()> {
-    ["/usr/bin", "/bin"].iter().map(|d| Path::new(d).join(name)).find(|p| p.is_file()).ok_or(())
-}
-
 #[test]
-fn hostile_a_profile_is_read_with_a_bound_and_its_values_checked() {
-    let dir = temp_dir("profile");
+fn a_profile_is_read_with_a_bound_and_its_values_checked() {
+    let dir = temp_dir("profile-bound");
     let huge = dir.join("huge.json");
     std::fs::write(&huge, "{").unwrap();
     std::fs::OpenOptions::new().write(true).open(&huge).unwrap().set_len(17 << 20).unwrap();
@@ -315,5 +275,125 @@ fn hostile_a_profile_is_read_with_a_bound_and_its_values_checked() {
         assert_eq!(out.status.code(), Some(2), "{to}: {stderr}");
         assert!(stderr.contains(expected), "{to}: {stderr}");
     }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_run_in_a_screen_folder_cannot_plant_markup_or_bloat_the_verdict() {
+    let dir = temp_dir("fleet");
+    let run = dir.join("planted.json");
+    let cases: [Edit; 5] = [
+        (
+            "a unit that is markup",
+            Box::new(|r| first_timed(r)["rate"]["unit"] = "<img src=x onerror=alert(1)>".into()),
+            "has a unit perftest does not write",
+        ),
+        (
+            "markup as a compute unit's name",
+            Box::new(|r| {
+                first_timed(r)["per_clock"] = serde_json::json!([{"value": 1.0, "unit": "ops/clk/<b>SM</b>"}])
+            }),
+            "has a unit perftest does not write",
+        ),
+        (
+            "an endless host",
+            Box::new(|r| r["host"] = "h".repeat(5000).into()),
+            "has a host, device or clock field of 5000",
+        ),
+        (
+            "an endless peer",
+            Box::new(|r| {
+                r["together"] = serde_json::json!([{"name": "x".repeat(2000), "slot": "0000:1b:00.0"}])
+            }),
+            "has a name of 2000 characters for the devices that ran together",
+        ),
+        (
+            "more samples than the run takes",
+            Box::new(|r| first_timed(r)["samples_ms"] = serde_json::json!(vec![20.0; 11])),
+            "has 11 samples for case",
+        ),
+    ];
+    for (what, edit, says) in cases {
+        edited(&run, edit);
+        let out = perftest(&["fleet", dir.to_str().unwrap(), "--format", "markdown"], &[NO_LOADER]);
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        assert_eq!(out.status.code(), Some(10), "{what}: {stdout}{stderr}");
+        assert!(stderr.contains(says), "{what}: {stderr}");
+        assert!(stdout.is_empty(), "{what}: no verdict is written: {stdout}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn numbers_a_renderer_prints_are_checked_on_load() {
+    let dir = temp_dir("numbers");
+    let run = dir.join("run.json");
+    let edits: [Edit; 4] = [
+        (
+            "a negative peak",
+            Box::new(|r| r["facts"]["peaks"][0]["per_clock"] = (-256.0).into()),
+            "impossible peak",
+        ),
+        (
+            "a 309-digit peak",
+            Box::new(|r| r["facts"]["peaks"][0]["per_clock"] = 1e308.into()),
+            "impossible peak",
+        ),
+        (
+            "a throttled flag at -1e308 MHz",
+            Box::new(|r| {
+                first_timed(r)["flags"] =
+                    serde_json::json!([{"throttled": {"mhz": -1e308, "median_mhz": 1980.0}}])
+            }),
+            "impossible flag's number",
+        ),
+        (
+            "a negative case peak",
+            Box::new(|r| {
+                first_timed(r)["peak"] = serde_json::json!({"ceiling": "L1", "value": -51.2, "unit": "GB/s"})
+            }),
+            "impossible peak",
+        ),
+    ];
+    for (what, edit, says) in edits {
+        edited(&run, edit);
+        let out = perftest(&["show", run.to_str().unwrap()], &[NO_LOADER]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(10), "{what}: {stderr}");
+        assert!(stderr.contains(says), "{what}: {stderr}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_csv_field_never_starts_a_formula() {
+    let dir = temp_dir("csv");
+    let run = dir.join("run.json");
+    edited(&run, |r| first_timed(r)["name"] = "=HYPERLINK(\"http://x\",\"y\")".into());
+    let out = perftest(&["show", run.to_str().unwrap(), "--format", "csv"], &[NO_LOADER]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(stdout.contains(",\"'=HYPERLINK("), "the field starts with a quote mark: {stdout}");
+    assert!(!stdout.contains(",=HYPERLINK(") && !stdout.contains(",\"=HYPERLINK("), "{stdout}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_profile_with_too_few_timestamp_bits_is_refused() {
+    let dir = temp_dir("profile-bits");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text_of = std::fs::read_to_string(root.join("tests/profiles/vulkan-minimum.json")).unwrap();
+    let profile = dir.join("bits.json");
+    std::fs::write(&profile, text_of.replace("\"timestampValidBits\": 36", "\"timestampValidBits\": 16"))
+        .unwrap();
+    let out = perftest(&["--simulate", profile.to_str().unwrap(), "--list"], &[NO_LOADER]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "timestampValidBits = 16, outside what the Vulkan specification allows (0, or 36 to 64)"
+        ),
+        "{stderr}"
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }
