@@ -5,8 +5,12 @@ use std::path::{Path, PathBuf};
 use crate::error::Result;
 use crate::registry;
 
-/// `perftest check`'s options.
+/// Check a run against a driver's known faults (CI).
+///
+/// Every case its selection lists is there with a status, every failure is a known one, and
+/// every known one still happens (exit 15 otherwise, each problem named).
 #[derive(Debug, clap::Args)]
+#[command(display_order = 6)]
 pub struct Args {
     /// The JSON results file.
     #[arg(value_name = "RUN")]

@@ -6,8 +6,11 @@ use std::path::PathBuf;
 use super::emit::{self, Format};
 use crate::error::Result;
 
-/// `perftest compare`'s options.
+/// Compare runs: the verdict, the largest changes, then a column per run.
+///
+/// Runs kept with --json (or written with --format json); the ratios are against the first.
 #[derive(Debug, clap::Args)]
+#[command(display_order = 3)]
 pub struct Args {
     /// Two or more JSON results files; cases are matched by name.
     #[arg(required = true, num_args = 2.., value_name = "FILE")]

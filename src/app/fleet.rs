@@ -10,8 +10,14 @@ use crate::analysis::fleet::{judge_against, Conclusion, Fleet, Left, Member};
 use crate::error::{Error, Result};
 use crate::results::files::Depth;
 
-/// `perftest fleet`'s options.
+/// Judge runs of like GPUs against each other and name the slow ones.
+///
+/// A rack's screening: per group of one device model, driver and settings, each case's median
+/// and spread across the devices, each device's cases outside both the spread and their own
+/// noise, and the devices ranked. Exits 16 when a device is slower than its fleet
+/// (docs/fleet.md).
 #[derive(Debug, clap::Args)]
+#[command(display_order = 5)]
 pub struct Args {
     /// JSON results files, one per GPU, or folders of them (every *.json directly inside).
     #[arg(required = true, value_name = "RUN|DIR")]

@@ -16,8 +16,14 @@ use crate::report::output::Named;
 use crate::report::sections::health;
 use crate::session::{child, host, node};
 
-/// `perftest health`'s options.
+/// Measure this node's GPUs against a reference: a health check for Slurm or Kubernetes.
+///
+/// Runs the reference's cases on every GPU of its models here at once, judges each against
+/// the reference, measures the suspects' slow cases again (at once, against the reference),
+/// prints the verdict (its first line a summary) and exits as fleet does; --drain drains the
+/// Slurm node when a GPU fails (docs/fleet.md).
 #[derive(Debug, clap::Args)]
+#[command(display_order = 6)]
 pub struct Args {
     /// The reference (`perftest fleet --write-reference`).
     #[arg(long, value_name = "FILE")]

@@ -8,8 +8,13 @@ use crate::analysis::fleet::Member;
 use crate::error::{Error, Result};
 use crate::results::files::Depth;
 
-/// `perftest history`'s options.
+/// Find where each GPU's rates changed across its runs over time.
+///
+/// Per device (its UUID) and settings, each case's rates in date order, their change points by
+/// e-divisive means (as Apache Otava finds them), each confirmed by three runs after it, and
+/// the driver changes beside them (docs/fleet.md).
 #[derive(Debug, clap::Args)]
+#[command(display_order = 7)]
 pub struct Args {
     /// JSON results files, or folders of them (every *.json under each, at any depth).
     #[arg(required = true, value_name = "RUN|DIR")]

@@ -1,7 +1,8 @@
 //! The commands: the command line's top (a run's options, [`crate::cli::RunArgs`], or a
 //! subcommand), and one file per command holding its options and its body. A command is a small
 //! pipeline: its runs ([`inputs`]), a judgement (`analysis/`), a document (`report/`), written
-//! ([`emit`]), and an exit code. A new command is one file here, its analysis and its section.
+//! ([`emit`]), and an exit code. A new command is one file here, one line in `commands!` below,
+//! its analysis and its section.
 
 use std::ffi::OsString;
 
@@ -10,19 +11,11 @@ use clap::{CommandFactory, FromArgMatches, Parser};
 use crate::cli::RunArgs;
 use crate::error::Result;
 
-pub mod check;
-pub mod compare;
 pub mod devices;
 pub mod emit;
-pub mod fleet;
-pub mod health;
-pub mod history;
 pub mod inputs;
 pub mod list;
-pub mod plot;
-pub mod report;
 pub mod run;
-pub mod show;
 
 /// Vulkan compute micro-benchmark: what is fast on the GPU in front of you.
 ///
@@ -48,74 +41,47 @@ pub struct Cli {
     pub run: RunArgs,
 }
 
-/// What perftest can do besides running cases.
-#[derive(Debug, clap::Subcommand)]
-pub enum Command {
-    /// Compare runs: the verdict, the largest changes, then a column per run.
-    ///
-    /// Runs kept with --json (or written with --format json); the ratios are against the first.
-    #[command(display_order = 3)]
-    Compare(compare::Args),
-    /// Judge runs of like GPUs against each other and name the slow ones.
-    ///
-    /// A rack's screening: per group of one device model, driver and settings, each case's median
-    /// and spread across the devices, each device's cases outside both the spread and their own
-    /// noise, and the devices ranked. Exits 16 when a device is slower than its fleet
-    /// (docs/fleet.md).
-    #[command(display_order = 5)]
-    Fleet(fleet::Args),
-    /// Measure this node's GPUs against a reference: a health check for Slurm or Kubernetes.
-    ///
-    /// Runs the reference's cases on every GPU of its models here at once, judges each against
-    /// the reference, measures the suspects' slow cases again (at once, against the reference),
-    /// prints the verdict (its first line a summary) and exits as fleet does; --drain drains the
-    /// Slurm node when a GPU fails (docs/fleet.md).
-    #[command(display_order = 6)]
-    Health(health::Args),
-    /// Find where each GPU's rates changed across its runs over time.
-    ///
-    /// Per device (its UUID) and settings, each case's rates in date order, their change points by
-    /// e-divisive means (as Apache Otava finds them), each confirmed by three runs after it, and
-    /// the driver changes beside them (docs/fleet.md).
-    #[command(display_order = 7)]
-    History(history::Args),
-    /// Print a kept run as the live run printed it, or in another format.
-    ///
-    /// A run kept with --json (or written with --format json): its header, a line per case, its
-    /// summaries.
-    #[command(display_order = 1)]
-    Show(show::Args),
-    /// Check a run against a driver's known faults (CI).
-    ///
-    /// Every case its selection lists is there with a status, every failure is a known one, and
-    /// every known one still happens (exit 15 otherwise, each problem named).
-    #[command(display_order = 6)]
-    Check(check::Args),
-    /// Write a run's page of findings, tables and charts into a folder.
-    ///
-    /// DIR/index.html (self-contained: inline SVG, no script) and DIR/report.md: the run's device
-    /// and settings, the findings computed from it, a table and chart per family, and with two or
-    /// more runs, the compare verdicts.
-    #[command(display_order = 2)]
-    Report(report::Args),
-    /// Draw runs as an SVG bar chart, a panel per family.
-    ///
-    /// Runs kept with --json (or written with --format json): a bar per case and run.
-    #[command(display_order = 4)]
-    Plot(plot::Args),
+/// The subcommands: each `Variant(module)` is `src/app/module.rs`, whose `Args` holds the
+/// command's options and, in its doc comment, its help, and whose `run` is its body and exit
+/// code. A new command is one line here.
+macro_rules! commands {
+    ($($variant:ident($module:ident)),* $(,)?) => {
+        $(pub mod $module;)*
+
+        /// What perftest can do besides running cases. A variant's documentation is its `Args`'
+        /// (clap would take a variant's own doc comment as the command's help instead).
+        #[allow(missing_docs)]
+        #[derive(Debug, clap::Subcommand)]
+        pub enum Command {
+            $($variant($module::Args),)*
+        }
+
+        impl Command {
+            /// Runs the command.
+            fn run(&self) -> Result<()> {
+                match self {
+                    $(Command::$variant(args) => $module::run(args),)*
+                }
+            }
+        }
+    };
+}
+
+commands! {
+    Compare(compare),
+    Fleet(fleet),
+    Health(health),
+    History(history),
+    Show(show),
+    Check(check),
+    Report(report),
+    Plot(plot),
 }
 
 /// Runs the command line: the binary's whole behaviour.
 pub fn run(cli: &Cli) -> Result<()> {
     match &cli.command {
-        Some(Command::Compare(args)) => compare::run(args),
-        Some(Command::Fleet(args)) => fleet::run(args),
-        Some(Command::Health(args)) => health::run(args),
-        Some(Command::History(args)) => history::run(args),
-        Some(Command::Show(args)) => show::run(args),
-        Some(Command::Check(args)) => check::run(args),
-        Some(Command::Report(args)) => report::run(args),
-        Some(Command::Plot(args)) => plot::run(args),
+        Some(command) => command.run(),
         None if cli.run.list => list::list(&cli.run),
         None if cli.run.describe => list::describe(&cli.run),
         None if cli.run.devices => devices::run(&cli.run),

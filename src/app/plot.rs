@@ -5,8 +5,11 @@ use std::path::PathBuf;
 use crate::error::Result;
 use crate::report::plot::Metric;
 
-/// `perftest plot`'s options.
+/// Draw runs as an SVG bar chart, a panel per family.
+///
+/// Runs kept with --json (or written with --format json): a bar per case and run.
 #[derive(Debug, clap::Args)]
+#[command(display_order = 4)]
 pub struct Args {
     /// One or more JSON results files; each gets its own bar colour.
     #[arg(required = true, num_args = 1.., value_name = "FILE")]

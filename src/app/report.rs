@@ -5,8 +5,13 @@ use std::path::PathBuf;
 use crate::error::Result;
 use crate::report::output::Named;
 
-/// `perftest report`'s options.
+/// Write a run's page of findings, tables and charts into a folder.
+///
+/// DIR/index.html (self-contained: inline SVG, no script) and DIR/report.md: the run's device
+/// and settings, the findings computed from it, a table and chart per family, and with two or
+/// more runs, the compare verdicts.
 #[derive(Debug, clap::Args)]
+#[command(display_order = 2)]
 pub struct Args {
     /// One or more JSON results files; a run given right after another of the same device
     /// row and settings, with no case in common, is a part of it (a run made family by

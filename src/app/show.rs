@@ -5,8 +5,12 @@ use std::path::PathBuf;
 use crate::error::Result;
 use crate::report::Format;
 
-/// `perftest show`'s options.
+/// Print a kept run as the live run printed it, or in another format.
+///
+/// A run kept with --json (or written with --format json): its header, a line per case, its
+/// summaries.
 #[derive(Debug, clap::Args)]
+#[command(display_order = 1)]
 pub struct Args {
     /// The JSON results file.
     #[arg(value_name = "RUN")]
