@@ -241,6 +241,14 @@ impl RunArgs {
     }
 }
 
+/// A tolerance in percent, from 0.1 to 50 (`fleet` and `health --tolerance`).
+pub fn parse_tolerance(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(value) if (0.1..=50.0).contains(&value) => Ok(value),
+        _ => Err(format!("`{text}` is not a percentage from 0.1 to 50")),
+    }
+}
+
 fn parse_host_name(text: &str) -> Result<String, String> {
     crate::session::host::check_label(text).map(|()| text.to_owned())
 }

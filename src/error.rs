@@ -383,7 +383,7 @@ pub enum Error {
 
     /// `fleet` found suspects not yet measured again alone.
     #[error(
-        "{} slower than their fleet in these runs, not yet measured again alone: {}; run `perftest \
+        "{} slow beyond the tolerance in these runs, not yet measured again alone: {}; run `perftest \
          fleet --confirm` with the same runs on their host before draining them",
         crate::format::count(*.count, "GPU"),
         devices.join(", ")

@@ -123,7 +123,7 @@ fn cli_fleet_names_the_slow_gpu_a_suspect_until_confirmed_and_exits_19() {
     assert!(stdout.contains("group 1: NVIDIA H200 (NVIDIA 580.159.04), 8 devices"), "{stdout}");
     assert!(stdout.contains("    1. node07/0000:20:00.0: "), "GPU 5 ranked first: {stdout}");
     assert!(
-        stderr.contains("1 GPU slower than their fleet in these runs, not yet measured again alone: node07/0000:20:00.0 ("),
+        stderr.contains("1 GPU slow beyond the tolerance in these runs, not yet measured again alone: node07/0000:20:00.0 ("),
         "{stderr}"
     );
     assert!(stderr.contains("run `perftest fleet --confirm`"), "{stderr}");

@@ -5,20 +5,30 @@
 
 use serde::Serialize;
 
-use super::verdict::{noise, FLOOR, NOISE_FACTOR};
+use super::verdict::{noise, NOISE_FACTOR};
 use crate::record::stats::median;
 use crate::results::model::Run;
 
-/// The share of the cases measured again that must be slow again for the slowness to reproduce.
-pub const REPRODUCED: f64 = 0.5;
+/// The share of the cases measured again that must be quiet enough to judge (their noise, three
+/// times over, within the tolerance) for a verdict: fewer, and the confirmation cannot judge.
+pub const JUDGEABLE: f64 = 0.5;
 
 /// How a suspect's cases did when measured again against a reference.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Rejudged {
     /// Cases measured again on both and judged (neither too noisy).
     pub judged: usize,
-    /// Of those, slower than the reference beyond the noise and the floor.
+    /// Of those, slower than the reference beyond the tolerance.
     pub slow: usize,
+    /// Cases measured again too noisy to judge (three times their noise beyond the tolerance).
+    #[serde(default)]
+    pub noisy: usize,
+    /// The median change of the cases judged: the effect measured again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change: Option<f64>,
+    /// The tolerance it was held to.
+    #[serde(default)]
+    pub tolerance: f64,
     /// The largest slowdown, where any.
     pub worst: Option<f64>,
     /// What the reference was (`0000:00:06.0 alone`, `the fleet's medians`, `the median of 3 peers at once`).
@@ -26,9 +36,15 @@ pub struct Rejudged {
 }
 
 impl Rejudged {
-    /// Whether the slowness reproduced: slow again in [`REPRODUCED`] of the cases judged, and in one at least.
+    /// Whether it can say anything: [`JUDGEABLE`] of the cases measured again quiet enough.
+    pub fn judgeable(&self) -> bool {
+        self.judged > 0 && self.judged as f64 >= JUDGEABLE * (self.judged + self.noisy) as f64
+    }
+
+    /// Whether the slowness reproduced: judgeable, and the cases' median change slower than the
+    /// tolerance again.
     pub fn reproduced(&self) -> bool {
-        self.slow > 0 && self.slow as f64 >= REPRODUCED * self.judged as f64
+        self.judgeable() && self.change.is_some_and(|c| c < -self.tolerance)
     }
 }
 
@@ -42,6 +58,8 @@ pub enum Verdict {
     Interference,
     /// Slow in neither: the screen's outliers did not reproduce.
     NotReproduced,
+    /// Too noisy when measured again to say: never a pass.
+    Unjudgeable,
 }
 
 impl Verdict {
@@ -51,6 +69,7 @@ impl Verdict {
             Verdict::Slow => "slow",
             Verdict::Interference => "interference",
             Verdict::NotReproduced => "not reproduced",
+            Verdict::Unjudgeable => "cannot be judged",
         }
     }
 }
@@ -79,10 +98,12 @@ pub struct Confirmation {
 
 /// The verdict of `alone` and, where it did not reproduce, `together`.
 pub fn verdict(alone: &Rejudged, together: Option<&Rejudged>) -> Verdict {
-    match (alone.reproduced(), together.is_some_and(Rejudged::reproduced)) {
-        (true, _) => Verdict::Slow,
-        (false, true) => Verdict::Interference,
-        (false, false) => Verdict::NotReproduced,
+    match together {
+        _ if alone.reproduced() => Verdict::Slow,
+        _ if !alone.judgeable() => Verdict::Unjudgeable,
+        Some(t) if t.reproduced() => Verdict::Interference,
+        Some(t) if !t.judgeable() => Verdict::Unjudgeable,
+        _ => Verdict::NotReproduced,
     }
 }
 
@@ -99,33 +120,38 @@ pub fn median_of(runs: &[&Run], name: &str) -> Option<(f64, f64)> {
     Some((rate, found.iter().map(|(_, n)| *n).fold(0.0, f64::max)))
 }
 
-/// `suspect`'s `cases` against `reference` (each case's rate and noise there): slow where even
-/// its rate raised by 3 times the larger noise is 1% or more below the reference (for a small
-/// noise, `compare`'s rule: slower beyond 1% and 3 times the noise). Unlike `compare`, a noisy case
-/// is still judged, by that bound: a confirmation asks whether a slowdown far beyond the noise
-/// came back, not whether a small one did.
+/// `suspect`'s `cases` against `reference` (each case's rate and noise there), at `tolerance`: a
+/// case is judged where three times the larger noise is within the tolerance (else it is noisy),
+/// slow where it is slower than the tolerance; the effect is the judged cases' median change.
 pub fn rejudge(
     suspect: &Run,
     cases: &[String],
     reference: impl Fn(&str) -> Option<(f64, f64)>,
     against: &str,
+    tolerance: f64,
 ) -> Rejudged {
-    let mut out = Rejudged { against: against.to_owned(), ..Rejudged::default() };
+    let mut out = Rejudged { against: against.to_owned(), tolerance, ..Rejudged::default() };
+    let mut changes = Vec::new();
     for name in cases {
         let (Some((rate, own)), Some((base, theirs))) = (rate_in(suspect, name), reference(name)) else {
             continue;
         };
-        let noise = own.max(theirs);
         if base <= 0.0 {
+            continue;
+        }
+        if NOISE_FACTOR * own.max(theirs) > tolerance {
+            out.noisy += 1;
             continue;
         }
         out.judged += 1;
         let change = rate / base - 1.0;
-        if rate * (1.0 + NOISE_FACTOR * noise) < base * (1.0 - FLOOR) {
+        changes.push(change);
+        if change < -tolerance {
             out.slow += 1;
             out.worst = Some(out.worst.map_or(change, |w: f64| w.min(change)));
         }
     }
+    out.change = median(changes);
     out
 }
 
@@ -138,37 +164,45 @@ mod tests {
         run.cases.iter().map(|c| c.name.clone()).collect()
     }
 
+    const T: f64 = 0.02;
+
     #[test]
     fn slow_alone_is_slow_slow_only_at_once_is_interference_else_not_reproduced() {
         let healthy = device_run("NVIDIA H200", 1, 1.0);
         let slow = device_run("NVIDIA H200", 2, 0.95);
         let same = device_run("NVIDIA H200", 3, 1.0);
         let cases = names(&healthy);
-        let alone = rejudge(&slow, &cases, |n| rate_in(&healthy, n), "0000:06:00.0 alone");
+        let alone = rejudge(&slow, &cases, |n| rate_in(&healthy, n), "0000:06:00.0 alone", T);
         assert_eq!((alone.judged, alone.slow), (40, 40));
         assert!(alone.reproduced() && (alone.worst.unwrap() + 0.05).abs() < 0.006);
         assert_eq!(verdict(&alone, None), Verdict::Slow);
-        let fine = rejudge(&same, &cases, |n| rate_in(&healthy, n), "0000:06:00.0 alone");
+        let fine = rejudge(&same, &cases, |n| rate_in(&healthy, n), "0000:06:00.0 alone", T);
         assert_eq!((fine.slow, fine.reproduced()), (0, false));
         let peers = [&healthy, &same];
-        let together = rejudge(&slow, &cases, |n| median_of(&peers, n), "the median of 2 peers at once");
+        let together = rejudge(&slow, &cases, |n| median_of(&peers, n), "the median of 2 peers at once", T);
         assert_eq!(verdict(&fine, Some(&together)), Verdict::Interference);
         assert_eq!(verdict(&fine, Some(&fine)), Verdict::NotReproduced);
         assert_eq!(verdict(&fine, None), Verdict::NotReproduced);
     }
 
     #[test]
-    fn a_few_slow_cases_of_many_do_not_reproduce_and_noise_widens_the_bound() {
+    fn a_few_slow_cases_of_many_do_not_reproduce_and_a_noisy_confirmation_is_no_pass() {
         let healthy = device_run("NVIDIA H200", 1, 1.0);
         let mut some = device_run("NVIDIA H200", 3, 1.0);
         for case in some.cases.iter_mut().take(10) {
             case.rate.as_mut().unwrap().value *= 0.9;
         }
-        let again = rejudge(&some, &names(&healthy), |n| rate_in(&healthy, n), "a peer");
+        let again = rejudge(&some, &names(&healthy), |n| rate_in(&healthy, n), "a peer", T);
         assert_eq!((again.judged, again.slow), (40, 10));
-        assert!(!again.reproduced(), "10 of 40 is under half");
-        // A noisy case is judged by its noise: 10% slow with a 16% cv is not slow.
-        some.cases[0].samples_ms = vec![20.0, 24.0, 16.0];
-        assert_eq!(rejudge(&some, &names(&healthy), |n| rate_in(&healthy, n), "a peer").slow, 9);
+        assert!(!again.reproduced(), "10 of 40 slow: the median is not");
+        // A GPU 11% slow whose cases came back noisy (cv 16%) in two of three: cannot be judged.
+        let mut noisy = device_run("NVIDIA H200", 4, 0.89);
+        for case in noisy.cases.iter_mut().take(2) {
+            case.samples_ms = vec![20.0, 24.0, 16.0];
+        }
+        let three: Vec<String> = names(&healthy).into_iter().take(3).collect();
+        let again = rejudge(&noisy, &three, |n| rate_in(&healthy, n), "the reference", T);
+        assert_eq!((again.judged, again.noisy), (1, 2));
+        assert_eq!(verdict(&again, None), Verdict::Unjudgeable);
     }
 }

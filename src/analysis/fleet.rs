@@ -20,14 +20,7 @@ use crate::results::model::Run;
 pub use super::robust::{MAD_SCALE, SPREAD_K};
 /// The fewest devices with a case for it to be judged.
 pub const MIN_DEVICES: usize = 3;
-/// The share of its judged cases a device must be slow in to be slower than its fleet (and at
-/// least [`MIN_SLOW_CASES`]): on two healthy H200s measured four times, 2 to 4 of each run's 650
-/// cases sat outside the others (store cases at the L2's edge, bimodal from run to run), where a
-/// GPU held back by its clock, power or memory is slow in a family or more at once
-/// (results/fleet/).
-pub const SLOW_SHARE: f64 = 0.05;
-/// The fewest slow cases that make a device slower than its fleet.
-pub const MIN_SLOW_CASES: usize = 2;
+pub use effect::{Effect, TOLERANCE};
 
 /// One device's run in a fleet, and how it is named.
 #[derive(Clone, Debug)]
@@ -137,9 +130,56 @@ pub struct Standing {
     pub shortfall: f64,
     /// Its compute units slower than its others ([`crate::analysis::units`]), over its cases.
     pub slow_units: usize,
-    /// The verdict: slow in at least [`SLOW_SHARE`] of its judged cases and [`MIN_SLOW_CASES`],
-    /// or with a slow compute unit.
+    /// The verdict: [`State::Slow`].
     pub slow: bool,
+    /// Its state in this screen.
+    pub state: State,
+    /// The effect that decided it: the slowest slow one, else the slowest significant one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<Effect>,
+    /// Its effects: per family, then over every case ([`effect`]).
+    pub effects: Vec<Effect>,
+}
+
+impl Standing {
+    /// Its size in words: `alu -3.1% (± 0.2%, 12 cases)`, or `a slow compute unit`, or `none`.
+    pub fn size_text(&self) -> String {
+        match &self.size {
+            Some(e) => format!(
+                "{} {:+.1}% (± {:.2}%, {})",
+                e.what(),
+                e.change * 100.0,
+                e.uncertainty * 100.0,
+                crate::format::count(e.cases, "case")
+            ),
+            None if self.slow_units > 0 => crate::format::count(self.slow_units, "slow compute unit"),
+            None => "none".to_owned(),
+        }
+    }
+}
+
+/// A device's state in a screen, the least alarming first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum State {
+    /// Within its fleet (or the reference) in every family and case.
+    Healthy,
+    /// Cases or a family beyond the noise, all within the tolerance: look, do not act.
+    Differs,
+    /// A family, or the whole GPU, slower than the tolerance and beyond its uncertainty, or a
+    /// slow compute unit: a suspect until measured again.
+    Slow,
+}
+
+impl State {
+    /// Its word.
+    pub fn word(self) -> &'static str {
+        match self {
+            State::Healthy => "healthy",
+            State::Differs => "differs",
+            State::Slow => "slow",
+        }
+    }
 }
 
 /// A case whose work cost one device more energy than its group (`--energy` runs): a board
@@ -176,6 +216,10 @@ pub struct Unjudged {
     /// node to drain; not for noise or a reference that lacks its cases.
     #[serde(skip)]
     pub broken: bool,
+    /// Whether it lacks siblings only (fewer than [`MIN_DEVICES`] of its model and no
+    /// reference): a reference can still be made of its runs.
+    #[serde(skip)]
+    pub alone: bool,
 }
 
 /// The reference a group was judged against instead of its siblings ([`mod@reference`]).
@@ -194,6 +238,8 @@ pub struct Against {
 /// One group's verdicts.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Group {
+    /// The tolerance its effects were held to (a fraction).
+    pub tolerance: f64,
     /// What its runs share.
     pub key: GroupKey,
     /// The reference its cases were held against, where one was given (else its siblings).
@@ -218,6 +264,14 @@ pub struct Group {
     /// Cases whose work cost a device more energy than the group, the largest first.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hungry: Vec<Hungry>,
+    /// Judged cases that are heavy-tailed here (healthy runs of them stray past the tolerance:
+    /// [`effect::HEAVY`]): listed where they are outliers, weighed in no effect.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub heavy: Vec<String>,
+    /// Each judged case's median (the fleet's or the reference's), which a confirmation with no
+    /// peer on its host holds a suspect to.
+    #[serde(skip)]
+    pub medians: std::collections::BTreeMap<String, f64>,
 }
 
 /// A run, or a file given as one, that the fleet could not take, and why.
@@ -293,7 +347,15 @@ impl Fleet {
             .filter(|s| s.slow_units > 0 || confirmed(&s.label, Verdict::Slow))
             .map(|s| s.label.clone())
             .collect();
-        let unjudged = self.unjudged();
+        let mut unjudged = self.unjudged();
+        unjudged.extend(self.confirmations.iter().filter(|c| c.verdict == Verdict::Unjudgeable).map(|c| {
+            format!(
+                "{}: measured again, too noisy to judge ({} of {} cases noisy): measure it again on a quiet host",
+                c.label,
+                c.alone.noisy,
+                c.alone.noisy + c.alone.judged
+            )
+        }));
         let interference: Vec<String> = self
             .confirmations
             .iter()
@@ -303,7 +365,7 @@ impl Fleet {
         let waiting: Vec<String> = suspects
             .iter()
             .filter(|s| s.slow_units == 0 && unconfirmed(&s.label))
-            .map(|s| format!("{} ({} of {} cases)", s.label, s.slower, s.judged))
+            .map(|s| format!("{} ({})", s.label, s.size_text()))
             .collect();
         let faulty: Vec<String> = self.faulty.iter().map(|l| format!("{}: {}", l.label, l.why)).collect();
         match () {
@@ -388,6 +450,16 @@ pub fn judge(members: &[Member<'_>]) -> Fleet {
 /// As [`judge`], each group held against its model in `reference` where one is given (a run of a
 /// model the reference lacks is named in [`Fleet::unreferenced`]).
 pub fn judge_against(members: &[Member<'_>], reference: Option<&reference::Reference>) -> Fleet {
+    judge_with(members, reference, None)
+}
+
+/// As [`judge_against`], at `tolerance` where given, else the reference's, else [`TOLERANCE`].
+pub fn judge_with(
+    members: &[Member<'_>],
+    reference: Option<&reference::Reference>,
+    tolerance: Option<f64>,
+) -> Fleet {
+    let tolerance = tolerance.or(reference.and_then(|r| r.tolerance)).unwrap_or(TOLERANCE);
     let mut timed = Vec::new();
     let mut untimed = Vec::new();
     let mut shared = Vec::new();
@@ -423,10 +495,12 @@ pub fn judge_against(members: &[Member<'_>], reference: Option<&reference::Refer
             }));
             continue;
         }
-        judged.push(group::judge_group(key, &group, model.flatten()));
+        judged.push(group::judge_group(key, &group, model.flatten(), tolerance));
     }
+    // Against a reference each run is judged on its own: a run of an --all-devices screen needs
+    // none of its siblings.
     let runs: Vec<&Run> = members.iter().map(|m| m.run).collect();
-    let missing = super::screen::missing(&runs);
+    let missing = if reference.is_some() { Vec::new() } else { super::screen::missing(&runs) };
     Fleet {
         groups: judged,
         untimed,
@@ -460,16 +534,13 @@ where
 
 /// The names of `members`' cases, in first-seen order, each once.
 pub(crate) fn case_names<'a>(members: &[&Member<'a>]) -> Vec<&'a str> {
-    let mut names: Vec<&'a str> = Vec::new();
-    for c in members.iter().flat_map(|m| m.run.cases.iter()) {
-        if !names.contains(&c.name.as_str()) {
-            names.push(&c.name);
-        }
-    }
-    names
+    let mut seen = std::collections::HashSet::new();
+    let all = members.iter().flat_map(|m| m.run.cases.iter()).map(|c| c.name.as_str());
+    all.filter(|name| seen.insert(*name)).collect()
 }
 
 mod device;
+pub mod effect;
 mod group;
 pub use device::{label, slim};
 pub mod reference;

@@ -6,15 +6,16 @@ use std::path::{Path, PathBuf};
 
 use super::emit::{self, Format};
 use crate::analysis::fleet::reference::{self, Reference};
-use crate::analysis::fleet::{judge_against, Conclusion, Fleet, Left, Member};
+use crate::analysis::fleet::{judge_with, Conclusion, Fleet, Left, Member};
 use crate::error::{Error, Result};
 use crate::results::files::Depth;
 
 /// Judge runs of like GPUs against each other and name the slow ones.
 ///
 /// A rack's screening: per group of one device model, driver and settings, each case's median
-/// and spread across the devices, each device's cases outside both the spread and their own
-/// noise, and the devices ranked. Exits 16 when a device is slower than its fleet
+/// and spread across the devices, each device's cases outside both, and per family the median
+/// change: a device is slow where a family (or its whole run) is slower than the tolerance.
+/// Exits 19 for a slow device not yet measured again, 16 once --confirm finds it slow alone
 /// (docs/fleet.md).
 #[derive(Debug, clap::Args)]
 #[command(display_order = 5)]
@@ -45,6 +46,11 @@ pub struct Args {
     /// format (node_exporter's textfile collector; labels as dcgm-exporter's).
     #[arg(long, value_name = "FILE")]
     pub metrics: Option<PathBuf>,
+    /// A GPU is slow where a family's typical case, or its whole run, is slower than PCT percent
+    /// (and beyond its uncertainty); smaller differences are reported as "differs", exit 0.
+    /// Default: the reference's, else 2. Written into --write-reference's file.
+    #[arg(long, value_name = "PCT", value_parser = crate::cli::parse_tolerance)]
+    pub tolerance: Option<f64>,
 }
 
 /// Runs `perftest fleet`: the verdict is decided, then printed (or written to `--output`), then
@@ -71,7 +77,8 @@ pub fn run(args: &Args) -> Result<()> {
         .iter()
         .map(|(file, run)| Member { label: crate::analysis::fleet::label(file, run), run })
         .collect();
-    let mut fleet = judge_against(&members, reference.as_ref());
+    let tolerance = args.tolerance.map(|t| t / 100.0);
+    let mut fleet = judge_with(&members, reference.as_ref(), tolerance);
     fleet.skipped =
         skipped.into_iter().map(|s| Left { label: s.path.display().to_string(), why: s.why }).collect();
     if args.confirm {
@@ -95,17 +102,19 @@ pub fn run(args: &Args) -> Result<()> {
         writes.extend(crate::report::write_atomic(path, &metrics).err());
     }
     if let Some(path) = &args.write_reference {
-        writes.extend(write_reference(path, &fleet, &members).err());
+        writes.extend(write_reference(path, &fleet, &members, tolerance).err());
     }
     emit::decided(verdict, writes)
 }
 
 /// Writes the reference `members` make to `path` where the screen is healthy; else says on
 /// stderr why none was written (the verdict's exit code follows).
-fn write_reference(path: &Path, fleet: &Fleet, members: &[Member<'_>]) -> Result<()> {
+fn write_reference(path: &Path, fleet: &Fleet, members: &[Member<'_>], tolerance: Option<f64>) -> Result<()> {
     let say = crate::session::progress::say;
-    // A device of the host left out of the runs (on purpose, or not) does not spoil the others'.
-    let judged = Fleet { missing: Vec::new(), ..fleet.clone() };
+    // A device of the host left out of the runs (on purpose, or not) does not spoil the others',
+    // and one GPU's runs make a reference of their own (its cases' basis says "runs").
+    let mut judged = Fleet { missing: Vec::new(), ..fleet.clone() };
+    judged.groups.iter_mut().for_each(|g| g.unjudged.retain(|u| !u.alone));
     if judged.conclusion() != Conclusion::Healthy {
         say(&format!(
             "perftest fleet: no reference written to {}: the screen is not healthy; leave out the runs it \
@@ -114,8 +123,37 @@ fn write_reference(path: &Path, fleet: &Fleet, members: &[Member<'_>]) -> Result
         ));
         return Ok(());
     }
+    // Devices that disagree beyond the tolerance either way: a reference of them would pass a
+    // slow GPU (or fail a healthy one).
+    let astray: Vec<String> = judged
+        .groups
+        .iter()
+        .flat_map(|g| {
+            g.ranking.iter().filter(move |s| s.effects.iter().any(|e| e.significant() && e.change.abs() > g.tolerance))
+        })
+        .map(|s| format!("{} ({})", s.label, s.size_text()))
+        .collect();
+    if !astray.is_empty() {
+        say(&format!(
+            "perftest fleet: no reference written to {}: these devices differ from the others beyond the \
+             tolerance: {}; leave their runs out and make the reference again",
+            path.display(),
+            astray.join(", ")
+        ));
+        return Ok(());
+    }
     let made = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-    let reference = reference::make(members, made);
+    let reference = reference::make(members, made, tolerance);
+    let wide = reference::too_wide(&reference, tolerance.unwrap_or(crate::analysis::fleet::TOLERANCE));
+    if !wide.is_empty() {
+        say(&format!(
+            "perftest fleet: no reference written to {}: its cases spread more than half the tolerance from \
+             run to run ({}): measure the screen again on quiet hosts",
+            path.display(),
+            wide.join("; ")
+        ));
+        return Ok(());
+    }
     if reference.models.is_empty() {
         return Err(Error::ResultsFile {
             path: path.display().to_string(),

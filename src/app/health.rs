@@ -1,5 +1,5 @@
 //! `perftest health`: a node's health check. Measures this node's GPUs against a reference
-//! ([`crate::session::node`]), judges them ([`crate::analysis::fleet::judge_against`]), measures
+//! ([`crate::session::node`]), judges them ([`crate::analysis::fleet::judge_with`]), measures
 //! the suspects again at once ([`crate::session::confirm::confirm_at_once`]) and decides; then
 //! drains the Slurm node where a GPU failed or is slow, prints a summary line and the verdict,
 //! writes metrics, and ends with fleet's exit code (or a node-problem-detector plugin's). A signal
@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use crate::analysis::fleet::reference::Reference;
-use crate::analysis::fleet::{judge_against, Member};
+use crate::analysis::fleet::{judge_with, Member};
 use crate::error::{Error, ExitCode, Result};
 use crate::report::output::Named;
 use crate::report::sections::health;
@@ -45,6 +45,10 @@ pub struct Args {
     /// Keep the runs in DIR (made if missing) instead of a temporary folder.
     #[arg(long, value_name = "DIR")]
     pub keep: Option<PathBuf>,
+    /// A GPU is slow where a family's typical case, or its whole run, is slower than the
+    /// reference by PCT percent (and beyond its uncertainty). Default: the reference's, else 2.
+    #[arg(long, value_name = "PCT", value_parser = crate::cli::parse_tolerance)]
+    pub tolerance: Option<f64>,
 }
 
 /// Runs `perftest health`; with `--npd`, ends as a node-problem-detector plugin: 1 where the node
@@ -104,7 +108,7 @@ fn check(args: &Args) -> Result<std::result::Result<(), (Error, bool)>> {
     let label = crate::analysis::fleet::label;
     let members: Vec<Member<'_>> =
         measured.runs.iter().map(|(file, run)| Member { label: label(file, run), run }).collect();
-    let mut fleet = judge_against(&members, Some(&reference));
+    let mut fleet = judge_with(&members, Some(&reference), args.tolerance.map(|t| t / 100.0));
     fleet.faulty.extend(measured.faults);
     fleet.confirmations = crate::session::confirm::confirm_at_once(&fleet, &members, &reference, &dir)?;
     if child::stopped() {

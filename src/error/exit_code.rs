@@ -48,7 +48,7 @@ pub enum ExitCode {
     Interference = 17,
     /// `fleet` found a device it cannot judge: nothing timed, a shared GPU, or no run at all.
     Unjudged = 18,
-    /// `fleet` found a GPU slower than its fleet that has not been measured again alone.
+    /// `fleet` found a GPU slow beyond the tolerance that has not been measured again alone.
     Unconfirmed = 19,
     /// `fleet` or `health` found a GPU on which a case lost the device, crashed or hung.
     Faulty = 20,
@@ -129,7 +129,7 @@ impl ExitCode {
                 "check found a case missing from the run, a failure its expectations file does not list, or a listed one that no longer happens"
             }
             ExitCode::SlowerThanFleet => {
-                "fleet found a GPU slow: slower than the others of its group (same model, driver and settings) in 5% of its cases or more, and slow again when measured alone against a healthy peer alone (fleet --confirm), or with a compute unit slower than its others (units family); or health found a GPU slow against its reference and slow again when measured again; the devices are named, and the whole verdict was written"
+                "fleet found a GPU slow: a family's median case (or its whole run) slower than the others of its group (same model, driver and settings) or the reference by more than the tolerance (2% unless set) and beyond its uncertainty, and slow again when measured alone against a healthy peer alone (fleet --confirm), or with a compute unit slower than its others (units family); or health found a GPU slow against its reference and slow again when measured again; the devices are named with the size, and the whole verdict was written"
             }
             ExitCode::Interference => {
                 "fleet --confirm found a GPU slow only while its host's other GPUs ran (not alone): the host's power, PCIe or CPU, not the GPU; named with the families and the devices it ran with"
@@ -138,7 +138,7 @@ impl ExitCode {
                 "fleet (or health) found a device it cannot judge: every case failed, hung or was too noisy, another process used its GPU during the run, it ran with the others on its host but left no run, or (--reference) the reference has no model of it; named with why"
             }
             ExitCode::Unconfirmed => {
-                "fleet found a GPU slower than its fleet in these runs that has not been measured again alone: run perftest fleet --confirm with the same runs on its host before draining it"
+                "fleet found a GPU slow beyond the tolerance in these runs that has not been measured again alone: run perftest fleet --confirm with the same runs on its host before draining it"
             }
             ExitCode::Faulty => {
                 "fleet (or health) found a GPU on which a case lost the device, crashed or hung its worker, or (health) whose perftest ended so before it measured: the GPU or its driver, not noise; named with its cases; drain it"

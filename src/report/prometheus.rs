@@ -5,7 +5,10 @@
 //! `modelName`). Only gauges, and only the `--quick` cases: a few dozen series per GPU, however
 //! large the runs.
 
-use crate::analysis::fleet::{Conclusion, Fleet, Member};
+use crate::analysis::fleet::{Conclusion, Fleet, Member, State};
+
+/// A GPU's states in metrics, the least alarming first.
+const STATES: [&str; 7] = ["healthy", "differs", "suspect", "unjudged", "shared", "slow", "faulty"];
 use crate::results::model::{Device, Run};
 
 /// PCI vendor id of NVIDIA, whose `deviceUUID` is the UUID NVML and dcgm-exporter report.
@@ -123,11 +126,29 @@ pub fn render(fleet: &Fleet, members: &[Member<'_>]) -> String {
         "Cases slower than the fleet or the reference, beyond its spread and the case's noise.",
     );
     let mut judged = Metric::new("perftest_gpu_judged_cases", Merge::Sum, "Cases judged.");
+    let mut gpu_state = Metric::new(
+        "perftest_gpu_state",
+        Merge::Highest,
+        "1 on the GPU's state, 0 on the others: healthy, differs (look: beyond the noise, within the \
+         tolerance), suspect (slow in this screen, not measured again), slow (act), unjudged, shared, faulty.",
+    );
+    let mut size = Metric::new(
+        "perftest_gpu_effect_ratio",
+        Merge::Lowest,
+        "The GPU's slowest family (or whole-run) median change against its fleet or reference, as a \
+         fraction (-0.03: 3% slow); 0 where no effect is beyond its uncertainty.",
+    );
+    let mut tolerance = Metric::new(
+        "perftest_tolerance_ratio",
+        Merge::Lowest,
+        "The tolerance a family's median change must pass to make a GPU slow, as a fraction.",
+    );
     let mut when = Metric::new(
         "perftest_gpu_run_timestamp_seconds",
         Merge::Highest,
         "When the GPU's latest run started.",
     );
+    let mut states: Vec<(String, &str)> = Vec::new();
     let mut rates = Metric::new(
         "perftest_case_rate",
         Merge::Lowest,
@@ -147,6 +168,16 @@ pub fn render(fleet: &Fleet, members: &[Member<'_>]) -> String {
             let unjudged = group.unjudged.iter().any(|u| u.device == standing.device);
             let failed = unjudged || standing.slow_units > 0 || confirmed_slow(&standing.label);
             healthy.set(gpu.clone(), if failed { 0.0 } else { 1.0 });
+            let word = match standing.state {
+                _ if unjudged => "unjudged",
+                _ if standing.slow_units > 0 || confirmed_slow(&standing.label) => "slow",
+                State::Slow => "suspect",
+                State::Differs => "differs",
+                State::Healthy => "healthy",
+            };
+            states.push((gpu.clone(), word));
+            size.set(gpu.clone(), standing.size.as_ref().map_or(0.0, |e| e.change));
+            tolerance.set(format!("model_name=\"{}\"", escape(&group.key.device)), group.tolerance);
             slow.set(gpu.clone(), standing.slower as f64);
             judged.set(gpu.clone(), standing.judged as f64);
             if let Ok(time) = humantime::parse_rfc3339(&run.date) {
@@ -168,9 +199,28 @@ pub fn render(fleet: &Fleet, members: &[Member<'_>]) -> String {
         }
     }
     // Devices no group judged (shared GPUs, a model the reference lacks), and faulty ones, fail.
-    for left in fleet.shared.iter().chain(&fleet.unreferenced).chain(&fleet.faulty) {
-        if let Some(run) = latest(&left.label) {
-            healthy.set(labels(run), 0.0);
+    let left = [("shared", &fleet.shared), ("unjudged", &fleet.unreferenced), ("faulty", &fleet.faulty)];
+    for (word, list) in left {
+        for l in list {
+            if let Some(run) = latest(&l.label) {
+                healthy.set(labels(run), 0.0);
+                states.push((labels(run), word));
+            }
+        }
+    }
+    // One state per GPU, the most alarming of its groups' and lists'.
+    let rank = |w: &str| STATES.iter().position(|s| *s == w).unwrap_or(0);
+    let mut worst: Vec<(String, &str)> = Vec::new();
+    for (gpu, word) in states {
+        match worst.iter_mut().find(|(g, _)| *g == gpu) {
+            Some((_, known)) if rank(known) < rank(word) => *known = word,
+            Some(_) => {}
+            None => worst.push((gpu, word)),
+        }
+    }
+    for (gpu, word) in worst {
+        for each in STATES {
+            gpu_state.samples.push((format!("{gpu},state=\"{each}\""), if each == word { 1.0 } else { 0.0 }));
         }
     }
     let mut verdict = Metric::new(
@@ -191,7 +241,11 @@ pub fn render(fleet: &Fleet, members: &[Member<'_>]) -> String {
     }
     // `# EOF` ends an OpenMetrics exposition; the classic text format (node_exporter's textfile
     // collector, promtool) reads it as a comment: the file is valid as both.
-    [verdict, healthy, slow, judged, when, rates].iter().map(Metric::text).collect::<String>() + "# EOF\n"
+    [verdict, healthy, gpu_state, size, tolerance, slow, judged, when, rates]
+        .iter()
+        .map(Metric::text)
+        .collect::<String>()
+        + "# EOF\n"
 }
 
 #[cfg(test)]
@@ -242,6 +296,23 @@ mod tests {
             line("perftest_gpu_slow_cases").as_deref(),
             Some("40"),
             "slow in the second group: {text}"
+        );
+        // GPU 3 is a suspect (slow in this screen, not measured again), 50% slow in every case.
+        assert!(
+            text.contains(
+                "perftest_gpu_state{UUID=\"GPU-00000003\",model_name=\"NVIDIA H200\",state=\"suspect\"} 1\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "perftest_gpu_state{UUID=\"GPU-00000001\",model_name=\"NVIDIA H200\",state=\"healthy\"} 1\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            (line("perftest_gpu_effect_ratio").unwrap().parse::<f64>().unwrap() + 0.5).abs() < 0.01,
+            "{text}"
         );
         let second = humantime::parse_rfc3339("2026-11-28T02:00:00Z").unwrap();
         let seconds = second.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();

@@ -20,7 +20,7 @@ pub fn confirm(fleet: &Fleet, members: &[Member<'_>]) -> Result<Vec<Confirmation
     let dir = tempfile::tempdir().map_err(Error::Io)?;
     let mut confirmed = Vec::new();
     for group in &fleet.groups {
-        for standing in group.ranking.iter().filter(|s| s.slow && s.slower > 0) {
+        for standing in group.ranking.iter().filter(|s| suspect(group, s)) {
             let Some(suspect) = run_of(members, &standing.label) else { continue };
             if suspect.host.is_none() || suspect.host != here {
                 super::progress::say(&format!(
@@ -49,13 +49,14 @@ pub fn confirm_at_once(
 ) -> Result<Vec<Confirmation>> {
     let mut confirmed = Vec::new();
     for (n, group) in fleet.groups.iter().enumerate() {
-        let suspects: Vec<&Standing> = group.ranking.iter().filter(|s| s.slow && s.slower > 0).collect();
+        let suspects: Vec<&Standing> = group.ranking.iter().filter(|s| suspect(group, s)).collect();
         let Some(like) = suspects.first().and_then(|s| run_of(members, &s.label)) else {
             continue;
         };
-        let slow_cases = |device: usize| slow_cases(group, device);
+        let slow_cases =
+            |s: &Standing| run_of(members, &s.label).map_or(Vec::new(), |r| slow_cases(group, s, r));
         let mut cases: Vec<String> = Vec::new();
-        for case in suspects.iter().flat_map(|s| slow_cases(s.device)) {
+        for case in suspects.iter().flat_map(|s| slow_cases(s)) {
             if !cases.contains(&case) {
                 cases.push(case);
             }
@@ -69,7 +70,7 @@ pub fn confirm_at_once(
         let again = measure_at_once(like, &cases, dir, &format!("again{}", n + 1))?;
         for suspect in &suspects {
             let Some(run) = run_of(members, &suspect.label) else { continue };
-            let mine = slow_cases(suspect.device);
+            let mine = slow_cases(suspect);
             let families = families_of(run, &mine);
             let found =
                 again.iter().find(|r| r.device.slot().is_some() && r.device.slot() == run.device.slot());
@@ -97,7 +98,7 @@ pub fn confirm_at_once(
                 let e = model?.case(name)?;
                 (e.median > 0.0).then(|| (e.median, e.spread / e.median))
             };
-            let alone = rejudge(measured, &mine, expected, "the reference's medians");
+            let alone = rejudge(measured, &mine, expected, "the reference's medians", group.tolerance);
             let with: Vec<String> = again
                 .iter()
                 .filter(|r| r.device.slot() != run.device.slot())
@@ -117,9 +118,20 @@ pub fn confirm_at_once(
     Ok(confirmed)
 }
 
-/// The cases in which `group`'s device `device` was slower than its fleet (or reference).
-fn slow_cases(group: &Group, device: usize) -> Vec<String> {
-    group.outliers.iter().filter(|o| o.device == device && o.change < 0.0).map(|o| o.case.clone()).collect()
+/// Whether `standing` is a suspect to measure again: slow by an effect (a slow compute unit alone
+/// is slow without measuring again).
+fn suspect(group: &Group, standing: &Standing) -> bool {
+    standing.slow && standing.size.as_ref().is_some_and(|e| e.slow(group.tolerance))
+}
+
+/// The cases that made `standing` slow, in its `run`: its slow family's timed cases, or every
+/// timed case where the whole GPU was slow.
+fn slow_cases(group: &Group, standing: &Standing, run: &Run) -> Vec<String> {
+    let Some(effect) = standing.size.as_ref().filter(|e| e.slow(group.tolerance)) else {
+        return Vec::new();
+    };
+    let timed = run.cases.iter().filter(|c| c.timed_rate().is_some());
+    timed.filter(|c| effect.family.as_ref().is_none_or(|f| *f == c.family)).map(|c| c.name.clone()).collect()
 }
 
 /// The families of `cases` in `run`, in first-seen order.
@@ -153,7 +165,7 @@ fn confirm_one(
     members: &[Member<'_>],
     dir: &Path,
 ) -> Result<Confirmation> {
-    let cases = slow_cases(group, standing.device);
+    let cases = slow_cases(group, standing, suspect);
     let families = families_of(suspect, &cases);
     // A peer: a device of the group on the same host, not a suspect, the fewest outliers first.
     let peer = group
@@ -178,15 +190,21 @@ fn confirm_one(
         Some(peer_run) => {
             let peer_slot = slot(peer_run).unwrap_or_default();
             let reference = measure(suspect, &peer_slot, &cases, &dir.join("peer.json"))?;
-            rejudge(&alone_run, &cases, |n| rate_in(&reference, n), &format!("{peer_slot} alone"))
+            rejudge(
+                &alone_run,
+                &cases,
+                |n| rate_in(&reference, n),
+                &format!("{peer_slot} alone"),
+                group.tolerance,
+            )
         }
         None => {
-            let medians = |n: &str| group.outliers.iter().find(|o| o.case == n).map(|o| (o.median, 0.0));
+            let medians = |n: &str| group.medians.get(n).map(|m| (*m, 0.0));
             let against = match group.reference {
                 Some(_) => "the reference's medians",
                 None => "the fleet's medians (no other GPU of its model on this host)",
             };
-            rejudge(&alone_run, &cases, medians, against)
+            rejudge(&alone_run, &cases, medians, against, group.tolerance)
         }
     };
     let (together, with) = match alone.reproduced() {
@@ -201,8 +219,8 @@ fn confirm_one(
             let against = format!("the median of {} at once", crate::format::count(peers.len(), "other GPU"));
             let with: Vec<String> = others.iter().filter_map(slot).collect();
             // Alone on its host, it has no siblings to be slowed by.
-            let together =
-                (!peers.is_empty()).then(|| rejudge(&mine, &cases, |n| median_of(&peers, n), &against));
+            let together = (!peers.is_empty())
+                .then(|| rejudge(&mine, &cases, |n| median_of(&peers, n), &against, group.tolerance));
             (together, with)
         }
     };

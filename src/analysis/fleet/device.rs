@@ -11,6 +11,15 @@ use crate::results::model::{CaseResult, Run};
 pub(super) struct Device<'a> {
     pub(super) label: String,
     pub(super) runs: Vec<&'a Run>,
+    /// Its runs' cases by name, in run order (a fleet of 1,000 full runs looks up 1.5 million).
+    cases: std::collections::HashMap<&'a str, Vec<&'a CaseResult>>,
+}
+
+impl<'a> Device<'a> {
+    /// Its runs' cases named `name`, one per run that holds it, in run order.
+    pub(super) fn cases_named(&self, name: &str) -> &[&'a CaseResult] {
+        self.cases.get(name).map_or(&[], Vec::as_slice)
+    }
 }
 
 /// What tells devices apart: the device UUID, else (older files) the label.
@@ -22,7 +31,17 @@ fn identity(member: &Member<'_>) -> String {
 pub(super) fn devices<'a>(members: &[&Member<'a>]) -> Vec<Device<'a>> {
     super::grouped(members.iter().copied(), identity)
         .into_iter()
-        .map(|(_, runs)| Device { label: runs[0].label.clone(), runs: runs.iter().map(|m| m.run).collect() })
+        .map(|(_, runs)| {
+            let mut cases: std::collections::HashMap<&'a str, Vec<&'a CaseResult>> = Default::default();
+            for m in &runs {
+                // A run that holds a name twice counts its first, as a search would.
+                let mut seen = std::collections::HashSet::new();
+                for c in m.run.cases.iter().filter(|c| seen.insert(c.name.as_str())) {
+                    cases.entry(c.name.as_str()).or_default().push(c);
+                }
+            }
+            Device { label: runs[0].label.clone(), runs: runs.iter().map(|m| m.run).collect(), cases }
+        })
         .collect()
 }
 
@@ -42,9 +61,10 @@ pub(super) fn measured<'a>(
     unit: Option<&crate::results::measure::Measure>,
 ) -> Option<Measured<'a>> {
     let timed: Vec<(&CaseResult, f64)> = device
-        .runs
+        .cases
+        .get(name)?
         .iter()
-        .filter_map(|run| run.cases.iter().find(|c| c.name == name))
+        .copied()
         .filter_map(|c| Some((c, c.timed_rate().filter(|r| unit.is_none_or(|u| r.unit == *u))?.value)))
         .collect();
     let (case, _) = *timed.first()?;

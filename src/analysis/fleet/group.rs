@@ -2,10 +2,11 @@
 //! across them, the outliers, the slow compute units, the devices it cannot judge, the ranking.
 
 use super::device::{devices, measured, unit_of, Device, Measured};
+use super::effect::{self, Effect, Point};
 use super::reference::Model;
 use super::{
-    Against, Group, GroupKey, Hungry, Member, Outlier, SlowUnit, Standing, Unjudged, ENERGY_MARGIN,
-    MAD_SCALE, MIN_DEVICES, MIN_SLOW_CASES, SLOW_SHARE, SPREAD_K,
+    Against, Group, GroupKey, Hungry, Member, Outlier, SlowUnit, Standing, State, Unjudged, ENERGY_MARGIN,
+    MAD_SCALE, MIN_DEVICES, SPREAD_K,
 };
 use crate::analysis::trust::median_clock;
 use crate::analysis::verdict::{noise, FLOOR, NOISE_FACTOR, NOISY};
@@ -40,7 +41,12 @@ fn unjudgeable(device: &Device<'_>) -> Option<(String, bool)> {
 
 /// The verdicts of one group's devices, each case held against its siblings' median and spread,
 /// or against `model`'s where a reference is given (a case the reference lacks is not judged).
-pub(super) fn judge_group(key: GroupKey, members: &[&Member<'_>], model: Option<&Model>) -> Group {
+pub(super) fn judge_group(
+    key: GroupKey,
+    members: &[&Member<'_>],
+    model: Option<&Model>,
+    tolerance: f64,
+) -> Group {
     let devices = devices(members);
     // Case names in first-seen order.
     let names = super::case_names(members);
@@ -52,6 +58,10 @@ pub(super) fn judge_group(key: GroupKey, members: &[&Member<'_>], model: Option<
     // Per device, its timed cases that the reference holds (with a reference).
     let mut in_reference = vec![0usize; devices.len()];
     let mut run_spreads: Vec<Vec<f64>> = vec![Vec::new(); devices.len()];
+    // Per device, its judged cases as effects read them.
+    let mut points: Vec<Vec<Point<'_>>> = vec![Vec::new(); devices.len()];
+    let mut medians = std::collections::BTreeMap::new();
+    let mut heavy_cases = Vec::new();
     for name in names {
         // Each device's timed case and its rate (in the first one's unit: others are not comparable).
         let Some(unit) = unit_of(&devices, name) else { continue };
@@ -69,12 +79,20 @@ pub(super) fn judge_group(key: GroupKey, members: &[&Member<'_>], model: Option<
                 in_reference[*i] += 1;
             }
         }
+        // A heavy-tailed case: healthy runs of it stray past the tolerance (the reference saw
+        // one, or more than one device of this screen sits there): it weighs in no effect.
+        let heavy;
         let (med, sigma, fleet_clock) = match expected {
-            Some(Some(e)) if !found.is_empty() => (e.median, e.spread, None),
+            Some(Some(e)) if !found.is_empty() => {
+                heavy = e.tail.is_some_and(|t| t > tolerance);
+                (e.median, e.spread, None)
+            }
             None if found.len() >= MIN_DEVICES => {
                 let rates: Vec<f64> = found.iter().map(|(_, m)| m.rate).collect();
                 let Some((med, mad)) = median_mad(&rates) else { continue };
                 let clock = median_clock(found.iter().filter_map(|(_, m)| m.case.clock_mhz));
+                let astray = rates.iter().filter(|r| (*r / med - 1.0).abs() > tolerance).count();
+                heavy = astray > 1 && astray as f64 > effect::HEAVY * rates.len() as f64;
                 (med, MAD_SCALE * mad, clock)
             }
             _ => {
@@ -83,6 +101,10 @@ pub(super) fn judge_group(key: GroupKey, members: &[&Member<'_>], model: Option<
             }
         };
         judged += 1;
+        medians.insert(name.to_owned(), med);
+        if heavy {
+            heavy_cases.push(name.to_owned());
+        }
         if med > 0.0 {
             spreads.push(sigma / med);
         }
@@ -98,6 +120,10 @@ pub(super) fn judge_group(key: GroupKey, members: &[&Member<'_>], model: Option<
                 continue;
             }
             judged_per_device[*i] += 1;
+            if med > 0.0 && !heavy {
+                let spread = (sigma / med).max(m.noise);
+                points[*i].push(Point { family: &m.case.family, change, spread });
+            }
             if beyond_noise && beyond_spread {
                 outliers.push(Outlier {
                     device: *i,
@@ -154,10 +180,28 @@ pub(super) fn judge_group(key: GroupKey, members: &[&Member<'_>], model: Option<
                 ),
             };
             let short = model.is_some() && judged * 2 < held.max(1);
-            let (why, broken) = unjudgeable(d).or(short.then_some((unmatched, false)))?;
-            Some(Unjudged { device: i, why, broken })
+            // Per-unit rates (the units family) are judged within their own GPU: a GPU alone whose
+            // runs time nothing else is judged; one with other cases is not, whatever its units.
+            let within = d.runs.iter().all(|r| {
+                r.cases.iter().filter(|c| c.timed_rate().is_some()).all(|c| !c.units.is_empty())
+            });
+            let alone = (model.is_none() && devices.len() < MIN_DEVICES && !within).then(|| {
+                let why = format!(
+                    "only {} of this model, driver and settings: fewer than {MIN_DEVICES} cannot tell which \
+                     is odd; judge it against a reference (--reference) or with more of its siblings",
+                    crate::format::count(devices.len(), "device")
+                );
+                (why, false)
+            });
+            let lacks_siblings = unjudgeable(d).is_none() && alone.is_some();
+            let (why, broken) = unjudgeable(d).or(alone).or(short.then_some((unmatched, false)))?;
+            Some(Unjudged { device: i, why, broken, alone: lacks_siblings })
         })
         .collect();
+    let mut effects: Vec<Vec<Effect>> = points.iter().map(|p| effect::effects(p)).collect();
+    if model.is_none() {
+        widen_by_siblings(&mut effects);
+    }
     let mut ranking: Vec<Standing> = devices
         .iter()
         .enumerate()
@@ -166,25 +210,49 @@ pub(super) fn judge_group(key: GroupKey, members: &[&Member<'_>], model: Option<
             let slow: Vec<f64> = mine.clone().filter(|o| o.change < 0.0).map(|o| o.change).collect();
             let judged = judged_per_device[i];
             let units = slow_units.iter().filter(|u| u.device == i).count();
+            let effects = std::mem::take(&mut effects[i]);
+            let faster = mine.filter(|o| o.change > 0.0).count();
+            let state = if units > 0 || effect::slowest(&effects, tolerance).is_some() {
+                State::Slow
+            } else if !slow.is_empty() || faster > 0 || effects.iter().any(Effect::significant) {
+                State::Differs
+            } else {
+                State::Healthy
+            };
             Standing {
-                slow: (slow.len() >= MIN_SLOW_CASES && slow.len() as f64 >= SLOW_SHARE * judged as f64)
-                    || units > 0,
+                slow: state == State::Slow,
+                state,
+                size: effect::slowest(&effects, tolerance)
+                    .or_else(|| {
+                        effects
+                            .iter()
+                            .filter(|e| e.significant())
+                            .min_by(|a, b| a.change.total_cmp(&b.change))
+                    })
+                    .cloned(),
+                effects,
                 slow_units: units,
                 device: i,
                 label: d.label.clone(),
                 runs: d.runs.len(),
                 run_spread: median(run_spreads[i].iter().copied()),
                 slower: slow.len(),
-                faster: mine.filter(|o| o.change > 0.0).count(),
+                faster,
                 judged,
                 worst: slow.iter().copied().reduce(f64::min),
                 shortfall: slow.iter().map(|c| -c).sum(),
             }
         })
         .collect();
-    ranking.sort_by(|a, b| b.slower.cmp(&a.slower).then(b.shortfall.total_cmp(&a.shortfall)));
+    ranking.sort_by(|a, b| {
+        (b.state as u8)
+            .cmp(&(a.state as u8))
+            .then(b.slower.cmp(&a.slower))
+            .then(b.shortfall.total_cmp(&a.shortfall))
+    });
     let typical_spread = median(spreads);
     Group {
+        tolerance,
         reference: model.map(|m| Against {
             made: m.dates.1.clone(),
             driver: m.key.driver.clone(),
@@ -201,15 +269,17 @@ pub(super) fn judge_group(key: GroupKey, members: &[&Member<'_>], model: Option<
         ranking,
         slow_units,
         hungry,
+        medians,
+        heavy: heavy_cases,
     }
 }
 
 /// `device`'s board energy per unit of case `name` (the median over its runs), with its unit.
 fn energy(device: &Device<'_>, name: &str) -> Option<(f64, String)> {
     let each: Vec<(f64, String)> = device
-        .runs
+        .cases_named(name)
         .iter()
-        .filter_map(|run| run.cases.iter().find(|c| c.name == name && c.timed_rate().is_some()))
+        .filter(|c| c.timed_rate().is_some())
         .filter_map(|c| c.energy.as_ref()?.first().map(|a| (a.value, a.unit.to_string())))
         .collect();
     let unit = each.first()?.1.clone();
@@ -250,3 +320,33 @@ fn hungry(devices: &[Device<'_>], names: &[&str]) -> Vec<Hungry> {
     found.sort_by(|a, b| b.change.total_cmp(&a.change));
     found
 }
+
+/// Among siblings, each effect's uncertainty at least the spread of that family's effects across
+/// the group's devices (a scaled MAD, with [`MIN_SIBLINGS`] devices or more): noise that moves a
+/// whole family in one run (a host link, a clock step) is the group's, and no GPU's.
+fn widen_by_siblings(effects: &mut [Vec<Effect>]) {
+    if effects.len() < MIN_SIBLINGS {
+        return;
+    }
+    let families: Vec<Option<String>> =
+        effects.iter().flat_map(|e| e.iter().map(|x| x.family.clone())).fold(Vec::new(), |mut all, f| {
+            if !all.contains(&f) {
+                all.push(f);
+            }
+            all
+        });
+    for family in families {
+        let changes: Vec<f64> =
+            effects.iter().filter_map(|e| e.iter().find(|x| x.family == family)).map(|x| x.change).collect();
+        if changes.len() < MIN_SIBLINGS {
+            continue;
+        }
+        let Some((_, mad)) = median_mad(&changes) else { continue };
+        for e in effects.iter_mut().flat_map(|e| e.iter_mut().filter(|x| x.family == family)) {
+            e.uncertainty = e.uncertainty.max(MAD_SCALE * mad);
+        }
+    }
+}
+
+/// The fewest devices whose effects' spread widens an effect's uncertainty.
+const MIN_SIBLINGS: usize = 5;

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::device::{devices, measured, unit_of};
 use super::{GroupKey, Member, MAD_SCALE};
-use crate::record::stats::median_mad;
+use crate::record::stats::{median, median_mad};
 use crate::results::model::Settings;
 
 /// The reference file's format; a newer one is refused with what to do.
@@ -30,6 +30,10 @@ pub struct Reference {
     pub made: String,
     /// One per group of the screen it was made from.
     pub models: Vec<Model>,
+    /// The tolerance a run is judged at against it (a fraction; [`super::TOLERANCE`] where
+    /// absent): a site sets it once, with `--tolerance` when making it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<f64>,
 }
 
 /// What a healthy GPU of one model, driver and settings measures.
@@ -76,6 +80,10 @@ pub struct Expected {
     pub values: usize,
     /// Devices or runs.
     pub basis: Basis,
+    /// The farthest any single run of it strayed from the median, as a fraction: a case whose
+    /// healthy runs stray past the tolerance is heavy-tailed and weighs in no effect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tail: Option<f64>,
 }
 
 impl Model {
@@ -99,6 +107,9 @@ impl Reference {
     pub fn problem(&self) -> Option<String> {
         if self.models.is_empty() {
             return Some("holds no model".into());
+        }
+        if let Some(t) = self.tolerance.filter(|t| !(0.001..=0.5).contains(t)) {
+            return Some(format!("holds a tolerance of {} %, outside 0.1 to 50", t * 100.0));
         }
         for (n, model) in self.models.iter().enumerate() {
             // Two models of one key: which one judges would be an accident of order.
@@ -195,7 +206,7 @@ impl Reference {
 
 /// The reference a screen's `members` make: each group a model, each case timed on
 /// [`MIN_VALUES`] devices (else runs) with its median and spread. `made` is the date to record.
-pub fn make(members: &[Member<'_>], made: String) -> Reference {
+pub fn make(members: &[Member<'_>], made: String, tolerance: Option<f64>) -> Reference {
     let timed = members.iter().filter(|m| !m.run.settings.verify && !m.run.settings.compile_only);
     let groups = super::grouped(timed, |m| GroupKey::of(m.run));
     let models = groups.into_iter().map(|(key, group)| model(key, &group)).filter(|m| !m.cases.is_empty());
@@ -204,7 +215,23 @@ pub fn make(members: &[Member<'_>], made: String) -> Reference {
         perftest_version: env!("CARGO_PKG_VERSION").to_owned(),
         made,
         models: models.collect(),
+        tolerance,
     }
+}
+
+/// The models of `reference` whose typical case (the median over its cases) spreads more than
+/// half of `tolerance`, as `model: 2.3% typical spread`: such a reference cannot tell a slowdown
+/// of the tolerance from its own noise.
+pub fn too_wide(reference: &Reference, tolerance: f64) -> Vec<String> {
+    reference
+        .models
+        .iter()
+        .filter_map(|m| {
+            let typical = median(m.cases.iter().map(|e| e.spread / e.median))?;
+            (typical > tolerance / 2.0)
+                .then(|| format!("{}: {:.2}% typical spread", m.key.device, typical * 100.0))
+        })
+        .collect()
 }
 
 /// One group's model.
@@ -235,6 +262,7 @@ fn model(key: GroupKey, members: &[&Member<'_>]) -> Model {
         // A check judges one run, which strays from its GPU's median as runs do: the spread is
         // the devices' or the single runs', whichever is wider.
         let runs_mad = median_mad(&per_run).map_or(0.0, |(_, mad)| mad);
+        let tail = per_run.iter().map(|r| (r / median - 1.0).abs()).fold(0.0, f64::max);
         cases.push(Expected {
             case: name.to_owned(),
             unit: unit.to_string(),
@@ -242,6 +270,7 @@ fn model(key: GroupKey, members: &[&Member<'_>]) -> Model {
             spread: MAD_SCALE * mad.max(runs_mad),
             values: values.len(),
             basis,
+            tail: Some(tail),
         });
     }
     let mut dates: Vec<&str> = members.iter().map(|m| m.run.date.as_str()).collect();

@@ -56,6 +56,12 @@ fn a_healthy_fleet_has_no_outliers_and_a_pair_cannot_be_judged() {
     let fleet = judge(&members(&pair));
     assert_eq!((fleet.groups[0].judged, fleet.groups[0].too_few), (0, 40));
     assert!(fleet.slow_devices().is_empty());
+    // A screen that judged nothing is no pass.
+    assert!(
+        matches!(fleet.conclusion(), Conclusion::Unjudged(ref d) if d.len() == 2),
+        "{:?}",
+        fleet.conclusion()
+    );
 }
 
 #[test]
@@ -89,17 +95,45 @@ fn a_noisy_case_is_not_judged_and_a_small_difference_is_within_the_floor() {
 }
 
 #[test]
-fn one_slow_case_is_an_outlier_not_a_slow_device() {
-    // Case 3 of device 1, 10% slow: listed, but 1 of 40 cases is no verdict on the device;
-    // slow in 2 of 40 (5%) it is.
+fn scattered_slow_cases_differ_and_a_family_past_the_tolerance_is_slow() {
+    // Cases 0-9 of every device are the `alu` family, the rest `load`.
+    let family = |runs: &mut Vec<Run>| {
+        for run in runs.iter_mut() {
+            for case in run.cases.iter_mut().take(10) {
+                case.family = "alu".into();
+            }
+        }
+    };
     let mut runs: Vec<Run> = (0..6).map(|i| device_run("NVIDIA H200", i, 1.0)).collect();
-    runs[1].cases[3].rate.as_mut().unwrap().value *= 0.9;
+    family(&mut runs);
+    // Cases 3, 14 and 25 of device 1, 10% slow: listed, and the device differs; no family moved.
+    for i in [3, 14, 25] {
+        runs[1].cases[i].rate.as_mut().unwrap().value *= 0.9;
+    }
     let fleet = judge(&members(&runs));
-    assert_eq!(fleet.groups[0].outliers.len(), 1);
+    let one = fleet.groups[0].ranking.iter().find(|s| s.label == "gpu1").unwrap();
+    assert_eq!((fleet.groups[0].outliers.len(), one.state), (3, State::Differs));
     assert!(fleet.slow_devices().is_empty());
-    runs[1].cases[4].rate.as_mut().unwrap().value *= 0.9;
+    assert_eq!(fleet.conclusion(), Conclusion::Healthy);
+    // Its alu family 3% slow: slow, named by the family, -3%.
+    for case in runs[1].cases.iter_mut().take(10) {
+        case.rate.as_mut().unwrap().value *= 0.97;
+    }
     let fleet = judge(&members(&runs));
-    assert_eq!(fleet.slow_devices().len(), 1);
+    let one = fleet.groups[0].ranking.iter().find(|s| s.label == "gpu1").unwrap();
+    assert_eq!(one.state, State::Slow);
+    let size = one.size.as_ref().unwrap();
+    assert_eq!((size.what(), size.cases), ("alu", 10));
+    assert!((size.change + 0.03).abs() < 0.004, "{size:?}");
+    // Only 1.5% slow: within the 2% tolerance it differs; a strict site's 1% makes it slow.
+    let mut runs: Vec<Run> = (0..6).map(|i| device_run("NVIDIA H200", i, 1.0)).collect();
+    family(&mut runs);
+    for case in runs[1].cases.iter_mut().take(10) {
+        case.rate.as_mut().unwrap().value *= 0.985;
+    }
+    let state = |fleet: &Fleet| fleet.groups[0].ranking.iter().find(|s| s.label == "gpu1").unwrap().state;
+    assert_eq!(state(&judge(&members(&runs))), State::Differs);
+    assert_eq!(state(&judge_with(&members(&runs), None, Some(0.01))), State::Slow);
 }
 
 #[test]
@@ -187,7 +221,11 @@ fn a_slow_gpu_is_a_suspect_until_confirmed_and_the_worst_conclusion_wins() {
     let mut runs: Vec<Run> = (0..6).map(|i| device_run("NVIDIA H200", i, 1.0)).collect();
     runs[5] = device_run("NVIDIA H200", 5, 0.95);
     let mut fleet = judge(&members(&runs));
-    assert!(matches!(fleet.conclusion(), Conclusion::Unconfirmed(d) if d == ["gpu5 (40 of 40 cases)"]));
+    assert!(
+        matches!(fleet.conclusion(), Conclusion::Unconfirmed(ref d) if d.len() == 1 && d[0].starts_with("gpu5 (")),
+        "{:?}",
+        fleet.conclusion()
+    );
     let confirmation = |verdict| Confirmation {
         label: "gpu5".into(),
         families: vec!["load".into()],
@@ -203,6 +241,12 @@ fn a_slow_gpu_is_a_suspect_until_confirmed_and_the_worst_conclusion_wins() {
     assert!(matches!(fleet.conclusion(), Conclusion::Interference(d) if d == ["gpu5 (load, beside gpu0)"]));
     fleet.confirmations = vec![confirmation(Verdict::Slow)];
     assert_eq!(fleet.conclusion(), Conclusion::Slow(vec!["gpu5".into()]));
+    // Measured again too noisy to judge: never a pass.
+    fleet.confirmations = vec![confirmation(Verdict::Unjudgeable)];
+    assert!(
+        matches!(fleet.conclusion(), Conclusion::Unjudged(ref d) if d[0].starts_with("gpu5: measured again, too noisy"))
+    );
+    fleet.confirmations = vec![confirmation(Verdict::Slow)];
     // A device that cannot be judged comes before interference and suspects, after a slow GPU.
     fleet.shared = vec![Left { label: "gpu9".into(), why: "another process used its GPU".into() }];
     assert!(matches!(fleet.conclusion(), Conclusion::Slow(_)));
@@ -243,7 +287,7 @@ fn a_board_spending_more_energy_for_the_same_work_is_named_and_a_few_percent_is_
 #[test]
 fn one_gpu_alone_is_judged_against_a_reference_of_its_fleet() {
     let runs: Vec<Run> = (0..8).map(|i| device_run("NVIDIA H200", i, 1.0)).collect();
-    let made = reference::make(&members(&runs), "2026-11-27T00:00:00Z".into());
+    let made = reference::make(&members(&runs), "2026-11-27T00:00:00Z".into(), None);
     assert_eq!(made.models.len(), 1);
     let model = &made.models[0];
     assert_eq!((model.cases.len(), model.devices.len(), model.runs), (40, 8, 8));
@@ -272,11 +316,11 @@ fn a_reference_of_one_gpu_takes_its_runs_and_a_model_it_lacks_is_not_judged() {
             r
         })
         .collect();
-    let made = reference::make(&members(&runs), "2026-11-27T00:00:00Z".into());
+    let made = reference::make(&members(&runs), "2026-11-27T00:00:00Z".into(), None);
     assert_eq!(made.models[0].devices.len(), 1);
     assert!(made.models[0].cases.iter().all(|e| e.basis == reference::Basis::Runs && e.values == 3));
     // Two runs make no reference: a case needs three values.
-    assert!(reference::make(&members(&runs[..2]), String::new()).models.is_empty());
+    assert!(reference::make(&members(&runs[..2]), String::new(), None).models.is_empty());
     // Another driver: judged against the model still, and said; another device: not judged.
     let mut other_driver = device_run("NVIDIA H100", 5, 1.0);
     other_driver.device.driver = "NVIDIA 999.1".into();
@@ -303,10 +347,10 @@ fn a_reference_of_two_gpus_says_nothing_and_one_that_lacks_every_case_judges_not
             pair.push(run);
         }
     }
-    assert!(reference::make(&members(&pair), String::new()).models.is_empty());
+    assert!(reference::make(&members(&pair), String::new(), None).models.is_empty());
     // A reference made before the cases were renamed: the run is not judged, and says why.
     let runs: Vec<Run> = (0..4).map(|i| device_run("NVIDIA H100", i, 1.0)).collect();
-    let made = reference::make(&members(&runs), String::new());
+    let made = reference::make(&members(&runs), String::new(), None);
     let mut renamed = device_run("NVIDIA H100", 9, 1.0);
     renamed.cases.iter_mut().for_each(|c| c.name = format!("new {}", c.name));
     let fleet = judge_against(&members(std::slice::from_ref(&renamed)), Some(&made));
@@ -317,7 +361,7 @@ fn a_reference_of_two_gpus_says_nothing_and_one_that_lacks_every_case_judges_not
 #[test]
 fn against_a_reference_a_gpu_judged_in_too_few_of_its_cases_is_not_called_healthy() {
     let runs: Vec<Run> = (0..4).map(|i| device_run("NVIDIA H100", i, 1.0)).collect();
-    let made = reference::make(&members(&runs), String::new());
+    let made = reference::make(&members(&runs), String::new(), None);
     // 30 of its 40 cases too noisy (a cv of 10%): 10 judged, under half.
     let mut noisy = device_run("NVIDIA H100", 9, 1.0);
     for case in noisy.cases.iter_mut().take(30) {
@@ -353,4 +397,42 @@ fn a_noisy_case_counts_against_its_gpu_only_where_it_is_slow_beyond_its_noise() 
     assert_eq!((slow.judged, slow.slower, slow.slow), (40, 40, true), "decisive evidence, noisy or not");
     assert_eq!(noisy.judged, 0, "a noisy GPU within its noise vouches for nothing");
     assert!(fleet.groups[0].unjudged.iter().any(|u| fleet.groups[0].devices[u.device] == "gpu2"));
+}
+
+#[test]
+fn a_reference_judges_a_run_alone_weighs_no_heavy_case_and_refuses_wide_spreads() {
+    // Cases 0-9 of every run are the `alu` family.
+    let alu = |mut run: Run| {
+        run.cases.iter_mut().take(10).for_each(|c| c.family = "alu".into());
+        run
+    };
+    let runs: Vec<Run> = (0..4).map(|i| alu(device_run("NVIDIA H200", i, 1.0))).collect();
+    let made = reference::make(&members(&runs), "2026-11-28T00:00:00Z".into(), None);
+    assert!(reference::too_wide(&made, TOLERANCE).is_empty());
+    // A run of an --all-devices screen judged alone: its siblings' absence is no verdict.
+    let mut alone = alu(device_run("NVIDIA H200", 9, 1.0));
+    alone.host = Some("node3".into());
+    alone.together =
+        vec![crate::results::model::Peer { name: "NVIDIA H200".into(), slot: Some("0000:07:00.0".into()) }];
+    let fleet = judge_against(&members(std::slice::from_ref(&alone)), Some(&made));
+    assert!(fleet.missing.is_empty());
+    assert_eq!(fleet.conclusion(), Conclusion::Healthy);
+    // Cases 0-9 slow by 30%: slow; but where the reference saw healthy runs stray 40% in them,
+    // they weigh in no effect.
+    for case in alone.cases.iter_mut().take(10) {
+        case.rate.as_mut().unwrap().value *= 0.7;
+    }
+    let fleet = judge_against(&members(std::slice::from_ref(&alone)), Some(&made));
+    assert!(matches!(fleet.conclusion(), Conclusion::Unconfirmed(_)), "{:?}", fleet.conclusion());
+    let mut heavy = made.clone();
+    for e in heavy.models[0].cases.iter_mut().take(10) {
+        e.tail = Some(0.4);
+    }
+    let fleet = judge_against(&members(std::slice::from_ref(&alone)), Some(&heavy));
+    assert_eq!(fleet.groups[0].ranking[0].state, State::Differs, "listed, not slow");
+    // Spreads of 5% against a 2% tolerance: too wide to make a reference of.
+    for e in heavy.models[0].cases.iter_mut() {
+        e.spread = 0.05 * e.median;
+    }
+    assert_eq!(reference::too_wide(&heavy, TOLERANCE), ["NVIDIA H200: 5.00% typical spread"]);
 }

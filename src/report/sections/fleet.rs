@@ -6,8 +6,7 @@
 use super::super::doc::{self, Block};
 use crate::analysis::confirm::{Confirmation, Rejudged};
 use crate::analysis::fleet::{
-    judge, Conclusion, Fleet, Group, Hungry, Member, Outlier, Standing, ENERGY_MARGIN, MIN_DEVICES,
-    SLOW_SHARE,
+    judge, Conclusion, Fleet, Group, Hungry, Member, Outlier, Standing, State, ENERGY_MARGIN, MIN_DEVICES,
 };
 use crate::format::{count, si};
 use crate::results::model::Run;
@@ -45,7 +44,23 @@ fn ranking_lines(group: &Group) -> Vec<String> {
                 0 => String::new(),
                 n => format!(", {} slow", count(n, "compute unit")),
             };
-            let verdict = if s.slow { " [slower than its fleet]" } else { "" };
+            let verdict = match s.state {
+                State::Healthy => String::new(),
+                State::Differs if s.size.is_none() => format!(
+                    " [differs: cases outside the fleet, every family within the {:.1}% tolerance]",
+                    group.tolerance * 100.0
+                ),
+                State::Differs => {
+                    format!(
+                        " [differs within the {:.1}% tolerance: {}]",
+                        group.tolerance * 100.0,
+                        s.size_text()
+                    )
+                }
+                State::Slow => {
+                    format!(" [slow beyond the {:.1}% tolerance: {}]", group.tolerance * 100.0, s.size_text())
+                }
+            };
             format!(
                 "{}: {} slower{worst}, {} faster, of {} judged{units}{}{verdict}",
                 s.label,
@@ -149,6 +164,29 @@ fn whose(group: &Group) -> &'static str {
 
 /// What was judged, in a line.
 fn judged_line(group: &Group) -> String {
+    judged_only(group) + &heavy_text(group)
+}
+
+/// `; 5 cases heavy-tailed (...): in no family's verdict`, where any.
+fn heavy_text(group: &Group) -> String {
+    match group.heavy.len() {
+        0 => String::new(),
+        n => {
+            let shown: Vec<&str> = group.heavy.iter().take(5).map(String::as_str).collect();
+            let more = if n > 5 { format!(" and {} more", n - 5) } else { String::new() };
+            format!(
+                "; {} heavy-tailed (healthy runs stray past the {:.1}% tolerance: {}{more}), listed where \
+                 outside but in no family's verdict",
+                count(n, "case"),
+                group.tolerance * 100.0,
+                shown.join(", ")
+            )
+        }
+    }
+}
+
+/// How many cases were judged, and against what.
+fn judged_only(group: &Group) -> String {
     if let Some(r) = &group.reference {
         let driver = match r.driver == group.key.driver {
             true => String::new(),
@@ -179,6 +217,16 @@ fn judged_line(group: &Group) -> String {
     line
 }
 
+/// The tolerance the groups were held to: `2%`, or each where they differ.
+fn tolerance(fleet: &Fleet) -> String {
+    let mut all: Vec<String> = fleet.groups.iter().map(|g| format!("{}%", g.tolerance * 100.0)).collect();
+    all.dedup();
+    if all.is_empty() {
+        all.push(format!("{}%", crate::analysis::fleet::TOLERANCE * 100.0));
+    }
+    all.join(", ")
+}
+
 /// The verdict's last line.
 fn verdict(fleet: &Fleet) -> String {
     let outliers: usize = fleet.groups.iter().map(|g| g.outliers.len()).sum();
@@ -194,14 +242,19 @@ fn verdict(fleet: &Fleet) -> String {
     };
     let line = match fleet.conclusion() {
         Conclusion::Healthy if outliers > 0 => format!(
-            "fleet: no device is slower than its fleet ({} outside it, on no device in {:.0}% of its \
-             cases){listed}",
+            "fleet: no device is slow beyond the {} tolerance ({} outside the fleet, each family within \
+             it){listed}",
+            tolerance(fleet),
             count(outliers, "case"),
-            SLOW_SHARE * 100.0
         ),
-        Conclusion::Healthy => format!("fleet: no device is slower than its fleet{listed}"),
+        Conclusion::Healthy => {
+            format!("fleet: no device is slow beyond the {} tolerance{listed}", tolerance(fleet))
+        }
         Conclusion::Faulty(devices) => {
-            format!("fleet: a case lost the device, crashed or hung (drain and look at the GPU): {}", devices.join("; "))
+            format!(
+                "fleet: a case lost the device, crashed or hung (drain and look at the GPU): {}",
+                devices.join("; ")
+            )
         }
         Conclusion::Slow(devices) => format!("fleet: slow, alone as among its fleet: {}", devices.join(", ")),
         Conclusion::Unjudged(devices) => format!("fleet: cannot be judged: {}", devices.join("; ")),
@@ -209,9 +262,9 @@ fn verdict(fleet: &Fleet) -> String {
             format!("fleet: slow only beside its host's other GPUs (interference): {}", devices.join("; "))
         }
         Conclusion::Unconfirmed(devices) => format!(
-            "fleet: slower than its fleet (slow in {:.0}% of its cases or more), not yet measured again alone: {}; \
-             run perftest fleet --confirm with these runs on its host",
-            SLOW_SHARE * 100.0,
+            "fleet: slow beyond the {} tolerance, not yet measured again alone: {}; run perftest fleet \
+             --confirm with these runs on its host",
+            tolerance(fleet),
             devices.join(", ")
         ),
     };

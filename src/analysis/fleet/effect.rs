@@ -1,0 +1,155 @@
+//! A device's effect sizes: for each family, the median of its cases' changes against the group's
+//! medians (or the reference's), and the same over all its cases; each with its uncertainty from
+//! the cases' run-to-run spread. A device is slow only where an effect is past the tolerance, an
+//! amount an operator would act on, and far past its own uncertainty; scattered cases that sit
+//! outside a tight fleet spread make a device that "differs", never a slow one.
+//!
+//! Why the median of a family: a GPU held back by its clock, power, memory or a unit is slow in
+//! most cases of a family at once, where run-to-run noise and the heavy tails of host copies or
+//! pointer chases move single cases (results/verdicts-at-scale/). The median ignores a minority
+//! of wild cases; its uncertainty falls as one over the root of the family's size.
+
+use serde::Serialize;
+
+use crate::record::stats::median;
+
+/// The default tolerance: an effect (a family's typical case, or the whole GPU) slower than this
+/// fraction is slow. Below the 3% slowdown a screen must find, above the 1% by which healthy
+/// siblings' families differ (issue 60).
+pub const TOLERANCE: f64 = 0.02;
+/// How many of its uncertainties an effect must also sit from zero: 5 standard errors, a
+/// two-sided chance of 6e-7 for one effect of a healthy GPU, so that 1,024 GPUs of 20 families
+/// each still give a false slow verdict in under 1.3% of screens from the uncertainty alone.
+pub const Z: f64 = 5.0;
+/// The fewest cases an effect needs: a family of fewer is judged only within the whole GPU (a
+/// median of five needs three cases astray at once).
+pub const MIN_CASES: usize = 5;
+/// A case is heavy-tailed in a screen where more than this share of its devices (and more than
+/// one) sit past the tolerance: a slow GPU is one device; a host link that stalls now and then is
+/// many. Such a case weighs in no effect and is still listed where it is an outlier.
+pub const HEAVY: f64 = 0.01;
+/// The smallest run-to-run spread a case is held to (0.1%): a spread estimated from a few
+/// devices can be zero by chance.
+pub const MIN_SPREAD: f64 = 0.001;
+/// The asymptotic efficiency of a median: its standard error is this times the mean's.
+const MEDIAN_SE: f64 = 1.2533;
+
+/// One case of a device as an effect reads it: its family, its change against the group (or the
+/// reference), and its run-to-run spread, both as fractions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Point<'a> {
+    /// Its family.
+    pub family: &'a str,
+    /// Its rate over the group's median, less one.
+    pub change: f64,
+    /// Its run-to-run spread (a standard deviation, as a fraction of the median).
+    pub spread: f64,
+}
+
+/// A family's (or the whole GPU's) typical change on one device.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Effect {
+    /// The family, or `None` for every case of the device.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub family: Option<String>,
+    /// Cases it is the median of.
+    pub cases: usize,
+    /// The median change (negative: slower).
+    pub change: f64,
+    /// Its standard error, from the cases' spreads.
+    pub uncertainty: f64,
+}
+
+impl Effect {
+    /// The effect of `points`: their median change and its standard error.
+    pub fn of(family: Option<&str>, points: &[&Point<'_>]) -> Option<Effect> {
+        let change = median(points.iter().map(|p| p.change))?;
+        let mean_square =
+            points.iter().map(|p| p.spread.max(MIN_SPREAD).powi(2)).sum::<f64>() / points.len() as f64;
+        Some(Effect {
+            family: family.map(str::to_owned),
+            cases: points.len(),
+            change,
+            uncertainty: MEDIAN_SE * mean_square.sqrt() / (points.len() as f64).sqrt(),
+        })
+    }
+
+    /// Whether it is beyond its uncertainty ([`Z`] of them), with enough cases.
+    pub fn significant(&self) -> bool {
+        self.cases >= MIN_CASES && self.change.abs() > Z * self.uncertainty
+    }
+
+    /// Whether it is slow: slower than `tolerance` and significant.
+    pub fn slow(&self, tolerance: f64) -> bool {
+        self.significant() && self.change < -tolerance
+    }
+
+    /// Its name in a sentence: `alu` or `every case`.
+    pub fn what(&self) -> &str {
+        self.family.as_deref().unwrap_or("every case")
+    }
+}
+
+/// A device's effects: one per family (in first-seen order) and one over every case (last).
+pub fn effects(points: &[Point<'_>]) -> Vec<Effect> {
+    let mut families: Vec<&str> = Vec::new();
+    for p in points {
+        if !families.contains(&p.family) {
+            families.push(p.family);
+        }
+    }
+    let mut out: Vec<Effect> = families
+        .iter()
+        .filter_map(|f| {
+            let mine: Vec<&Point<'_>> = points.iter().filter(|p| p.family == *f).collect();
+            Effect::of(Some(f), &mine)
+        })
+        .collect();
+    let all: Vec<&Point<'_>> = points.iter().collect();
+    out.extend(Effect::of(None, &all));
+    out
+}
+
+/// Of `effects`, the slowest that is slow at `tolerance`.
+pub fn slowest(effects: &[Effect], tolerance: f64) -> Option<&Effect> {
+    effects.iter().filter(|e| e.slow(tolerance)).min_by(|a, b| a.change.total_cmp(&b.change))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn points(family: &'static str, n: usize, change: f64, spread: f64) -> Vec<Point<'static>> {
+        assert!(n < 100);
+        (0..n)
+            .map(|i| Point { family, change: change + (i as f64 - n as f64 / 2.0) * 1e-4, spread })
+            .collect()
+    }
+
+    #[test]
+    fn a_family_slow_past_the_tolerance_and_its_noise_is_slow_a_tight_one_within_it_is_not() {
+        let mut all = points("alu", 10, -0.03, 0.003);
+        all.extend(points("load", 10, -0.009, 0.003));
+        let found = effects(&all);
+        assert_eq!(found.iter().map(Effect::what).collect::<Vec<_>>(), ["alu", "load", "every case"]);
+        assert!(found[0].slow(TOLERANCE), "{:?}", found[0]);
+        assert!(found[1].significant() && !found[1].slow(TOLERANCE), "0.9% is significant, within 2%");
+        assert_eq!(slowest(&found, TOLERANCE).unwrap().what(), "alu");
+        // A strict site's tolerance of 0.5% makes the load family slow too.
+        assert!(found[1].slow(0.005));
+    }
+
+    #[test]
+    fn a_minority_of_wild_cases_moves_no_median_and_noise_or_few_cases_are_no_verdict() {
+        let mut copy = points("copy", 7, 0.0, 0.003);
+        for p in copy.iter_mut().take(3) {
+            p.change = -0.5;
+        }
+        assert!(!effects(&copy)[0].slow(TOLERANCE), "3 of 7 at -50% leave the median");
+        // A family 10% slow whose cases spread 10% from run to run is not beyond 5 errors.
+        let noisy = points("host", 4, -0.10, 0.10);
+        assert!(!effects(&noisy)[0].significant());
+        let four = points("gemm", 4, -0.2, 0.001);
+        assert!(!effects(&four)[0].slow(TOLERANCE), "four cases are judged only with the whole GPU");
+    }
+}
