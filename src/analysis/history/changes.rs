@@ -77,11 +77,13 @@ pub fn change_points(series: &[f64], options: &Options) -> Vec<ChangePoint> {
 /// computes it: scipy's `ttest_ind_from_stats` (equal variances) fed with the population standard
 /// deviations (`ddof = 0`, numpy's default) and the sample sizes.
 ///
-/// A side with fewer than 2 points is not testable and gives 1. When both sides have zero variance the
-/// result is 0 if the means differ and 1 if they are equal.
+/// A side of one point is tested as scipy tests it (its variance 0, the other side's alone pooled,
+/// `n1 + n2 − 2` degrees of freedom): a lone first run far below the rest is a change, and the
+/// window's search goes on past it. An empty side, or two points in all, is not testable and gives
+/// 1. When both sides have zero variance the result is 0 if the means differ and 1 if they are equal.
 pub fn t_test(left: &[f64], right: &[f64]) -> f64 {
     let (n1, n2) = (left.len(), right.len());
-    if n1 < 2 || n2 < 2 {
+    if n1 == 0 || n2 == 0 || n1 + n2 < 3 {
         return 1.0;
     }
     let (mean1, var1) = moments(left);
