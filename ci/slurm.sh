@@ -125,7 +125,9 @@ mkdir -p "$hc/runs"
 for n in 1 2 3; do
     "$bin" --quick --family alu --json "$hc/runs/run$n.json" >/dev/null
 done
-"$bin" fleet "$hc/runs" --write-reference "$hc/reference.json" >/dev/null
+# A tolerance of 50%: three runs of lavapipe on a busy CI host spread by a few percent, and the
+# checks below scale the medians 0.1x and 10x.
+"$bin" fleet "$hc/runs" --write-reference "$hc/reference.json" --tolerance 50 >/dev/null
 python3 tools/scale-reference.py "$hc/reference.json" "$hc/unmeetable.json" 10
 # The node's own medians, a tenth of them: a reference it meets however loaded this machine is
 # (a busy CI host slows lavapipe, and a node slower than its own reference would rightly drain).

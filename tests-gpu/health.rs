@@ -40,7 +40,10 @@ fn made() -> &'static serde_json::Value {
             assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
         }
         let reference = dir.join("reference.json");
-        let out = perftest(&["fleet", arg(&runs), "--write-reference", arg(&reference)], &[]);
+        // Three runs of lavapipe on a busy machine spread by a few percent: a tolerance of 50%
+        // makes the reference whatever the load (the tests scale its medians 10x or 0.1x).
+        let out =
+            perftest(&["fleet", arg(&runs), "--write-reference", arg(&reference), "--tolerance", "50"], &[]);
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
         let value = serde_json::from_str(&std::fs::read_to_string(&reference).unwrap()).unwrap();
         std::fs::remove_dir_all(dir).unwrap();

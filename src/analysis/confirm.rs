@@ -121,8 +121,9 @@ pub fn median_of(runs: &[&Run], name: &str) -> Option<(f64, f64)> {
 }
 
 /// `suspect`'s `cases` against `reference` (each case's rate and noise there), at `tolerance`: a
-/// case is judged where three times the larger noise is within the tolerance (else it is noisy),
-/// slow where it is slower than the tolerance; the effect is the judged cases' median change.
+/// case is judged where three times the larger noise is within the tolerance or within its change
+/// (else it is noisy), slow where it is slower than the tolerance; the effect is the judged
+/// cases' median change.
 pub fn rejudge(
     suspect: &Run,
     cases: &[String],
@@ -139,12 +140,15 @@ pub fn rejudge(
         if base <= 0.0 {
             continue;
         }
-        if NOISE_FACTOR * own.max(theirs) > tolerance {
+        // Judged where its noise, three times over, is within the tolerance or within the change
+        // itself (a slowdown far beyond the noise is evidence, noisy or not).
+        let change = rate / base - 1.0;
+        let bound = NOISE_FACTOR * own.max(theirs);
+        if bound > tolerance && bound >= change.abs() {
             out.noisy += 1;
             continue;
         }
         out.judged += 1;
-        let change = rate / base - 1.0;
         changes.push(change);
         if change < -tolerance {
             out.slow += 1;

@@ -88,6 +88,11 @@ pub fn run(args: &Args) -> Result<()> {
             return Err(Error::Halted { command: "perftest fleet --confirm" });
         }
     }
+    // Making a reference from one GPU's runs (or two GPUs') is what those runs are for: their
+    // want of siblings is no failure of this command.
+    if args.write_reference.is_some() {
+        fleet.groups.iter_mut().for_each(|g| g.unjudged.retain(|u| !u.alone));
+    }
     let verdict = fleet.ending();
     let document = emit::document(
         args.format,
@@ -134,25 +139,27 @@ fn write_reference(path: &Path, fleet: &Fleet, members: &[Member<'_>], tolerance
         .map(|s| format!("{} ({})", s.label, s.size_text()))
         .collect();
     if !astray.is_empty() {
-        say(&format!(
-            "perftest fleet: no reference written to {}: these devices differ from the others beyond the \
-             tolerance: {}; leave their runs out and make the reference again",
-            path.display(),
-            astray.join(", ")
-        ));
-        return Ok(());
+        return Err(Error::ResultsFile {
+            path: path.display().to_string(),
+            problem: format!(
+                "was not written: these devices differ from the others beyond the tolerance: {}; leave their \
+                 runs out and make the reference again",
+                astray.join(", ")
+            ),
+        });
     }
     let made = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     let reference = reference::make(members, made, tolerance);
     let wide = reference::too_wide(&reference, tolerance.unwrap_or(crate::analysis::fleet::TOLERANCE));
     if !wide.is_empty() {
-        say(&format!(
-            "perftest fleet: no reference written to {}: its cases spread more than half the tolerance from \
-             run to run ({}): measure the screen again on quiet hosts",
-            path.display(),
-            wide.join("; ")
-        ));
-        return Ok(());
+        return Err(Error::ResultsFile {
+            path: path.display().to_string(),
+            problem: format!(
+                "was not written: its cases spread more than the tolerance from run to run ({}): measure the \
+                 screen again on quiet hosts, or give a larger --tolerance",
+                wide.join("; ")
+            ),
+        });
     }
     if reference.models.is_empty() {
         return Err(Error::ResultsFile {

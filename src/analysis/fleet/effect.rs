@@ -24,9 +24,13 @@ pub const Z: f64 = 5.0;
 /// The fewest cases an effect needs: a family of fewer is judged only within the whole GPU (a
 /// median of five needs three cases astray at once).
 pub const MIN_CASES: usize = 5;
+/// The fewest cases the effect over every case of a device needs: one, for a run of a case or two
+/// (`--case`, a confirmation); in a run of many, single cases do not move the median.
+pub const MIN_ALL: usize = 1;
 /// A case is heavy-tailed in a screen where more than this share of its devices (and more than
 /// one) sit past the tolerance: a slow GPU is one device; a host link that stalls now and then is
-/// many. Such a case weighs in no effect and is still listed where it is an outlier.
+/// many. Such a case weighs in an effect only for a device beyond its tail, with the tail as its
+/// noise, and is still listed where it is an outlier.
 pub const HEAVY: f64 = 0.01;
 /// The smallest run-to-run spread a case is held to (0.1%): a spread estimated from a few
 /// devices can be zero by chance.
@@ -74,9 +78,12 @@ impl Effect {
         })
     }
 
-    /// Whether it is beyond its uncertainty ([`Z`] of them), with enough cases.
+    /// Whether it is beyond its uncertainty ([`Z`] of them), with enough cases ([`MIN_CASES`] for
+    /// a family, [`MIN_ALL`] for every case of a device: a health check of a few cases still
+    /// judges its GPU).
     pub fn significant(&self) -> bool {
-        self.cases >= MIN_CASES && self.change.abs() > Z * self.uncertainty
+        let fewest = if self.family.is_some() { MIN_CASES } else { MIN_ALL };
+        self.cases >= fewest && self.change.abs() > Z * self.uncertainty
     }
 
     /// Whether it is slow: slower than `tolerance` and significant.
@@ -150,6 +157,10 @@ mod tests {
         let noisy = points("host", 4, -0.10, 0.10);
         assert!(!effects(&noisy)[0].significant());
         let four = points("gemm", 4, -0.2, 0.001);
-        assert!(!effects(&four)[0].slow(TOLERANCE), "four cases are judged only with the whole GPU");
+        let found = effects(&four);
+        assert!(!found[0].slow(TOLERANCE), "four cases are no family's verdict");
+        assert!(found[1].slow(TOLERANCE), "but the whole GPU's, of every case");
+        let one = effects(&points("gemm", 1, -0.2, 0.001));
+        assert!(one[1].slow(TOLERANCE), "a run of one case is judged by it");
     }
 }

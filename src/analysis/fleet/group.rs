@@ -80,19 +80,26 @@ pub(super) fn judge_group(
             }
         }
         // A heavy-tailed case: healthy runs of it stray past the tolerance (the reference saw
-        // one, or more than one device of this screen sits there): it weighs in no effect.
-        let heavy;
+        // one, or more than one device of this screen sits there). It weighs in an effect only
+        // where a device sits beyond that tail (farther than any healthy run strayed), and then
+        // with the tail as its noise.
+        let (heavy, tail);
         let (med, sigma, fleet_clock) = match expected {
             Some(Some(e)) if !found.is_empty() => {
-                heavy = e.tail.is_some_and(|t| t > tolerance);
+                tail = e.tail.unwrap_or(0.0);
+                heavy = tail > tolerance;
                 (e.median, e.spread, None)
             }
             None if found.len() >= MIN_DEVICES => {
                 let rates: Vec<f64> = found.iter().map(|(_, m)| m.rate).collect();
                 let Some((med, mad)) = median_mad(&rates) else { continue };
                 let clock = median_clock(found.iter().filter_map(|(_, m)| m.case.clock_mhz));
-                let astray = rates.iter().filter(|r| (*r / med - 1.0).abs() > tolerance).count();
+                let mut strays: Vec<f64> = rates.iter().map(|r| (r / med - 1.0).abs()).collect();
+                strays.sort_by(|a, b| b.total_cmp(a));
+                let astray = strays.iter().filter(|d| **d > tolerance).count();
                 heavy = astray > 1 && astray as f64 > effect::HEAVY * rates.len() as f64;
+                // The tail without the farthest device, which may be the slow one.
+                tail = strays.get(1).copied().unwrap_or(0.0);
                 (med, MAD_SCALE * mad, clock)
             }
             _ => {
@@ -120,8 +127,8 @@ pub(super) fn judge_group(
                 continue;
             }
             judged_per_device[*i] += 1;
-            if med > 0.0 && !heavy {
-                let spread = (sigma / med).max(m.noise);
+            if med > 0.0 && (!heavy || change.abs() > tail) {
+                let spread = (sigma / med).max(m.noise).max(if heavy { tail } else { 0.0 });
                 points[*i].push(Point { family: &m.case.family, change, spread });
             }
             if beyond_noise && beyond_spread {

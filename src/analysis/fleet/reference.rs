@@ -81,7 +81,7 @@ pub struct Expected {
     /// Devices or runs.
     pub basis: Basis,
     /// The farthest any single run of it strayed from the median, as a fraction: a case whose
-    /// healthy runs stray past the tolerance is heavy-tailed and weighs in no effect.
+    /// healthy runs stray past the tolerance is heavy-tailed: it weighs in an effect only beyond it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tail: Option<f64>,
 }
@@ -220,16 +220,15 @@ pub fn make(members: &[Member<'_>], made: String, tolerance: Option<f64>) -> Ref
 }
 
 /// The models of `reference` whose typical case (the median over its cases) spreads more than
-/// half of `tolerance`, as `model: 2.3% typical spread`: such a reference cannot tell a slowdown
-/// of the tolerance from its own noise.
+/// `tolerance`, as `model: 2.3% typical spread`: such a reference cannot tell a slowdown of the
+/// tolerance from its own noise.
 pub fn too_wide(reference: &Reference, tolerance: f64) -> Vec<String> {
     reference
         .models
         .iter()
         .filter_map(|m| {
             let typical = median(m.cases.iter().map(|e| e.spread / e.median))?;
-            (typical > tolerance / 2.0)
-                .then(|| format!("{}: {:.2}% typical spread", m.key.device, typical * 100.0))
+            (typical > tolerance).then(|| format!("{}: {:.2}% typical spread", m.key.device, typical * 100.0))
         })
         .collect()
 }

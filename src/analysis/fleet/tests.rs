@@ -418,7 +418,7 @@ fn a_reference_judges_a_run_alone_weighs_no_heavy_case_and_refuses_wide_spreads(
     assert!(fleet.missing.is_empty());
     assert_eq!(fleet.conclusion(), Conclusion::Healthy);
     // Cases 0-9 slow by 30%: slow; but where the reference saw healthy runs stray 40% in them,
-    // they weigh in no effect.
+    // they weigh in no effect (30% is within that tail).
     for case in alone.cases.iter_mut().take(10) {
         case.rate.as_mut().unwrap().value *= 0.7;
     }

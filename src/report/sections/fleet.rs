@@ -167,7 +167,7 @@ fn judged_line(group: &Group) -> String {
     judged_only(group) + &heavy_text(group)
 }
 
-/// `; 5 cases heavy-tailed (...): in no family's verdict`, where any.
+/// `; 5 cases heavy-tailed (...): in a verdict only beyond their tail`, where any.
 fn heavy_text(group: &Group) -> String {
     match group.heavy.len() {
         0 => String::new(),
@@ -176,7 +176,7 @@ fn heavy_text(group: &Group) -> String {
             let more = if n > 5 { format!(" and {} more", n - 5) } else { String::new() };
             format!(
                 "; {} heavy-tailed (healthy runs stray past the {:.1}% tolerance: {}{more}), listed where \
-                 outside but in no family's verdict",
+                 outside, in a verdict only beyond their tail",
                 count(n, "case"),
                 group.tolerance * 100.0,
                 shown.join(", ")
