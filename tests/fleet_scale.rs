@@ -71,6 +71,13 @@ fn healthy_quick_fleets_pass_and_a_gpu_three_percent_slow_is_found() {
     }
 }
 
+/// The fleet sizes of the table for the `quick` or `full` runs: 4 to 1,024, or as
+/// `FLEET_SCALE_QUICK` and `FLEET_SCALE_FULL` list them (`4,16,64`).
+fn sizes(name: &str) -> Vec<usize> {
+    let given = std::env::var(format!("FLEET_SCALE_{}", name.to_uppercase())).ok();
+    given.map_or(vec![4, 16, 64, 256, 1024], |list| list.split(',').filter_map(|s| s.parse().ok()).collect())
+}
+
 #[test]
 #[ignore = "the study's table: many minutes in release"]
 fn the_table() {
@@ -82,7 +89,7 @@ fn the_table() {
         let five = families.iter().filter(|(_, n)| *n >= 5).min_by_key(|(_, n)| *n).cloned().unwrap();
         eprintln!("{name}: {} runs, families {families:?}", pools.iter().map(Pool::runs).sum::<usize>());
         for model in MODELS {
-            for size in [4, 16, 64, 256, 1024] {
+            for size in sizes(name) {
                 let trials = match (name, size) {
                     (_, 4 | 16) => 100,
                     ("quick", 64 | 256) | ("full", 64) => 50,
