@@ -3,7 +3,7 @@
 # slurmctld and slurmd on this machine as a one-node cluster, a two-task job array running
 # `perftest --quick` on lavapipe, each task writing HOST-taskN.json into one folder, then
 # examples/slurm/fleet.sbatch as a dependent job over both, twice, with its exit code checked (two
-# runs of one device: too few to tell which is odd, so 0). Then the health check as slurmd runs
+# runs of one device: too few to tell which is odd, so 18, cannot be judged, never a pass). Then the health check as slurmd runs
 # it (HealthCheckProgram, examples/slurm/healthcheck.sh): the node stays up against a reference
 # made from its own runs and is drained against one it cannot meet, read from `scontrol show
 # node`; its metrics go through promtool. ci/test.sh installs the packages and calls it after the
@@ -102,15 +102,19 @@ count=$(ls "$dir"/results/*.json | wc -l)
 [ "$count" -eq 2 ] || { echo "ci/slurm.sh: $count results files, not 2"; exit 1; }
 
 # The example's fleet job over both, as a cluster runs it (after the screen, whatever its codes),
-# twice: the second reads the runs only, not the first one's verdict. One group of two lavapipe
-# runs, too few to judge: exit 0 both times.
+# twice: the second reads the runs only, not the first one's verdict. One group of two runs of one
+# lavapipe device, too few to judge: exit 18 (cannot be judged) both times, with the reason.
 for n in 1 2; do
     fleet=$(sbatch --parsable --dependency="afterany:$job" --output="$dir/log/fleet-$n.log" \
         --export=ALL,PERFTEST="$bin" examples/slurm/fleet.sbatch "$dir/results")
     code=$(finish "$fleet")
     cat "$dir/log/fleet-$n.log"
     echo "== examples/slurm/fleet.sbatch ($n): exit $code"
-    [ "$code" = 0 ] || { echo "ci/slurm.sh: the fleet job exited $code, not 0"; exit 1; }
+    [ "$code" = 18 ] || { echo "ci/slurm.sh: the fleet job exited $code, not 18"; exit 1; }
+    grep -q "only 1 device of this model" "$dir/log/fleet-$n.log" || {
+        echo "ci/slurm.sh: the fleet job did not say why it could not judge"
+        exit 1
+    }
     job=$fleet
 done
 ls "$dir/results/verdict"
