@@ -10,12 +10,8 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use super::common::fake_scontrol;
+use super::common::{arg, fake_scontrol};
 use super::{perftest, temp_dir, text};
-
-fn arg(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
 
 /// A reference from three short runs of two ALU cases on this device, made once.
 fn made() -> &'static serde_json::Value {

@@ -5,10 +5,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{perftest, temp_dir, text};
-
-/// A Vulkan loader that does not exist: a command that reached Vulkan would exit 3.
-const NO_LOADER: (&str, &str) = ("PERFTEST_VULKAN_LOADER", "/nonexistent/libvulkan.so.1");
+use common::{perftest, temp_dir, text, NO_LOADER};
 
 fn kept(gpu: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("results/energy/{gpu}/{gpu}-levels.json"))

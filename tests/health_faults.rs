@@ -11,14 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{fake_scontrol, fleet_of_h200s, perftest, temp_dir, text};
-
-/// A Vulkan loader that does not exist: a command that reached Vulkan would exit 3.
-const NO_LOADER: (&str, &str) = ("PERFTEST_VULKAN_LOADER", "/nonexistent/libvulkan.so.1");
-
-fn arg(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
+use common::{arg, fake_scontrol, fleet_of_h200s, perftest, temp_dir, text, NO_LOADER};
 
 /// A reference made from a healthy screen of eight H200s, at `dir/reference.json`.
 fn reference(dir: &Path) -> PathBuf {

@@ -4,6 +4,7 @@
 // Each test binary that includes this module uses a part of it.
 #![allow(dead_code)]
 
+use std::path::Path;
 use std::process::{Command, Output};
 
 /// Runs the perftest binary with `args` and the environment variables `env`.
@@ -82,4 +83,58 @@ pub fn fake_scontrol(dir: &std::path::Path) -> (std::path::PathBuf, std::path::P
     std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let search = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
     (std::path::PathBuf::from(search), log)
+}
+
+/// A Vulkan loader that does not exist: a command that reached Vulkan would exit 3.
+pub const NO_LOADER: (&str, &str) = ("PERFTEST_VULKAN_LOADER", "/nonexistent/libvulkan.so.1");
+
+/// `path` as a command-line argument (test paths are UTF-8).
+pub fn arg(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+/// A format-6 results file: `cases` sweep cases of `variants` variants over working sets from
+/// 16 KiB up (a line panel on a log axis), with `name` for the first case and the device.
+pub fn results(path: &Path, device: &str, first: &str, variants: usize, sizes: usize) {
+    let mut cases = Vec::new();
+    for v in 0..variants {
+        for s in 0..sizes {
+            let bytes = 16384u64 << (2 * s);
+            let name = if v + s == 0 { first.to_owned() } else { format!("Sweep v{v} {bytes}") };
+            let rate = 1e12 / (1.0 + s as f64) * (1.0 + v as f64 / 10.0);
+            cases.push(serde_json::json!({
+                "name": name, "family": "sweep", "group": "sweep vec4", "variant": format!("Sweep v{v}"),
+                "axes": {"bytes": bytes}, "status": "ok", "reason": null,
+                "median_ms": 20.0, "min_ms": 19.9, "cv": 0.001, "samples_ms": [20.0, 19.9, 20.1],
+                "work": {"value": rate * 0.02, "unit": "loads"},
+                "rate": {"value": rate, "unit": "loads/s"},
+                "rates": [{"value": rate, "unit": "loads/s"}, {"value": rate * 16.0, "unit": "B/s"}],
+                "ratio": null, "clock_mhz": 1980.0
+            }));
+        }
+    }
+    let run = serde_json::json!({
+        "format_version": 6, "perftest_version": "0.1.0", "date": "2026-11-24T02:00:00Z",
+        "settings": {"target_ms": 20.0, "samples": 3, "verify": false, "filter": null, "skip": []},
+        "device": {"name": device, "type": "DiscreteGpu", "vendor_id": 4318, "device_id": 9008,
+                   "driver": "NVIDIA 580", "vulkan_version": "1.4.312", "queue_family": 0,
+                   "subgroup_size": 32, "timestamp_period_ns": 1.0},
+        "header": "perftest 0.1.0\ndevice:     H100",
+        "interrupted": false, "cases": cases
+    });
+    std::fs::write(path, serde_json::to_string(&run).unwrap()).unwrap();
+}
+
+/// A small plain H100 run: two variants over three sizes.
+pub fn plain(path: &Path) {
+    results(path, "H100", "Buffer<R8>.Load uniform", 2, 3);
+}
+
+/// The committed H200 instruction-table run, edited by `edit`, written to `path`.
+pub fn edited(path: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("results/instructions/h200-instr-vulkan.json")).unwrap();
+    let mut run: serde_json::Value = serde_json::from_str(&text).unwrap();
+    edit(&mut run);
+    std::fs::write(path, run.to_string()).unwrap();
 }
