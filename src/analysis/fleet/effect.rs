@@ -122,6 +122,13 @@ pub fn slowest(effects: &[Effect], tolerance: f64) -> Option<&Effect> {
     effects.iter().filter(|e| e.slow(tolerance)).min_by(|a, b| a.change.total_cmp(&b.change))
 }
 
+/// The effect that sizes a device's verdict: the slowest slow one, else the slowest significant
+/// one (a device that differs), else none.
+pub fn size(effects: &[Effect], tolerance: f64) -> Option<&Effect> {
+    slowest(effects, tolerance)
+        .or_else(|| effects.iter().filter(|e| e.significant()).min_by(|a, b| a.change.total_cmp(&b.change)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

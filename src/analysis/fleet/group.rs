@@ -219,9 +219,10 @@ pub(super) fn judge_group(
             let units = slow_units.iter().filter(|u| u.device == i).count();
             let effects = std::mem::take(&mut effects[i]);
             let faster = mine.filter(|o| o.change > 0.0).count();
-            let state = if units > 0 || effect::slowest(&effects, tolerance).is_some() {
+            let size = effect::size(&effects, tolerance).cloned();
+            let state = if units > 0 || size.as_ref().is_some_and(|e| e.slow(tolerance)) {
                 State::Slow
-            } else if !slow.is_empty() || faster > 0 || effects.iter().any(Effect::significant) {
+            } else if !slow.is_empty() || faster > 0 || size.is_some() {
                 State::Differs
             } else {
                 State::Healthy
@@ -229,14 +230,7 @@ pub(super) fn judge_group(
             Standing {
                 slow: state == State::Slow,
                 state,
-                size: effect::slowest(&effects, tolerance)
-                    .or_else(|| {
-                        effects
-                            .iter()
-                            .filter(|e| e.significant())
-                            .min_by(|a, b| a.change.total_cmp(&b.change))
-                    })
-                    .cloned(),
+                size,
                 effects,
                 slow_units: units,
                 device: i,
@@ -335,22 +329,20 @@ fn widen_by_siblings(effects: &mut [Vec<Effect>]) {
     if effects.len() < MIN_SIBLINGS {
         return;
     }
-    let families: Vec<Option<String>> =
-        effects.iter().flat_map(|e| e.iter().map(|x| x.family.clone())).fold(Vec::new(), |mut all, f| {
-            if !all.contains(&f) {
-                all.push(f);
-            }
-            all
-        });
-    for family in families {
-        let changes: Vec<f64> =
-            effects.iter().filter_map(|e| e.iter().find(|x| x.family == family)).map(|x| x.change).collect();
-        if changes.len() < MIN_SIBLINGS {
-            continue;
-        }
-        let Some((_, mad)) = median_mad(&changes) else { continue };
-        for e in effects.iter_mut().flat_map(|e| e.iter_mut().filter(|x| x.family == family)) {
-            e.uncertainty = e.uncertainty.max(MAD_SCALE * mad);
+    let mut changes: std::collections::BTreeMap<Option<&str>, Vec<f64>> = Default::default();
+    for e in effects.iter().flatten() {
+        changes.entry(e.family.as_deref()).or_default().push(e.change);
+    }
+    let widest: Vec<(Option<String>, f64)> = changes
+        .into_iter()
+        .filter(|(_, changes)| changes.len() >= MIN_SIBLINGS)
+        .filter_map(|(family, changes)| {
+            Some((family.map(str::to_owned), MAD_SCALE * median_mad(&changes)?.1))
+        })
+        .collect();
+    for e in effects.iter_mut().flatten() {
+        if let Some((_, spread)) = widest.iter().find(|(family, _)| *family == e.family) {
+            e.uncertainty = e.uncertainty.max(*spread);
         }
     }
 }
