@@ -274,6 +274,27 @@ pub struct Group {
     pub medians: std::collections::BTreeMap<String, f64>,
 }
 
+impl Group {
+    /// Whether `standing` is a suspect to measure again: slow by an effect (a slow compute unit
+    /// alone is slow without measuring again).
+    pub fn is_suspect(&self, standing: &Standing) -> bool {
+        standing.slow && standing.size.as_ref().is_some_and(|e| e.slow(self.tolerance))
+    }
+
+    /// The cases that made `standing` slow, in its `run`: its slow family's timed cases, or every
+    /// timed case where the whole GPU was slow.
+    pub fn slow_cases(&self, standing: &Standing, run: &Run) -> Vec<String> {
+        let Some(effect) = standing.size.as_ref().filter(|e| e.slow(self.tolerance)) else {
+            return Vec::new();
+        };
+        let timed = run.cases.iter().filter(|c| c.timed_rate().is_some());
+        timed
+            .filter(|c| effect.family.as_ref().is_none_or(|f| *f == c.family))
+            .map(|c| c.name.clone())
+            .collect()
+    }
+}
+
 /// A run, or a file given as one, that the fleet could not take, and why.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Left {

@@ -20,7 +20,7 @@ pub fn confirm(fleet: &Fleet, members: &[Member<'_>]) -> Result<Vec<Confirmation
     let dir = tempfile::tempdir().map_err(Error::Io)?;
     let mut confirmed = Vec::new();
     for group in &fleet.groups {
-        for standing in group.ranking.iter().filter(|s| suspect(group, s)) {
+        for standing in group.ranking.iter().filter(|s| group.is_suspect(s)) {
             let Some(suspect) = run_of(members, &standing.label) else { continue };
             if suspect.host.is_none() || suspect.host != here {
                 super::progress::say(&format!(
@@ -49,12 +49,12 @@ pub fn confirm_at_once(
 ) -> Result<Vec<Confirmation>> {
     let mut confirmed = Vec::new();
     for (n, group) in fleet.groups.iter().enumerate() {
-        let suspects: Vec<&Standing> = group.ranking.iter().filter(|s| suspect(group, s)).collect();
+        let suspects: Vec<&Standing> = group.ranking.iter().filter(|s| group.is_suspect(s)).collect();
         let Some(like) = suspects.first().and_then(|s| run_of(members, &s.label)) else {
             continue;
         };
         let slow_cases =
-            |s: &Standing| run_of(members, &s.label).map_or(Vec::new(), |r| slow_cases(group, s, r));
+            |s: &Standing| run_of(members, &s.label).map_or(Vec::new(), |r| group.slow_cases(s, r));
         let mut cases: Vec<String> = Vec::new();
         for case in suspects.iter().flat_map(|s| slow_cases(s)) {
             if !cases.contains(&case) {
@@ -118,22 +118,6 @@ pub fn confirm_at_once(
     Ok(confirmed)
 }
 
-/// Whether `standing` is a suspect to measure again: slow by an effect (a slow compute unit alone
-/// is slow without measuring again).
-fn suspect(group: &Group, standing: &Standing) -> bool {
-    standing.slow && standing.size.as_ref().is_some_and(|e| e.slow(group.tolerance))
-}
-
-/// The cases that made `standing` slow, in its `run`: its slow family's timed cases, or every
-/// timed case where the whole GPU was slow.
-fn slow_cases(group: &Group, standing: &Standing, run: &Run) -> Vec<String> {
-    let Some(effect) = standing.size.as_ref().filter(|e| e.slow(group.tolerance)) else {
-        return Vec::new();
-    };
-    let timed = run.cases.iter().filter(|c| c.timed_rate().is_some());
-    timed.filter(|c| effect.family.as_ref().is_none_or(|f| *f == c.family)).map(|c| c.name.clone()).collect()
-}
-
 /// The families of `cases` in `run`, in first-seen order.
 fn families_of(run: &Run, cases: &[String]) -> Vec<String> {
     let mut families: Vec<String> = Vec::new();
@@ -165,7 +149,7 @@ fn confirm_one(
     members: &[Member<'_>],
     dir: &Path,
 ) -> Result<Confirmation> {
-    let cases = slow_cases(group, standing, suspect);
+    let cases = group.slow_cases(standing, suspect);
     let families = families_of(suspect, &cases);
     // A peer: a device of the group on the same host, not a suspect, the fewest outliers first.
     let peer = group

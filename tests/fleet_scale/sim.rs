@@ -226,16 +226,10 @@ fn confirm(
     let mut out = Vec::new();
     for group in &fleet.groups {
         let model_of = reference.model(&group.key);
-        for s in group.ranking.iter().filter(|s| s.state == State::Slow) {
-            let Some(effect) = s.size.as_ref() else { continue };
+        for s in group.ranking.iter().filter(|s| group.is_suspect(s)) {
             let n: usize = s.label.trim_start_matches("gpu").parse().unwrap();
             let again = gpu(pools, model, if n == 0 { plant } else { &Plant::None }, n, rng);
-            let cases: Vec<String> = again
-                .cases
-                .iter()
-                .filter(|c| effect.family.as_ref().is_none_or(|f| *f == c.family))
-                .map(|c| c.name.clone())
-                .collect();
+            let cases = group.slow_cases(s, &again);
             let expected = |name: &str| {
                 let e = model_of?.case(name)?;
                 Some((e.median, e.spread / e.median))
@@ -243,7 +237,7 @@ fn confirm(
             let alone = rejudge(&again, &cases, expected, "the reference's medians", group.tolerance);
             out.push(perftest::analysis::confirm::Confirmation {
                 label: s.label.clone(),
-                families: effect.family.iter().cloned().collect(),
+                families: s.size.iter().filter_map(|e| e.family.clone()).collect(),
                 verdict: verdict(&alone, None),
                 alone,
                 together: None,
