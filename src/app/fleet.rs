@@ -128,16 +128,7 @@ fn write_reference(path: &Path, fleet: &Fleet, members: &[Member<'_>], tolerance
         ));
         return Ok(());
     }
-    // Devices that disagree beyond the tolerance either way: a reference of them would pass a
-    // slow GPU (or fail a healthy one).
-    let astray: Vec<String> = judged
-        .groups
-        .iter()
-        .flat_map(|g| {
-            g.ranking.iter().filter(move |s| s.effects.iter().any(|e| e.significant() && e.change.abs() > g.tolerance))
-        })
-        .map(|s| format!("{} ({})", s.label, s.size_text()))
-        .collect();
+    let astray = reference::astray(&judged);
     if !astray.is_empty() {
         return Err(Error::ResultsFile {
             path: path.display().to_string(),

@@ -219,6 +219,19 @@ pub fn make(members: &[Member<'_>], made: String, tolerance: Option<f64>) -> Ref
     }
 }
 
+/// The devices of `fleet` that disagree with their group beyond its tolerance either way, as
+/// `label (size)`: a reference made of them would pass a slow GPU (or fail a healthy one).
+pub fn astray(fleet: &super::Fleet) -> Vec<String> {
+    let beyond = |g: &super::Group, s: &super::Standing| {
+        s.effects.iter().any(|e| e.significant() && e.change.abs() > g.tolerance)
+    };
+    let groups = fleet.groups.iter();
+    groups
+        .flat_map(|g| g.ranking.iter().filter(move |s| beyond(g, s)))
+        .map(|s| format!("{} ({})", s.label, s.size_text()))
+        .collect()
+}
+
 /// The models of `reference` whose typical case (the median over its cases) spreads more than
 /// `tolerance`, as `model: 2.3% typical spread`: such a reference cannot tell a slowdown of the
 /// tolerance from its own noise.
