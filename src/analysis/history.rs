@@ -6,8 +6,9 @@
 
 use serde::Serialize;
 
-use crate::analysis::fleet::{case_names, grouped, GroupKey, Member};
+use crate::analysis::fleet::GroupKey;
 use crate::record::stats::median;
+use crate::results::model::Run;
 
 pub mod changes;
 
@@ -107,46 +108,134 @@ impl Device {
     }
 }
 
-/// The histories of `members`, one per device and settings, in first-seen order.
-pub fn history(members: &[Member<'_>]) -> Vec<Device> {
-    let timed = members.iter().filter(|m| !m.run.settings.verify && !m.run.settings.compile_only);
-    // A device's UUID and its runs' settings (the driver left out: it changes along a history).
-    let groups = grouped(timed, |m| {
-        let mut key = GroupKey::of(m.run);
-        key.driver = String::new();
-        (m.run.device.uuid.clone(), key)
-    });
-    groups.into_iter().map(|((uuid, key), runs)| device(uuid, key, runs)).collect()
+/// One run as a history keeps it: its device, settings, date, driver and host, and each timed
+/// case's rate (its case and unit as indices into [`Runs`]' tables): a full run of 1,500 cases
+/// is some 25 KB here against megabytes as a file.
+#[derive(Clone, Debug)]
+struct Kept {
+    uuid: Option<String>,
+    /// Its device and settings (the driver left out: it changes along a history).
+    key: GroupKey,
+    date: String,
+    driver: String,
+    host: Option<String>,
+    /// (case, unit, rate) of each timed case.
+    rates: Vec<(u32, u32, f64)>,
 }
 
-/// One device's history from its `runs`.
-fn device(uuid: Option<String>, key: GroupKey, mut runs: Vec<&Member<'_>>) -> Device {
+/// The runs of a history, each kept as [`Kept`] as it is read (one file in memory at a time):
+/// memory grows with the series, not the files.
+#[derive(Clone, Debug, Default)]
+pub struct Runs {
+    kept: Vec<Kept>,
+    cases: Names,
+    units: Names,
+}
+
+/// Names held once each, by index.
+#[derive(Clone, Debug, Default)]
+struct Names {
+    all: Vec<String>,
+    index: std::collections::HashMap<String, u32>,
+}
+
+impl Names {
+    fn id(&mut self, name: &str) -> u32 {
+        if let Some(id) = self.index.get(name) {
+            return *id;
+        }
+        let id = u32::try_from(self.all.len()).expect("fewer than 2^32 names");
+        self.all.push(name.to_owned());
+        self.index.insert(name.to_owned(), id);
+        id
+    }
+}
+
+impl Runs {
+    /// Keeps what a history reads of `run` (nothing of a `--verify` or `--compile-only` run,
+    /// which times nothing).
+    pub fn add(&mut self, run: &Run) {
+        if run.settings.verify || run.settings.compile_only {
+            return;
+        }
+        let mut key = GroupKey::of(run);
+        key.driver = String::new();
+        let rates = run
+            .cases
+            .iter()
+            .filter_map(|c| {
+                let rate = c.timed_rate()?;
+                Some((self.cases.id(&c.name), self.units.id(&rate.unit.to_string()), rate.value))
+            })
+            .collect();
+        self.kept.push(Kept {
+            uuid: run.device.uuid.clone(),
+            key,
+            date: run.date.clone(),
+            driver: run.device.driver.clone(),
+            host: run.host.clone(),
+            rates,
+        });
+    }
+
+    /// How many runs it holds.
+    pub fn len(&self) -> usize {
+        self.kept.len()
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.kept.is_empty()
+    }
+}
+
+/// A history's device: its UUID and its runs' settings.
+type Key<'a> = (&'a Option<String>, &'a GroupKey);
+
+/// One case's points: (run index, unit, rate).
+type Points = Vec<(usize, u32, f64)>;
+
+/// The histories of `runs`, one per device and settings, in first-seen order.
+pub fn history(runs: &Runs) -> Vec<Device> {
+    // A device's UUID and its runs' settings.
+    let mut groups: Vec<(Key<'_>, Vec<&Kept>)> = Vec::new();
+    for k in &runs.kept {
+        let key = (&k.uuid, &k.key);
+        match groups.iter_mut().find(|(known, _)| *known == key) {
+            Some((_, group)) => group.push(k),
+            None => groups.push((key, vec![k])),
+        }
+    }
+    groups.into_iter().map(|((uuid, key), group)| device(runs, uuid.clone(), key.clone(), group)).collect()
+}
+
+/// One device's history from its `group` of runs.
+fn device(all: &Runs, uuid: Option<String>, key: GroupKey, mut runs: Vec<&Kept>) -> Device {
     // In time order: a date is a time, not text (`history` refuses one it cannot read; any left
     // unread here go first, where they cannot hide a step between two real dates).
-    runs.sort_by_key(|m| humantime::parse_rfc3339_weak(&m.run.date).ok());
+    runs.sort_by_key(|k| humantime::parse_rfc3339_weak(&k.date).ok());
     let mut drivers = Vec::new();
     for (i, pair) in runs.windows(2).enumerate() {
-        let (from, to) = (&pair[0].run.device.driver, &pair[1].run.device.driver);
+        let (from, to) = (&pair[0].driver, &pair[1].driver);
         if from != to {
             drivers.push(DriverChange { run: i + 1, from: from.clone(), to: to.clone() });
         }
     }
     let mut hosts: Vec<String> = Vec::new();
-    for host in runs.iter().filter_map(|m| m.run.host.clone()) {
+    for host in runs.iter().filter_map(|k| k.host.clone()) {
         if !hosts.contains(&host) {
             hosts.push(host);
         }
     }
-    let names = case_names(&runs);
     let (mut tested, mut short) = (0, 0);
     let mut found = Vec::new();
     let mut series = Vec::new();
-    for name in names {
-        let points = points(&runs, name);
-        let Some((_, unit, _)) = points.first() else { continue };
-        let unit = unit.clone();
+    for (case, points) in points(&runs) {
+        let name = &all.cases.all[case as usize];
+        let Some(&(_, unit, _)) = points.first() else { continue };
         let points: Vec<(usize, f64)> =
             points.into_iter().filter(|(_, u, _)| *u == unit).map(|(i, _, r)| (i, r)).collect();
+        let unit = all.units.all[unit as usize].clone();
         if points.len() < MIN_RUNS {
             short += 1;
             continue;
@@ -162,7 +251,7 @@ fn device(uuid: Option<String>, key: GroupKey, mut runs: Vec<&Member<'_>>) -> De
             let runs_after = end - point.index;
             changed = true;
             found.push(Change {
-                case: name.to_owned(),
+                case: name.clone(),
                 unit: unit.clone(),
                 run,
                 before: point.before,
@@ -175,7 +264,7 @@ fn device(uuid: Option<String>, key: GroupKey, mut runs: Vec<&Member<'_>>) -> De
             });
         }
         if changed {
-            series.push(Series { case: name.to_owned(), unit, points });
+            series.push(Series { case: name.clone(), unit, points });
         }
     }
     found.sort_by(|a, b| b.change.abs().total_cmp(&a.change.abs()));
@@ -183,7 +272,7 @@ fn device(uuid: Option<String>, key: GroupKey, mut runs: Vec<&Member<'_>>) -> De
         model: key.device.clone(),
         uuid,
         settings: key.settings,
-        dates: runs.iter().map(|m| m.run.date.clone()).collect(),
+        dates: runs.iter().map(|k| k.date.clone()).collect(),
         hosts,
         drivers,
         tested,
@@ -193,21 +282,40 @@ fn device(uuid: Option<String>, key: GroupKey, mut runs: Vec<&Member<'_>>) -> De
     }
 }
 
-/// Case `name`'s timed rates over `runs` in order: (run index, unit, rate); a run that measured
-/// the case more than once (never, in one file) gives its median.
-fn points(runs: &[&Member<'_>], name: &str) -> Vec<(usize, String, f64)> {
-    runs.iter()
-        .enumerate()
-        .filter_map(|(i, m)| {
-            let rates: Vec<(String, f64)> = m
-                .run
-                .cases
-                .iter()
-                .filter(|c| c.name == name)
-                .filter_map(|c| c.timed_rate().map(|r| (r.unit.to_string(), r.value)))
-                .collect();
-            let unit = rates.first()?.0.clone();
-            Some((i, unit.clone(), median(rates.iter().filter(|(u, _)| *u == unit).map(|(_, r)| *r))?))
+/// Each case's timed rates over `runs` in order, the cases in first-seen order: (run index,
+/// unit, rate); a run that measured a case more than once (never, in one file) gives the median
+/// of its rates in the first one's unit.
+fn points(runs: &[&Kept]) -> Vec<(u32, Points)> {
+    let mut order: Vec<u32> = Vec::new();
+    let mut per_case: std::collections::HashMap<u32, Points> = Default::default();
+    for (i, run) in runs.iter().enumerate() {
+        for &(case, unit, rate) in &run.rates {
+            let points = per_case.entry(case).or_insert_with(|| {
+                order.push(case);
+                Vec::new()
+            });
+            match points.last_mut() {
+                // A second rate of the case in this run: kept beside the first, as one point below.
+                Some(last) if last.0 == i => {
+                    if last.1 == unit {
+                        points.push((i, unit, rate));
+                    }
+                }
+                _ => points.push((i, unit, rate)),
+            }
+        }
+    }
+    order
+        .into_iter()
+        .map(|case| {
+            let all = per_case.remove(&case).unwrap_or_default();
+            let mut merged: Points = Vec::new();
+            for chunk in all.chunk_by(|a, b| a.0 == b.0) {
+                let (i, unit, _) = chunk[0];
+                let rate = median(chunk.iter().map(|p| p.2)).unwrap_or(chunk[0].2);
+                merged.push((i, unit, rate));
+            }
+            (case, merged)
         })
         .collect()
 }
@@ -217,6 +325,15 @@ mod tests {
     use super::*;
     use crate::analysis::fleet::tests::device_run;
     use crate::results::model::Run;
+
+    /// `runs` as a history keeps them.
+    fn kept(runs: &[Run]) -> Runs {
+        let mut kept = Runs::default();
+        for run in runs {
+            kept.add(run);
+        }
+        kept
+    }
 
     /// 12 runs of one GPU, a day apart, case 3 2% slower from run 6 on, where the driver changed.
     fn twelve() -> Vec<Run> {
@@ -238,8 +355,7 @@ mod tests {
     #[test]
     fn a_two_percent_step_at_a_driver_update_is_found_confirmed_and_marked() {
         let runs = twelve();
-        let members: Vec<Member> =
-            runs.iter().enumerate().map(|(i, run)| Member { label: format!("r{i}"), run }).collect();
+        let members = kept(&runs);
         let devices = history(&members);
         assert_eq!(devices.len(), 1, "one GPU across a driver update is one history");
         let d = &devices[0];
@@ -257,8 +373,7 @@ mod tests {
         for run in &mut late[6..10] {
             run.cases[3].rate.as_mut().unwrap().value /= 0.98;
         }
-        let members: Vec<Member> =
-            late.iter().enumerate().map(|(i, run)| Member { label: format!("r{i}"), run }).collect();
+        let members = kept(&late);
         let found: Vec<Change> = history(&members).into_iter().flat_map(|d| d.changes).collect();
         assert!(!found.is_empty() && found.iter().all(|c| !c.confirmed && c.runs_after == 2), "{found:#?}");
     }
@@ -270,8 +385,7 @@ mod tests {
         for run in &mut runs[9..] {
             run.cases[3].rate.as_mut().unwrap().value *= 0.97;
         }
-        let members: Vec<Member> =
-            runs.iter().enumerate().map(|(i, run)| Member { label: format!("r{i}"), run }).collect();
+        let members = kept(&runs);
         let mut found: Vec<Change> = history(&members).into_iter().flat_map(|d| d.changes).collect();
         found.sort_by_key(|c| c.run);
         assert_eq!(
@@ -287,8 +401,7 @@ mod tests {
         let mut runs = twelve();
         runs.truncate(4);
         runs[1].device.uuid = Some("other".into());
-        let members: Vec<Member> =
-            runs.iter().enumerate().map(|(i, run)| Member { label: format!("r{i}"), run }).collect();
+        let members = kept(&runs);
         let devices = history(&members);
         assert_eq!(devices.len(), 2);
         assert_eq!((devices[0].tested, devices[0].short), (0, 40));

@@ -4,7 +4,6 @@
 use std::path::PathBuf;
 
 use super::emit::{self, Format};
-use crate::analysis::fleet::Member;
 use crate::error::{Error, Result};
 use crate::results::files::Depth;
 
@@ -45,7 +44,9 @@ pub fn run(args: &Args) -> Result<()> {
     }
     let mut not_runs = Vec::new();
     let hint = "pass the runs kept with --json (perftest health --keep keeps them)";
-    let runs = super::inputs::load_runs(&files, &args.inputs, hint, &mut not_runs, |file, run| {
+    // Each run is kept as a history reads it (its rates, not its file) as it is read.
+    let mut kept = crate::analysis::history::Runs::default();
+    let read = super::inputs::load_each(&files, &args.inputs, hint, &mut not_runs, |file, run| {
         // A history is in time order: a date that is no time would put its run anywhere.
         if humantime::parse_rfc3339_weak(&run.date).is_err() {
             return Err(Error::ResultsFile {
@@ -57,7 +58,7 @@ pub fn run(args: &Args) -> Result<()> {
                 ),
             });
         }
-        crate::analysis::fleet::slim(run);
+        kept.add(&run);
         Ok(())
     });
     if !not_runs.is_empty() {
@@ -67,10 +68,8 @@ pub fn run(args: &Args) -> Result<()> {
             crate::format::is_are(not_runs.len())
         ));
     }
-    let runs = runs?;
-    let members: Vec<Member<'_>> =
-        runs.iter().map(|(file, run)| Member { label: file.clone(), run }).collect();
-    let devices = crate::analysis::history::history(&members);
+    read?;
+    let devices = crate::analysis::history::history(&kept);
     let document = emit::document(
         args.format,
         || crate::report::sections::history::to_text(&devices),

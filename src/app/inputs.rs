@@ -36,22 +36,34 @@ pub fn load_runs(
     skipped: &mut Vec<Skipped>,
     mut keep: impl FnMut(&Path, &mut Run) -> Result<()>,
 ) -> Result<Vec<(String, Run)>> {
-    let mut runs = Vec::new();
+    load_each(files, given, hint, skipped, |file, mut run| {
+        keep(file, &mut run)?;
+        Ok((file.display().to_string(), run))
+    })
+}
+
+/// As [`load_runs`], each run turned by `keep` into what the command keeps of it as it is read:
+/// one file in memory at a time, however many are given.
+pub fn load_each<T>(
+    files: &[PathBuf],
+    given: &[PathBuf],
+    hint: &str,
+    skipped: &mut Vec<Skipped>,
+    mut keep: impl FnMut(&Path, Run) -> Result<T>,
+) -> Result<Vec<T>> {
+    let mut kept = Vec::new();
     for file in files {
         match crate::results::load(file) {
-            Ok(mut run) => {
-                keep(file, &mut run)?;
-                runs.push((file.display().to_string(), run));
-            }
+            Ok(run) => kept.push(keep(file, run)?),
             Err(Error::NotARun { problem, .. }) => skipped.push(Skipped { path: file.clone(), why: problem }),
             Err(other) => return Err(other),
         }
     }
-    if runs.is_empty() {
+    if kept.is_empty() {
         return Err(Error::ResultsFile {
             path: given.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
             problem: format!("hold no perftest run: {hint}"),
         });
     }
-    Ok(runs)
+    Ok(kept)
 }

@@ -365,3 +365,27 @@ fn a_lone_first_run_far_below_hides_no_later_step() {
     }
     assert!(found_step >= 95, "the -3% step found in {found_step} of 100 series");
 }
+
+/// The helper of the study in results/history-at-scale/ that holds this search against Apache
+/// Otava's own: reads the series in the file `PERFTEST_SERIES` (one a line, values separated by
+/// commas) and writes the change points of each to `PERFTEST_SERIES_OUT`, one line a series (the
+/// indices, separated by commas), with the floor `PERFTEST_SERIES_FLOOR` (a fraction; 0 is
+/// Otava's default).
+#[test]
+#[ignore = "a study's helper: reads PERFTEST_SERIES"]
+fn series_from_file() {
+    let input = std::env::var("PERFTEST_SERIES").expect("PERFTEST_SERIES names the series file");
+    let output = std::env::var("PERFTEST_SERIES_OUT").expect("PERFTEST_SERIES_OUT names the output");
+    let floor: f64 = std::env::var("PERFTEST_SERIES_FLOOR").map_or(0.0, |f| f.parse().expect("a fraction"));
+    let options = Options { min_magnitude: floor, ..Options::default() };
+    let text = std::fs::read_to_string(input).unwrap();
+    let mut out = String::new();
+    for line in text.lines() {
+        let series: Vec<f64> = line.split(',').map(|v| v.trim().parse().unwrap()).collect();
+        let found: Vec<String> =
+            change_points(&series, &options).iter().map(|c| c.index.to_string()).collect();
+        out.push_str(&found.join(","));
+        out.push('\n');
+    }
+    std::fs::write(output, out).unwrap();
+}
