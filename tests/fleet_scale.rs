@@ -129,3 +129,19 @@ fn the_table() {
         }
     }
 }
+
+#[test]
+fn a_family_of_wild_cases_ten_percent_slow_is_found_in_full_runs() {
+    // `dispatch`: 5 cases, four of which stray 2-34% between healthy H100 runs.
+    let pools = full();
+    for model in MODELS {
+        let healthy = screens(&pools, model, 4, &Plant::None, 10, 3);
+        let slow = screens(&pools, model, 4, &Plant::Family("dispatch".into(), 0.10), 10, 4);
+        for ((mode, (alarms, _)), (_, found)) in MODES.iter().zip(healthy).zip(slow) {
+            assert!(alarms <= 0.1, "{model:?} {mode:?}: {alarms} false alarms");
+            if *mode == Mode::Reference {
+                assert!(found >= 0.8, "{model:?} {mode:?}: dispatch 10% slow found in {found}");
+            }
+        }
+    }
+}

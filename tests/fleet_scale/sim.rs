@@ -209,6 +209,22 @@ pub fn judge(
         && *plant == Plant::None
     {
         eprintln!("false alarm, {mode:?} {}: {:?}", runs.len(), fleet.conclusion());
+        for g in &fleet.groups {
+            for s in g.ranking.iter().filter(|s| s.state == State::Slow) {
+                eprintln!("  {} {:?} {:?}", s.label, s.size, g.unjudged);
+            }
+        }
+    }
+    if std::env::var_os("SIM_DEBUG").is_some() && !found {
+        if let Plant::Family(family, _) = plant {
+            for g in &fleet.groups {
+                for s in g.ranking.iter().filter(|s| s.label == "gpu0") {
+                    let e: Vec<_> =
+                        s.effects.iter().filter(|e| e.family.as_deref() == Some(family)).collect();
+                    eprintln!("missed, {mode:?} {}: {:?} {e:?} size {:?}", runs.len(), s.state, s.size);
+                }
+            }
+        }
     }
     Screen { alarm: fleet.conclusion() != Conclusion::Healthy, found }
 }

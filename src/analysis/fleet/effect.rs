@@ -11,6 +11,7 @@
 
 use serde::Serialize;
 
+use crate::analysis::verdict::FLOOR;
 use crate::record::stats::median;
 
 /// The default tolerance: an effect (a family's typical case, or the whole GPU) slower than this
@@ -29,8 +30,8 @@ pub const MIN_CASES: usize = 5;
 pub const MIN_ALL: usize = 1;
 /// A case is heavy-tailed in a screen where more than this share of its devices (and more than
 /// one) sit past the tolerance: a slow GPU is one device; a host link that stalls now and then is
-/// many. Such a case weighs in an effect only for a device beyond its tail, with the tail as its
-/// noise, and is still listed where it is an outlier.
+/// many. Such a case weighs in an effect only by as far as a device sits beyond its tail
+/// ([`beyond`]), and is still listed where it is an outlier.
 pub const HEAVY: f64 = 0.01;
 /// The smallest run-to-run spread a case is held to (0.1%): a spread estimated from a few
 /// devices can be zero by chance.
@@ -65,16 +66,17 @@ pub struct Effect {
 }
 
 impl Effect {
-    /// The effect of `points`: their median change and its standard error.
+    /// The effect of `points`: their median change and its standard error, from the typical
+    /// (median) case's spread: the median is set by its middle cases, and a minority of wild
+    /// ones (a host round trip that strays 30%) moves it no more than their number.
     pub fn of(family: Option<&str>, points: &[&Point<'_>]) -> Option<Effect> {
         let change = median(points.iter().map(|p| p.change))?;
-        let mean_square =
-            points.iter().map(|p| p.spread.max(MIN_SPREAD).powi(2)).sum::<f64>() / points.len() as f64;
+        let spread = median(points.iter().map(|p| p.spread.max(MIN_SPREAD)))?;
         Some(Effect {
             family: family.map(str::to_owned),
             cases: points.len(),
             change,
-            uncertainty: MEDIAN_SE * mean_square.sqrt() / (points.len() as f64).sqrt(),
+            uncertainty: MEDIAN_SE * spread / (points.len() as f64).sqrt(),
         })
     }
 
@@ -86,6 +88,13 @@ impl Effect {
         self.cases >= fewest && self.change.abs() > Z * self.uncertainty
     }
 
+    /// Whether it is a difference worth a verdict: significant, and at least compare's floor
+    /// (1%) or the tolerance, the smaller. A family 0.05% off its siblings, however sure, is
+    /// none: healthy siblings differ by that.
+    pub fn differs(&self, tolerance: f64) -> bool {
+        self.significant() && self.change.abs() >= FLOOR.min(tolerance)
+    }
+
     /// Whether it is slow: slower than `tolerance` and significant.
     pub fn slow(&self, tolerance: f64) -> bool {
         self.significant() && self.change < -tolerance
@@ -95,6 +104,12 @@ impl Effect {
     pub fn what(&self) -> &str {
         self.family.as_deref().unwrap_or("every case")
     }
+}
+
+/// `change` less `allowance` towards zero, and zero within it: what is left of a case's change
+/// beyond what a healthy run of it may stray (its tail, or its noise).
+pub fn beyond(change: f64, allowance: f64) -> f64 {
+    change.signum() * (change.abs() - allowance).max(0.0)
 }
 
 /// A device's effects: one per family (in first-seen order) and one over every case (last).
@@ -122,11 +137,12 @@ pub fn slowest(effects: &[Effect], tolerance: f64) -> Option<&Effect> {
     effects.iter().filter(|e| e.slow(tolerance)).min_by(|a, b| a.change.total_cmp(&b.change))
 }
 
-/// The effect that sizes a device's verdict: the slowest slow one, else the slowest significant
-/// one (a device that differs), else none.
+/// The effect that sizes a device's verdict: the slowest slow one, else the slowest that
+/// [differs](Effect::differs) (a device that differs), else none (a healthy device).
 pub fn size(effects: &[Effect], tolerance: f64) -> Option<&Effect> {
-    slowest(effects, tolerance)
-        .or_else(|| effects.iter().filter(|e| e.significant()).min_by(|a, b| a.change.total_cmp(&b.change)))
+    slowest(effects, tolerance).or_else(|| {
+        effects.iter().filter(|e| e.differs(tolerance)).min_by(|a, b| a.change.total_cmp(&b.change))
+    })
 }
 
 #[cfg(test)]
@@ -169,5 +185,24 @@ mod tests {
         assert!(found[1].slow(TOLERANCE), "but the whole GPU's, of every case");
         let one = effects(&points("gemm", 1, -0.2, 0.001));
         assert!(one[1].slow(TOLERANCE), "a run of one case is judged by it");
+    }
+
+    #[test]
+    fn a_change_within_its_allowance_is_none_and_beyond_it_is_what_is_left() {
+        assert!((beyond(-0.10, 0.03) + 0.07).abs() < 1e-12);
+        assert_eq!(beyond(0.05, 0.06), 0.0);
+        assert_eq!(beyond(-0.02, 0.0), -0.02);
+    }
+
+    #[test]
+    fn a_minority_of_wild_spreads_leaves_the_uncertainty_of_the_typical_case() {
+        let mut family = points("dispatch", 5, -0.08, 0.005);
+        family[0].spread = 0.3;
+        family[1].spread = 0.2;
+        let found = effects(&family);
+        assert!(found[0].slow(TOLERANCE), "{:?}", found[0]);
+        // A majority of wild spreads makes it uncertain.
+        family[2].spread = 0.25;
+        assert!(!effects(&family)[0].significant());
     }
 }

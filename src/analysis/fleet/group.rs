@@ -81,8 +81,7 @@ pub(super) fn judge_group(
         }
         // A heavy-tailed case: healthy runs of it stray past the tolerance (the reference saw
         // one, or more than one device of this screen sits there). It weighs in an effect only
-        // where a device sits beyond that tail (farther than any healthy run strayed), and then
-        // with the tail as its noise.
+        // by as far as a device sits beyond that tail (farther than any healthy run strayed).
         let (heavy, tail);
         let (med, sigma, fleet_clock) = match expected {
             Some(Some(e)) if !found.is_empty() => {
@@ -120,17 +119,28 @@ pub(super) fn judge_group(
             let beyond_noise = change.abs() > FLOOR.max(NOISE_FACTOR * m.noise);
             let distance = (m.rate - med).abs();
             let beyond_spread = distance > SPREAD_K * sigma;
+            let noisy = m.noise > NOISY;
+            // Every case is a point of its device's effects; a heavy-tailed one only by as far as
+            // it sits beyond its tail, so that a healthy device's reads as no change and a family
+            // 10% slow still reads so. A case too noisy (its samples' cv) counts its rate, the
+            // median of those samples, with that noise as its spread: one wild case moves no
+            // median, and a family of several makes it uncertain.
+            if med > 0.0 {
+                let allowance = if heavy { tail } else { 0.0 };
+                let spread = (sigma / med).max(m.noise);
+                points[*i].push(Point {
+                    family: &m.case.family,
+                    change: effect::beyond(change, allowance),
+                    spread,
+                });
+            }
             // A case too noisy to vouch for its GPU still counts against it where it is slow
             // beyond three times that noise: a slowdown the noise cannot explain is evidence
             // (as a confirmation judges it, `analysis::confirm::rejudge`); health is not.
-            if m.noise > NOISY && !(change < 0.0 && beyond_noise && beyond_spread) {
+            if noisy && !(change < 0.0 && beyond_noise && beyond_spread) {
                 continue;
             }
             judged_per_device[*i] += 1;
-            if med > 0.0 && (!heavy || change.abs() > tail) {
-                let spread = (sigma / med).max(m.noise).max(if heavy { tail } else { 0.0 });
-                points[*i].push(Point { family: &m.case.family, change, spread });
-            }
             if beyond_noise && beyond_spread {
                 outliers.push(Outlier {
                     device: *i,
@@ -222,7 +232,9 @@ pub(super) fn judge_group(
             let size = effect::size(&effects, tolerance).cloned();
             let state = if units > 0 || size.as_ref().is_some_and(|e| e.slow(tolerance)) {
                 State::Slow
-            } else if !slow.is_empty() || faster > 0 || size.is_some() {
+            } else if size.is_some() {
+                // Scattered cases outside the fleet alone are listed, not a verdict: every
+                // healthy GPU of a full screen has a few (host links, long pointer chases).
                 State::Differs
             } else {
                 State::Healthy

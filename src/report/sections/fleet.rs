@@ -46,10 +46,6 @@ fn ranking_lines(group: &Group) -> Vec<String> {
             };
             let verdict = match s.state {
                 State::Healthy => String::new(),
-                State::Differs if s.size.is_none() => format!(
-                    " [differs: cases outside the fleet, every family within the {:.1}% tolerance]",
-                    group.tolerance * 100.0
-                ),
                 State::Differs => {
                     format!(
                         " [differs within the {:.1}% tolerance: {}]",
