@@ -123,7 +123,7 @@ struct Kept {
     rates: Vec<(u32, u32, f64)>,
 }
 
-/// The runs of a history, each kept as [`Kept`] as it is read (one file in memory at a time):
+/// The runs of a history, each kept as its rates as it is read (one file in memory at a time):
 /// memory grows with the series, not the files.
 #[derive(Clone, Debug, Default)]
 pub struct Runs {

@@ -123,11 +123,13 @@ pub(super) fn judge_group(
             // Every case is a point of its device's effects; a heavy-tailed one only by as far as
             // it sits beyond its tail, so that a healthy device's reads as no change and a family
             // 10% slow still reads so. A case too noisy (its samples' cv) counts its rate, the
-            // median of those samples, with that noise as its spread: one wild case moves no
-            // median, and a family of several makes it uncertain.
+            // median of those samples: one wild case moves no median. Its spread is that noise
+            // among siblings, who cannot know how far a healthy run of it strays; a reference
+            // knows (its tail, from healthy runs noisy or not), so there the spread is its own.
             if med > 0.0 {
                 let allowance = if heavy { tail } else { 0.0 };
-                let spread = (sigma / med).max(m.noise);
+                let own_noise = if noisy && model.is_some() { 0.0 } else { m.noise };
+                let spread = (sigma / med).max(own_noise);
                 points[*i].push(Point {
                     family: &m.case.family,
                     change: effect::beyond(change, allowance),
