@@ -534,20 +534,17 @@ pub fn judge_with(
     }
 }
 
-/// `members` grouped by `key`, in the order their keys first appear.
-pub(crate) fn grouped<'m, 'a, K: PartialEq>(
-    members: impl IntoIterator<Item = &'m Member<'a>>,
-    key: impl Fn(&Member<'a>) -> K,
-) -> Vec<(K, Vec<&'m Member<'a>>)>
-where
-    'a: 'm,
-{
-    let mut groups: Vec<(K, Vec<&'m Member<'a>>)> = Vec::new();
-    for m in members {
-        let k = key(m);
+/// `items` grouped by `key`, in the order their keys first appear.
+pub(crate) fn grouped<'m, T: ?Sized, K: PartialEq>(
+    items: impl IntoIterator<Item = &'m T>,
+    key: impl Fn(&T) -> K,
+) -> Vec<(K, Vec<&'m T>)> {
+    let mut groups: Vec<(K, Vec<&'m T>)> = Vec::new();
+    for item in items {
+        let k = key(item);
         match groups.iter_mut().find(|(known, _)| *known == k) {
-            Some((_, group)) => group.push(m),
-            None => groups.push((k, vec![m])),
+            Some((_, group)) => group.push(item),
+            None => groups.push((k, vec![item])),
         }
     }
     groups

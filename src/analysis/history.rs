@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use crate::analysis::fleet::GroupKey;
+use crate::analysis::fleet::{grouped, GroupKey};
 use crate::record::stats::median;
 use crate::results::model::Run;
 
@@ -177,20 +177,7 @@ impl Runs {
             rates,
         });
     }
-
-    /// How many runs it holds.
-    pub fn len(&self) -> usize {
-        self.kept.len()
-    }
-
-    /// Whether it holds none.
-    pub fn is_empty(&self) -> bool {
-        self.kept.is_empty()
-    }
 }
-
-/// A history's device: its UUID and its runs' settings.
-type Key<'a> = (&'a Option<String>, &'a GroupKey);
 
 /// One case's points: (run index, unit, rate).
 type Points = Vec<(usize, u32, f64)>;
@@ -198,15 +185,8 @@ type Points = Vec<(usize, u32, f64)>;
 /// The histories of `runs`, one per device and settings, in first-seen order.
 pub fn history(runs: &Runs) -> Vec<Device> {
     // A device's UUID and its runs' settings.
-    let mut groups: Vec<(Key<'_>, Vec<&Kept>)> = Vec::new();
-    for k in &runs.kept {
-        let key = (&k.uuid, &k.key);
-        match groups.iter_mut().find(|(known, _)| *known == key) {
-            Some((_, group)) => group.push(k),
-            None => groups.push((key, vec![k])),
-        }
-    }
-    groups.into_iter().map(|((uuid, key), group)| device(runs, uuid.clone(), key.clone(), group)).collect()
+    let groups = grouped(&runs.kept, |k: &Kept| (k.uuid.clone(), k.key.clone()));
+    groups.into_iter().map(|((uuid, key), group)| device(runs, uuid, key, group)).collect()
 }
 
 /// One device's history from its `group` of runs.
@@ -294,15 +274,12 @@ fn points(runs: &[&Kept]) -> Vec<(u32, Points)> {
                 order.push(case);
                 Vec::new()
             });
-            match points.last_mut() {
-                // A second rate of the case in this run: kept beside the first, as one point below.
-                Some(last) if last.0 == i => {
-                    if last.1 == unit {
-                        points.push((i, unit, rate));
-                    }
-                }
-                _ => points.push((i, unit, rate)),
+            // A second rate of the case in this run counts only in the first one's unit (the
+            // two become one point below).
+            if points.last().is_some_and(|last| last.0 == i && last.1 != unit) {
+                continue;
             }
+            points.push((i, unit, rate));
         }
     }
     order
