@@ -25,6 +25,12 @@ pub(crate) fn device_run(device: &str, seed: u32, scale: f64) -> Run {
     run
 }
 
+/// `run` with its first `n` cases in `family`.
+fn in_family(mut run: Run, n: usize, family: &str) -> Run {
+    run.cases.iter_mut().take(n).for_each(|c| c.family = family.into());
+    run
+}
+
 fn members(runs: &[Run]) -> Vec<Member<'_>> {
     runs.iter().enumerate().map(|(i, run)| Member { label: format!("gpu{i}"), run }).collect()
 }
@@ -97,15 +103,9 @@ fn a_noisy_case_is_not_judged_and_a_small_difference_is_within_the_floor() {
 #[test]
 fn scattered_slow_cases_are_listed_and_a_family_past_the_tolerance_is_slow() {
     // Cases 0-9 of every device are the `alu` family, the rest `load`.
-    let family = |runs: &mut Vec<Run>| {
-        for run in runs.iter_mut() {
-            for case in run.cases.iter_mut().take(10) {
-                case.family = "alu".into();
-            }
-        }
-    };
-    let mut runs: Vec<Run> = (0..6).map(|i| device_run("NVIDIA H200", i, 1.0)).collect();
-    family(&mut runs);
+    let six =
+        || -> Vec<Run> { (0..6).map(|i| in_family(device_run("NVIDIA H200", i, 1.0), 10, "alu")).collect() };
+    let mut runs = six();
     // Cases 3, 14 and 25 of device 1, 10% slow: listed, and the device is healthy: no family moved.
     for i in [3, 14, 25] {
         runs[1].cases[i].rate.as_mut().unwrap().value *= 0.9;
@@ -126,8 +126,7 @@ fn scattered_slow_cases_are_listed_and_a_family_past_the_tolerance_is_slow() {
     assert_eq!((size.what(), size.cases), ("alu", 10));
     assert!((size.change + 0.03).abs() < 0.004, "{size:?}");
     // Only 1.5% slow: within the 2% tolerance it differs; a strict site's 1% makes it slow.
-    let mut runs: Vec<Run> = (0..6).map(|i| device_run("NVIDIA H200", i, 1.0)).collect();
-    family(&mut runs);
+    let mut runs = six();
     for case in runs[1].cases.iter_mut().take(10) {
         case.rate.as_mut().unwrap().value *= 0.985;
     }
@@ -402,10 +401,7 @@ fn a_noisy_case_counts_against_its_gpu_only_where_it_is_slow_beyond_its_noise() 
 #[test]
 fn a_reference_judges_a_run_alone_weighs_no_heavy_case_and_refuses_wide_spreads() {
     // Cases 0-9 of every run are the `alu` family.
-    let alu = |mut run: Run| {
-        run.cases.iter_mut().take(10).for_each(|c| c.family = "alu".into());
-        run
-    };
+    let alu = |run: Run| in_family(run, 10, "alu");
     let runs: Vec<Run> = (0..4).map(|i| alu(device_run("NVIDIA H200", i, 1.0))).collect();
     let made = reference::make(&members(&runs), "2026-11-28T00:00:00Z".into(), None);
     assert!(reference::too_wide(&made, TOLERANCE).is_empty());
@@ -442,10 +438,7 @@ fn a_reference_judges_a_run_alone_weighs_no_heavy_case_and_refuses_wide_spreads(
 fn a_family_of_wild_cases_is_judged_beyond_their_tails_and_a_tiny_sure_difference_is_no_verdict() {
     // Cases 0-4 are `dispatch`; the reference saw healthy runs of three of them stray 3%, 6% and
     // 34% (host-bound round trips), so they weigh in only beyond those tails.
-    let family = |mut run: Run| {
-        run.cases.iter_mut().take(5).for_each(|c| c.family = "dispatch".into());
-        run
-    };
+    let family = |run: Run| in_family(run, 5, "dispatch");
     let runs: Vec<Run> = (0..4).map(|i| family(device_run("NVIDIA H200", i, 1.0))).collect();
     let mut made = reference::make(&members(&runs), "2026-11-28T00:00:00Z".into(), None);
     for (e, tail) in made.models[0].cases.iter_mut().zip([0.0, 0.03, 0.06, 0.34]) {
