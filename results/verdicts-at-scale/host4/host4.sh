@@ -4,7 +4,7 @@
 # whole) and `health REF` (perftest health against a reference made here from those screens).
 # After tools/h100-prepare.sh here. Usage (device machine, repository root):
 #   bash results/verdicts-at-scale/host4/host4.sh screens
-#   bash results/verdicts-at-scale/host4/host4.sh health reference.json
+#   bash results/verdicts-at-scale/host4/host4.sh health h200.reference.json
 set -uo pipefail
 source tools/device-env.sh
 q=index,name,uuid,pci.bus_id,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw,clocks_throttle_reasons.active

@@ -6,12 +6,12 @@ set -uo pipefail
 bin=$1 screens=$2 health=$3 here=$(dirname "$0")
 for n in 1 2; do "$bin" fleet "$screens/full$n" > "$here/fleet-full$n.txt"; echo "fleet full$n: exit $?"; done
 "$bin" fleet "$screens/full1" "$screens/full2" > "$here/fleet-both.txt"; echo "fleet both: exit $?"
-"$bin" fleet "$health"/*/model1 --reference "$here/reference.json" > "$here/health-rejudged.txt"
+"$bin" fleet "$health"/*/model1 --reference "$here/h200.reference.json" > "$here/health-rejudged.txt"
 echo "health's runs against the reference: exit $?"
 for v in full1 full2 both; do
     "$bin" fleet $( [ $v = both ] && echo "$screens/full1 $screens/full2" || echo "$screens/$v" ) --format json > "/tmp/$v.json"
 done
-"$bin" fleet "$health"/*/model1 --reference "$here/reference.json" --format json > /tmp/health.json
+"$bin" fleet "$health"/*/model1 --reference "$here/h200.reference.json" --format json > /tmp/health.json
 python3 - /tmp/full1.json /tmp/full2.json /tmp/both.json /tmp/health.json <<'PY'
 import json, sys
 for f, what in zip(sys.argv[1:], ["screen 1", "screen 2", "both screens (2 runs a GPU)", "health's screen against the reference"]):
