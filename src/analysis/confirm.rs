@@ -5,46 +5,90 @@
 
 use serde::Serialize;
 
+use super::fleet::effect::{beyond, Effect, Point};
 use super::verdict::{noise, NOISE_FACTOR};
 use crate::record::stats::median;
 use crate::results::model::Run;
 
-/// The share of the cases measured again that must be quiet enough to judge (their noise, three
-/// times over, within the tolerance) for a verdict: fewer, and the confirmation cannot judge.
-pub const JUDGEABLE: f64 = 0.5;
+/// How many of its uncertainties the effect measured again must sit past the tolerance to be
+/// slow again, or inside it to pass: three, as `compare` holds a change to three times its noise.
+/// The screen asked five, for judging every family of every GPU at once; a confirmation asks one
+/// question of one GPU.
+pub const CONFIRM_Z: f64 = NOISE_FACTOR;
 
-/// How a suspect's cases did when measured again against a reference.
+/// What a case measured again is held to.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Baseline {
+    /// The rate a healthy GPU has.
+    pub rate: f64,
+    /// How far a healthy rate strays, as a fraction of it: a reference's run-to-run spread, or a
+    /// peer's noise within its run.
+    pub spread: f64,
+    /// How far a healthy run of a heavy-tailed case has strayed (a reference's tail), 0 for none:
+    /// such a case is slow again only beyond it.
+    pub tail: f64,
+    /// Whether `spread` is run to run (a reference's), and so already holds what one run's
+    /// samples stray: then the case's own noise is not added to it.
+    pub run_to_run: bool,
+}
+
+/// How a suspect's cases did when measured again against a baseline.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Rejudged {
-    /// Cases measured again on both and judged (neither too noisy).
+    /// Cases measured again whose noise, three times over, is within the tolerance or their change.
     pub judged: usize,
-    /// Of those, slower than the reference beyond the tolerance.
+    /// Of those, slower than the baseline beyond the tolerance.
     pub slow: usize,
-    /// Cases measured again too noisy to judge (three times their noise beyond the tolerance).
+    /// Cases measured again noisier than that: they still weigh in the effect, by their spread.
     #[serde(default)]
     pub noisy: usize,
-    /// The median change of the cases judged: the effect measured again.
+    /// The effect measured again: the median change of every case measured again, a heavy-tailed
+    /// case's only beyond its tail.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub change: Option<f64>,
+    /// Its standard error, from the cases' spreads (as the screen's effects have theirs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uncertainty: Option<f64>,
+    /// The same cases' median change with no allowance for tails: what a pass must keep within
+    /// the tolerance (a slowdown inside a heavy case's tail is hidden, not absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw: Option<Effect>,
     /// The tolerance it was held to.
     #[serde(default)]
     pub tolerance: f64,
     /// The largest slowdown, where any.
     pub worst: Option<f64>,
-    /// What the reference was (`0000:00:06.0 alone`, `the fleet's medians`, `the median of 3 peers at once`).
+    /// What the baseline was (`0000:00:06.0 alone`, `the fleet's medians`, `the median of 3 peers at once`).
     pub against: String,
 }
 
 impl Rejudged {
-    /// Whether it can say anything: [`JUDGEABLE`] of the cases measured again quiet enough.
-    pub fn judgeable(&self) -> bool {
-        self.judged > 0 && self.judged as f64 >= JUDGEABLE * (self.judged + self.noisy) as f64
+    /// Whether the slowness reproduced: the effect measured again slower than the tolerance and
+    /// [`CONFIRM_Z`] uncertainties from zero.
+    pub fn reproduced(&self) -> bool {
+        match (self.change, self.uncertainty) {
+            (Some(c), Some(u)) => c < -self.tolerance && -c > CONFIRM_Z * u,
+            _ => false,
+        }
     }
 
-    /// Whether the slowness reproduced: judgeable, and the cases' median change slower than the
-    /// tolerance again.
-    pub fn reproduced(&self) -> bool {
-        self.judgeable() && self.change.is_some_and(|c| c < -self.tolerance)
+    /// Whether it rules a slowdown past the tolerance out: the cases' change, with no allowance
+    /// for tails, within the tolerance by [`CONFIRM_Z`] of its uncertainties.
+    pub fn cleared(&self) -> bool {
+        self.raw.as_ref().is_some_and(|e| e.change - CONFIRM_Z * e.uncertainty > -self.tolerance)
+    }
+
+    /// Whether it can say anything: slow again, or a slowdown ruled out.
+    pub fn judgeable(&self) -> bool {
+        self.reproduced() || self.cleared()
+    }
+
+    /// Its effect in words: `-9.8% ± 0.4%`, or `nothing measured`.
+    pub fn effect_text(&self) -> String {
+        match (self.change, self.uncertainty) {
+            (Some(c), Some(u)) => format!("{:+.1}% ± {:.1}%", c * 100.0, u * 100.0),
+            _ => "nothing measured".into(),
+        }
     }
 }
 
@@ -107,55 +151,57 @@ pub fn verdict(alone: &Rejudged, together: Option<&Rejudged>) -> Verdict {
     }
 }
 
-/// A case's rate and noise in `run`, where it was timed.
-pub fn rate_in(run: &Run, name: &str) -> Option<(f64, f64)> {
+/// A case's rate and noise in `run` as a baseline, where it was timed.
+pub fn rate_in(run: &Run, name: &str) -> Option<Baseline> {
     let case = run.cases.iter().find(|c| c.name == name)?;
-    Some((case.timed_rate()?.value, noise(case)))
+    Some(Baseline { rate: case.timed_rate()?.value, spread: noise(case), tail: 0.0, run_to_run: false })
 }
 
 /// The median rate of case `name` over `runs` and the largest noise among them.
-pub fn median_of(runs: &[&Run], name: &str) -> Option<(f64, f64)> {
-    let found: Vec<(f64, f64)> = runs.iter().filter_map(|r| rate_in(r, name)).collect();
-    let rate = median(found.iter().map(|(r, _)| *r))?;
-    Some((rate, found.iter().map(|(_, n)| *n).fold(0.0, f64::max)))
+pub fn median_of(runs: &[&Run], name: &str) -> Option<Baseline> {
+    let found: Vec<Baseline> = runs.iter().filter_map(|r| rate_in(r, name)).collect();
+    let rate = median(found.iter().map(|b| b.rate))?;
+    Some(Baseline { rate, spread: found.iter().map(|b| b.spread).fold(0.0, f64::max), ..found[0] })
 }
 
-/// `suspect`'s `cases` against `reference` (each case's rate and noise there), at `tolerance`: a
-/// case is judged where three times the larger noise is within the tolerance or within its change
-/// (else it is noisy), slow where it is slower than the tolerance; the effect is the judged
-/// cases' median change.
+/// `suspect`'s `cases` against `baseline` (each case's), at `tolerance`: the effect measured
+/// again is their median change, a heavy-tailed case's only beyond its tail, with its standard
+/// error from their spreads (a baseline's run-to-run spread, else the larger of its noise and
+/// the case's own), as the screen's effects are. The counts of cases quiet and slow, noisy, and
+/// the worst are for the reader.
 pub fn rejudge(
     suspect: &Run,
     cases: &[String],
-    reference: impl Fn(&str) -> Option<(f64, f64)>,
+    baseline: impl Fn(&str) -> Option<Baseline>,
     against: &str,
     tolerance: f64,
 ) -> Rejudged {
     let mut out = Rejudged { against: against.to_owned(), tolerance, ..Rejudged::default() };
-    let mut changes = Vec::new();
+    let (mut points, mut raw) = (Vec::new(), Vec::new());
     for name in cases {
-        let (Some((rate, own)), Some((base, theirs))) = (rate_in(suspect, name), reference(name)) else {
+        let (Some(case), Some(base)) = (suspect.cases.iter().find(|c| c.name == *name), baseline(name))
+        else {
             continue;
         };
-        if base <= 0.0 {
-            continue;
-        }
-        // Judged where its noise, three times over, is within the tolerance or within the change
-        // itself (a slowdown far beyond the noise is evidence, noisy or not).
-        let change = rate / base - 1.0;
-        let bound = NOISE_FACTOR * own.max(theirs);
-        if bound > tolerance && bound >= change.abs() {
+        let Some(rate) = case.timed_rate().map(|r| r.value).filter(|_| base.rate > 0.0) else { continue };
+        let change = rate / base.rate - 1.0;
+        let spread = if base.run_to_run { base.spread } else { base.spread.max(noise(case)) };
+        points.push(Point { family: "", change: beyond(change, base.tail), spread });
+        raw.push(Point { family: "", change, spread });
+        if NOISE_FACTOR * spread > tolerance && NOISE_FACTOR * spread >= change.abs() {
             out.noisy += 1;
             continue;
         }
         out.judged += 1;
-        changes.push(change);
         if change < -tolerance {
             out.slow += 1;
             out.worst = Some(out.worst.map_or(change, |w: f64| w.min(change)));
         }
     }
-    out.change = median(changes);
+    let effect = Effect::of(None, &points.iter().collect::<Vec<_>>());
+    out.change = effect.as_ref().map(|e| e.change);
+    out.uncertainty = effect.map(|e| e.uncertainty);
+    out.raw = Effect::of(None, &raw.iter().collect::<Vec<_>>());
     out
 }
 
@@ -208,5 +254,44 @@ mod tests {
         let again = rejudge(&noisy, &three, |n| rate_in(&healthy, n), "the reference", T);
         assert_eq!((again.judged, again.noisy), (1, 2));
         assert_eq!(verdict(&again, None), Verdict::Unjudgeable);
+    }
+
+    /// A reference's baseline for case `i` of a `device_run` of scale 1: its rate, a run-to-run
+    /// spread and a tail.
+    fn expected(i: usize, spread: f64, tail: f64) -> Baseline {
+        Baseline { rate: 1e12 * (i + 1) as f64, spread, tail, run_to_run: true }
+    }
+
+    fn index(name: &str) -> usize {
+        name.trim_start_matches("case ").parse().unwrap()
+    }
+
+    #[test]
+    fn a_wild_family_ten_percent_slow_is_slow_again_and_a_slowdown_inside_its_tails_never_passes() {
+        // Five cases of a family whose healthy runs stray 25% (a tail) with a spread of 1%; two
+        // came back noisy (cv 20%): measured 10% slow, three sit past their tail.
+        let mut slow = device_run("NVIDIA H200", 4, 0.90);
+        for case in slow.cases.iter_mut().take(2) {
+            case.samples_ms = vec![20.0, 24.0, 16.0];
+        }
+        let five: Vec<String> = names(&slow).into_iter().take(5).collect();
+        let tails = |n: &str| Some(expected(index(n), 0.01, if index(n) < 2 { 0.25 } else { 0.0 }));
+        let again = rejudge(&slow, &five, tails, "the reference's medians", T);
+        assert_eq!(
+            (again.judged, again.noisy),
+            (5, 0),
+            "a reference's spread is run to run: the samples' cv is in it"
+        );
+        assert!(again.reproduced(), "{again:?}");
+        // Every case heavy-tailed past the slowdown: nothing beyond the tails, and no pass either.
+        let hidden = |n: &str| Some(expected(index(n), 0.01, 0.25));
+        let again = rejudge(&slow, &five, hidden, "the reference's medians", T);
+        assert_eq!(again.change, Some(0.0));
+        assert!(!again.reproduced() && !again.cleared(), "{again:?}");
+        assert_eq!(verdict(&again, None), Verdict::Unjudgeable);
+        // The same family healthy, with the same tails: cleared, not reproduced.
+        let fine = device_run("NVIDIA H200", 4, 1.0);
+        let again = rejudge(&fine, &five, hidden, "the reference's medians", T);
+        assert_eq!(verdict(&again, None), Verdict::NotReproduced, "{again:?}");
     }
 }

@@ -370,11 +370,15 @@ impl Fleet {
             .collect();
         let mut unjudged = self.unjudged();
         unjudged.extend(self.confirmations.iter().filter(|c| c.verdict == Verdict::Unjudgeable).map(|c| {
+            // The measurement that could not decide: alone, else with the host's others at once.
+            let r = c.together.as_ref().filter(|_| c.alone.judgeable()).unwrap_or(&c.alone);
             format!(
-                "{}: measured again, too noisy to judge ({} of {} cases noisy): measure it again on a quiet host",
+                "{}: measured again ({} over {}), it can neither confirm nor rule out a slowdown past {:.1}%: \
+                 measure it again on a quiet host",
                 c.label,
-                c.alone.noisy,
-                c.alone.noisy + c.alone.judged
+                r.effect_text(),
+                crate::format::count(r.noisy + r.judged, "case"),
+                r.tolerance * 100.0
             )
         }));
         let interference: Vec<String> = self

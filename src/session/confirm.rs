@@ -7,7 +7,9 @@
 use std::path::{Path, PathBuf};
 
 use super::child::{Ended, Job, Pick};
-use crate::analysis::confirm::{median_of, rate_in, rejudge, verdict, Confirmation, Rejudged, Verdict};
+use crate::analysis::confirm::{
+    median_of, rate_in, rejudge, verdict, Baseline, Confirmation, Rejudged, Verdict,
+};
 use crate::analysis::fleet::reference::Reference;
 use crate::analysis::fleet::{Fleet, Group, Member, Standing};
 use crate::error::{Error, Result};
@@ -90,14 +92,10 @@ pub fn confirm_at_once(
                 });
                 continue;
             };
-            // The reference's median, its spread as the noise on its side: slow again is slow
-            // beyond 1% and three times that spread (or the case's own noise), where the first
-            // judgement asked 3.5 spreads.
+            // The reference's median, its run-to-run spread and, for a heavy-tailed case, its
+            // tail: the effect measured again is judged as the screen judged it.
             let model = reference.model(&group.key);
-            let expected = |name: &str| {
-                let e = model?.case(name)?;
-                (e.median > 0.0).then(|| (e.median, e.spread / e.median))
-            };
+            let expected = |name: &str| model?.case(name)?.baseline(group.tolerance);
             let alone = rejudge(measured, &mine, expected, "the reference's medians", group.tolerance);
             let with: Vec<String> = again
                 .iter()
@@ -183,7 +181,9 @@ fn confirm_one(
             )
         }
         None => {
-            let medians = |n: &str| group.medians.get(n).map(|m| (*m, 0.0));
+            let medians = |n: &str| {
+                group.medians.get(n).map(|m| Baseline { rate: *m, spread: 0.0, tail: 0.0, run_to_run: false })
+            };
             let against = match group.reference {
                 Some(_) => "the reference's medians",
                 None => "the fleet's medians (no other GPU of its model on this host)",

@@ -246,10 +246,7 @@ fn confirm(
             let n: usize = s.label.trim_start_matches("gpu").parse().unwrap();
             let again = gpu(pools, model, if n == 0 { plant } else { &Plant::None }, n, rng);
             let cases = group.slow_cases(s, &again);
-            let expected = |name: &str| {
-                let e = model_of?.case(name)?;
-                Some((e.median, e.spread / e.median))
-            };
+            let expected = |name: &str| model_of?.case(name)?.baseline(group.tolerance);
             let alone = rejudge(&again, &cases, expected, "the reference's medians", group.tolerance);
             out.push(perftest::analysis::confirm::Confirmation {
                 label: s.label.clone(),

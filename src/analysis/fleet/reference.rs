@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::device::{devices, measured, unit_of};
 use super::{GroupKey, Member, MAD_SCALE};
+use crate::analysis::confirm::Baseline;
 use crate::record::stats::{median, median_mad};
 use crate::results::model::Settings;
 
@@ -84,6 +85,19 @@ pub struct Expected {
     /// healthy runs stray past the tolerance is heavy-tailed: it weighs in an effect only beyond it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tail: Option<f64>,
+}
+
+impl Expected {
+    /// What a case measured again is held to: its median, its run-to-run spread and, where it is
+    /// heavy-tailed at `tolerance`, its tail, as the screen weighs it.
+    pub fn baseline(&self, tolerance: f64) -> Option<Baseline> {
+        (self.median > 0.0).then(|| Baseline {
+            rate: self.median,
+            spread: self.spread / self.median,
+            tail: self.tail.filter(|t| *t > tolerance).unwrap_or(0.0),
+            run_to_run: true,
+        })
+    }
 }
 
 impl Model {

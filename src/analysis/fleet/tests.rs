@@ -243,7 +243,7 @@ fn a_slow_gpu_is_a_suspect_until_confirmed_and_the_worst_conclusion_wins() {
     // Measured again too noisy to judge: never a pass.
     fleet.confirmations = vec![confirmation(Verdict::Unjudgeable)];
     assert!(
-        matches!(fleet.conclusion(), Conclusion::Unjudged(ref d) if d[0].starts_with("gpu5: measured again, too noisy"))
+        matches!(fleet.conclusion(), Conclusion::Unjudged(ref d) if d[0].starts_with("gpu5: measured again (nothing measured over 0 cases), it can neither confirm nor rule out"))
     );
     fleet.confirmations = vec![confirmation(Verdict::Slow)];
     // A device that cannot be judged comes before interference and suspects, after a slow GPU.

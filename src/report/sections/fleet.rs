@@ -80,10 +80,21 @@ fn runs(s: &Standing) -> String {
     }
 }
 
-/// How a re-measurement went: `118 of 122 case(s) slower than 0000:00:06.0 alone`.
+/// How a re-measurement went: `-9.8% ± 0.4% against 0000:00:06.0 alone (118 of 122 cases
+/// slower, worst -12.1%)`.
 fn rejudged(r: &Rejudged) -> String {
     let worst = r.worst.map_or(String::new(), |w| format!(", worst {}", percent(w)));
-    format!("{} of {} slower than {}{worst}", r.slow, count(r.judged, "case"), r.against)
+    let noisy = match r.noisy {
+        0 => String::new(),
+        n => format!(", {n} noisy"),
+    };
+    format!(
+        "{} against {} ({} of {} slower{worst}{noisy})",
+        r.effect_text(),
+        r.against,
+        r.slow,
+        count(r.judged, "quiet case")
+    )
 }
 
 /// A confirmation, in a line.
