@@ -34,19 +34,25 @@ source tools/lavapipe-env.sh
 
 # Everything uses the release profile: shaderc's C++ (about 9 minutes on two cores) is built once,
 # and the main job runs the binary a user's `cargo run --release` builds.
-echo "== cargo fmt --check"
-cargo fmt --check
-echo "== cargo clippy --release --all-targets -- -D warnings"
-cargo clippy --release --all-targets -- -D warnings
-echo "== cargo doc (warnings are errors)"
-RUSTDOCFLAGS="-D warnings" cargo doc --release --no-deps --quiet
-echo "== cargo test --release (unit tests, then tests-gpu on lavapipe with the validation layer)"
-cargo test --release
-echo "== the README's main job on lavapipe (ci/main-job.sh)"
-bash ci/main-job.sh
-echo "== perftest report of the committed H100 run, in headless Chromium (ci/report-check.sh)"
-bash ci/report-check.sh
-echo "== the cluster examples: Kubernetes manifests against the API's schemas, Slurm scripts parse (ci/examples-check.sh)"
-bash ci/examples-check.sh
-echo "== perftest on a one-node Slurm: a two-task array, perftest fleet, the health check that drains (ci/slurm.sh)"
-bash ci/slurm.sh
+# Each step says its wall time as it ends, and the last line lists them all: where CI's time goes.
+times=()
+step() {
+    local title=$1 start=$SECONDS
+    shift
+    echo "== $title"
+    "$@"
+    echo "== $title: $((SECONDS - start)) s"
+    times+=("$title $((SECONDS - start)) s")
+}
+step "cargo fmt --check" cargo fmt --check
+step "cargo clippy --release --all-targets -- -D warnings" cargo clippy --release --all-targets -- -D warnings
+step "cargo doc (warnings are errors)" env RUSTDOCFLAGS="-D warnings" cargo doc --release --no-deps --quiet
+step "cargo test --release (unit tests, then tests-gpu on lavapipe with the validation layer)" cargo test --release
+step "the README's main job on lavapipe (ci/main-job.sh)" bash ci/main-job.sh
+step "perftest report of the committed H100 run, in headless Chromium (ci/report-check.sh)" bash ci/report-check.sh
+step "the cluster examples: Kubernetes manifests against the API's schemas, Slurm scripts parse (ci/examples-check.sh)" \
+    bash ci/examples-check.sh
+step "perftest on a one-node Slurm: a two-task array, perftest fleet, the health check that drains (ci/slurm.sh)" \
+    bash ci/slurm.sh
+echo "== ci/test.sh passed in $SECONDS s:"
+printf '   %s\n' "${times[@]}"
