@@ -38,7 +38,9 @@ fn cli_fleet_confirm_measures_a_suspect_again_on_this_host() {
     assert!(stderr.contains("slow cases alone"), "{stderr}");
     assert!(stdout.contains("confirmed: ") && stdout.contains(": slow (families alu); alone: "), "{stdout}");
     assert!(
-        stdout.contains("against the fleet's medians (no other GPU of its model on this host) (4 of 4 quiet cases slower"),
+        stdout.contains(
+            "against the fleet's medians (no other GPU of its model on this host) (4 of 4 quiet cases slower"
+        ),
         "{stdout}"
     );
     std::fs::remove_dir_all(dir).unwrap();

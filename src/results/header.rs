@@ -100,6 +100,18 @@ pub enum Pipelines {
         /// On how many threads.
         threads: usize,
     },
+    /// The first family's before the warm-up, the other families' while the device warmed up (a
+    /// timed run): all of them before the first case.
+    WhileWarming {
+        /// Pipelines.
+        pipelines: usize,
+        /// For how many cases.
+        cases: usize,
+        /// Seconds from the first build's start to the last one's end.
+        seconds: f64,
+        /// On how many threads, at the most.
+        threads: usize,
+    },
     /// Each case's just before it runs: a worker died building them all at once.
     #[default]
     Lazy,

@@ -106,6 +106,32 @@ fn compile(compiler: &ShaderCompiler, case: &CaseSpec, capture_statistics: bool)
 
 /// Builds one pipeline per distinct key of `cases` on up to `threads` threads.
 pub fn build_all<'ctx>(ctx: &'ctx Context, cases: &[&CaseSpec], threads: usize) -> Result<Pipelines<'ctx>> {
+    let on = Device { device: &ctx.device, cache: ctx.pipeline_cache, statistics: ctx.pipeline_statistics() };
+    adopt(ctx, build_raw(on, cases, threads))
+}
+
+/// What building pipelines needs of the device: all of it shareable between threads, so that the
+/// pipelines can be built on other threads while the calling one loads the device.
+#[derive(Clone, Copy)]
+pub struct Device<'a> {
+    /// The logical device.
+    pub device: &'a ash::Device,
+    /// The context's pipeline cache.
+    pub cache: vk::PipelineCache,
+    /// Whether to capture each pipeline's statistics.
+    pub statistics: bool,
+}
+
+/// Pipelines built, not yet owned by a context: each distinct case in order, and what came of it.
+pub struct Built<'c> {
+    made: Vec<(&'c CaseSpec, Result<RawPipeline>)>,
+    elapsed: Duration,
+    threads: usize,
+}
+
+/// Compiles and creates one pipeline per distinct key of `cases` on up to `threads` threads;
+/// [`adopt`] makes them a context's.
+pub fn build_raw<'c>(on: Device<'_>, cases: &[&'c CaseSpec], threads: usize) -> Built<'c> {
     let started = Instant::now();
     let mut seen = HashSet::new();
     let unique: Vec<&CaseSpec> = cases.iter().copied().filter(|c| seen.insert(key(c))).collect();
@@ -113,7 +139,7 @@ pub fn build_all<'ctx>(ctx: &'ctx Context, cases: &[&CaseSpec], threads: usize) 
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
     let built: Mutex<Vec<(usize, Result<RawPipeline>)>> = Mutex::new(Vec::with_capacity(unique.len()));
-    let (device, cache, statistics) = (&ctx.device, ctx.pipeline_cache, ctx.pipeline_statistics());
+    let Device { device, cache, statistics } = on;
     let work = || {
         let compiler = ShaderCompiler::new();
         // After a failure the run ends with that error: no point compiling the rest.
@@ -152,23 +178,29 @@ pub fn build_all<'ctx>(ctx: &'ctx Context, cases: &[&CaseSpec], threads: usize) 
     });
     let mut built = built.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner());
     built.sort_by_key(|(index, _)| *index);
-    let (mut made, mut first_error) = (Vec::with_capacity(built.len()), None);
-    for (index, result) in built {
+    let made = built.into_iter().map(|(index, result)| (unique[index], result)).collect();
+    Built { made, elapsed: started.elapsed(), threads }
+}
+
+/// `built`'s pipelines as `ctx`'s; the first failure in case order is the error, and everything
+/// that was built is then destroyed.
+pub fn adopt<'ctx>(ctx: &'ctx Context, built: Built<'_>) -> Result<Pipelines<'ctx>> {
+    let (mut made, mut first_error) = (Vec::with_capacity(built.made.len()), None);
+    for (case, result) in built.made {
         match result {
-            Ok(raw) => made.push((unique[index], raw)),
+            Ok(raw) => made.push((case, raw)),
             Err(error) => {
                 first_error.get_or_insert(error);
             }
         }
     }
     if let Some(error) = first_error {
-        // The first failure in case order is reported; everything that was built is destroyed.
         made.into_iter().for_each(|(_, raw)| raw.destroy(&ctx.device));
         return Err(error);
     }
     let by_key =
         made.into_iter().map(|(case, raw)| (key(case), Pipeline::adopt(ctx, raw, &case.name))).collect();
-    Ok(Pipelines { by_key, elapsed: started.elapsed(), threads })
+    Ok(Pipelines { by_key, elapsed: built.elapsed, threads: built.threads })
 }
 
 /// The worker threads to use: the machine's cores.

@@ -148,9 +148,15 @@ impl<'ctx> Prepared<'ctx> {
         Ok(held.map_err(|why| notes.push(format!("energy: not measured ({why})"))).ok())
     }
 
-    /// Whether other families' pipelines wait to be built when the run reaches them.
+    /// Whether other families' pipelines are built apart from the first's: when the run reaches
+    /// them, or while the device warmed up ([`Self::built_while_warming`]).
     pub fn builds_later(&self) -> bool {
         !self.later.0.is_empty()
+    }
+
+    /// The other families' pipelines, where they were built while the device warmed up.
+    pub fn built_while_warming(&self) -> Option<&Pipelines<'ctx>> {
+        self.later.1.get()
     }
 }
 
@@ -190,9 +196,37 @@ pub fn prepare<'ctx>(
     let first = runnable.first().map(|c| c.family);
     let (now, rest): (Vec<&CaseSpec>, Vec<&CaseSpec>) =
         runnable.into_iter().partition(|c| Some(c.family) == first);
-    let later = (rest.into_iter().cloned().collect(), OnceCell::new());
+    let later = (rest.iter().copied().cloned().collect(), OnceCell::new());
     let pipelines = pipelines::build_all(ctx, &now, threads)?;
     let (clock, warmth) = match timed {
+        // The later families' pipelines are built while the device warms up (the CPU compiles,
+        // the GPU is loaded; no GPU time is taken), one thread left to the warm-up's submissions,
+        // and the load goes on until they are built: the GPU never waits for them between two
+        // families, and needs no warming again after. Not on a CPU driver, whose load is the
+        // same cores' work.
+        true if !rest.is_empty() && ctx.info.row.kind != ash::vk::PhysicalDeviceType::CPU => {
+            let builders = threads.saturating_sub(1).max(1);
+            let on = pipelines::Device {
+                device: &ctx.device,
+                cache: ctx.pipeline_cache,
+                statistics: ctx.pipeline_statistics(),
+            };
+            let (warmed, built) = std::thread::scope(|scope| {
+                let building = scope.spawn(|| pipelines::build_raw(on, &rest, builders));
+                let warmed = warm(ctx).and_then(|(clock, warmth)| {
+                    warmth.hold_while(|| !building.is_finished())?;
+                    Ok((clock, warmth))
+                });
+                // A builder that panicked panics the run, as it would have built in this thread.
+                (warmed, building.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            });
+            // Adopted first, so that a warm-up that failed still destroys what was built.
+            let built = pipelines::adopt(ctx, built);
+            let (clock, warmth) = warmed?;
+            // Set only here, and the cell is new: it cannot be full.
+            let _ = later.1.set(built?);
+            (clock, Some(warmth))
+        }
         true => {
             let (clock, warmth) = warm(ctx)?;
             (clock, Some(warmth))

@@ -108,6 +108,16 @@ impl<'ctx> Warmth<'ctx> {
         Ok(Some(note))
     }
 
+    /// Keeps loading the device, a slice at a time, while `busy` says the CPU is still at work
+    /// (the pipelines the warm-up hid): the GPU does not fall idle, and cool, waiting for them.
+    pub fn hold_while(&self, busy: impl Fn() -> bool) -> Result<()> {
+        while busy() {
+            self.heater.heat(PLAN.slice_ms)?;
+        }
+        self.worked();
+        Ok(())
+    }
+
     /// Notes that the device just worked (a measurement ended).
     pub fn worked(&self) {
         self.last_work.set(Instant::now());

@@ -73,10 +73,18 @@ pub fn work(request: &Request, job: &Job, emit: &mut dyn FnMut(Message) -> Resul
     prepared.energy = meter.take().map(std::cell::RefCell::new);
     let built = &prepared.pipelines;
     let (seconds, threads) = (built.elapsed.as_secs_f64(), built.threads);
-    let pipelines = match (job.lazy, prepared.builds_later()) {
-        (true, _) => Pipelines::Lazy,
-        (false, false) => Pipelines::Built { pipelines: built.len(), cases: cases.len(), seconds, threads },
-        (false, true) => {
+    let pipelines = match (job.lazy, prepared.builds_later(), prepared.built_while_warming()) {
+        (true, _, _) => Pipelines::Lazy,
+        (false, true, Some(later)) => Pipelines::WhileWarming {
+            pipelines: built.len() + later.len(),
+            cases: cases.len(),
+            seconds: seconds + later.elapsed.as_secs_f64(),
+            threads: threads.max(later.threads),
+        },
+        (false, false, _) => {
+            Pipelines::Built { pipelines: built.len(), cases: cases.len(), seconds, threads }
+        }
+        (false, true, None) => {
             let cases = cases.iter().filter(|c| Some(c.family) == prepared.first_family).count();
             Pipelines::FirstFamily { pipelines: built.len(), cases, seconds, threads }
         }

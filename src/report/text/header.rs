@@ -99,6 +99,10 @@ fn of_facts(run: &Run, facts: &Facts) -> String {
             "the first family's {pipelines} for its {cases} cases compiled and created in {seconds:.2} s on \
              {threads} threads before the first case; the other families' when the run reaches them"
         ),
+        Pipelines::WhileWarming { pipelines, cases, seconds, threads } => format!(
+            "{pipelines} for {cases} cases compiled and created in {seconds:.2} s on {threads} threads, the first \
+             family's before the warm-up and the others' while the device warmed up"
+        ),
         Pipelines::Built { pipelines, cases, seconds, threads } => {
             format!(
                 "{pipelines} for {cases} cases compiled and created in {seconds:.2} s on {threads} threads"
@@ -363,6 +367,23 @@ mod tests {
         );
         assert_eq!(line("coopmat:"), "coopmat:    1 shapes advertised (VK_KHR_cooperative_matrix): 16x16x16 FLOAT16*FLOAT16+FLOAT16 SUBGROUP");
         assert_eq!(line("link:"), "link:       none: an integrated device");
+    }
+
+    #[test]
+    fn the_pipelines_line_says_when_the_later_families_were_built() {
+        let mut run = h100(0);
+        let pipelines = Pipelines::WhileWarming { pipelines: 49, cases: 70, seconds: 2.1, threads: 15 };
+        run.facts.as_mut().unwrap().pipelines = pipelines;
+        let text = header(&run, true);
+        let line = text.lines().find(|l| l.starts_with("pipelines:")).unwrap_or_default();
+        assert_eq!(
+            line,
+            "pipelines:  49 for 70 cases compiled and created in 2.10 s on 15 threads, the first family's before \
+             the warm-up and the others' while the device warmed up"
+        );
+        // It reads back from a results file as itself.
+        let json = serde_json::to_string(&pipelines).unwrap();
+        assert_eq!(serde_json::from_str::<Pipelines>(&json).unwrap(), pipelines, "{json}");
     }
 
     #[test]
