@@ -494,3 +494,25 @@ fn cli_a_device_name_after_a_double_dash_reaches_the_worker() {
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(stdout.contains("ALU fp32 FMA"), "{stdout}");
 }
+
+#[test]
+fn cli_the_pipeline_cache_is_kept_between_runs_and_a_broken_one_is_replaced() {
+    let dir = temp_dir("pipeline-cache");
+    let home = dir.to_str().unwrap();
+    let args = ["--filter", "ALU fp32 FMA", "--target-ms", "1", "--samples", "3"];
+    let out = perftest(&args, &[("XDG_CACHE_HOME", home)]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let files: Vec<_> = std::fs::read_dir(dir.join("perftest")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let name = files[0].file_name().unwrap().to_string_lossy().into_owned();
+    assert!(name.starts_with("pipelines-") && name.ends_with(".bin"), "{name}");
+    // VkPipelineCacheHeaderVersionOne: its own length, 32 bytes, then version one.
+    let header = |path: &std::path::Path| std::fs::read(path).unwrap().get(..8).map(<[u8]>::to_vec);
+    assert_eq!(header(&files[0]), Some([32, 0, 0, 0, 1, 0, 0, 0].to_vec()));
+    // A broken file is not the driver's to read: the run goes on and keeps a good one.
+    std::fs::write(&files[0], b"not a pipeline cache").unwrap();
+    let out = perftest(&args, &[("XDG_CACHE_HOME", home)]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(header(&files[0]), Some([32, 0, 0, 0, 1, 0, 0, 0].to_vec()));
+    std::fs::remove_dir_all(dir).unwrap();
+}

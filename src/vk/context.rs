@@ -12,6 +12,7 @@ use gpu_allocator::MemoryLocation;
 use super::debug::Sink;
 use super::device;
 use super::instance::Instance;
+use super::pipeline_cache;
 use super::select;
 use crate::caps::{DeviceCaps, Feature, FeatureSet, QueueKind};
 use crate::caps::{DeviceInfo, Row};
@@ -85,6 +86,8 @@ pub struct Context {
     pub enabled: FeatureSet,
     /// The pipeline cache every pipeline of the run is created with.
     pub pipeline_cache: vk::PipelineCache,
+    /// Where it is kept between runs ([`pipeline_cache`]), and how many bytes it began with.
+    cache_file: Option<(std::path::PathBuf, usize)>,
     pub(crate) allocator: ManuallyDrop<RefCell<Allocator>>,
     /// The compute queue of the selected family, with its command buffer and fence.
     pub(crate) submitter: Submitter,
@@ -130,10 +133,20 @@ impl Context {
         // From here on, a failure must destroy what was made, then the device.
         let mut partial =
             Partial { device: &device, cache: vk::PipelineCache::null(), submitters: Vec::new() };
-        // SAFETY: valid device; the cache is destroyed in Drop (or by `partial` on failure).
-        let pipeline_cache =
-            unsafe { device.create_pipeline_cache(&vk::PipelineCacheCreateInfo::default(), None) }
-                .map_err(vk_err("vkCreatePipelineCache"))?;
+        // The pipelines an earlier run of this device and driver compiled, where they were kept.
+        // SAFETY: a valid physical device of this instance.
+        let properties = unsafe { instance.raw.get_physical_device_properties(physical) };
+        let (vendor, device_id, uuid) =
+            (properties.vendor_id, properties.device_id, properties.pipeline_cache_uuid);
+        let kept = pipeline_cache::path(vendor, device_id, uuid)
+            .map(|path| (pipeline_cache::read(&path, vendor, device_id, uuid), path));
+        let initial = kept.as_ref().map_or(&[][..], |(data, _)| data.as_slice());
+        let cache_info = vk::PipelineCacheCreateInfo::default().initial_data(initial);
+        // SAFETY: valid device; the data, where any, begins with this device's cache header; the
+        // cache is destroyed in Drop (or by `partial` on failure).
+        let pipeline_cache = unsafe { device.create_pipeline_cache(&cache_info, None) }
+            .map_err(vk_err("vkCreatePipelineCache"))?;
+        let cache_file = kept.map(|(data, path)| (path, data.len()));
         partial.cache = pipeline_cache;
         let allocator = Allocator::new(&AllocatorCreateDesc {
             instance: instance.raw.clone(),
@@ -164,6 +177,7 @@ impl Context {
             caps,
             enabled,
             pipeline_cache,
+            cache_file,
             allocator: ManuallyDrop::new(RefCell::new(allocator)),
             submitter,
             fenced,
@@ -343,6 +357,15 @@ impl Drop for Context {
         // Idle after the wait; each destroyed once (its pool frees its command buffer).
         for submitter in self.submitters() {
             submitter.destroy(&self.device);
+        }
+        // Kept for the next run where this one compiled something; a cache that cannot be kept
+        // costs that run its compile time, nothing else.
+        if let Some((path, began)) = &self.cache_file {
+            // SAFETY: every pipeline created with the cache is done being created.
+            let data = unsafe { self.device.get_pipeline_cache_data(self.pipeline_cache) };
+            if let Some(data) = data.ok().filter(|d| d.len() > *began) {
+                let _ = pipeline_cache::write(path, &data);
+            }
         }
         // SAFETY: every pipeline created with the cache is done being created.
         unsafe { self.device.destroy_pipeline_cache(self.pipeline_cache, None) };

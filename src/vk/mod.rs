@@ -11,6 +11,7 @@ pub mod image;
 pub mod instance;
 pub mod newer;
 pub mod pipeline;
+pub mod pipeline_cache;
 pub mod select;
 pub mod timestamps;
 pub mod transfer;
