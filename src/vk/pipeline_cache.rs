@@ -7,7 +7,7 @@
 //! `~/.cache`), named by the device's `pipelineCacheUUID`, which a driver changes whenever its
 //! compiled code would; its header is checked as the Vulkan specification lays it out before the
 //! driver sees it, it is read only up to [`MAX_BYTES`], and it is replaced whole through a
-//! temporary file, never half-written. Delete the folder to start afresh.
+//! temporary file, never half-written. Delete those files to start afresh.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
