@@ -106,8 +106,7 @@ fn compile(compiler: &ShaderCompiler, case: &CaseSpec, capture_statistics: bool)
 
 /// Builds one pipeline per distinct key of `cases` on up to `threads` threads.
 pub fn build_all<'ctx>(ctx: &'ctx Context, cases: &[&CaseSpec], threads: usize) -> Result<Pipelines<'ctx>> {
-    let on = Device { device: &ctx.device, cache: ctx.pipeline_cache, statistics: ctx.pipeline_statistics() };
-    adopt(ctx, build_raw(on, cases, threads))
+    adopt(ctx, build_raw(Device::of(ctx), cases, threads))
 }
 
 /// What building pipelines needs of the device: all of it shareable between threads, so that the
@@ -120,6 +119,13 @@ pub struct Device<'a> {
     pub cache: vk::PipelineCache,
     /// Whether to capture each pipeline's statistics.
     pub statistics: bool,
+}
+
+impl<'a> Device<'a> {
+    /// What `ctx`'s pipelines are built with.
+    pub fn of(ctx: &'a Context) -> Self {
+        Device { device: &ctx.device, cache: ctx.pipeline_cache, statistics: ctx.pipeline_statistics() }
+    }
 }
 
 /// Pipelines built, not yet owned by a context: each distinct case in order, and what came of it.

@@ -206,11 +206,7 @@ pub fn prepare<'ctx>(
         // same cores' work.
         true if !rest.is_empty() && ctx.info.row.kind != ash::vk::PhysicalDeviceType::CPU => {
             let builders = threads.saturating_sub(1).max(1);
-            let on = pipelines::Device {
-                device: &ctx.device,
-                cache: ctx.pipeline_cache,
-                statistics: ctx.pipeline_statistics(),
-            };
+            let on = pipelines::Device::of(ctx);
             let (warmed, built) = std::thread::scope(|scope| {
                 let building = scope.spawn(|| pipelines::build_raw(on, &rest, builders));
                 let warmed = warm(ctx).and_then(|(clock, warmth)| {
