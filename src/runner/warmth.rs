@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use super::clock::Readers;
 use super::heater::{Heater, Warming};
-use super::warmup::{warm_up, PLAN};
+use super::warmup::{warm_up, Check, PLAN};
 use crate::error::Result;
 use crate::record::measurement::below;
 use crate::record::warmup::WarmUp;
@@ -38,16 +38,21 @@ impl<'ctx> Warmth<'ctx> {
         self.reference.get()
     }
 
-    /// Before a case's measurement: back to the reference level if the clock fell below it (one
-    /// clock reading when it did not), or, without a reference, a refresh after an idle gap.
-    /// After an idle gap of [`PLAN`]'s `idle_ms` or more, a slice of load comes first: the clock
-    /// can still read high then and fall a moment later (the H200 after a 2 GiB upload: 1980 MHz
-    /// at the check, 1140 before the samples). Returns a note when it loaded the device.
+    /// Before a case's measurement, by how long the device was idle ([`Plan::check`]): nothing
+    /// after a short gap; else back to the reference level if the clock fell below it (one clock
+    /// reading when it did not), or, without a reference, a refresh after an idle gap. After an
+    /// idle gap of [`PLAN`]'s `idle_ms` or more, a slice of load comes first: the clock can still
+    /// read high then and fall a moment later (the H200 after a 2 GiB upload: 1980 MHz at the
+    /// check, 1140 before the samples). Returns a note when it loaded the device.
+    ///
+    /// [`Plan::check`]: super::warmup::Plan::check
     pub fn before_case(&self, clocks: Readers<'_, 'ctx>) -> Result<Option<String>> {
         let idle_ms = self.last_work.get().elapsed().as_secs_f64() * 1e3;
-        let idle = idle_ms >= PLAN.idle_ms;
-        let note = match (self.reference.get(), clocks.probe) {
-            (Some(level), Some(_)) => {
+        let check = PLAN.check(idle_ms);
+        let note = match (self.reference.get(), clocks.probe, check) {
+            (_, _, Check::None) => None,
+            (Some(level), Some(_), _) => {
+                let idle = check == Check::SliceThenRead;
                 let slice = if idle { self.heater.heat(PLAN.slice_ms)? } else { 0.0 };
                 let back = self.back_to(level, clocks)?;
                 back.or_else(|| {
@@ -61,7 +66,7 @@ impl<'ctx> Warmth<'ctx> {
                     })
                 })
             }
-            _ if idle => {
+            (_, _, Check::SliceThenRead) => {
                 let load_ms = self.heater.heat(PLAN.refresh_ms)?;
                 Some(format!(
                     "warmed up again first after {:.1} s idle: {:.2} s of load, a fixed time (no clock level \

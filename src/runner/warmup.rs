@@ -5,7 +5,8 @@
 //! which no noise test catches. So before the first timed case the runner loads the device
 //! ([`super::heater`]) and reads the clock between slices of load until the readings over
 //! [`Plan::settle_ms`] of load agree within [`STEADY`](crate::record::measurement::STEADY) (after at least [`Plan::min_ms`]), or
-//! [`Plan::budget_ms`] runs out. Before each later case it reads the clock once more: if it is
+//! [`Plan::budget_ms`] runs out. Before a later case that follows [`Plan::check_ms`] or more
+//! without work (a long setup), it reads the clock once more: if it is
 //! [`OFF_CLOCK`](crate::record::measurement::OFF_CLOCK) or more below that level (an upload or a long build
 //! left the device idle), it loads the device again until a reading is no longer that far below,
 //! the clock settles elsewhere (by the same rule as the first warm-up), or
@@ -51,6 +52,22 @@ pub struct Plan {
     pub idle_ms: f64,
     /// The load after an idle gap on a device without a clock, ms.
     pub refresh_ms: f64,
+    /// An idle gap shorter than this (ms) needs no clock reading before the next case: the H100
+    /// and H200 hold their clock through gaps of 1.5 s, and a case's samples are still held to the
+    /// level by their own clock reading ([`super::retry`]).
+    pub check_ms: f64,
+}
+
+/// What comes before a case on a device with a clock, by how long it was idle ([`Plan::check`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Check {
+    /// Nothing: it worked a moment ago.
+    None,
+    /// One clock reading, and load if it is below the level.
+    Read,
+    /// A slice of load, then the reading: after a long gap the clock can still read high and fall
+    /// a moment later.
+    SliceThenRead,
 }
 
 /// The plan every run uses (results/warm-up/README.md has the H100 and H200 ramps it was chosen from).
@@ -63,9 +80,19 @@ pub const PLAN: Plan = Plan {
     blind_ms: 1000.0,
     idle_ms: 1000.0,
     refresh_ms: 250.0,
+    check_ms: 250.0,
 };
 
 impl Plan {
+    /// What comes before a case after `idle_ms` without work.
+    pub fn check(&self, idle_ms: f64) -> Check {
+        match idle_ms {
+            ms if ms >= self.idle_ms => Check::SliceThenRead,
+            ms if ms >= self.check_ms => Check::Read,
+            _ => Check::None,
+        }
+    }
+
     /// The level the clock has settled at after `load_ms` of load, given `readings` (MHz, with the
     /// load before each): the mean of the readings over the last [`Plan::settle_ms`] of load, if
     /// they agree within [`STEADY`](crate::record::measurement::STEADY) after at least [`Plan::min_ms`]. With a `target` (a re-warm),
@@ -216,6 +243,13 @@ pub(crate) mod tests {
         let never = warm_up(&mut scripted(|_| None), &PLAN, None).unwrap();
         assert_eq!((never.load_ms, never.settled_mhz), (PLAN.budget_ms, None));
         assert_eq!(never.text(), "8.0 s of load; the clock probe could not read the clock");
+    }
+
+    #[test]
+    fn a_case_after_a_short_gap_reads_no_clock_and_a_long_gap_loads_first() {
+        assert_eq!([0.0, 249.0].map(|ms| PLAN.check(ms)), [Check::None; 2]);
+        assert_eq!([250.0, 999.0].map(|ms| PLAN.check(ms)), [Check::Read; 2]);
+        assert_eq!(PLAN.check(1000.0), Check::SliceThenRead);
     }
 
     #[test]
