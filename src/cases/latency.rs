@@ -13,6 +13,7 @@
 //! 64-bit device addresses stored in the lines (`at = at.next`: the loaded value is the next
 //! address), which is the load-to-use latency alone.
 
+use super::cycle::Cycle;
 use crate::format::format_bytes;
 use crate::registry::{self, Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work};
 
@@ -29,46 +30,43 @@ const LINE_WORDS: u32 = (LINE_BYTES / 4) as u32;
 /// Repeats in a verify run: 1024 loads, checked against the CPU's walk.
 const VERIFY_REPEATS: u32 = 4;
 
-/// The next line of each line: one cycle through all `lines` (Sattolo's shuffle with a fixed seed).
+/// The next line of each line: one random cycle through all `lines` ([`Cycle`], the same every run).
 pub(super) fn cycle(lines: u32) -> Vec<u32> {
-    let mut next: Vec<u32> = (0..lines).collect();
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    for i in (1..lines as usize).rev() {
-        // splitmix64
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        next.swap(i, (z % i as u64) as usize);
-    }
-    next
+    Cycle::new(lines).links()
+}
+
+/// Writes each 128-byte line of `bytes` on all cores: `link(next line)` in its first `width`
+/// bytes (4 or 8, native order), zeros after.
+fn fill_lines(lines: u32, bytes: &mut [u8], width: usize, link: impl Fn(u32) -> u64 + Sync) {
+    use rayon::prelude::*;
+    let cycle = Cycle::new(lines);
+    bytes.par_chunks_mut(LINE_BYTES as usize).enumerate().for_each(|(line, bytes)| {
+        let head = link(cycle.next(line as u32));
+        match width {
+            4 => bytes[..4].copy_from_slice(&(head as u32).to_ne_bytes()),
+            _ => bytes[..8].copy_from_slice(&head.to_ne_bytes()),
+        }
+        bytes[width..].fill(0);
+    });
 }
 
 fn fill(lines: u32, bytes: &mut [u8]) {
-    bytes.fill(0);
-    for (line, next) in cycle(lines).into_iter().enumerate() {
-        let at = line * LINE_BYTES as usize;
-        bytes[at..at + 4].copy_from_slice(&(next * LINE_WORDS).to_ne_bytes());
-    }
+    fill_lines(lines, bytes, 4, |next| u64::from(next * LINE_WORDS));
 }
 
 /// The pointer path's contents: each line's first 8 bytes hold the byte offset of the next line,
 /// made an address by [`relocate`].
 fn fill_offsets(lines: u32, bytes: &mut [u8]) {
-    bytes.fill(0);
-    for (line, next) in cycle(lines).into_iter().enumerate() {
-        let at = line * LINE_BYTES as usize;
-        bytes[at..at + 8].copy_from_slice(&(u64::from(next) * LINE_BYTES).to_ne_bytes());
-    }
+    fill_lines(lines, bytes, 8, |next| u64::from(next) * LINE_BYTES);
 }
 
-/// Adds the buffer's device address `base` to the offset at the start of each line.
+/// Adds the buffer's device address `base` to the offset at the start of each line, on all cores.
 fn relocate(bytes: &mut [u8], base: u64) {
-    for line in bytes.chunks_exact_mut(LINE_BYTES as usize) {
+    use rayon::prelude::*;
+    bytes.par_chunks_exact_mut(LINE_BYTES as usize).for_each(|line| {
         let word: &mut [u8; 8] = (&mut line[..8]).try_into().expect("a line holds 8 bytes");
         *word = (u64::from_ne_bytes(*word) + base).to_ne_bytes();
-    }
+    });
 }
 
 /// How the chain is followed.
@@ -87,7 +85,8 @@ pub(super) fn chase(next: &[u32], loads: u64) -> u32 {
 
 /// The word index a chain from 0 reaches after `loads` loads.
 fn walk(lines: u32, loads: u64) -> u32 {
-    chase(&cycle(lines), loads) * LINE_WORDS
+    let cycle = Cycle::new(lines);
+    (0..loads).fold(0, |at, _| cycle.next(at)) * LINE_WORDS
 }
 
 fn case(path: Path, bytes: u64) -> CaseSpec {
@@ -119,7 +118,7 @@ fn case(path: Path, bytes: u64) -> CaseSpec {
         .defines([("PATH", define)])
         .resource(chain)
         // The next dispatch resumes where the chain stopped (zero at first).
-        .resource(Resource::storage_buffer(state_bytes, |b| b.fill(0)).read_write())
+        .resource(Resource::zeroed_storage_buffer(state_bytes).read_write())
         .push(push)
         .scale_by_push_word(0)
         .work([Work::new(f64::from(CHAIN), Unit::DependentLoad)])

@@ -11,6 +11,7 @@ mod broadcast;
 mod conv;
 mod coopmat;
 mod copy;
+mod cycle;
 mod data;
 mod dispatch;
 mod gemm;

@@ -232,7 +232,7 @@ fn add_buffer<'ctx>(
                     fill(&mut made);
                 }
                 relocate(&mut made, address);
-                bytes.copy_from_slice(&made);
+                copy_on_all_cores(&made, bytes);
             };
             transfer::upload(ctx, &mut buffer, label, Some(&contents))?;
         }
@@ -249,4 +249,11 @@ fn add_buffer<'ctx>(
         }
     }
     Ok(at)
+}
+
+/// Copies `from` into `to` (of the same length) a MiB at a time on all cores: one core's copy into
+/// write-combined memory was 0.3 s of a 2 GiB chain's setup.
+fn copy_on_all_cores(from: &[u8], to: &mut [u8]) {
+    use rayon::prelude::*;
+    to.par_chunks_mut(1 << 20).zip(from.par_chunks(1 << 20)).for_each(|(to, from)| to.copy_from_slice(from));
 }
