@@ -224,7 +224,7 @@ fn case(op: Op, spread: Spread, shared: bool, shape: Shape) -> CaseSpec {
         });
     }
     let bytes = TABLE * op.counter_bytes();
-    let counters = Resource::storage_buffer(bytes, |b| b.fill(0)).read_write().reset(Reset::Fill(0));
+    let counters = Resource::zeroed_storage_buffer(bytes).read_write().reset(Reset::Fill(0));
     // Counters past the last one a verify invocation uses stay 0 (checked without a search).
     let verified = shape.verified();
     let used = (0..verified).map(|g| spread.counter(g, shape, TABLE)).max().unwrap_or(0) + 1;

@@ -177,7 +177,7 @@ fn case(ty: Type, path: Path, taps: u64, bytes: u64, group: u64) -> CaseSpec {
             Resource::storage_buffer(mask_bytes, fill(ty, weight)),
         ),
     };
-    let output = Resource::storage_buffer(bytes, |b| b.fill(0)).read_write();
+    let output = Resource::zeroed_storage_buffer(bytes).read_write();
     let mut needs = ty.needs();
     if path == Path::Reuse {
         let shared = (group + taps - 1 + taps) * ty.sum_bytes();

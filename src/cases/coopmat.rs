@@ -192,7 +192,7 @@ fn case(plan: Plan, subgroup: u64) -> Option<CaseSpec> {
             encode(b_ty, b_value(b_ty, e as u64), chunk);
         }
     });
-    let sums = Resource::storage_buffer(u64::from(SLOTS) * m * n * c_bytes, |b| b.fill(0))
+    let sums = Resource::zeroed_storage_buffer(u64::from(SLOTS) * m * n * c_bytes)
         .read_write()
         .reset(Reset::Fill(0));
     let (unit, ceiling) = match shape.a {

@@ -12,7 +12,9 @@ use super::rotate;
 use crate::caps::{Ceiling, MemoryKind, QueueKind};
 use crate::format::format_bytes;
 use crate::registry::VERIFY_GROUPS;
-use crate::registry::{self, Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work};
+use crate::registry::{
+    self, Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, Resource, ResourceKind, Unit, Value, Work,
+};
 
 const GLSL: Glsl = Glsl { file: "copy.glsl", source: include_str!("../../glsl/copy.glsl") };
 
@@ -62,7 +64,10 @@ fn case(env: &Env, direction: Direction, queue: Option<QueueKind>, bytes: u64) -
         .min_by_key(|(slots, _)| *slots)
         .unwrap_or((1, None));
     let total = bytes * slots;
-    let (source, target) = (Resource::transfer_buffer(total, fill), Resource::transfer_buffer(total, |_| {}));
+    let (source, target) = (
+        Resource::transfer_buffer(total, fill),
+        Resource::zeros(ResourceKind::TransferBuffer { bytes: total }),
+    );
     let (source, target) = match direction {
         Direction::HostToDevice => (host(source), target),
         Direction::DeviceToHost => (source, host(target)),
@@ -103,7 +108,7 @@ fn shader_case(env: &Env, bytes: u64, width: u32) -> Option<CaseSpec> {
     let total = bytes * slots;
     let variant = "Copy device to device by shader";
     let source = Resource::storage_buffer(total, fill);
-    let target = Resource::storage_buffer(total, |_| {}).read_write();
+    let target = Resource::zeroed_storage_buffer(total).read_write();
     let part_vec4s = bytes / 16;
     let groups_per_part = bytes / grain;
     let push = [part_vec4s, slots, groups_per_part, 0].map(|w| u32::try_from(w).unwrap_or(u32::MAX));

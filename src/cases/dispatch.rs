@@ -26,7 +26,7 @@ const VARIANTS: [(&str, bool, bool); 4] = [
 /// A case of glsl/dispatch.glsl whose counter a verify run expects at 64.
 fn counting(env: &Env, name: &str) -> CaseSpec {
     let width = env.workgroup_width(64);
-    let counter = Resource::storage_buffer(16, |b| b.fill(0)).read_write().reset(Reset::Fill(0));
+    let counter = Resource::zeroed_storage_buffer(16).read_write().reset(Reset::Fill(0));
     CaseSpec::new(name, GLSL, [width, 1, 1])
         .group("dispatch")
         .resource(counter)

@@ -105,7 +105,7 @@ fn buffer_case(width: u64, pattern: Pattern, bytes: u64, row: u64) -> CaseSpec {
     let line = LINE_BYTES / (4 * width);
     let lines = elements / line;
     let (w, l) = (width.to_string(), line.to_string());
-    let data = Resource::storage_buffer(bytes, |b| b.fill(0)).read_write().reset(Reset::Fill(0));
+    let data = Resource::zeroed_storage_buffer(bytes).read_write().reset(Reset::Fill(0));
     CaseSpec::new(format!("{variant} {}", format_bytes(bytes)), GLSL, [row as u32, 1, 1])
         .narrowed_from(ROW)
         .group("store")
@@ -155,11 +155,11 @@ fn typed_case(f: &'static FormatInfo, image: bool, row: u64) -> CaseSpec {
     let (kind, name, resource) = if image {
         let size = [IMAGE_WIDTH as u32, (TEXELS / IMAGE_WIDTH) as u32];
         let kind = ResourceKind::StorageImage { format, size };
-        let resource = Resource::new(kind, |b| b.fill(0)).read_write().reset(Reset::Initial);
+        let resource = Resource::zeros(kind).read_write().reset(Reset::Initial);
         ("2", format!("RWTexture2D<{label}>.Store linear"), resource)
     } else {
         let kind = ResourceKind::StorageTexelBuffer { format, bytes };
-        let resource = Resource::new(kind, |b| b.fill(0)).read_write().reset(Reset::Fill(0));
+        let resource = Resource::zeros(kind).read_write().reset(Reset::Fill(0));
         ("1", format!("RWBuffer<{label}>.Store linear"), resource)
     };
     let (channels_define, unorm) = (channels.to_string(), if size == 1 { "1" } else { "0" });

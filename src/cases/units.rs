@@ -93,7 +93,7 @@ fn reference(define: &str, gid: u32, width: u32) -> Value {
 /// device allows them: 8 a unit).
 fn case(kind: &'static Kind, units: u32, width: u32) -> CaseSpec {
     let groups = units * (PER_UNIT / width);
-    let records = Resource::storage_buffer(u64::from(groups * RECORD_WORDS) * 4, |b| b.fill(0)).read_write();
+    let records = Resource::zeroed_storage_buffer(u64::from(groups * RECORD_WORDS) * 4).read_write();
     let push = Push::per_mode(
         &[kind.trips, 1.0f32.to_bits(), 0.5f32.to_bits(), WORDS - 1],
         &[1, 1.0f32.to_bits(), 1.0f32.to_bits(), WORDS - 1],
