@@ -316,7 +316,7 @@ mod tests {
             }
         }
         let gpu = FakeGpu { ms_per_group: 0.001, ramp_after: usize::MAX, runs: 0, log: vec![] };
-        let scaling_runs = 6; // 1 to 10 000 groups by tens, then 20 000 for 20 ms
+        let scaling_runs = 5; // 1 to 1000 groups by tens (1 ms: past a fortieth of 20), then 19 802 for 20 ms
         let mut preempted = Preempted(gpu, scaling_runs + 1);
         let m = measure(&mut preempted, &policy(), &Sampling::fixed(3), 1000.0).unwrap();
         assert!(m.settled);
@@ -335,8 +335,8 @@ mod tests {
 
     #[test]
     fn warm_up_follows_a_clock_ramp() {
-        // Scaling reaches 20 000 groups on run 6; the clock doubles from run 7, inside warm-up.
-        let mut gpu = FakeGpu { ms_per_group: 0.001, ramp_after: 6, runs: 0, log: vec![] };
+        // Scaling reaches 19 802 groups on run 5; the clock doubles from run 6, inside warm-up.
+        let mut gpu = FakeGpu { ms_per_group: 0.001, ramp_after: 5, runs: 0, log: vec![] };
         let m = measure(&mut gpu, &policy(), &Sampling::fixed(3), 1000.0).unwrap();
         assert!(m.settled);
         // After the clock doubles, the dispatch doubles to stay at about 20 ms.
