@@ -15,7 +15,8 @@ pub use crate::record::measurement::MAX_SUBMIT_MS;
 
 /// The share of the target from which a run's time predicts the dispatch in proportion (0.5 ms of
 /// 20): timestamps resolve it to a microsecond, and a GPU part-filled by a small dispatch runs it
-/// slower per workgroup, so the prediction falls short, never over. From a tenth, the run before
+/// slower per workgroup, so the prediction falls short rather than over (the watchdog cap holds
+/// work that slows as it grows, as contended atomics do). From a tenth, the run before
 /// the target took 2 to 20 ms, about 10 ms a case (15 s of a full H200 run).
 pub const AIM_FROM: f64 = 1.0 / 40.0;
 
