@@ -105,7 +105,11 @@ impl<'ctx, 'p> CopyBench<'ctx, 'p> {
             }
         };
         if let Some(readback) = &mut readback {
-            readback.bytes_mut()?.chunks_exact_mut(4).for_each(|w| w.copy_from_slice(&POISON.to_ne_bytes()));
+            use rayon::prelude::*;
+            readback
+                .bytes_mut()?
+                .par_chunks_exact_mut(4)
+                .for_each(|w| w.copy_from_slice(&POISON.to_ne_bytes()));
         }
         submit_on(self.ctx, self.family, |rec| {
             rec.fill_buffer(&self.target, POISON);
