@@ -46,6 +46,16 @@ fn spec_error(case: &CaseSpec, problem: &str) -> Error {
     Error::CaseSpec { case: case.name.clone(), problem: problem.into() }
 }
 
+/// `desc`, shared by the run's queue family and `family` where the copies run on another: a side
+/// queue copies buffers the run's queue filled.
+fn shared_with_run(ctx: &Context, family: u32, desc: BufferDesc) -> BufferDesc {
+    if family == ctx.info.row.family {
+        desc
+    } else {
+        desc.concurrent()
+    }
+}
+
 impl<'ctx, 'p> CopyBench<'ctx, 'p> {
     /// Creates the source (filled) and the target of `case` (a [`CaseSpec::copy`]).
     pub fn new(ctx: &'ctx Context, case: &'p CaseSpec, probe: Option<&'p ClockProbe<'ctx>>) -> Result<Self> {
@@ -65,8 +75,7 @@ impl<'ctx, 'p> CopyBench<'ctx, 'p> {
                 spec_error(case, &format!("the device has no {} queue family", kind.label()))
             })?,
         };
-        // A side queue copies buffers the run's queue filled: both families share them.
-        let shared = |desc: BufferDesc| if family == ctx.info.row.family { desc } else { desc.concurrent() };
+        let shared = |desc| shared_with_run(ctx, family, desc);
         let fill = from.fill.as_deref().map(|f| f as &dyn Fn(&mut [u8]));
         let source_desc = shared(buffer_desc(from.placement, bytes, usage));
         let source = crate::vk::transfer::with_data(ctx, &format!("{name}: source"), source_desc, fill)?;
@@ -100,7 +109,7 @@ impl<'ctx, 'p> CopyBench<'ctx, 'p> {
             true => None,
             false => {
                 let desc = BufferDesc::gpu_to_cpu(self.target.size, vk::BufferUsageFlags::empty());
-                let desc = if self.family == self.ctx.info.row.family { desc } else { desc.concurrent() };
+                let desc = shared_with_run(self.ctx, self.family, desc);
                 Some(Buffer::new(self.ctx, &format!("{}: readback", self.case.name), desc)?)
             }
         };
