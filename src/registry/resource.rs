@@ -195,21 +195,21 @@ impl std::fmt::Debug for Resource {
 impl Resource {
     /// A read-only, device-local resource of `kind` filled by `fill`.
     pub fn new(kind: ResourceKind, fill: impl Fn(&mut [u8]) + Send + Sync + 'static) -> Self {
-        Self {
-            kind,
-            placement: Placement::DeviceLocal,
-            access: Access::ReadOnly,
-            reset: None,
-            fill: Some(Arc::new(fill)),
-            relocate: None,
-        }
+        Self { fill: Some(Arc::new(fill)), ..Self::zeros(kind) }
     }
 
     /// A read-only, device-local resource of `kind` holding zeros: a buffer is cleared on the
     /// device (`vkCmdFillBuffer`), with no staging copy to allocate and write (a 256 MiB output
     /// took 40 ms that way on the H200).
     pub fn zeros(kind: ResourceKind) -> Self {
-        Self { fill: None, ..Self::new(kind, |_| {}) }
+        Self {
+            kind,
+            placement: Placement::DeviceLocal,
+            access: Access::ReadOnly,
+            reset: None,
+            fill: None,
+            relocate: None,
+        }
     }
 
     /// A read-only storage buffer of zeros ([`Resource::zeros`]).
