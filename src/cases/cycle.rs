@@ -113,6 +113,7 @@ mod tests {
                 at = next[at as usize];
             }
             assert_eq!(at, 0, "{n}: back at the start after every item");
+            assert!(seen.iter().all(|&s| s));
         }
     }
 

@@ -169,22 +169,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_chain_is_one_cycle_through_every_line() {
-        for lines in [2u32, 3, 128, 1000] {
-            let next = cycle(lines);
-            let mut seen = vec![false; lines as usize];
-            let mut line = 0u32;
-            for _ in 0..lines {
-                assert!(!seen[line as usize], "{lines}: line {line} visited twice");
-                seen[line as usize] = true;
-                line = next[line as usize];
-            }
-            assert_eq!(line, 0, "{lines}: back at the start after every line");
-            assert!(seen.iter().all(|&s| s));
-        }
-    }
-
-    #[test]
     fn the_buffer_holds_word_indexes_one_per_line() {
         let mut bytes = vec![0xFFu8; 4 * 128];
         fill(4, &mut bytes);
