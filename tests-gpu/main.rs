@@ -206,7 +206,8 @@ fn the_first_familys_pipelines_come_first_and_the_others_when_the_run_reaches_th
     let first = gpu.cases[0].family;
     assert!(gpu.cases.iter().any(|c| c.family != first), "two families selected");
     let prepared = prepare(&gpu.ctx, &gpu.cases, 2, false, false).unwrap_or_else(|e| panic!("{e}"));
-    assert!(prepared.builds_later() && prepared.first_family == Some(first));
+    // lavapipe is a CPU driver: the later families' are built here, when the run reaches them.
+    assert!(prepared.later.pipelines > 0 && !prepared.later.beside() && prepared.first_family == Some(first));
     let firsts = gpu.cases.iter().filter(|c| c.family == first).count();
     assert!(prepared.pipelines.len() <= firsts, "only the first family's: {}", prepared.pipelines.len());
     drop(prepared);

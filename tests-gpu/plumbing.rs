@@ -6,8 +6,10 @@
 
 use ash::vk;
 use perftest::caps::{Feature, FormatUse, Requirements};
-use perftest::registry::{CaseSpec, Glsl, Push, Reset, Resource, ResourceKind, Unit, Value, Work};
+use perftest::registry::{CaseSpec, Glsl, Push, Reset, Resource, ResourceKind, Selection, Unit, Value, Work};
 use perftest::runner::bench::Bench;
+use perftest::runner::kept::Kept;
+use perftest::runner::later::{Beside, Later};
 use perftest::runner::measure::Timer;
 use perftest::runner::open::context_for;
 use perftest::runner::run::prepare;
@@ -233,5 +235,67 @@ fn a_latency_chain_reads_the_shader_clock_around_itself_without_touching_verify(
     assert_eq!(bench.verify().unwrap_or_else(|e| panic!("after timed runs: {e}")), 16);
     drop(bench);
     drop(prepared);
+    gpu.close();
+}
+
+#[test]
+fn cases_that_read_the_same_contents_share_one_upload_kept_while_a_later_case_reads_it() {
+    // M=3 at 64 MiB: plain, readonly and reuse read one signal and one mask; texel reads its own.
+    let gpu = Gpu::open(&["conv.m=3", "conv.bytes=64M"], of("conv", "Conv1D<float> M=3 "));
+    let (ctx, cases) = (&gpu.ctx, &gpu.cases);
+    let names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
+    let paths = ["plain", "readonly", "texel", "reuse"].map(|p| format!("Conv1D<float> M=3 {p} 64 MiB"));
+    assert_eq!(names, paths.iter().map(String::as_str).collect::<Vec<_>>());
+    let prepared = prepare(ctx, cases, 1, false, false).unwrap_or_else(|e| panic!("{e}"));
+    let order: Vec<usize> = (0..cases.len()).collect();
+    let kept = Kept::new(ctx, cases, &order);
+    let (signal, mask) = (64 << 20, 3 * 4);
+    let mut held = Vec::new();
+    for (position, case) in cases.iter().enumerate() {
+        let pipeline = prepared.pipelines.get(case).expect("built");
+        let mut bench = Bench::keeping(ctx, case, pipeline, &kept).unwrap_or_else(|e| panic!("{e}"));
+        // Each verifies against the CPU: a kept signal is the right one.
+        assert!(bench.verify().unwrap_or_else(|e| panic!("{}: {e}", case.name)) > 0);
+        held.push(kept.held_bytes());
+        drop(bench);
+        kept.after(position);
+        held.push(kept.held_bytes());
+    }
+    // Made once by plain, then taken by readonly (nothing more held); texel adds its own, let
+    // go of at once (no later case reads it), and after reuse, the last reader, nothing is kept.
+    let both = signal + mask;
+    assert_eq!(held, [both, both, both, both, 2 * both, both, both, 0]);
+    drop((kept, prepared));
+    gpu.close();
+}
+
+#[test]
+fn the_later_families_pipelines_built_beside_the_cases_come_family_by_family() {
+    let selection =
+        Selection { families: vec!["alu".into(), "dispatch".into(), "shared".into()], ..Default::default() };
+    let gpu = Gpu::open(&[], selection);
+    let first = gpu.cases[0].family;
+    // Those the device can run, as prepare() passes them on.
+    let runs = |c: &&CaseSpec| c.family != first && c.requirements().unmet(&gpu.ctx.caps).is_empty();
+    let rest: Vec<CaseSpec> = gpu.cases.iter().filter(runs).cloned().collect();
+    let families: std::collections::BTreeSet<&str> = rest.iter().map(|c| c.family).collect();
+    assert!(families.len() >= 2, "two later families: {families:?}");
+    let later = Later::new(&gpu.ctx, rest.clone(), 2, Beside::FamilyByFamily);
+    assert!(later.beside(), "a thread could be started");
+    // The second family's, waited for; the third's left to the builder, and destroyed unused when
+    // the run ends early (the validation layer reports any pipeline left at close).
+    let second = &rest[0];
+    let built = later.of(second, None).unwrap_or_else(|e| panic!("{e}"));
+    for case in rest.iter().filter(|c| c.family == second.family) {
+        assert!(built.get(case).is_some(), "{}", case.name);
+    }
+    let third = rest.iter().find(|c| c.family != second.family).unwrap();
+    assert!(built.get(third).is_none(), "family by family: {} came with the second", third.name);
+    drop(later);
+    let later = Later::new(&gpu.ctx, rest.clone(), 2, Beside::FamilyByFamily);
+    let built = later.of(third, None).unwrap_or_else(|e| panic!("{e}"));
+    assert!(built.get(third).is_some(), "a later family waited for past an earlier one");
+    assert!(later.of(second, None).unwrap_or_else(|e| panic!("{e}")).get(second).is_some());
+    drop(later);
     gpu.close();
 }

@@ -153,11 +153,15 @@ fn reference(input: Input, variant: Variant, n: u32, rows: usize, gid: u32) -> V
 fn case(n: u32, input: Input, variant: Variant, rows: u32) -> CaseSpec {
     let variant_name = format!("{} branch {}", input.label(), variant.label());
     // The 16-MB textures are filled when the case runs, not when it is listed.
+    // Kept on the device from case to case: every case of an input reads the same first texture,
+    // and every case the same second.
     let first_texture = Resource::sampled_image(FORMAT, [SIZE as u32; 2], vk::Filter::NEAREST, move |b| {
         fill(b, |x, y| first(input, x, y))
-    });
+    })
+    .contents(format!("branch {} conditions", input.label()));
     let second_texture =
-        Resource::sampled_image(FORMAT, [SIZE as u32; 2], vk::Filter::NEAREST, |b| fill(b, second));
+        Resource::sampled_image(FORMAT, [SIZE as u32; 2], vk::Filter::NEAREST, |b| fill(b, second))
+            .contents("branch second loads");
     CaseSpec::new(format!("{n}X {variant_name}"), GLSL, [SIDE as u32, rows, 1])
         .narrowed_from((SIDE * SIDE) as u64)
         .axis("n", u64::from(n), variant_name)

@@ -231,8 +231,9 @@ fn case(env: &Env, plan: Plan) -> Option<CaseSpec> {
             })
         }
     };
-    let a = Resource::storage_buffer(n * n * bytes, matrix(a_value));
-    let b = Resource::storage_buffer(n * n * bytes, matrix(b_value));
+    // Every tiling of a type multiplies the same A and B.
+    let a = Resource::storage_buffer(n * n * bytes, matrix(a_value)).contents(format!("GEMM {short} A"));
+    let b = Resource::storage_buffer(n * n * bytes, matrix(b_value)).contents(format!("GEMM {short} B"));
     // All ones: an element the multiply never writes reads NaN or -1.
     let c = Resource::storage_buffer(n * n * 4, |out| out.fill(0xFF)).read_write();
     let (unit, ceiling) = match plan.a {

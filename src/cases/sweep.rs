@@ -149,7 +149,8 @@ pub(super) fn rotated(kind: Kind, random: bool, bytes: u64, width: u32, slots: u
     let resource = match kind {
         Kind::Texel => Resource::texel_buffer(vk::Format::R32G32B32A32_SFLOAT, total, fill),
         Kind::Float | Kind::Vec4 => Resource::storage_buffer(total, fill),
-    };
+    }
+    .contents("sweep values");
     let per_invocation = f64::from(LOADS);
     CaseSpec::new(format!("{variant} {}", format_bytes(bytes)), GLSL, [width, 1, 1])
         .narrowed_from(ROW)

@@ -177,6 +177,8 @@ pub struct Resource {
     pub fill: Option<Fill>,
     /// Run after the fill with the buffer's device address ([`ResourceKind::BufferAddress`] only).
     pub relocate: Option<Relocate>,
+    /// The name of what `fill` writes, where other cases read the same ([`Resource::contents`]).
+    pub contents: Option<String>,
 }
 
 impl std::fmt::Debug for Resource {
@@ -188,6 +190,7 @@ impl std::fmt::Debug for Resource {
             .field("reset", &self.reset)
             .field("filled", &self.fill.is_some())
             .field("relocated", &self.relocate.is_some())
+            .field("contents", &self.contents)
             .finish()
     }
 }
@@ -209,6 +212,7 @@ impl Resource {
             reset: None,
             fill: None,
             relocate: None,
+            contents: None,
         }
     }
 
@@ -295,6 +299,15 @@ impl Resource {
                 needs.device_local(bytes, if staged { bytes } else { 0 })
             }
         }
+    }
+
+    /// Names what `fill` writes: every read-only resource of the same kind, size and placement
+    /// under the same name holds the same bytes, so a run uploads them once and keeps them on the
+    /// device for the later cases that read them (`runner::kept`). A test holds each family's
+    /// names to its fills.
+    pub fn contents(mut self, name: impl Into<String>) -> Self {
+        self.contents = Some(name.into());
+        self
     }
 
     /// Makes the resource writable by the shader.

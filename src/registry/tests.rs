@@ -291,6 +291,43 @@ fn a_case_described_wrongly_is_refused_with_the_problem() {
 }
 
 #[test]
+fn resources_that_name_the_same_contents_hold_the_same_bytes() {
+    // A run uploads named contents once and binds them in every case of the same kind, size,
+    // placement and name: each pair's fills must agree. Compared on the first MiB (a fill is a
+    // function of the element's index, whatever the size), between every case of a name.
+    let mut first: Vec<(String, Vec<u8>, String)> = Vec::new();
+    let mut named = 0;
+    for case in all() {
+        for resource in case.resources.iter().filter(|r| r.contents.is_some()) {
+            let (name, fill) = (resource.contents.clone().unwrap(), resource.fill.as_ref().unwrap());
+            let key = format!("{name} {:?} {:?}", resource.kind, resource.placement);
+            let mut bytes = vec![0u8; resource.kind.bytes().min(1 << 20) as usize & !15];
+            fill(&mut bytes);
+            named += 1;
+            match first.iter().find(|(k, _, _)| *k == key) {
+                Some((_, seen, by)) => assert!(*seen == bytes, "{} and {by}: {key} differ", case.name),
+                None => first.push((key, bytes, case.name.clone())),
+            }
+        }
+    }
+    // conv, branch, sweep and GEMM name theirs: far more resources than names.
+    assert!(named > 4 * first.len(), "{named} named resources, {} contents", first.len());
+}
+
+#[test]
+fn only_a_read_only_filled_resource_names_its_contents() {
+    let mut conv = all().into_iter().find(|c| c.name == "Conv1D<float> M=3 plain 256 MiB").unwrap();
+    assert_eq!(conv.validate(), Ok(()));
+    conv.resources[2] = conv.resources[2].clone().contents("the output");
+    let refused = "resource 3 names its contents, which only a read-only buffer or sampled image that the \
+                   case does not check may do";
+    assert_eq!(conv.validate(), Err(refused.into()));
+    let mut unfilled = all().into_iter().find(|c| c.name == "Conv1D<float> M=3 plain 256 MiB").unwrap();
+    unfilled.resources[0].fill = None;
+    assert!(unfilled.validate().unwrap_err().starts_with("resource 1 names its contents but has no fill"));
+}
+
+#[test]
 fn a_string_axis_selects_by_what_a_case_varies_in() {
     let random = parse_setting("load.pattern=Random").unwrap();
     assert_eq!((random.labels.as_slice(), random.values.len()), (["random".to_owned()].as_slice(), 0));

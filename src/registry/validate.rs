@@ -64,6 +64,27 @@ impl CaseSpec {
                     return Err(format!("resource {n}: a relocated buffer cannot be reset"));
                 }
             }
+            if resource.contents.is_some() {
+                let kept = matches!(
+                    resource.kind,
+                    ResourceKind::StorageBuffer { .. }
+                        | ResourceKind::UniformBuffer { .. }
+                        | ResourceKind::UniformTexelBuffer { .. }
+                        | ResourceKind::SampledImage { .. }
+                );
+                if !kept || resource.access != Access::ReadOnly || self.checks == Some(i) {
+                    return Err(format!(
+                        "resource {n} names its contents, which only a read-only buffer or sampled image \
+                         that the case does not check may do"
+                    ));
+                }
+                if resource.fill.is_none() || resource.relocate.is_some() {
+                    return Err(format!(
+                        "resource {n} names its contents but has no fill, or is relocated: a name is for \
+                         the same filled bytes in every case"
+                    ));
+                }
+            }
             match resource.kind {
                 ResourceKind::TransferBuffer { .. } => {
                     return Err(format!("resource {n}: a transfer buffer is only for CaseSpec::copy cases"))

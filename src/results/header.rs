@@ -112,6 +112,22 @@ pub enum Pipelines {
         /// On how many threads, at the most.
         threads: usize,
     },
+    /// The first family's before the first case, in parallel; the other families' family by
+    /// family, in run order, on other threads while the cases ran (a GPU run).
+    BesideCases {
+        /// The first family's pipelines.
+        pipelines: usize,
+        /// For how many of its cases.
+        cases: usize,
+        /// Seconds it took.
+        seconds: f64,
+        /// On how many threads.
+        threads: usize,
+        /// The other families' pipelines.
+        later: usize,
+        /// On how many threads.
+        later_threads: usize,
+    },
     /// Each case's just before it runs: a worker died building them all at once.
     #[default]
     Lazy,

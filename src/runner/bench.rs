@@ -10,6 +10,7 @@ use ash::vk;
 
 use super::clock::{ClockProbe, Readers};
 use super::gpu_time::gpu_ms;
+use super::kept::{Kept, Object};
 use super::measure::Timer;
 use super::resources::{self, buffer_desc, memory_notes, spec_error, Built, Checked, ResetOp, Resources};
 use super::scaling::{dispatch_shape, shape_groups};
@@ -67,6 +68,17 @@ struct Beside<'a, 'ctx> {
 impl<'ctx, 'p> Bench<'ctx, 'p> {
     /// Creates the case's resources and descriptor set for `pipeline`.
     pub fn new(ctx: &'ctx Context, case: &'p CaseSpec, pipeline: &'p Pipeline<'ctx>) -> Result<Self> {
+        Self::keeping(ctx, case, pipeline, &Kept::nothing())
+    }
+
+    /// [`Bench::new`], taking contents that other cases read too from `kept` (or making them and
+    /// keeping them there).
+    pub fn keeping(
+        ctx: &'ctx Context,
+        case: &'p CaseSpec,
+        pipeline: &'p Pipeline<'ctx>,
+        kept: &Kept<'ctx>,
+    ) -> Result<Self> {
         case.validate().map_err(|problem| spec_error(case, problem))?;
         let name = &case.name;
         let result_bytes = u64::from(VERIFY_GROUPS) * case.invocations_per_group() * 4;
@@ -77,7 +89,7 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
         )?;
         let mut push = [case.push.bytes(Mode::Time), case.push.bytes(Mode::Verify)];
         let Built { resources, bindings: mut resource_bindings, resets, checked, records } =
-            resources::build(ctx, case, &mut push)?;
+            resources::build(ctx, case, &mut push, kept)?;
         let mut bindings = vec![Binding::Storage(results.raw)];
         bindings.append(&mut resource_bindings);
         let types: Vec<vk::DescriptorType> = bindings.iter().map(|b| b.descriptor_type()).collect();
@@ -256,7 +268,11 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
 
     /// A note per buffer placed in a kind of memory: which memory type, heap and flags it got.
     pub fn memory_notes(&self) -> Vec<String> {
-        memory_notes(self.ctx, self.resources.buffers.iter().map(|b| ("the buffer", b)))
+        let kept = self.resources.kept.iter().filter_map(|object| match object {
+            Object::Buffer(buffer) => Some(&**buffer),
+            Object::Image(_) => None,
+        });
+        memory_notes(self.ctx, self.resources.buffers.iter().chain(kept).map(|b| ("the buffer", b)))
     }
 
     /// The driver's statistics of the case's pipeline (see [`Pipeline::statistics`]).

@@ -1,6 +1,6 @@
 //! The worker: running cases. Pure measurement logic first (scaling, measure, warmup, retry,
 //! verify), then the GPU side, the only place where the registry and Vulkan meet (open, kernel,
-//! clock, heater, warmth, pipelines, resources, bench, gpu_time, copy, run, work), and the
+//! clock, heater, warmth, pipelines, later, kept, resources, bench, gpu_time, copy, run, work), and the
 //! messages it sends its parent (the session layer), which it never imports.
 
 pub mod assemble;
@@ -10,7 +10,9 @@ pub mod copy;
 pub mod energy;
 pub mod gpu_time;
 pub mod heater;
+pub mod kept;
 pub mod kernel;
+pub mod later;
 pub mod measure;
 pub mod message;
 pub mod open;

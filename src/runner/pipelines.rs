@@ -128,16 +128,17 @@ impl<'a> Device<'a> {
     }
 }
 
-/// Pipelines built, not yet owned by a context: each distinct case in order, and what came of it.
-pub struct Built<'c> {
-    made: Vec<(&'c CaseSpec, Result<RawPipeline>)>,
+/// Pipelines built, not yet owned by a context: each distinct case's key and name in order, and
+/// what came of it.
+pub struct Built {
+    made: Vec<(PipelineKey, String, Result<RawPipeline>)>,
     elapsed: Duration,
     threads: usize,
 }
 
 /// Compiles and creates one pipeline per distinct key of `cases` on up to `threads` threads;
 /// [`adopt`] makes them a context's.
-pub fn build_raw<'c>(on: Device<'_>, cases: &[&'c CaseSpec], threads: usize) -> Built<'c> {
+pub fn build_raw(on: Device<'_>, cases: &[&CaseSpec], threads: usize) -> Built {
     let started = Instant::now();
     let mut seen = HashSet::new();
     let unique: Vec<&CaseSpec> = cases.iter().copied().filter(|c| seen.insert(key(c))).collect();
@@ -184,28 +185,30 @@ pub fn build_raw<'c>(on: Device<'_>, cases: &[&'c CaseSpec], threads: usize) -> 
     });
     let mut built = built.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner());
     built.sort_by_key(|(index, _)| *index);
-    let made = built.into_iter().map(|(index, result)| (unique[index], result)).collect();
+    let made = built
+        .into_iter()
+        .map(|(index, result)| (key(unique[index]), unique[index].name.clone(), result))
+        .collect();
     Built { made, elapsed: started.elapsed(), threads }
 }
 
 /// `built`'s pipelines as `ctx`'s; the first failure in case order is the error, and everything
 /// that was built is then destroyed.
-pub fn adopt<'ctx>(ctx: &'ctx Context, built: Built<'_>) -> Result<Pipelines<'ctx>> {
+pub fn adopt<'ctx>(ctx: &'ctx Context, built: Built) -> Result<Pipelines<'ctx>> {
     let (mut made, mut first_error) = (Vec::with_capacity(built.made.len()), None);
-    for (case, result) in built.made {
+    for (key, name, result) in built.made {
         match result {
-            Ok(raw) => made.push((case, raw)),
+            Ok(raw) => made.push((key, name, raw)),
             Err(error) => {
                 first_error.get_or_insert(error);
             }
         }
     }
     if let Some(error) = first_error {
-        made.into_iter().for_each(|(_, raw)| raw.destroy(&ctx.device));
+        made.into_iter().for_each(|(_, _, raw)| raw.destroy(&ctx.device));
         return Err(error);
     }
-    let by_key =
-        made.into_iter().map(|(case, raw)| (key(case), Pipeline::adopt(ctx, raw, &case.name))).collect();
+    let by_key = made.into_iter().map(|(key, name, raw)| (key, Pipeline::adopt(ctx, raw, &name))).collect();
     Ok(Pipelines { by_key, elapsed: built.elapsed, threads: built.threads })
 }
 

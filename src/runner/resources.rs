@@ -1,8 +1,11 @@
 //! A case's resources on the GPU: the buffers, texel views, images and samplers its [`Resource`]
 //! descriptions ask for, their bindings, and the resets recorded before each measurement.
 
+use std::rc::Rc;
+
 use ash::vk;
 
+use super::kept::{Kept, Object};
 use crate::error::{Error, Result};
 use crate::registry::{CaseSpec, Placement, Reset, Resource, ResourceKind, HEADER_BYTES};
 use crate::vk::buffer::{BufferDesc, TexelView};
@@ -27,13 +30,16 @@ pub(super) enum ResetOp {
     CopyImage(usize, usize),
 }
 
-/// The Vulkan objects made from a case's resources. Fields drop in order: views before buffers.
+/// The Vulkan objects made from a case's resources. Fields drop in order: views before the
+/// buffers and kept contents they view.
 #[derive(Default)]
 pub(super) struct Resources<'ctx> {
     pub(super) views: Vec<TexelView<'ctx>>,
     pub(super) samplers: Vec<Sampler<'ctx>>,
     pub(super) images: Vec<Image<'ctx>>,
     pub(super) buffers: Vec<Buffer<'ctx>>,
+    /// The case's share of contents kept from case to case ([`Kept`]).
+    pub(super) kept: Vec<Object<'ctx>>,
 }
 
 /// What [`build`] made of a case's resources.
@@ -59,12 +65,14 @@ impl<'ctx> Resources<'ctx> {
     }
 }
 
-/// Creates `case`'s resources, and writes the device address of each
-/// [`ResourceKind::BufferAddress`] into both of its push blocks (time and verify).
+/// Creates `case`'s resources (those that name their contents taken from `kept`, or made and
+/// kept there), and writes the device address of each [`ResourceKind::BufferAddress`] into both of
+/// its push blocks (time and verify).
 pub(super) fn build<'ctx>(
     ctx: &'ctx Context,
     case: &CaseSpec,
     push: &mut [Vec<u8>; 2],
+    kept: &Kept<'ctx>,
 ) -> Result<Built<'ctx>> {
     let name = &case.name;
     let mut resources = Resources::default();
@@ -73,6 +81,11 @@ pub(super) fn build<'ctx>(
     let mut checked = None;
     let mut records = None;
     for (i, resource) in case.resources.iter().enumerate() {
+        if resource.contents.is_some() {
+            let object = kept.take_or(resource, || make_kept(ctx, case, resource))?;
+            bindings.push(bind_kept(ctx, case, resource, object, &mut resources)?);
+            continue;
+        }
         let label = format!("{name}: resource {}", i + 1);
         let fill = resource.fill.as_deref().map(|f| f as &dyn Fn(&mut [u8]));
         let binding = match resource.kind {
@@ -178,6 +191,63 @@ pub(super) fn build<'ctx>(
         bindings.extend(binding);
     }
     Ok(Built { resources, bindings, resets, checked, records })
+}
+
+/// Creates `resource`, which names its contents (read-only, filled, never reset:
+/// [`CaseSpec::validate`] holds it), to be kept from case to case; with its size in bytes.
+fn make_kept<'ctx>(ctx: &'ctx Context, case: &CaseSpec, resource: &Resource) -> Result<(Object<'ctx>, u64)> {
+    let label = format!("kept {}", resource.contents.as_deref().unwrap_or_default());
+    let fill = resource.fill.as_deref().map(|f| f as &dyn Fn(&mut [u8]));
+    let usage = match resource.kind {
+        ResourceKind::StorageBuffer { .. } => vk::BufferUsageFlags::STORAGE_BUFFER,
+        ResourceKind::UniformBuffer { .. } => vk::BufferUsageFlags::UNIFORM_BUFFER,
+        ResourceKind::UniformTexelBuffer { .. } => vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER,
+        ResourceKind::SampledImage { format, size, .. } => {
+            let texel_bytes = crate::registry::texel_bytes(format).ok_or_else(|| {
+                spec_error(case, format!("perftest does not know the texel size of {format:?}"))
+            })?;
+            let desc = ImageDesc { format, size, storage: false, texel_bytes };
+            let bytes = desc.bytes();
+            let staging = Buffer::staging(ctx, &format!("{label}: staging"), bytes, fill.unwrap_or(&|_| {}))?;
+            let image = transfer::image(ctx, &label, desc, &staging)?;
+            return Ok((Object::Image(Rc::new(image)), bytes));
+        }
+        _ => return Err(spec_error(case, "only read buffers and sampled images are kept".into())),
+    };
+    let bytes = resource.kind.bytes();
+    let buffer = transfer::with_data(ctx, &label, buffer_desc(resource.placement, bytes, usage), fill)?;
+    Ok((Object::Buffer(Rc::new(buffer)), bytes))
+}
+
+/// The binding of kept `object` for `resource` of `case`, with the view or sampler it needs added
+/// to `resources`, which holds a share of the object until the case ends.
+fn bind_kept<'ctx>(
+    ctx: &'ctx Context,
+    case: &CaseSpec,
+    resource: &Resource,
+    object: Object<'ctx>,
+    resources: &mut Resources<'ctx>,
+) -> Result<Binding> {
+    let label = format!("{}: kept {}", case.name, resource.contents.as_deref().unwrap_or_default());
+    let binding = match (&object, resource.kind) {
+        (Object::Buffer(buffer), ResourceKind::StorageBuffer { .. }) => Binding::Storage(buffer.raw),
+        (Object::Buffer(buffer), ResourceKind::UniformBuffer { .. }) => Binding::Uniform(buffer.raw),
+        (Object::Buffer(buffer), ResourceKind::UniformTexelBuffer { format, .. }) => {
+            let view = TexelView::new(ctx, &label, buffer, format)?;
+            let binding = Binding::UniformTexel(view.raw);
+            resources.views.push(view);
+            binding
+        }
+        (Object::Image(image), ResourceKind::SampledImage { filter, .. }) => {
+            let sampler = Sampler::new(ctx, &label, filter)?;
+            let binding = Binding::CombinedImage(image.view, sampler.raw);
+            resources.samplers.push(sampler);
+            binding
+        }
+        _ => return Err(spec_error(case, "its kept contents are of another kind".into())),
+    };
+    resources.kept.push(object);
+    Ok(binding)
 }
 
 /// `the buffer in memory type 2 (heap 1, 1 TiB: HOST_VISIBLE | ...)` for each named buffer in a

@@ -2,7 +2,7 @@
 //! warm the device up, then time (baselines first, so every line has its ratio) or verify each
 //! case in order.
 
-use std::cell::{OnceCell, RefCell};
+use std::cell::RefCell;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -13,6 +13,8 @@ use super::clock::{self, Clock, Readers};
 use super::copy::CopyBench;
 use super::energy::Meter;
 use super::heater::Heater;
+use super::kept::Kept;
+use super::later::{Beside, Later};
 use super::measure::{measure, Sampling, Timer};
 use super::message::Record;
 use super::pipelines::{self, Pipelines};
@@ -101,12 +103,8 @@ pub struct Prepared<'ctx> {
     /// The pipelines of the first family's runnable cases (none where they are built as each case
     /// runs).
     pub pipelines: Pipelines<'ctx>,
-    /// The later families' runnable cases, and their pipelines once the run reaches the second
-    /// family.
-    later: (Vec<CaseSpec>, OnceCell<Pipelines<'ctx>>),
-    /// The device a later family's pipelines are built on, and on how many threads.
-    ctx: &'ctx Context,
-    threads: usize,
+    /// The later families' pipelines ([`Later`]).
+    pub later: Later<'ctx>,
     /// The family whose pipelines were built first (that of the first runnable case).
     pub first_family: Option<&'static str>,
     /// Whether each case builds its pipeline just before it runs ([`Job::lazy`](super::message::Job::lazy)).
@@ -117,19 +115,12 @@ pub struct Prepared<'ctx> {
 }
 
 impl<'ctx> Prepared<'ctx> {
-    /// The pipelines `case`'s is among: the first family's, or the other families', built now
-    /// where this is the first of their cases to run.
+    /// The pipelines `case`'s is among: the first family's, or its later family's ([`Later::of`]).
     fn pipelines_of(&self, case: &CaseSpec) -> Result<&Pipelines<'ctx>> {
-        let (cases, built) = &self.later;
-        if self.pipelines.get(case).is_some() || cases.is_empty() {
+        if self.pipelines.get(case).is_some() || self.later.pipelines == 0 {
             return Ok(&self.pipelines);
         }
-        if built.get().is_none() {
-            let cases: Vec<&CaseSpec> = cases.iter().collect();
-            // Set only here, and the cell was empty: it cannot be full.
-            let _ = built.set(pipelines::build_all(self.ctx, &cases, self.threads)?);
-        }
-        Ok(built.get().unwrap_or(&self.pipelines))
+        self.later.of(case, self.warmth.as_ref())
     }
 
     /// Holds `timer`'s measurement of `groups` for the energy sensor's window, where the run
@@ -147,22 +138,11 @@ impl<'ctx> Prepared<'ctx> {
         phases.energy_ms = Phases::since(start);
         Ok(held.map_err(|why| notes.push(format!("energy: not measured ({why})"))).ok())
     }
-
-    /// Whether other families' pipelines are built apart from the first's: when the run reaches
-    /// them, or while the device warmed up ([`Self::built_while_warming`]).
-    pub fn builds_later(&self) -> bool {
-        !self.later.0.is_empty()
-    }
-
-    /// The other families' pipelines, where they were built while the device warmed up.
-    pub fn built_while_warming(&self) -> Option<&Pipelines<'ctx>> {
-        self.later.1.get()
-    }
 }
 
 /// Checks each case's requirements against the device, builds the first family's runnable cases'
-/// pipelines on `threads` threads (the other families' are built, all at once, when the run
-/// reaches the second family, so the first result comes as soon as its family's pipelines are
+/// pipelines on `threads` threads (the other families' are built beside the cases or when the run
+/// reaches them: [`Later`]; so the first result comes as soon as its family's pipelines are
 /// ready; with `lazy`, none: each case builds its own as it runs), and with `timed`
 /// (timed runs) calibrates the clock probe (after a fixed time of load if a clock still climbing
 /// from idle fails it) and warms the device up.
@@ -196,33 +176,17 @@ pub fn prepare<'ctx>(
     let first = runnable.first().map(|c| c.family);
     let (now, rest): (Vec<&CaseSpec>, Vec<&CaseSpec>) =
         runnable.into_iter().partition(|c| Some(c.family) == first);
-    let later = (rest.iter().copied().cloned().collect(), OnceCell::new());
     let pipelines = pipelines::build_all(ctx, &now, threads)?;
+    // On a GPU the later families' are built beside the warm-up and the cases, one thread left
+    // to a timed run's own work (an untimed one mostly waits for them); not on a CPU driver,
+    // whose cases are the same cores' work.
+    let (beside, builders) = match (ctx.info.row.kind == ash::vk::PhysicalDeviceType::CPU, timed) {
+        (true, _) => (Beside::No, threads),
+        (false, true) => (Beside::FamilyByFamily, threads.saturating_sub(1).max(1)),
+        (false, false) => (Beside::AllAtOnce, threads),
+    };
+    let later = Later::new(ctx, rest.into_iter().cloned().collect(), builders, beside);
     let (clock, warmth) = match timed {
-        // The later families' pipelines are built while the device warms up (the CPU compiles,
-        // the GPU is loaded; no GPU time is taken), one thread left to the warm-up's submissions,
-        // and the load goes on until they are built: the GPU never waits for them between two
-        // families, and needs no warming again after. Not on a CPU driver, whose load is the
-        // same cores' work.
-        true if !rest.is_empty() && ctx.info.row.kind != ash::vk::PhysicalDeviceType::CPU => {
-            let builders = threads.saturating_sub(1).max(1);
-            let on = pipelines::Device::of(ctx);
-            let (warmed, built) = std::thread::scope(|scope| {
-                let building = scope.spawn(|| pipelines::build_raw(on, &rest, builders));
-                let warmed = warm(ctx).and_then(|(clock, warmth)| {
-                    warmth.hold_while(|| !building.is_finished())?;
-                    Ok((clock, warmth))
-                });
-                // A builder that panicked panics the run, as it would have built in this thread.
-                (warmed, building.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-            });
-            // Adopted first, so that a warm-up that failed still destroys what was built.
-            let built = pipelines::adopt(ctx, built);
-            let (clock, warmth) = warmed?;
-            // Set only here, and the cell is new: it cannot be full.
-            let _ = later.1.set(built?);
-            (clock, Some(warmth))
-        }
         true => {
             let (clock, warmth) = warm(ctx)?;
             (clock, Some(warmth))
@@ -232,18 +196,7 @@ pub fn prepare<'ctx>(
             (Clock { probe: None, unknown: Some(unknown.into()), witness: Err(unknown.into()) }, None)
         }
     };
-    Ok(Prepared {
-        skipped,
-        clock,
-        warmth,
-        pipelines,
-        later,
-        ctx,
-        threads,
-        first_family: first,
-        lazy,
-        energy: None,
-    })
+    Ok(Prepared { skipped, clock, warmth, pipelines, later, first_family: first, lazy, energy: None })
 }
 
 /// Calibrates the clock probe (after a fixed time of load if a clock still climbing from idle
@@ -276,11 +229,11 @@ fn warm(ctx: &Context) -> Result<(Clock<'_>, Warmth<'_>)> {
 /// run on it). `baselines` names the cases that others' ratios are against (measured again for
 /// noise too); `sink` is where the validation layer's messages go, read after each case.
 #[allow(clippy::too_many_arguments)]
-pub fn execute(
-    ctx: &Context,
+pub fn execute<'ctx>(
+    ctx: &'ctx Context,
     cases: &[CaseSpec],
     order: &[usize],
-    prepared: &Prepared<'_>,
+    prepared: &Prepared<'ctx>,
     settings: &RunSettings,
     baselines: &HashSet<&str>,
     sink: &Sink,
@@ -293,7 +246,8 @@ pub fn execute(
     let policy = Policy::for_device(target_ms, max);
     // Verify and compile-only runs time nothing, so they read no clock.
     let clocks = if settings.timed() { prepared.clock.readers() } else { Readers::default() };
-    for &index in order {
+    let kept = Kept::new(ctx, cases, order);
+    for (position, &index) in order.iter().enumerate() {
         let case = &cases[index];
         if STOP.load(Ordering::SeqCst) {
             break;
@@ -308,7 +262,7 @@ pub fn execute(
         let mut phases = Phases::default();
         let mut record = match &prepared.skipped[index] {
             Some(reason) => Record::of(case, Outcome::Skipped(reason.clone()), Vec::new(), None),
-            None => match run_case(ctx, case, prepared, settings, &policy, &steady, &mut phases) {
+            None => match run_case(ctx, case, prepared, settings, &policy, &steady, &kept, &mut phases) {
                 Ok(record) => Record { notes: [&case.notes[..], &record.notes].concat(), ..record },
                 Err(error) => Record::of(case, case_failure(error.in_case(&case.name)), Vec::new(), None),
             },
@@ -321,6 +275,7 @@ pub fn execute(
             (phases.samples_gpu_ms, phases.rewarm_ms, phases.remeasure_ms) =
                 (m.samples_gpu_ms, m.rewarm_ms, m.remeasure_ms);
         }
+        kept.after(position);
         phases.total_ms = Phases::since(start);
         record.phases = phases;
         on_done(record)?;
@@ -348,6 +303,15 @@ fn case_failure(error: Error) -> Outcome {
     Outcome::Failed { failure, detail: error.to_string() }
 }
 
+/// Whether `error` says memory ran out or a heap had no room.
+fn takes_room(error: &Error) -> bool {
+    match error {
+        Error::NoRoom { .. } => true,
+        Error::Vulkan { result, .. } => out_of_memory(*result),
+        _ => false,
+    }
+}
+
 /// Whether `result` says device or host memory ran out.
 fn out_of_memory(result: ash::vk::Result) -> bool {
     matches!(result, ash::vk::Result::ERROR_OUT_OF_DEVICE_MEMORY | ash::vk::Result::ERROR_OUT_OF_HOST_MEMORY)
@@ -355,10 +319,10 @@ fn out_of_memory(result: ash::vk::Result) -> bool {
 
 /// Runs `cases` in this process, baselines first, and hands each on in list order with its ratio
 /// ([`Assembler`]); the results in list order. The plain way to run cases in tests and tools.
-pub fn run_cases(
-    ctx: &Context,
+pub fn run_cases<'ctx>(
+    ctx: &'ctx Context,
     cases: &[CaseSpec],
-    prepared: &Prepared<'_>,
+    prepared: &Prepared<'ctx>,
     settings: &RunSettings,
     mut on_done: impl FnMut(Finished<'_>),
 ) -> Result<Vec<(String, Outcome)>> {
@@ -417,13 +381,15 @@ impl Steady<'_, '_> {
     }
 }
 
-fn run_case(
-    ctx: &Context,
+#[allow(clippy::too_many_arguments)]
+fn run_case<'ctx>(
+    ctx: &'ctx Context,
     case: &CaseSpec,
-    prepared: &Prepared<'_>,
+    prepared: &Prepared<'ctx>,
     settings: &RunSettings,
     policy: &Policy,
-    steady: &Steady<'_, '_>,
+    steady: &Steady<'_, 'ctx>,
+    kept: &Kept<'ctx>,
     phases: &mut Phases,
 ) -> Result<Record> {
     if case.transfer && settings.compile_only {
@@ -488,7 +454,12 @@ fn run_case(
         ));
     }
     let start = Instant::now();
-    let mut bench = Bench::new(ctx, case, pipeline)?.with_clocks(steady.clocks);
+    // Contents kept for later cases give their room back to a case that did not fit beside them.
+    let bench = match Bench::keeping(ctx, case, pipeline, kept) {
+        Err(error) if takes_room(&error) && kept.clear() => Bench::keeping(ctx, case, pipeline, kept),
+        made => made,
+    };
+    let mut bench = bench?.with_clocks(steady.clocks);
     phases.setup_ms = Phases::since(start);
     let statistics = bench.shader_statistics()?;
     let mut notes = stats_notes(settings.shader_stats, statistics.as_deref());

@@ -73,20 +73,21 @@ pub fn work(request: &Request, job: &Job, emit: &mut dyn FnMut(Message) -> Resul
     prepared.energy = meter.take().map(std::cell::RefCell::new);
     let built = &prepared.pipelines;
     let (seconds, threads) = (built.elapsed.as_secs_f64(), built.threads);
-    let pipelines = match (job.lazy, prepared.builds_later(), prepared.built_while_warming()) {
+    let first_cases = || cases.iter().filter(|c| Some(c.family) == prepared.first_family).count();
+    let later = &prepared.later;
+    let pipelines = match (job.lazy, later.pipelines, later.beside()) {
         (true, _, _) => Pipelines::Lazy,
-        (false, true, Some(later)) => Pipelines::WhileWarming {
-            pipelines: built.len() + later.len(),
-            cases: cases.len(),
-            seconds: seconds + later.elapsed.as_secs_f64(),
-            threads: threads.max(later.threads),
+        (false, 0, _) => Pipelines::Built { pipelines: built.len(), cases: cases.len(), seconds, threads },
+        (false, _, true) => Pipelines::BesideCases {
+            pipelines: built.len(),
+            cases: first_cases(),
+            seconds,
+            threads,
+            later: later.pipelines,
+            later_threads: later.threads,
         },
-        (false, false, _) => {
-            Pipelines::Built { pipelines: built.len(), cases: cases.len(), seconds, threads }
-        }
-        (false, true, None) => {
-            let cases = cases.iter().filter(|c| Some(c.family) == prepared.first_family).count();
-            Pipelines::FirstFamily { pipelines: built.len(), cases, seconds, threads }
+        (false, _, false) => {
+            Pipelines::FirstFamily { pipelines: built.len(), cases: first_cases(), seconds, threads }
         }
     };
     let timer = match (ctx.fenced, settings.fence_timing) {

@@ -99,6 +99,11 @@ fn of_facts(run: &Run, facts: &Facts) -> String {
             "the first family's {pipelines} for its {cases} cases compiled and created in {seconds:.2} s on \
              {threads} threads before the first case; the other families' when the run reaches them"
         ),
+        Pipelines::BesideCases { pipelines, cases, seconds, threads, later, later_threads } => format!(
+            "the first family's {pipelines} for its {cases} cases compiled and created in {seconds:.2} s on \
+             {threads} threads before the first case; the other families' {later} family by family on \
+             {later_threads} threads while the cases ran (a case's pipeline phase is its wait)"
+        ),
         Pipelines::WhileWarming { pipelines, cases, seconds, threads } => format!(
             "{pipelines} for {cases} cases compiled and created in {seconds:.2} s on {threads} threads, the first \
              family's before the warm-up and the others' while the device warmed up"
@@ -384,6 +389,25 @@ mod tests {
         // It reads back from a results file as itself.
         let json = serde_json::to_string(&pipelines).unwrap();
         assert_eq!(serde_json::from_str::<Pipelines>(&json).unwrap(), pipelines, "{json}");
+        let beside = Pipelines::BesideCases {
+            pipelines: 33,
+            cases: 57,
+            seconds: 0.28,
+            threads: 16,
+            later: 424,
+            later_threads: 15,
+        };
+        run.facts.as_mut().unwrap().pipelines = beside;
+        let text = header(&run, true);
+        let line = text.lines().find(|l| l.starts_with("pipelines:")).unwrap_or_default();
+        assert_eq!(
+            line,
+            "pipelines:  the first family's 33 for its 57 cases compiled and created in 0.28 s on 16 threads \
+             before the first case; the other families' 424 family by family on 15 threads while the cases ran \
+             (a case's pipeline phase is its wait)"
+        );
+        let json = serde_json::to_string(&beside).unwrap();
+        assert_eq!(serde_json::from_str::<Pipelines>(&json).unwrap(), beside, "{json}");
     }
 
     #[test]
