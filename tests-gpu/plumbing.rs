@@ -271,8 +271,10 @@ fn cases_that_read_the_same_contents_share_one_upload_kept_while_a_later_case_re
 
 #[test]
 fn the_later_families_pipelines_built_beside_the_cases_come_family_by_family() {
-    let selection =
-        Selection { families: vec!["alu".into(), "dispatch".into(), "shared".into()], ..Default::default() };
+    let selection = Selection {
+        families: vec!["address".into(), "broadcast".into(), "dispatch".into()],
+        ..Default::default()
+    };
     let gpu = Gpu::open(&[], selection);
     let first = gpu.cases[0].family;
     // Those the device can run, as prepare() passes them on.

@@ -47,7 +47,7 @@ enum Source {
     /// Built on this thread, on `threads` threads, when the run reaches them.
     Here { cases: Vec<CaseSpec>, threads: usize },
     /// Built by `builder` beside the cases and sent, in order; `stop` asks it to stop after the
-    /// batch in hand.
+    /// pipelines in hand.
     Beside { received: Receiver<(usize, Built)>, stop: Arc<AtomicBool>, builder: Option<JoinHandle<()>> },
 }
 
@@ -91,7 +91,7 @@ impl<'ctx> Later<'ctx> {
                 }
                 let cases: Vec<&CaseSpec> = family.iter().collect();
                 // The receiver outlives this thread (it is joined first): a send cannot fail.
-                let _ = send.send((index, build_raw(on, &cases, threads)));
+                let _ = send.send((index, build_raw(on, &cases, threads, &stopped)));
             }
         };
         match std::thread::Builder::new().name("perftest pipelines".into()).spawn(build) {
@@ -196,8 +196,8 @@ impl<'ctx> Later<'ctx> {
 }
 
 impl Drop for Later<'_> {
-    /// Stops the builder after its batch in hand, waits for it, and destroys what it built that no
-    /// case took: before the device the pipelines were made on is destroyed.
+    /// Stops the builder after the pipelines in hand, waits for it, and destroys what it built that
+    /// no case took: before the device the pipelines were made on is destroyed.
     fn drop(&mut self) {
         if let Source::Beside { received, stop, builder } = &mut self.source {
             stop.store(true, Ordering::SeqCst);

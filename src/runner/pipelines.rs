@@ -106,7 +106,7 @@ fn compile(compiler: &ShaderCompiler, case: &CaseSpec, capture_statistics: bool)
 
 /// Builds one pipeline per distinct key of `cases` on up to `threads` threads.
 pub fn build_all<'ctx>(ctx: &'ctx Context, cases: &[&CaseSpec], threads: usize) -> Result<Pipelines<'ctx>> {
-    adopt(ctx, build_raw(Device::of(ctx), cases, threads))
+    adopt(ctx, build_raw(Device::of(ctx), cases, threads, &AtomicBool::new(false)))
 }
 
 /// What building pipelines needs of the device: all of it shareable between threads, so that the
@@ -136,9 +136,9 @@ pub struct Built {
     threads: usize,
 }
 
-/// Compiles and creates one pipeline per distinct key of `cases` on up to `threads` threads;
-/// [`adopt`] makes them a context's.
-pub fn build_raw(on: Device<'_>, cases: &[&CaseSpec], threads: usize) -> Built {
+/// Compiles and creates one pipeline per distinct key of `cases` on up to `threads` threads, until
+/// `stop` is set (what was built by then is all there is); [`adopt`] makes them a context's.
+pub fn build_raw(on: Device<'_>, cases: &[&CaseSpec], threads: usize, stop: &AtomicBool) -> Built {
     let started = Instant::now();
     let mut seen = HashSet::new();
     let unique: Vec<&CaseSpec> = cases.iter().copied().filter(|c| seen.insert(key(c))).collect();
@@ -150,7 +150,7 @@ pub fn build_raw(on: Device<'_>, cases: &[&CaseSpec], threads: usize) -> Built {
     let work = || {
         let compiler = ShaderCompiler::new();
         // After a failure the run ends with that error: no point compiling the rest.
-        while !failed.load(Ordering::SeqCst) {
+        while !failed.load(Ordering::SeqCst) && !stop.load(Ordering::SeqCst) {
             let index = next.fetch_add(1, Ordering::SeqCst);
             let Some(case) = unique.get(index) else { break };
             let result = match &compiler {
