@@ -34,6 +34,7 @@ fn made() -> &'static serde_json::Value {
             ];
             let out = perftest(&[&args[..], &["--json", arg(&json)]].concat(), &[]);
             assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+            quiet(&json);
         }
         let reference = dir.join("reference.json");
         // Three runs of lavapipe on a busy machine spread by a few percent: a tolerance of 50%
@@ -45,6 +46,25 @@ fn made() -> &'static serde_json::Value {
         std::fs::remove_dir_all(dir).unwrap();
         value
     })
+}
+
+/// Makes every sample of the run at `path` its case's median: lavapipe on a busy machine can
+/// spread past the 3% cv a fleet judges (a reference of a run too noisy to judge is refused), and
+/// what these tests hold is health's logic, not this machine's load. The rates are the measured
+/// ones.
+fn quiet(path: &Path) {
+    let mut run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    for case in run["cases"].as_array_mut().unwrap() {
+        let Some(median) = case["median_ms"].as_f64() else { continue };
+        if let Some(samples) = case["samples_ms"].as_array_mut() {
+            samples.iter_mut().for_each(|s| *s = median.into());
+        }
+        case["min_ms"] = median.into();
+        if case.get("cv").is_some_and(|cv| !cv.is_null()) {
+            case["cv"] = 0.0.into();
+        }
+    }
+    std::fs::write(path, serde_json::to_string(&run).unwrap()).unwrap();
 }
 
 /// The reference with every median times `scale` (10: no GPU meets it; 0.1: any meets it), in
