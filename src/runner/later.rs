@@ -44,8 +44,8 @@ pub enum Beside {
 
 /// Where the batches come from.
 enum Source {
-    /// Built on this thread, on `threads` threads, when the run reaches them.
-    Here { cases: Vec<CaseSpec>, threads: usize },
+    /// Built on this thread, on [`Later::threads`] threads, when the run reaches them.
+    Here { cases: Vec<CaseSpec> },
     /// Built by `builder` beside the cases and sent, in order; `stop` asks it to stop after the
     /// pipelines in hand.
     Beside { received: Receiver<(usize, Built)>, stop: Arc<AtomicBool>, builder: Option<JoinHandle<()>> },
@@ -67,7 +67,7 @@ impl<'ctx> Later<'ctx> {
         }
         let here = |cases| {
             let batches = vec![(families.clone(), OnceCell::new())];
-            Later { ctx, batches, pipelines, threads, source: Source::Here { cases, threads } }
+            Later { ctx, batches, pipelines, threads, source: Source::Here { cases } }
         };
         let groups: Vec<Vec<&'static str>> = match beside {
             _ if cases.is_empty() => return here(cases),
@@ -123,9 +123,9 @@ impl<'ctx> Later<'ctx> {
         let cell = &self.batches[batch].1;
         if cell.get().is_none() {
             let built = match &self.source {
-                Source::Here { cases, threads } => {
+                Source::Here { cases } => {
                     let cases: Vec<&CaseSpec> = cases.iter().collect();
-                    pipelines::build_all(self.ctx, &cases, *threads)
+                    pipelines::build_all(self.ctx, &cases, self.threads)
                 }
                 Source::Beside { received, .. } => self.wait(received, batch, warmth),
             };

@@ -8,7 +8,7 @@ use ash::vk;
 use super::kept::{Kept, Object};
 use crate::error::{Error, Result};
 use crate::registry::{CaseSpec, Placement, Reset, Resource, ResourceKind, HEADER_BYTES};
-use crate::vk::buffer::{BufferDesc, TexelView};
+use crate::vk::buffer::{BufferDesc, Contents, TexelView};
 use crate::vk::image::{Image, ImageDesc, Sampler};
 use crate::vk::pipeline::Binding;
 use crate::vk::{transfer, Buffer, Context};
@@ -96,8 +96,7 @@ pub(super) fn build<'ctx>(
                 ))
             }
             ResourceKind::StorageBuffer { bytes } => {
-                let usage = vk::BufferUsageFlags::STORAGE_BUFFER;
-                let at = add_buffer(ctx, &label, resource, bytes, usage, &mut resources, &mut resets)?;
+                let at = add_buffer(ctx, &label, resource, bytes, &mut resources, &mut resets)?;
                 if case.checks == Some(i) {
                     checked = Some(Checked::Buffer(at));
                 }
@@ -107,44 +106,25 @@ pub(super) fn build<'ctx>(
                 Some(Binding::Storage(resources.buffers[at].raw))
             }
             ResourceKind::UniformBuffer { bytes } => {
-                let usage = vk::BufferUsageFlags::UNIFORM_BUFFER;
-                let at = add_buffer(ctx, &label, resource, bytes, usage, &mut resources, &mut resets)?;
+                let at = add_buffer(ctx, &label, resource, bytes, &mut resources, &mut resets)?;
                 Some(Binding::Uniform(resources.buffers[at].raw))
             }
             ResourceKind::UniformTexelBuffer { format, bytes }
             | ResourceKind::StorageTexelBuffer { format, bytes } => {
-                let storage = matches!(resource.kind, ResourceKind::StorageTexelBuffer { .. });
-                let usage = if storage {
-                    vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER
-                } else {
-                    vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER
-                };
-                let at = add_buffer(ctx, &label, resource, bytes, usage, &mut resources, &mut resets)?;
+                let at = add_buffer(ctx, &label, resource, bytes, &mut resources, &mut resets)?;
                 if case.checks == Some(i) {
                     checked = Some(Checked::Buffer(at));
                 }
-                let view = TexelView::new(ctx, &label, &resources.buffers[at], format)?;
-                let binding =
-                    if storage { Binding::StorageTexel(view.raw) } else { Binding::UniformTexel(view.raw) };
-                resources.views.push(view);
-                Some(binding)
+                let storage = matches!(resource.kind, ResourceKind::StorageTexelBuffer { .. });
+                let buffer = &resources.buffers[at];
+                Some(texel_binding(ctx, &label, buffer, format, storage, &mut resources.views)?)
             }
             ResourceKind::SampledImage { format, size, .. } | ResourceKind::StorageImage { format, size } => {
                 let storage = matches!(resource.kind, ResourceKind::StorageImage { .. });
-                let texel_bytes = crate::registry::texel_bytes(format).ok_or_else(|| {
-                    spec_error(case, format!("perftest does not know the texel size of {format:?}"))
-                })?;
-                let desc = ImageDesc { format, size, storage, texel_bytes };
-                let bytes = desc.bytes();
-                let staging =
-                    Buffer::staging(ctx, &format!("{label}: staging"), bytes, fill.unwrap_or(&|_| {}))?;
-                let image = transfer::image(ctx, &label, desc, &staging)?;
+                let (image, staging) = filled_image(ctx, case, &label, format, size, storage, fill)?;
                 let binding = match resource.kind {
                     ResourceKind::SampledImage { filter, .. } => {
-                        let sampler = Sampler::new(ctx, &label, filter)?;
-                        let binding = Binding::CombinedImage(image.view, sampler.raw);
-                        resources.samplers.push(sampler);
-                        binding
+                        sampled_binding(ctx, &label, image.view, filter, &mut resources.samplers)?
                     }
                     _ => Binding::StorageImage(image.view),
                 };
@@ -168,9 +148,7 @@ pub(super) fn build<'ctx>(
                 Some(binding)
             }
             ResourceKind::BufferAddress { bytes, push_offset } => {
-                let usage =
-                    vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS;
-                let at = add_buffer(ctx, &label, resource, bytes, usage, &mut resources, &mut resets)?;
+                let at = add_buffer(ctx, &label, resource, bytes, &mut resources, &mut resets)?;
                 let address = resources.buffers[at].device_address().to_ne_bytes();
                 let at = HEADER_BYTES + push_offset as usize;
                 for block in push.iter_mut() {
@@ -198,24 +176,14 @@ pub(super) fn build<'ctx>(
 fn make_kept<'ctx>(ctx: &'ctx Context, case: &CaseSpec, resource: &Resource) -> Result<(Object<'ctx>, u64)> {
     let label = format!("kept {}", resource.contents.as_deref().unwrap_or_default());
     let fill = resource.fill.as_deref().map(|f| f as &dyn Fn(&mut [u8]));
-    let usage = match resource.kind {
-        ResourceKind::StorageBuffer { .. } => vk::BufferUsageFlags::STORAGE_BUFFER,
-        ResourceKind::UniformBuffer { .. } => vk::BufferUsageFlags::UNIFORM_BUFFER,
-        ResourceKind::UniformTexelBuffer { .. } => vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER,
-        ResourceKind::SampledImage { format, size, .. } => {
-            let texel_bytes = crate::registry::texel_bytes(format).ok_or_else(|| {
-                spec_error(case, format!("perftest does not know the texel size of {format:?}"))
-            })?;
-            let desc = ImageDesc { format, size, storage: false, texel_bytes };
-            let bytes = desc.bytes();
-            let staging = Buffer::staging(ctx, &format!("{label}: staging"), bytes, fill.unwrap_or(&|_| {}))?;
-            let image = transfer::image(ctx, &label, desc, &staging)?;
-            return Ok((Object::Image(Rc::new(image)), bytes));
-        }
-        _ => return Err(spec_error(case, "only read buffers and sampled images are kept".into())),
-    };
+    if let ResourceKind::SampledImage { format, size, .. } = resource.kind {
+        // The staging buffer goes: kept contents are never reset.
+        let (image, staging) = filled_image(ctx, case, &label, format, size, false, fill)?;
+        return Ok((Object::Image(Rc::new(image)), staging.size));
+    }
     let bytes = resource.kind.bytes();
-    let buffer = transfer::with_data(ctx, &label, buffer_desc(resource.placement, bytes, usage), fill)?;
+    let desc = buffer_desc(resource.placement, bytes, buffer_usage(resource.kind));
+    let buffer = transfer::with_data(ctx, &label, desc, fill)?;
     Ok((Object::Buffer(Rc::new(buffer)), bytes))
 }
 
@@ -233,20 +201,80 @@ fn bind_kept<'ctx>(
         (Object::Buffer(buffer), ResourceKind::StorageBuffer { .. }) => Binding::Storage(buffer.raw),
         (Object::Buffer(buffer), ResourceKind::UniformBuffer { .. }) => Binding::Uniform(buffer.raw),
         (Object::Buffer(buffer), ResourceKind::UniformTexelBuffer { format, .. }) => {
-            let view = TexelView::new(ctx, &label, buffer, format)?;
-            let binding = Binding::UniformTexel(view.raw);
-            resources.views.push(view);
-            binding
+            texel_binding(ctx, &label, buffer, format, false, &mut resources.views)?
         }
         (Object::Image(image), ResourceKind::SampledImage { filter, .. }) => {
-            let sampler = Sampler::new(ctx, &label, filter)?;
-            let binding = Binding::CombinedImage(image.view, sampler.raw);
-            resources.samplers.push(sampler);
-            binding
+            sampled_binding(ctx, &label, image.view, filter, &mut resources.samplers)?
         }
         _ => return Err(spec_error(case, "its kept contents are of another kind".into())),
     };
     resources.kept.push(object);
+    Ok(binding)
+}
+
+/// The usage a buffer resource of `kind` is created with (none for images, and for transfer
+/// buffers, which `copy.rs` makes).
+fn buffer_usage(kind: ResourceKind) -> vk::BufferUsageFlags {
+    match kind {
+        ResourceKind::StorageBuffer { .. } => vk::BufferUsageFlags::STORAGE_BUFFER,
+        ResourceKind::UniformBuffer { .. } => vk::BufferUsageFlags::UNIFORM_BUFFER,
+        ResourceKind::UniformTexelBuffer { .. } => vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER,
+        ResourceKind::StorageTexelBuffer { .. } => vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER,
+        ResourceKind::BufferAddress { .. } => {
+            vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS
+        }
+        ResourceKind::TransferBuffer { .. }
+        | ResourceKind::SampledImage { .. }
+        | ResourceKind::StorageImage { .. } => vk::BufferUsageFlags::empty(),
+    }
+}
+
+/// An image of `format` and `size` (a storage image where `storage`) holding what `fill` writes,
+/// and the staging buffer it was uploaded through (a reset copies it back).
+fn filled_image<'ctx>(
+    ctx: &'ctx Context,
+    case: &CaseSpec,
+    label: &str,
+    format: vk::Format,
+    size: [u32; 2],
+    storage: bool,
+    fill: Contents<'_>,
+) -> Result<(Image<'ctx>, Buffer<'ctx>)> {
+    let texel_bytes = crate::registry::texel_bytes(format)
+        .ok_or_else(|| spec_error(case, format!("perftest does not know the texel size of {format:?}")))?;
+    let desc = ImageDesc { format, size, storage, texel_bytes };
+    let staging = Buffer::staging(ctx, &format!("{label}: staging"), desc.bytes(), fill.unwrap_or(&|_| {}))?;
+    let image = transfer::image(ctx, label, desc, &staging)?;
+    Ok((image, staging))
+}
+
+/// A view of `buffer` as texels of `format`, kept in `views`; its binding, a storage or a uniform
+/// texel buffer.
+fn texel_binding<'ctx>(
+    ctx: &'ctx Context,
+    label: &str,
+    buffer: &Buffer<'ctx>,
+    format: vk::Format,
+    storage: bool,
+    views: &mut Vec<TexelView<'ctx>>,
+) -> Result<Binding> {
+    let view = TexelView::new(ctx, label, buffer, format)?;
+    let binding = if storage { Binding::StorageTexel(view.raw) } else { Binding::UniformTexel(view.raw) };
+    views.push(view);
+    Ok(binding)
+}
+
+/// A sampler with `filter` for the image `view`, kept in `samplers`; its combined binding.
+fn sampled_binding<'ctx>(
+    ctx: &'ctx Context,
+    label: &str,
+    view: vk::ImageView,
+    filter: vk::Filter,
+    samplers: &mut Vec<Sampler<'ctx>>,
+) -> Result<Binding> {
+    let sampler = Sampler::new(ctx, label, filter)?;
+    let binding = Binding::CombinedImage(view, sampler.raw);
+    samplers.push(sampler);
     Ok(binding)
 }
 
@@ -274,7 +302,7 @@ pub(super) fn buffer_desc(placement: Placement, bytes: u64, usage: vk::BufferUsa
     }
 }
 
-/// Creates a buffer-backed resource of `bytes` with `usage`, placed and filled (then relocated to
+/// Creates a buffer-backed resource of `bytes` with its kind's usage ([`buffer_usage`]), placed and filled (then relocated to
 /// its own address) as it asks, keeps it, and records its reset (a fill, or a copy from a pristine
 /// device-local copy; validate() refuses a reset of a relocated buffer). Returns its index in
 /// `resources.buffers`.
@@ -283,11 +311,11 @@ fn add_buffer<'ctx>(
     label: &str,
     resource: &Resource,
     bytes: u64,
-    usage: vk::BufferUsageFlags,
     resources: &mut Resources<'ctx>,
     resets: &mut Vec<ResetOp>,
 ) -> Result<usize> {
     let fill = resource.fill.as_deref().map(|f| f as &dyn Fn(&mut [u8]));
+    let usage = buffer_usage(resource.kind);
     let mut buffer = Buffer::new(ctx, label, buffer_desc(resource.placement, bytes, usage))?;
     match &resource.relocate {
         None => transfer::upload(ctx, &mut buffer, label, fill)?,
