@@ -139,23 +139,38 @@ pub struct Standing {
     pub size: Option<Effect>,
     /// Its effects: per family, then over every case ([`effect`]).
     pub effects: Vec<Effect>,
+    /// Its families that could not be judged: a slowdown past the tolerance neither found nor
+    /// ruled out ([`Effect::unresolved`]). Never a pass: the verdict names them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unresolved: Vec<Effect>,
 }
 
 impl Standing {
+    /// Its families not judged, in words: `dispatch -9.1% (± 2.59%, 5 cases)`, or empty.
+    pub fn unresolved_text(&self) -> String {
+        let each: Vec<String> = self.unresolved.iter().map(effect_words).collect();
+        each.join("; ")
+    }
+
     /// Its size in words: `alu -3.1% (± 0.2%, 12 cases)`, or `a slow compute unit`, or `none`.
     pub fn size_text(&self) -> String {
         match &self.size {
-            Some(e) => format!(
-                "{} {:+.1}% (± {:.2}%, {})",
-                e.what(),
-                e.change * 100.0,
-                e.uncertainty * 100.0,
-                crate::format::count(e.cases, "case")
-            ),
+            Some(e) => effect_words(e),
             None if self.slow_units > 0 => crate::format::count(self.slow_units, "slow compute unit"),
             None => "none".to_owned(),
         }
     }
+}
+
+/// An effect in words: `alu -3.1% (± 0.20%, 12 cases)`.
+fn effect_words(e: &Effect) -> String {
+    format!(
+        "{} {:+.1}% (± {:.2}%, {})",
+        e.what(),
+        e.change * 100.0,
+        e.uncertainty * 100.0,
+        crate::format::count(e.cases, "case")
+    )
 }
 
 /// A device's state in a screen, the least alarming first.

@@ -138,6 +138,12 @@ pub fn render(fleet: &Fleet, members: &[Member<'_>]) -> String {
         "The GPU's slowest family (or whole-run) median change against its fleet or reference, as a \
          fraction (-0.03: 3% slow); 0 where no effect is beyond its uncertainty.",
     );
+    let mut unresolved = Metric::new(
+        "perftest_gpu_unjudged_families",
+        Merge::Highest,
+        "Families whose slowdown past the tolerance the GPU's runs could neither show nor rule out (their \
+         cases stray from run to run too far): not judged, whatever the state says of the others.",
+    );
     let mut tolerance = Metric::new(
         "perftest_tolerance_ratio",
         Merge::Lowest,
@@ -177,6 +183,7 @@ pub fn render(fleet: &Fleet, members: &[Member<'_>]) -> String {
             };
             states.push((gpu.clone(), word));
             size.set(gpu.clone(), standing.size.as_ref().map_or(0.0, |e| e.change));
+            unresolved.set(gpu.clone(), standing.unresolved.len() as f64);
             tolerance.set(format!("model_name=\"{}\"", escape(&group.key.device)), group.tolerance);
             slow.set(gpu.clone(), standing.slower as f64);
             judged.set(gpu.clone(), standing.judged as f64);
@@ -241,7 +248,7 @@ pub fn render(fleet: &Fleet, members: &[Member<'_>]) -> String {
     }
     // `# EOF` ends an OpenMetrics exposition; the classic text format (node_exporter's textfile
     // collector, promtool) reads it as a comment: the file is valid as both.
-    [verdict, healthy, gpu_state, size, tolerance, slow, judged, when, rates]
+    [verdict, healthy, gpu_state, size, unresolved, tolerance, slow, judged, when, rates]
         .iter()
         .map(Metric::text)
         .collect::<String>()

@@ -36,6 +36,9 @@ pub const HEAVY: f64 = 0.01;
 /// The smallest run-to-run spread a case is held to (0.1%): a spread estimated from a few
 /// devices can be zero by chance.
 pub const MIN_SPREAD: f64 = 0.001;
+/// How many of its uncertainties an effect must sit above a slowdown past the tolerance to rule
+/// it out (as a confirmation rules one out, [`crate::analysis::confirm::CONFIRM_Z`]).
+pub const RULE_OUT_Z: f64 = crate::analysis::confirm::CONFIRM_Z;
 /// The asymptotic efficiency of a median: its standard error is this times the mean's.
 const MEDIAN_SE: f64 = 1.2533;
 
@@ -98,6 +101,16 @@ impl Effect {
     /// Whether it is slow: slower than `tolerance` and significant.
     pub fn slow(&self, tolerance: f64) -> bool {
         self.significant() && self.change < -tolerance
+    }
+
+    /// Whether it is a family's effect that can neither be called slow nor rule out a slowdown
+    /// past `tolerance` ([`RULE_OUT_Z`] uncertainties): its cases stray from run to run further
+    /// than the devices beside it can tell. Not judged, and said so; never a pass.
+    pub fn unresolved(&self, tolerance: f64) -> bool {
+        self.family.is_some()
+            && self.cases >= MIN_CASES
+            && !self.slow(tolerance)
+            && self.change - RULE_OUT_Z * self.uncertainty < -tolerance
     }
 
     /// Its name in a sentence: `alu` or `every case`.
@@ -192,6 +205,23 @@ mod tests {
         assert!((beyond(-0.10, 0.03) + 0.07).abs() < 1e-12);
         assert_eq!(beyond(0.05, 0.06), 0.0);
         assert_eq!(beyond(-0.02, 0.0), -0.02);
+    }
+
+    #[test]
+    fn a_family_that_can_neither_show_nor_rule_out_a_slowdown_is_unresolved() {
+        // 5 cases that stray 5% from run to run: uncertainty 2.8%; -6% is not past 5 of them,
+        // and a slowdown past 2% is not ruled out either.
+        let wild = &effects(&points("dispatch", 5, -0.06, 0.05))[0];
+        assert!(!wild.slow(TOLERANCE) && wild.unresolved(TOLERANCE), "{wild:?}");
+        // So is one at no change: 3 uncertainties reach past the tolerance.
+        assert!(effects(&points("dispatch", 5, 0.0, 0.05))[0].unresolved(TOLERANCE));
+        // A quiet family rules it out; a slow one is slow, not unresolved.
+        assert!(!effects(&points("alu", 5, 0.0, 0.003))[0].unresolved(TOLERANCE));
+        let slow = &effects(&points("alu", 5, -0.1, 0.003))[0];
+        assert!(slow.slow(TOLERANCE) && !slow.unresolved(TOLERANCE));
+        // Four cases are judged only within the whole GPU, and the whole GPU is never unresolved.
+        let four = effects(&points("gemm", 4, 0.0, 0.05));
+        assert!(!four[0].unresolved(TOLERANCE) && !four[1].unresolved(TOLERANCE));
     }
 
     #[test]

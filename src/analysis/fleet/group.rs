@@ -232,6 +232,7 @@ pub(super) fn judge_group(
             let effects = std::mem::take(&mut effects[i]);
             let faster = mine.filter(|o| o.change > 0.0).count();
             let size = effect::size(&effects, tolerance).cloned();
+            let unresolved = effects.iter().filter(|e| e.unresolved(tolerance)).cloned().collect();
             let state = if units > 0 || size.as_ref().is_some_and(|e| e.slow(tolerance)) {
                 State::Slow
             } else if size.is_some() {
@@ -246,6 +247,7 @@ pub(super) fn judge_group(
                 state,
                 size,
                 effects,
+                unresolved,
                 slow_units: units,
                 device: i,
                 label: d.label.clone(),

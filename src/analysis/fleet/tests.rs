@@ -472,3 +472,44 @@ fn a_family_of_wild_cases_is_judged_beyond_their_tails_and_a_tiny_sure_differenc
     assert!(standing.effects.iter().any(|e| e.significant()), "{:?}", standing.effects);
     assert_eq!(standing.state, State::Healthy);
 }
+
+#[test]
+fn a_family_too_wild_to_judge_among_siblings_is_named_on_every_device_never_passed() {
+    // Cases 0-4 are `dispatch` and stray up to 8% from device to device; gpu0 is 10% slow in them.
+    let runs: Vec<Run> = (0..6u32)
+        .map(|i| {
+            let mut run = in_family(device_run("NVIDIA H200", i, 1.0), 5, "dispatch");
+            run.device.uuid = Some(format!("{i:08x}"));
+            for (k, case) in run.cases.iter_mut().take(5).enumerate() {
+                let stray = [0.0, 0.08, -0.06, 0.05, -0.08, 0.03][(i as usize + k) % 6];
+                let slow = if i == 0 { 0.9 } else { 1.0 };
+                case.rate.as_mut().unwrap().value *= (1.0 + stray) * slow;
+            }
+            run
+        })
+        .collect();
+    let fleet = judge(&members(&runs));
+    let group = &fleet.groups[0];
+    let gpu0 = group.ranking.iter().find(|s| s.label == "gpu0").unwrap();
+    assert_ne!(gpu0.state, State::Slow, "{:?}", gpu0.effects);
+    assert_eq!(
+        gpu0.unresolved.iter().map(Effect::what).collect::<Vec<_>>(),
+        ["dispatch"],
+        "{:?}",
+        gpu0.effects
+    );
+    assert!(gpu0.unresolved_text().starts_with("dispatch -"), "{}", gpu0.unresolved_text());
+    // The verdict says so, for every format, and the metrics count it.
+    let text = crate::report::sections::fleet::to_text(&fleet);
+    assert!(text.contains("[not judged: dispatch"), "{text}");
+    assert!(text.contains("not judged on"), "{text}");
+    let metrics = crate::report::prometheus::render(&fleet, &members(&runs));
+    let counted: Vec<&str> =
+        metrics.lines().filter(|l| l.starts_with("perftest_gpu_unjudged_families{")).collect();
+    assert_eq!(counted.len(), 6, "{metrics}");
+    for s in &group.ranking {
+        let uuid = format!("{:08x}\"", s.label[3..].parse::<u32>().unwrap());
+        let line = counted.iter().find(|l| l.contains(&uuid)).unwrap();
+        assert!(line.ends_with(&format!(" {}", s.unresolved.len())), "{line}");
+    }
+}

@@ -57,8 +57,16 @@ fn ranking_lines(group: &Group) -> Vec<String> {
                     format!(" [slow beyond the {:.1}% tolerance: {}]", group.tolerance * 100.0, s.size_text())
                 }
             };
+            let unresolved = match s.unresolved.is_empty() {
+                true => String::new(),
+                false => format!(
+                    " [not judged: {}: a slowdown past the {:.1}% tolerance can be neither found nor ruled out]",
+                    s.unresolved_text(),
+                    group.tolerance * 100.0
+                ),
+            };
             format!(
-                "{}: {} slower{worst}, {} faster, of {} judged{units}{}{verdict}",
+                "{}: {} slower{worst}, {} faster, of {} judged{units}{}{verdict}{unresolved}",
                 s.label,
                 s.slower,
                 s.faster,
@@ -234,6 +242,25 @@ fn tolerance(fleet: &Fleet) -> String {
     all.join(", ")
 }
 
+/// `; not judged on 3 devices: dispatch (...)`: the families whose slowdown past the tolerance a
+/// device's runs could neither show nor rule out, where any.
+fn unresolved_text(fleet: &Fleet) -> String {
+    let standings = fleet.groups.iter().flat_map(|g| &g.ranking).filter(|s| !s.unresolved.is_empty());
+    let devices = standings.clone().count();
+    let mut families: Vec<&str> = standings.flat_map(|s| s.unresolved.iter().map(|e| e.what())).collect();
+    families.sort_unstable();
+    families.dedup();
+    match devices {
+        0 => String::new(),
+        _ => format!(
+            "; not judged on {}: {} (its cases stray from run to run further than these runs can tell apart: \
+             judge with more runs of each GPU, or against a reference made of many)",
+            count(devices, "device"),
+            families.join(", ")
+        ),
+    }
+}
+
 /// The verdict's last line.
 fn verdict(fleet: &Fleet) -> String {
     let outliers: usize = fleet.groups.iter().map(|g| g.outliers.len()).sum();
@@ -243,10 +270,11 @@ fn verdict(fleet: &Fleet) -> String {
         .filter(|c| c.verdict == crate::analysis::confirm::Verdict::NotReproduced)
         .map(|c| c.label.as_str())
         .collect();
-    let listed = match not_reproduced.is_empty() {
+    let mut listed = match not_reproduced.is_empty() {
         true => String::new(),
         false => format!("; not reproduced when measured again: {}", not_reproduced.join(", ")),
     };
+    listed.push_str(&unresolved_text(fleet));
     let line = match fleet.conclusion() {
         Conclusion::Healthy if outliers > 0 => format!(
             "fleet: no device is slow beyond the {} tolerance ({} outside the fleet, each family within \
