@@ -181,27 +181,33 @@ fn a_latency_chain_resumes_when_timed_but_verify_starts_at_line_0() {
 
 #[test]
 fn a_copy_is_verified_word_by_word_against_the_source() {
-    use perftest::runner::copy::CopyBench;
+    use perftest::runner::copy::{CopyBench, Shelf};
     // A device-local target (read back through a host buffer) and a reference: right, then wrong.
     let fill = |b: &mut [u8]| {
         b.chunks_exact_mut(4).enumerate().for_each(|(w, c)| c.copy_from_slice(&(w as u32 * 3).to_ne_bytes()))
     };
-    let source = perftest::registry::Resource::transfer_buffer(4096, fill);
+    let source = perftest::registry::Resource::transfer_buffer(4096, fill).contents("words times 3");
     let target = perftest::registry::Resource::transfer_buffer(4096, |_| {});
     let right = CaseSpec::copy("copy 4 KiB", source.clone(), target.clone()).reference(|w| Value::U32(w * 3));
     let wrong =
         CaseSpec::copy("copy 4 KiB, wrong reference", source, target).reference(|w| Value::U32(w * 3 + 1));
     let gpu = Gpu::with_cases(vec![right.clone(), wrong.clone()]);
     let ctx = &gpu.ctx;
-    let mut bench = CopyBench::new(ctx, &right, None).unwrap_or_else(|e| panic!("{e}"));
+    let shelf = Shelf::default();
+    let mut bench = CopyBench::new(ctx, &right, None, &shelf).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(bench.verify().unwrap_or_else(|e| panic!("{e}")), 1024);
     let ms = bench.time_ms(3).unwrap_or_else(|e| panic!("{e}"));
     assert!(ms > 0.0 && ms.is_finite());
-    drop(bench);
-    let mut bench = CopyBench::new(ctx, &wrong, None).unwrap_or_else(|e| panic!("{e}"));
+    bench.shelve(&shelf);
+    assert_eq!(shelf.held(), 2, "the named source and the target wait for the next case");
+    // The next case of the same ends takes both: the target, holding the last copy, is poisoned
+    // before the verify run's copy, so the wrong reference still fails.
+    let mut bench = CopyBench::new(ctx, &wrong, None, &shelf).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(shelf.held(), 0);
     let error = bench.verify().expect_err("every word differs from the wrong reference");
     assert_eq!(error.exit_code(), perftest::ExitCode::Verify);
-    drop(bench);
+    bench.shelve(&shelf);
+    drop(shelf);
     gpu.close();
 }
 

@@ -64,8 +64,9 @@ fn case(env: &Env, direction: Direction, queue: Option<QueueKind>, bytes: u64) -
         .min_by_key(|(slots, _)| *slots)
         .unwrap_or((1, None));
     let total = bytes * slots;
+    // Every source of a size holds the same words: the next case of the same ends copies from it.
     let (source, target) = (
-        Resource::transfer_buffer(total, fill),
+        Resource::transfer_buffer(total, fill).contents("copy words"),
         Resource::zeros(ResourceKind::TransferBuffer { bytes: total }),
     );
     let (source, target) = match direction {

@@ -11,6 +11,12 @@ impl CaseSpec {
     pub fn validate(&self) -> Result<(), String> {
         if self.transfer {
             return match self.resources.as_slice() {
+                [_, to] if to.contents.is_some() => {
+                    Err("its target names its contents: a copy writes it, so no case can share them".into())
+                }
+                [from, _] if from.contents.is_some() && from.fill.is_none() => {
+                    Err("its source names its contents but has no fill".into())
+                }
                 [from, to] if from.kind.bytes() > 0 && from.kind.bytes() == to.kind.bytes() => {
                     match self.slots > 0 && from.kind.bytes() % self.slots == 0 {
                         true => Ok(()),

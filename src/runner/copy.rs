@@ -16,7 +16,7 @@ use super::measure::Timer;
 use super::resources::buffer_desc;
 use super::verify;
 use crate::error::{Error, Result};
-use crate::registry::{CaseSpec, Work};
+use crate::registry::{CaseSpec, Placement, Resource, ResourceKind, Work};
 use crate::vk::buffer::BufferDesc;
 use crate::vk::commands::{submit, submit_on, Stamp};
 use crate::vk::{Buffer, Context, TimestampPool};
@@ -26,6 +26,61 @@ const MAX_COPIES: u64 = 4096;
 /// What the target and the readback hold before a verify run's copy.
 const POISON: u32 = 0xDEAD_BEEF;
 
+/// What makes a transfer buffer fit another case: the queue family it is shared with (the run's
+/// alone, or that and a side queue's), its kind (with its size), its placement, and for a source,
+/// the name of its contents. A target's contents never matter: a timed copy overwrites them and a
+/// verify run poisons them first.
+#[derive(Clone, Debug, PartialEq)]
+struct End {
+    family: u32,
+    kind: ResourceKind,
+    placement: Placement,
+    /// The source's contents (a source without a name is never shared); `None` for a target.
+    contents: Option<String>,
+    source: bool,
+}
+
+impl End {
+    fn of(family: u32, resource: &Resource, source: bool) -> Self {
+        let contents = resource.contents.clone().filter(|_| source);
+        End { family, kind: resource.kind, placement: resource.placement, contents, source }
+    }
+
+    /// Whether a buffer made for this end may serve another case's.
+    fn shareable(&self) -> bool {
+        !self.source || self.contents.is_some()
+    }
+}
+
+/// The buffers of the last transfer case, for the next one that copies between the same ends:
+/// the copy family's sizes up to 256 MiB all rotate through 256 MiB buffers, so each direction's
+/// first five cases share one source and one target, allocated (host memory pinned) and filled
+/// once, not five times. Holds one case's at most: a case takes what fits and lets the rest go
+/// before it allocates; a case with a shader lets all go ([`Shelf::clear`]).
+#[derive(Default)]
+pub struct Shelf<'ctx> {
+    held: std::cell::RefCell<Vec<(End, Buffer<'ctx>)>>,
+}
+
+impl<'ctx> Shelf<'ctx> {
+    /// The buffer held for `end`, if one is.
+    fn take(&self, end: &End) -> Option<Buffer<'ctx>> {
+        let mut held = self.held.borrow_mut();
+        let at = held.iter().position(|(e, _)| e == end && end.shareable())?;
+        Some(held.swap_remove(at).1)
+    }
+
+    /// How many buffers it holds.
+    pub fn held(&self) -> usize {
+        self.held.borrow().len()
+    }
+
+    /// Lets go of every buffer held.
+    pub fn clear(&self) {
+        self.held.borrow_mut().clear();
+    }
+}
+
 /// A transfer case ready to run. Fields drop in order: the timestamps, then the buffers.
 pub struct CopyBench<'ctx, 'p> {
     ctx: &'ctx Context,
@@ -33,6 +88,8 @@ pub struct CopyBench<'ctx, 'p> {
     timestamps: TimestampPool<'ctx>,
     source: Buffer<'ctx>,
     target: Buffer<'ctx>,
+    /// What the source and target are, for the next case ([`CopyBench::shelve`]).
+    ends: [End; 2],
     probe: Option<&'p ClockProbe<'ctx>>,
     /// Bytes per copy: one part of the buffers.
     part: u64,
@@ -57,8 +114,14 @@ fn shared_with_run(ctx: &Context, family: u32, desc: BufferDesc) -> BufferDesc {
 }
 
 impl<'ctx, 'p> CopyBench<'ctx, 'p> {
-    /// Creates the source (filled) and the target of `case` (a [`CaseSpec::copy`]).
-    pub fn new(ctx: &'ctx Context, case: &'p CaseSpec, probe: Option<&'p ClockProbe<'ctx>>) -> Result<Self> {
+    /// Creates the source (filled) and the target of `case` (a [`CaseSpec::copy`]), or takes
+    /// them from `shelf` where the case before copied between the same ends.
+    pub fn new(
+        ctx: &'ctx Context,
+        case: &'p CaseSpec,
+        probe: Option<&'p ClockProbe<'ctx>>,
+        shelf: &Shelf<'ctx>,
+    ) -> Result<Self> {
         case.validate().map_err(|problem| spec_error(case, &problem))?;
         let [from, to] = case.resources.as_slice() else {
             return Err(spec_error(case, "a transfer case has exactly a source and a target"));
@@ -76,13 +139,35 @@ impl<'ctx, 'p> CopyBench<'ctx, 'p> {
             })?,
         };
         let shared = |desc| shared_with_run(ctx, family, desc);
-        let fill = from.fill.as_deref().map(|f| f as &dyn Fn(&mut [u8]));
-        let source_desc = shared(buffer_desc(from.placement, bytes, usage));
-        let source = crate::vk::transfer::with_data(ctx, &format!("{name}: source"), source_desc, fill)?;
-        let target_desc = shared(buffer_desc(to.placement, bytes, usage));
-        let target = crate::vk::transfer::with_data(ctx, &format!("{name}: target"), target_desc, None)?;
+        let ends = [End::of(family, from, true), End::of(family, to, false)];
+        // What the case before left that fits; the rest goes before anything is allocated.
+        let (source, target) = (shelf.take(&ends[0]), shelf.take(&ends[1]));
+        shelf.clear();
+        let source = match source {
+            Some(kept) => kept,
+            None => {
+                let fill = from.fill.as_deref().map(|f| f as &dyn Fn(&mut [u8]));
+                let desc = shared(buffer_desc(from.placement, bytes, usage));
+                crate::vk::transfer::with_data(ctx, &format!("{name}: source"), desc, fill)?
+            }
+        };
+        let target = match target {
+            Some(kept) => kept,
+            None => {
+                let desc = shared(buffer_desc(to.placement, bytes, usage));
+                crate::vk::transfer::with_data(ctx, &format!("{name}: target"), desc, None)?
+            }
+        };
         let timestamps = TimestampPool::new(ctx, &format!("{name}: timestamps"))?;
-        Ok(Self { ctx, case, timestamps, source, target, probe, part, next: 0, family })
+        Ok(Self { ctx, case, timestamps, source, target, ends, probe, part, next: 0, family })
+    }
+
+    /// Puts its buffers on `shelf` for the next case; its timestamps go first.
+    pub fn shelve(self, shelf: &Shelf<'ctx>) {
+        let Self { timestamps, source, target, ends: [from, to], .. } = self;
+        drop(timestamps);
+        let mut held = shelf.held.borrow_mut();
+        held.extend([(from, source), (to, target)].into_iter().filter(|(end, _)| end.shareable()));
     }
 
     /// Which memory types the source and target got, where they were placed by kind.

@@ -247,6 +247,7 @@ pub fn execute<'ctx>(
     // Verify and compile-only runs time nothing, so they read no clock.
     let clocks = if settings.timed() { prepared.clock.readers() } else { Readers::default() };
     let kept = Kept::new(ctx, cases, order);
+    let shelf = super::copy::Shelf::default();
     for (position, &index) in order.iter().enumerate() {
         let case = &cases[index];
         if STOP.load(Ordering::SeqCst) {
@@ -262,10 +263,13 @@ pub fn execute<'ctx>(
         let mut phases = Phases::default();
         let mut record = match &prepared.skipped[index] {
             Some(reason) => Record::of(case, Outcome::Skipped(reason.clone()), Vec::new(), None),
-            None => match run_case(ctx, case, prepared, settings, &policy, &steady, &kept, &mut phases) {
-                Ok(record) => Record { notes: [&case.notes[..], &record.notes].concat(), ..record },
-                Err(error) => Record::of(case, case_failure(error.in_case(&case.name)), Vec::new(), None),
-            },
+            None => {
+                match run_case(ctx, case, prepared, settings, &policy, &steady, (&kept, &shelf), &mut phases)
+                {
+                    Ok(record) => Record { notes: [&case.notes[..], &record.notes].concat(), ..record },
+                    Err(error) => Record::of(case, case_failure(error.in_case(&case.name)), Vec::new(), None),
+                }
+            }
         };
         let lost = matches!(record.outcome, Outcome::Failed { failure: Failure::DeviceLost, .. });
         record.validation = drain(sink);
@@ -389,7 +393,7 @@ fn run_case<'ctx>(
     settings: &RunSettings,
     policy: &Policy,
     steady: &Steady<'_, 'ctx>,
-    kept: &Kept<'ctx>,
+    (kept, shelf): (&Kept<'ctx>, &super::copy::Shelf<'ctx>),
     phases: &mut Phases,
 ) -> Result<Record> {
     if case.transfer && settings.compile_only {
@@ -411,23 +415,27 @@ fn run_case<'ctx>(
             return Ok(Record::of(case, Outcome::Skipped(reason), Vec::new(), None));
         }
         let start = Instant::now();
-        let mut bench = CopyBench::new(ctx, case, steady.clocks.probe)?;
+        let mut bench = CopyBench::new(ctx, case, steady.clocks.probe, shelf)?;
         phases.setup_ms = Phases::since(start);
         let mut notes = bench.memory_notes();
         if settings.verify {
             let start = Instant::now();
             let checked = bench.verify()?;
             phases.verify_ms = Phases::since(start);
+            bench.shelve(shelf);
             return Ok(Record::of(case, Outcome::Verified { checked }, notes, None));
         }
         let mut measurement = steady.measure(&mut bench, policy, settings, &mut notes)?;
         measurement.fenced = ctx.fenced;
         let energy = prepared.hold(&mut bench, measurement.groups, &mut notes, phases)?;
         let work = bench.work(measurement.groups);
+        bench.shelve(shelf);
         let timed =
             Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: Counted::Copies };
         return Ok(Record { energy, ..Record::of(case, timed, notes, None) });
     }
+    // The transfer buffers kept for a next copy give their room back.
+    shelf.clear();
     // Built here where the worker builds each case's pipeline as it runs: kept until the case ends.
     let start = Instant::now();
     let own = match prepared.lazy {
