@@ -243,18 +243,24 @@ fn tolerance(fleet: &Fleet) -> String {
 }
 
 /// `; not judged on 3 devices: dispatch (...)`: the families whose slowdown past the tolerance a
-/// device's runs could neither show nor rule out, where any.
+/// device's runs could neither show nor rule out, where any; among siblings alone, what would.
 fn unresolved_text(fleet: &Fleet) -> String {
-    let standings = fleet.groups.iter().flat_map(|g| &g.ranking).filter(|s| !s.unresolved.is_empty());
+    let groups = fleet.groups.iter().filter(|g| g.ranking.iter().any(|s| !s.unresolved.is_empty()));
+    let siblings = groups.clone().any(|g| g.reference.is_none());
+    let standings = groups.flat_map(|g| &g.ranking).filter(|s| !s.unresolved.is_empty());
     let devices = standings.clone().count();
     let mut families: Vec<&str> = standings.flat_map(|s| s.unresolved.iter().map(|e| e.what())).collect();
     families.sort_unstable();
     families.dedup();
+    let advice = match siblings {
+        true => ": judge against a reference, or with more runs of each GPU",
+        false => "",
+    };
     match devices {
         0 => String::new(),
         _ => format!(
-            "; not judged on {}: {} (its cases stray from run to run further than these runs can tell apart: \
-             judge with more runs of each GPU, or against a reference made of many)",
+            "; not judged on {}: {} (its cases stray from run to run further than these runs can tell from a \
+             slowdown past the tolerance{advice})",
             count(devices, "device"),
             families.join(", ")
         ),
