@@ -2,7 +2,8 @@
 # ci/examples-check.sh: the cluster examples hold together with no cluster: examples/kubernetes/'s
 # manifests validate against the Kubernetes API's schemas (kubernetes-validate from PyPI, in a
 # virtual environment of its own, strict: no unknown field), and examples/slurm/'s scripts parse
-# (bash -n); ci/slurm.sh then runs their pattern on a real Slurm. Called by ci/test.sh.
+# (bash -n); ci/slurm.sh then runs their pattern on a real Slurm. examples/prometheus/'s alerts go
+# through promtool's checks and unit tests. Called by ci/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=target/examples-venv
@@ -65,4 +66,18 @@ PY
 for script in examples/slurm/*; do
     bash -n "$script"
 done
-echo "== examples: $(ls examples/kubernetes/*.yaml | wc -l) manifests valid, $(ls examples/slurm/* | wc -l) Slurm scripts parse"
+# The alerts: promtool checks the rule file and runs its unit tests (each alert fires where it
+# should and stays quiet where it should), and the PrometheusRule that prometheus-rule.sh prints
+# holds the same groups.
+promtool=$(bash ci/promtool.sh)
+"$promtool" check rules examples/prometheus/perftest-alerts.yml
+(cd examples/prometheus && "$promtool" test rules perftest-alerts.test.yml)
+bash examples/prometheus/prometheus-rule.sh | "$venv/bin/python" -c '
+import sys, yaml
+made = yaml.safe_load(sys.stdin)
+rules = yaml.safe_load(open("examples/prometheus/perftest-alerts.yml"))
+if made["kind"] != "PrometheusRule" or made["spec"] != rules:
+    sys.exit("examples/prometheus/prometheus-rule.sh: its PrometheusRule is not perftest-alerts.yml")
+'
+echo "== examples: $(ls examples/kubernetes/*.yaml | wc -l) manifests valid, $(ls examples/slurm/* | wc -l) Slurm scripts parse, \
+$(grep -c '^      - alert:' examples/prometheus/perftest-alerts.yml) alerts tested"

@@ -2,7 +2,7 @@
 # ci/promtool.sh: prints the path of Prometheus's promtool, fetching it first where needed.
 # Debian ships promtool only inside its `prometheus` package (the server, 96 MB installed, with a
 # service to start); CI needs the one binary, so the package is downloaded with apt-get download
-# and unpacked under target/promtool/, not installed. Called by ci/slurm.sh.
+# and unpacked under target/promtool/, not installed. Called by ci/slurm.sh and ci/examples-check.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if command -v promtool >/dev/null; then
