@@ -3,7 +3,8 @@
 # manifests validate against the Kubernetes API's schemas (kubernetes-validate from PyPI, in a
 # virtual environment of its own, strict: no unknown field), and examples/slurm/'s scripts parse
 # (bash -n); ci/slurm.sh then runs their pattern on a real Slurm. examples/prometheus/'s alerts go
-# through promtool's checks and unit tests. Called by ci/test.sh.
+# through promtool's checks and unit tests, examples/grafana/'s dashboard queries through promtool's
+# expression tests. Called by ci/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=target/examples-venv
@@ -78,6 +79,22 @@ made = yaml.safe_load(sys.stdin)
 rules = yaml.safe_load(open("examples/prometheus/perftest-alerts.yml"))
 if made["kind"] != "PrometheusRule" or made["spec"] != rules:
     sys.exit("examples/prometheus/prometheus-rule.sh: its PrometheusRule is not perftest-alerts.yml")
+'
+# The dashboard: every panel's query is in perftest-dashboard.test.yml (its `$gpu` as "All"), which
+# promtool runs on synthetic series; the provisioning file parses.
+(cd examples/grafana && "$promtool" test rules perftest-dashboard.test.yml)
+"$venv/bin/python" -c '
+import json, sys, yaml
+board = json.load(open("examples/grafana/perftest-dashboard.json"))
+tests = yaml.safe_load(open("examples/grafana/perftest-dashboard.test.yml"))["tests"]
+tested = {t["expr"].strip() for test in tests for t in test.get("promql_expr_test", [])}
+queries = [t["expr"].replace("$gpu", ".*") for p in board["panels"] for t in p["targets"]]
+missing = [q for q in queries if q not in tested]
+ids = [p["id"] for p in board["panels"]]
+yaml.safe_load(open("examples/grafana/provisioning.yml"))["providers"][0]["options"]["path"]
+if missing or len(set(ids)) != len(ids):
+    sys.exit(f"examples/grafana: queries no test holds: {missing}; panel ids {ids}")
+print(f"== dashboard: {len(queries)} queries, each tested")
 '
 echo "== examples: $(ls examples/kubernetes/*.yaml | wc -l) manifests valid, $(ls examples/slurm/* | wc -l) Slurm scripts parse, \
 $(grep -c '^      - alert:' examples/prometheus/perftest-alerts.yml) alerts tested"

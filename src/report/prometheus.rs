@@ -138,6 +138,12 @@ pub fn render(fleet: &Fleet, members: &[Member<'_>]) -> String {
         "The GPU's slowest family (or whole-run) median change against its fleet or reference, as a \
          fraction (-0.03: 3% slow); 0 where no effect is beyond its uncertainty.",
     );
+    let mut families = Metric::new(
+        "perftest_gpu_family_change_ratio",
+        Merge::Lowest,
+        "Each family's median change against the GPU's fleet or reference, as a fraction (-0.03: 3% slow), \
+         whatever its unit of rate: one panel can hold every family.",
+    );
     let mut unresolved = Metric::new(
         "perftest_gpu_unjudged_families",
         Merge::Highest,
@@ -184,6 +190,9 @@ pub fn render(fleet: &Fleet, members: &[Member<'_>]) -> String {
             states.push((gpu.clone(), word));
             size.set(gpu.clone(), standing.size.as_ref().map_or(0.0, |e| e.change));
             unresolved.set(gpu.clone(), standing.unresolved.len() as f64);
+            for effect in standing.effects.iter().filter(|e| e.family.is_some()) {
+                families.set(format!("{gpu},family=\"{}\"", escape(effect.what())), effect.change);
+            }
             tolerance.set(format!("model_name=\"{}\"", escape(&group.key.device)), group.tolerance);
             slow.set(gpu.clone(), standing.slower as f64);
             judged.set(gpu.clone(), standing.judged as f64);
@@ -248,7 +257,7 @@ pub fn render(fleet: &Fleet, members: &[Member<'_>]) -> String {
     }
     // `# EOF` ends an OpenMetrics exposition; the classic text format (node_exporter's textfile
     // collector, promtool) reads it as a comment: the file is valid as both.
-    [verdict, healthy, gpu_state, size, unresolved, tolerance, slow, judged, when, rates]
+    [verdict, healthy, gpu_state, size, families, unresolved, tolerance, slow, judged, when, rates]
         .iter()
         .map(Metric::text)
         .collect::<String>()
@@ -321,6 +330,15 @@ mod tests {
             (line("perftest_gpu_effect_ratio").unwrap().parse::<f64>().unwrap() + 0.5).abs() < 0.01,
             "{text}"
         );
+        // Its family's change, the slower group's, on one series per family whatever its unit.
+        let family = |uuid: &str| {
+            let prefix = format!("perftest_gpu_family_change_ratio{{UUID=\"{uuid}\"");
+            let found: Vec<&str> = text.lines().filter(|l| l.starts_with(&prefix)).collect();
+            assert_eq!(found.len(), 1, "one family: {text}");
+            assert!(found[0].contains(",family=\""), "{}", found[0]);
+            found[0].rsplit_once(' ').unwrap().1.parse::<f64>().unwrap()
+        };
+        assert!((family("GPU-00000003") + 0.5).abs() < 0.01 && family("GPU-00000001").abs() < 0.01);
         let second = humantime::parse_rfc3339("2026-11-28T02:00:00Z").unwrap();
         let seconds = second.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
         assert_eq!(line("perftest_gpu_run_timestamp_seconds"), Some(seconds.to_string()), "the latest");
