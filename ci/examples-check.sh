@@ -4,7 +4,7 @@
 # virtual environment of its own, strict: no unknown field), and examples/slurm/'s scripts parse
 # (bash -n); ci/slurm.sh then runs their pattern on a real Slurm. examples/prometheus/'s alerts go
 # through promtool's checks and unit tests, examples/grafana/'s dashboard queries through promtool's
-# expression tests. Called by ci/test.sh.
+# expression tests, examples/systemd/'s units through systemd-analyze verify. Called by ci/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=target/examples-venv
@@ -96,5 +96,18 @@ if missing or len(set(ids)) != len(ids):
     sys.exit(f"examples/grafana: queries no test holds: {missing}; panel ids {ids}")
 print(f"== dashboard: {len(queries)} queries, each tested")
 '
+# The systemd units: systemd-analyze verify, the service's perftest the one just built (verify
+# refuses a command that is not there).
+units=$(mktemp -d)
+trap 'rm -rf "$units"' EXIT
+sed "s|/usr/local/bin/perftest|$PWD/target/release/perftest|" examples/systemd/perftest-health.service \
+    >"$units/perftest-health.service"
+cp examples/systemd/perftest-health.timer "$units/"
+# It exits 0 on a line it ignores (`Failed to parse service type, ignoring`): any word fails here.
+said=$(systemd-analyze verify "$units/perftest-health.service" "$units/perftest-health.timer" 2>&1)
+if [ -n "$said" ]; then
+    echo "examples/systemd: systemd-analyze verify: $said" >&2
+    exit 1
+fi
 echo "== examples: $(ls examples/kubernetes/*.yaml | wc -l) manifests valid, $(ls examples/slurm/* | wc -l) Slurm scripts parse, \
-$(grep -c '^      - alert:' examples/prometheus/perftest-alerts.yml) alerts tested"
+$(grep -c '^      - alert:' examples/prometheus/perftest-alerts.yml) alerts tested, systemd units verified"

@@ -7,9 +7,10 @@ cd "$(dirname "$0")/.."
 # Vulkan loader, lavapipe, the validation layer, shaderc's build needs (cmake, python3, a C++ compiler),
 # the browser that opens a report in ci/report-check.sh (chromium), and GNU time, with which
 # tests/untrusted_files.rs measures what loading a results file costs;
-# Debian's Slurm and munge, which ci/slurm.sh starts as a one-node cluster.
+# Debian's Slurm and munge, which ci/slurm.sh starts as a one-node cluster; systemd, whose
+# systemd-analyze verifies examples/systemd/ (ci/examples-check.sh).
 packages=(libvulkan1 mesa-vulkan-drivers vulkan-validationlayers cmake python3 g++ ninja-build chromium time
-    munge slurmctld slurmd slurm-client)
+    munge slurmctld slurmd slurm-client systemd)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
