@@ -281,15 +281,21 @@ fn verdict(fleet: &Fleet) -> String {
         false => format!("; not reproduced when measured again: {}", not_reproduced.join(", ")),
     };
     listed.push_str(&unresolved_text(fleet));
+    // Judged against a reference only (a health check of one node): no fleet to speak of.
+    let referenced = !fleet.groups.is_empty() && fleet.groups.iter().all(|g| g.reference.is_some());
+    let (who, against, outside) = match referenced {
+        true => ("GPU", " against the reference", "outside it"),
+        false => ("device", "", "outside the fleet"),
+    };
     let line = match fleet.conclusion() {
         Conclusion::Healthy if outliers > 0 => format!(
-            "fleet: no device is slow beyond the {} tolerance ({} outside the fleet, each family within \
+            "fleet: no {who} is slow beyond the {} tolerance{against} ({} {outside}, each family within \
              it){listed}",
             tolerance(fleet),
             count(outliers, "case"),
         ),
         Conclusion::Healthy => {
-            format!("fleet: no device is slow beyond the {} tolerance{listed}", tolerance(fleet))
+            format!("fleet: no {who} is slow beyond the {} tolerance{against}{listed}", tolerance(fleet))
         }
         Conclusion::Faulty(devices) => {
             format!(
