@@ -213,7 +213,15 @@ pub(super) fn judge_group(
                 (why, false)
             });
             let lacks_siblings = unjudgeable(d).is_none() && alone.is_some();
-            let (why, broken) = unjudgeable(d).or(alone).or(short.then_some((unmatched, false)))?;
+            // A reference without its cases is the cause, whatever their noise; nothing timed
+            // comes first (a broken GPU).
+            let lacks = (model.is_some() && held == 0).then(|| (unmatched.clone(), false));
+            let (why, broken) = match unjudgeable(d) {
+                Some((why, true)) => Some((why, true)),
+                noise => lacks.or(noise),
+            }
+            .or(alone)
+            .or(short.then_some((unmatched, false)))?;
             Some(Unjudged { device: i, why, broken, alone: lacks_siblings })
         })
         .collect();

@@ -355,6 +355,11 @@ fn a_reference_of_two_gpus_says_nothing_and_one_that_lacks_every_case_judges_not
     let fleet = judge_against(&members(std::slice::from_ref(&renamed)), Some(&made));
     assert!(fleet.groups[0].unjudged[0].why.starts_with("the reference holds none of its timed cases"));
     assert!(matches!(fleet.conclusion(), Conclusion::Unjudged(_)));
+    // Noisy as well: the missing cases are the cause named, not the noise.
+    renamed.cases.iter_mut().for_each(|c| c.samples_ms = vec![20.0, 26.0, 14.0, 20.0]);
+    let fleet = judge_against(&members(std::slice::from_ref(&renamed)), Some(&made));
+    let why = &fleet.groups[0].unjudged[0].why;
+    assert!(why.starts_with("the reference holds none of its timed cases"), "{why}");
 }
 
 #[test]

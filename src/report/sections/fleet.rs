@@ -303,6 +303,9 @@ fn verdict(fleet: &Fleet) -> String {
                 devices.join("; ")
             )
         }
+        Conclusion::Slow(devices) if referenced => {
+            format!("fleet: slow against the reference: {}", devices.join(", "))
+        }
         Conclusion::Slow(devices) => format!("fleet: slow, alone as among its fleet: {}", devices.join(", ")),
         Conclusion::Unjudged(devices) => format!("fleet: cannot be judged: {}", devices.join("; ")),
         Conclusion::Interference(devices) => {
