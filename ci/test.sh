@@ -53,6 +53,8 @@ step "the README's main job on lavapipe (ci/main-job.sh)" bash ci/main-job.sh
 step "perftest report of the committed H100 run, in headless Chromium (ci/report-check.sh)" bash ci/report-check.sh
 step "the cluster examples: Kubernetes manifests against the API's schemas, Slurm scripts parse, alerts unit-tested (ci/examples-check.sh)" \
     bash ci/examples-check.sh
+step "the Containerfile: built where a builder runs, else what can be checked without one (ci/container-check.sh)" \
+    bash ci/container-check.sh
 step "perftest on a one-node Slurm: a two-task array, perftest fleet, the health check that drains (ci/slurm.sh)" \
     bash ci/slurm.sh
 echo "== ci/test.sh passed in $SECONDS s:"
