@@ -19,16 +19,21 @@ fi
     examples/kubernetes/*.yaml
 # What the API server checks beyond the schemas (a podFailurePolicy needs restartPolicy Never,
 # FailIndex an Indexed Job with backoffLimitPerIndex, an exit-code rule a container of the pod),
-# what these examples promise (no root, no privilege, a memory limit), and that each container's
+# what these examples promise (no root, no privilege, a memory limit; a DaemonSet on GPU nodes
+# tolerates their taint), and that each container's
 # `sh -c` script parses.
 "$venv/bin/python" - examples/kubernetes/*.yaml <<'PY'
 import subprocess, sys, yaml
 problems = []
 for path in sys.argv[1:]:
     for doc in yaml.safe_load_all(open(path)):
-        if not doc or doc.get("kind") != "Job":
+        if not doc or doc.get("kind") not in ("Job", "DaemonSet"):
             continue
         spec, pod = doc["spec"], doc["spec"]["template"]["spec"]
+        if doc["kind"] == "DaemonSet" and not any(
+            t.get("key") == "nvidia.com/gpu" and t.get("operator") == "Exists" for t in pod.get("tolerations", [])
+        ):
+            problems.append(f"{path}: a GPU node DaemonSet must tolerate the nvidia.com/gpu taint")
         say = lambda text: problems.append(f"{path}: {text}")
         names = {c["name"] for c in pod["containers"]}
         rules = spec.get("podFailurePolicy", {}).get("rules", [])
