@@ -32,6 +32,15 @@ fn full() -> Vec<Pool> {
 const MODES: [Mode; 3] = [Mode::Fleet, Mode::Reference, Mode::Health];
 const MODELS: [Model; 2] = [Model::PerCase, Model::WholeRun];
 
+/// Of a set of screens judged in one mode, the shares that exit non-zero, that find GPU 0 slow,
+/// and that pass it as healthy.
+#[derive(Clone, Copy, Debug, Default)]
+struct Shares {
+    alarm: f64,
+    found: f64,
+    passed: f64,
+}
+
 /// Per mode, the share of `trials` fleets of `size` (GPU 0 carrying `plant`) that exit non-zero,
 /// that find GPU 0 slow, and that pass it (neither found nor its slow family named as not
 /// judged); each fleet and its reference drawn once (trial `t` from seed `seed` and `t`, so that
@@ -43,22 +52,24 @@ fn screens(
     plant: &Plant,
     trials: usize,
     seed: u64,
-) -> Vec<(f64, f64, f64)> {
+) -> Vec<Shares> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(trials.max(1));
-    let counts: Vec<[(usize, usize, usize); 3]> = std::thread::scope(|scope| {
+    // Per thread, per mode: screens that alarmed, found GPU 0, passed it.
+    let counts: Vec<[[usize; 3]; 3]> = std::thread::scope(|scope| {
         let each: Vec<_> = (0..threads)
             .map(|first| {
                 scope.spawn(move || {
-                    let mut counts = [(0usize, 0usize, 0usize); 3];
+                    let mut counts = [[0usize; 3]; 3];
                     for trial in (first..trials).step_by(threads) {
                         let mut rng = Draw::new(seed.wrapping_mul(1_000_003).wrapping_add(trial as u64));
                         let made = reference(pools, model, &mut rng);
                         let runs = draw(pools, model, size, plant, &mut rng);
                         let judged = judge(&runs, pools, model, plant, &made, &mut rng);
                         for (screen, count) in judged.iter().zip(counts.iter_mut()) {
-                            count.0 += usize::from(screen.alarm);
-                            count.1 += usize::from(screen.found);
-                            count.2 += usize::from(screen.passed);
+                            for (n, seen) in count.iter_mut().zip([screen.alarm, screen.found, screen.passed])
+                            {
+                                *n += usize::from(seen);
+                            }
                         }
                     }
                     counts
@@ -67,13 +78,9 @@ fn screens(
             .collect();
         each.into_iter().map(|h| h.join().expect("a simulating thread panicked")).collect()
     });
-    let share = |n: usize| n as f64 / trials.max(1) as f64;
-    (0..3)
-        .map(|m| {
-            let sum = |f: fn(&(usize, usize, usize)) -> usize| counts.iter().map(|c| f(&c[m])).sum::<usize>();
-            (share(sum(|c| c.0)), share(sum(|c| c.1)), share(sum(|c| c.2)))
-        })
-        .collect()
+    let share =
+        |m: usize, k: usize| counts.iter().map(|c| c[m][k]).sum::<usize>() as f64 / trials.max(1) as f64;
+    (0..3).map(|m| Shares { alarm: share(m, 0), found: share(m, 1), passed: share(m, 2) }).collect()
 }
 
 #[test]
@@ -83,7 +90,8 @@ fn healthy_quick_fleets_pass_and_a_gpu_three_percent_slow_is_found() {
         for size in [4, 16, 64] {
             let healthy = screens(&pools, model, size, &Plant::None, 20, 1);
             let slow = screens(&pools, model, size, &Plant::Every(0.03), 10, 2);
-            for ((mode, (alarms, ..)), (_, found, _)) in MODES.iter().zip(healthy).zip(slow) {
+            for ((mode, healthy), slow) in MODES.iter().zip(healthy).zip(slow) {
+                let (alarms, found) = (healthy.alarm, slow.found);
                 assert!(alarms <= 0.05, "{model:?} {mode:?} {size}: {alarms} false alarms");
                 assert!(found >= 0.9, "{model:?} {mode:?} {size}: 3% slow found in {found}");
             }
@@ -138,12 +146,9 @@ fn the_table() {
         for model in models() {
             for size in sizes(name) {
                 let trials = screens_of(name, size);
-                // Per mode: 0 the alarms, 1 found, 2 passed.
-                let three = |v: &[(f64, f64, f64)], which: usize| {
-                    v.iter()
-                        .map(|s| format!("{:.0}%", 100.0 * [s.0, s.1, s.2][which]))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                // One share per mode: `0%, 0%, 0%`.
+                let three = |shares: &mut dyn Iterator<Item = f64>| {
+                    shares.map(|s| format!("{:.0}%", 100.0 * s)).collect::<Vec<_>>().join(", ")
                 };
                 let seed = size as u64 * 10;
                 let healthy = screens(&pools, model, size, &Plant::None, trials, seed);
@@ -152,7 +157,7 @@ fn the_table() {
                     Plant::Family(ten.0.clone(), 0.03),
                     Plant::Family(five.0.clone(), 0.10),
                 ];
-                let planted: Vec<Vec<(f64, f64, f64)>> = plants
+                let planted: Vec<Vec<Shares>> = plants
                     .iter()
                     .enumerate()
                     .map(|(i, p)| {
@@ -162,21 +167,20 @@ fn the_table() {
                 let none = trials.min(found_in()) == 0;
                 let found: Vec<String> = match none {
                     true => vec!["-".to_owned(); planted.len()],
-                    false => planted.iter().map(|v| three(v, 1)).collect(),
+                    false => planted.iter().map(|v| three(&mut v.iter().map(|s| s.found))).collect(),
                 };
                 // The largest share of any plant passed as healthy, per mode.
-                let passed: Vec<(f64, f64, f64)> =
-                    (0..3).map(|m| (0.0, 0.0, planted.iter().map(|v| v[m].2).fold(0.0, f64::max))).collect();
+                let mut passed = (0..3).map(|m| planted.iter().map(|v| v[m].passed).fold(0.0, f64::max));
                 println!(
                     "| {name} | {model:?} | {size} | {trials} | {} | {} | {} | {} ({}) | {} ({}) | {} |",
-                    three(&healthy, 0),
+                    three(&mut healthy.iter().map(|s| s.alarm)),
                     trials.min(found_in()),
                     found[0],
                     found[1],
                     ten.0,
                     found[2],
                     five.0,
-                    if none { "-".to_owned() } else { three(&passed, 2) }
+                    if none { "-".to_owned() } else { three(&mut passed) }
                 );
             }
         }
@@ -190,7 +194,8 @@ fn a_family_of_wild_cases_ten_percent_slow_is_found_or_named_never_passed() {
     for model in MODELS {
         let healthy = screens(&pools, model, 4, &Plant::None, 10, 3);
         let slow = screens(&pools, model, 4, &Plant::Family("dispatch".into(), 0.10), 10, 4);
-        for ((mode, (alarms, ..)), (_, found, passed)) in MODES.iter().zip(healthy).zip(slow) {
+        for ((mode, healthy), slow) in MODES.iter().zip(healthy).zip(slow) {
+            let (alarms, found, passed) = (healthy.alarm, slow.found, slow.passed);
             assert!(alarms <= 0.1, "{model:?} {mode:?}: {alarms} false alarms");
             assert_eq!(passed, 0.0, "{model:?} {mode:?}: dispatch 10% slow passed as healthy");
             if *mode == Mode::Reference {

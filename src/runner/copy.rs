@@ -63,11 +63,14 @@ pub struct Shelf<'ctx> {
 }
 
 impl<'ctx> Shelf<'ctx> {
-    /// The buffer held for `end`, if one is.
-    fn take(&self, end: &End) -> Option<Buffer<'ctx>> {
+    /// The buffer held for `end` (only shareable ends are held), renamed `name` for the case that
+    /// takes it, so that a validation message names that case.
+    fn take(&self, ctx: &Context, end: &End, name: &str) -> Option<Buffer<'ctx>> {
         let mut held = self.held.borrow_mut();
-        let at = held.iter().position(|(e, _)| e == end && end.shareable())?;
-        Some(held.swap_remove(at).1)
+        let at = held.iter().position(|(e, _)| e == end)?;
+        let buffer = held.swap_remove(at).1;
+        ctx.set_name(buffer.raw, name);
+        Some(buffer)
     }
 
     /// How many buffers it holds.
@@ -141,22 +144,25 @@ impl<'ctx, 'p> CopyBench<'ctx, 'p> {
         let shared = |desc| shared_with_run(ctx, family, desc);
         let ends = [End::of(family, from, true), End::of(family, to, false)];
         // What the case before left that fits; the rest goes before anything is allocated.
-        let (source, target) = (shelf.take(&ends[0]), shelf.take(&ends[1]));
+        let names = [format!("{name}: source"), format!("{name}: target")];
+        let (source, target) = (shelf.take(ctx, &ends[0], &names[0]), shelf.take(ctx, &ends[1], &names[1]));
         shelf.clear();
         let source = match source {
             Some(kept) => kept,
             None => {
                 let fill = from.fill.as_deref().map(|f| f as &dyn Fn(&mut [u8]));
                 let desc = shared(buffer_desc(from.placement, bytes, usage));
-                crate::vk::transfer::with_data(ctx, &format!("{name}: source"), desc, fill)?
+                crate::vk::transfer::with_data(ctx, &names[0], desc, fill)?
             }
         };
         let target = match target {
             Some(kept) => kept,
-            None => {
-                let desc = shared(buffer_desc(to.placement, bytes, usage));
-                crate::vk::transfer::with_data(ctx, &format!("{name}: target"), desc, None)?
-            }
+            None => crate::vk::transfer::with_data(
+                ctx,
+                &names[1],
+                shared(buffer_desc(to.placement, bytes, usage)),
+                None,
+            )?,
         };
         let timestamps = TimestampPool::new(ctx, &format!("{name}: timestamps"))?;
         Ok(Self { ctx, case, timestamps, source, target, ends, probe, part, next: 0, family })

@@ -264,8 +264,7 @@ pub fn execute<'ctx>(
         let mut record = match &prepared.skipped[index] {
             Some(reason) => Record::of(case, Outcome::Skipped(reason.clone()), Vec::new(), None),
             None => {
-                match run_case(ctx, case, prepared, settings, &policy, &steady, (&kept, &shelf), &mut phases)
-                {
+                match run_case(ctx, case, prepared, settings, &policy, &steady, &kept, &shelf, &mut phases) {
                     Ok(record) => Record { notes: [&case.notes[..], &record.notes].concat(), ..record },
                     Err(error) => Record::of(case, case_failure(error.in_case(&case.name)), Vec::new(), None),
                 }
@@ -393,7 +392,8 @@ fn run_case<'ctx>(
     settings: &RunSettings,
     policy: &Policy,
     steady: &Steady<'_, 'ctx>,
-    (kept, shelf): (&Kept<'ctx>, &super::copy::Shelf<'ctx>),
+    kept: &Kept<'ctx>,
+    shelf: &super::copy::Shelf<'ctx>,
     phases: &mut Phases,
 ) -> Result<Record> {
     if case.transfer && settings.compile_only {

@@ -212,11 +212,12 @@ pub(super) fn judge_group(
                 );
                 (why, false)
             });
-            let lacks_siblings = unjudgeable(d).is_none() && alone.is_some();
+            let nothing = unjudgeable(d);
+            let lacks_siblings = nothing.is_none() && alone.is_some();
             // A reference without its cases is the cause, whatever their noise; nothing timed
             // comes first (a broken GPU).
             let lacks = (model.is_some() && held == 0).then(|| (unmatched.clone(), false));
-            let (why, broken) = match unjudgeable(d) {
+            let (why, broken) = match nothing {
                 Some((why, true)) => Some((why, true)),
                 noise => lacks.or(noise),
             }
