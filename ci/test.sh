@@ -57,5 +57,7 @@ step "the Containerfile: built where a builder runs, else what can be checked wi
     bash ci/container-check.sh
 step "perftest on a one-node Slurm: a two-task array, perftest fleet, the health check that drains (ci/slurm.sh)" \
     bash ci/slurm.sh
+step "health --npd as node-problem-detector runs its plugin: one line for each ending (ci/npd.sh)" \
+    bash ci/npd.sh
 echo "== ci/test.sh passed in $SECONDS s:"
 printf '   %s\n' "${times[@]}"

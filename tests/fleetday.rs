@@ -70,9 +70,21 @@ fn a_reference_past_belief_is_refused_and_health_says_so_as_a_plugin() {
     let out = perftest(&["health", "--reference", bad.to_str().unwrap()], &[]);
     assert_eq!(out.status.code(), Some(10), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("holds no model: make it again with perftest fleet --write-reference"));
-    // As a node-problem-detector plugin: no verdict is "unknown", 2.
+    // As a node-problem-detector plugin: no verdict is "unknown", 2, and stdout (the condition's
+    // message) one line that says why; so too for a command line clap refuses.
     let out = perftest(&["health", "--reference", bad.to_str().unwrap(), "--npd"], &[]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let said = text(&out.stdout);
+    assert_eq!(said.lines().count(), 1, "{said}");
+    assert!(said.starts_with("unknown: the results file ") && said.contains("holds no model"), "{said}");
+    let out = perftest(&["health", "--npd", "--reference"], &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let said = text(&out.stdout);
+    assert_eq!(said.lines().count(), 1, "{said}");
+    assert!(
+        said.starts_with("unknown: perftest health refused its command line: a value is required"),
+        "{said}"
+    );
     // A newer perftest's reference: exit 10, with what to do.
     std::fs::write(&bad, r#"{"perftest_reference": 7, "perftest_version": "9", "made": "", "models": []}"#)
         .unwrap();

@@ -39,7 +39,8 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub metrics: Option<PathBuf>,
     /// Exit as a node-problem-detector plugin: 0 healthy, 1 where --drain would drain (a GPU
-    /// failed, is slow or has nothing to judge), 2 anything else (no verdict).
+    /// failed, is slow or has nothing to judge), 2 anything else (no verdict); stdout is one line,
+    /// the condition's message (the verdict's summary, or `unknown: ` and why), the verdict on stderr.
     #[arg(long)]
     pub npd: bool,
     /// Keep the runs in DIR (made if missing) instead of a temporary folder.
@@ -52,30 +53,59 @@ pub struct Args {
 }
 
 /// Runs `perftest health`; with `--npd`, ends as a node-problem-detector plugin: 1 where the node
-/// would be drained, 2 for any other failure.
+/// would be drained, 2 for any other failure, and stdout one line on every ending ([`plugin_line`]).
 pub fn run(args: &Args) -> Result<()> {
     let ending = check(args);
     if !args.npd {
-        return ending.and_then(|verdict| verdict.map_err(|(error, _)| error));
+        return ending.and_then(|checked| checked.ending.map_err(|(error, _)| error));
     }
+    // The plugin's condition message is its stdout, cut to the plugin's max_output_length:
+    // one line, what the node is first. A closed stdout changes no exit code here.
+    let _ = crate::session::progress::print(&plugin_line(&ending));
     match ending {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err((error, true))) => Err(Error::Plugin { code: ExitCode::Failure, error: Box::new(error) }),
-        Ok(Err((error, false))) => Err(Error::Plugin { code: ExitCode::Usage, error: Box::new(error) }),
-        Err(error) => {
-            // The plugin's condition message is its stdout: a check that ended without a verdict
-            // says why there too.
-            let why = crate::format::printable_lines(&crate::error::report(&error)).into_owned();
-            let _ = crate::session::progress::print(&format!("unknown: {why}"));
+        Ok(Checked { ending: Ok(()), .. }) => Ok(()),
+        Ok(Checked { ending: Err((error, true)), .. }) => {
+            Err(Error::Plugin { code: ExitCode::Failure, error: Box::new(error) })
+        }
+        Ok(Checked { ending: Err((error, false)), .. }) | Err(error) => {
             Err(Error::Plugin { code: ExitCode::Usage, error: Box::new(error) })
         }
     }
 }
 
-/// The check: `Err` where it could not judge; else the verdict's ending, a failure with whether
-/// it is a reason to drain. The verdict is decided first, then the node drained, then the
-/// verdict printed and the metrics written: a write that fails changes nothing decided.
-fn check(args: &Args) -> Result<std::result::Result<(), (Error, bool)>> {
+/// A check that reached a verdict: its summary line and its ending (`Err` with whether the node
+/// is to be drained).
+pub struct Checked {
+    /// The verdict in a line ([`health::summary`]).
+    pub summary: String,
+    /// Whether it passed (its outputs written), else its error and whether it is a reason to drain.
+    pub ending: std::result::Result<(), (Error, bool)>,
+    /// Whether the verdict itself passed (an ending can still fail for an output not written).
+    pub passed: bool,
+}
+
+/// The one line a node-problem-detector plugin prints: the verdict's summary; `unknown: ` and
+/// why where there is none, or where a healthy verdict's metrics or document were not written.
+pub fn plugin_line(ending: &Result<Checked>) -> String {
+    let one_line = |error: &Error| {
+        let text = crate::error::report(error);
+        let text = crate::format::printable_lines(&text);
+        text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ")
+    };
+    match ending {
+        Ok(Checked { summary, ending: Err((error, false)), passed: true }) => {
+            format!("unknown: {summary}, but {}", one_line(error))
+        }
+        Ok(checked) => checked.summary.clone(),
+        Err(error) => format!("unknown: {}", one_line(error)),
+    }
+}
+
+/// The check: `Err` where it could not judge; else the verdict, whose ending is a failure with
+/// whether it is a reason to drain. The verdict is decided first, then the node drained, then the
+/// verdict printed (under `--npd` on stderr: stdout is the plugin's line) and the metrics
+/// written: a write that fails changes nothing decided.
+fn check(args: &Args) -> Result<Checked> {
     let began = Instant::now();
     // Whom to drain and what to record, refused before anything runs.
     let node = args.drain.then(host::slurm_node).transpose()?;
@@ -120,13 +150,19 @@ fn check(args: &Args) -> Result<std::result::Result<(), (Error, bool)>> {
         drain_node(node, &health::drain_reason(&fleet, drain));
     }
     let text = health::document(&fleet, members.len(), began.elapsed().as_secs_f64());
-    let printed = crate::session::progress::print(&text).map_err(Error::from);
-    let mut writes: Vec<Error> = printed.err().into_iter().collect();
+    let mut writes: Vec<Error> = Vec::new();
+    if args.npd {
+        crate::session::progress::say(&text);
+    } else {
+        writes.extend(crate::session::progress::print(&text).map_err(Error::from).err());
+    }
     if let Some(path) = &args.metrics {
         let metrics = crate::report::prometheus::render(&fleet, &members);
         writes.extend(crate::report::write_atomic(path, &metrics).err());
     }
-    Ok(super::emit::decided(verdict, writes).map_err(|error| (error, drain.is_some())))
+    let passed = verdict.is_ok();
+    let ending = super::emit::decided(verdict, writes).map_err(|error| (error, drain.is_some()));
+    Ok(Checked { summary: health::summary(&fleet, members.len()), ending, passed })
 }
 
 /// A folder of its own under `keep` for this check's runs, made as the run's outputs are written:

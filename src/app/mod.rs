@@ -118,9 +118,28 @@ where
 }
 
 /// Parses the process arguments (any bytes: a non-UTF-8 one is clap's error, not a panic) and
-/// environment; bad input prints clap's message and exits with code 2.
+/// environment; bad input prints clap's message and exits with code 2 (under `health --npd`,
+/// with the plugin's one line on stdout first: [`plugin_refusal`]).
 pub fn parse() -> Cli {
-    parse_with_env(std::env::args_os(), &|name| std::env::var_os(name)).unwrap_or_else(|error| error.exit())
+    parse_with_env(std::env::args_os(), &|name| std::env::var_os(name)).unwrap_or_else(|error| {
+        if let Some(line) = plugin_refusal(std::env::args_os(), &error) {
+            let _ = crate::session::progress::print(&line);
+        }
+        error.exit()
+    })
+}
+
+/// The node-problem-detector plugin's line for a command line clap refused, where it asked for
+/// `health --npd`: the plugin's condition message is its stdout, which clap leaves empty.
+pub fn plugin_refusal(args: impl IntoIterator<Item = OsString>, error: &clap::Error) -> Option<String> {
+    let args: Vec<OsString> = args.into_iter().collect();
+    let asked = |word: &str| args.iter().any(|a| a == word);
+    if !(asked("health") && asked("--npd") && error.use_stderr()) {
+        return None;
+    }
+    let said = error.render().to_string();
+    let first = said.lines().next().unwrap_or_default().trim_start_matches("error: ");
+    Some(format!("unknown: perftest health refused its command line: {}", crate::format::printable(first)))
 }
 
 #[cfg(test)]

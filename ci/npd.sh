@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# ci/npd.sh: examples/kubernetes/npd/perftest-monitor.json's rule run as node-problem-detector runs
+# it (its path and args, its timeout; stdout trimmed and cut to max_output_length is the
+# condition's message; exit 0 OK, 1 a problem, 2 unknown), on lavapipe, for each ending: healthy,
+# slow, a reference of other GPUs, a missing reference, a refused command line, a stop signal.
+# Each must print exactly one line. Called by ci/test.sh after the release build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source tools/lavapipe-env.sh
+bin=$PWD/target/release/perftest
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+mkdir "$dir/runs"
+for n in 1 2 3; do
+    "$bin" --quick --family alu --json "$dir/runs/run$n.json" >/dev/null
+done
+"$bin" fleet "$dir/runs" --write-reference "$dir/reference.json" --tolerance 50 >/dev/null
+# A reference this node meets however busy the CI host (its medians a tenth), and one it cannot.
+python3 tools/scale-reference.py "$dir/reference.json" "$dir/met.json" 0.1
+python3 tools/scale-reference.py "$dir/reference.json" "$dir/unmeetable.json" 10
+python3 - "$bin" "$dir" <<'PY'
+import json, signal, subprocess, sys, time
+
+binary, folder = sys.argv[1], sys.argv[2]
+monitor = json.load(open("examples/kubernetes/npd/perftest-monitor.json"))
+limit = monitor["pluginConfig"]["max_output_length"]
+(rule,) = monitor["rules"]
+assert rule["type"] == "permanent" and rule["condition"] == monitor["conditions"][0]["type"], rule
+minutes = int(rule["timeout"].rstrip("m"))
+status = {0: "OK (condition False)", 1: "NonOK (condition True)", 2: "Unknown"}
+
+def plugin(reference, extra=(), stop_after=None):
+    args = [a.replace("/etc/perftest/reference.json", reference) for a in rule["args"]]
+    child = subprocess.Popen([binary, *args, *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if stop_after:
+        time.sleep(stop_after)
+        child.send_signal(signal.SIGTERM)
+    out, err = child.communicate(timeout=minutes * 60)
+    return child.returncode, out, err
+
+endings = [
+    ("healthy", 0, "healthy: ", plugin(f"{folder}/met.json")),
+    ("slow", 1, "slow: ", plugin(f"{folder}/unmeetable.json")),
+    ("a reference of other GPUs", 2, "unknown: ", plugin("results/fleetday/h100-x4.reference.json")),
+    ("no reference", 2, "unknown: ", plugin(f"{folder}/missing.json")),
+    ("a refused command line", 2, "unknown: perftest health refused", plugin(f"{folder}/met.json", ["--tolerance", "x"])),
+    ("a stop signal", 2, "unknown: ", plugin(f"{folder}/met.json", stop_after=1.0)),
+]
+problems = []
+for name, code, start, (got, out, err) in endings:
+    lines = out.strip().splitlines()
+    message = out.strip()[:limit]
+    print(f"== npd, {name}: exit {got}, {status.get(got, 'error')}: {message}")
+    if got != code or len(lines) != 1 or not message.startswith(start):
+        problems.append(f"{name}: exit {got} (not {code}), {len(lines)} lines on stdout (not 1): {out!r}; stderr {err[-400:]!r}")
+if problems:
+    sys.exit("ci/npd.sh: " + "\n".join(problems))
+PY
