@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ci/examples-check.sh: the cluster examples hold together with no cluster: examples/kubernetes/'s
-# manifests validate against the Kubernetes API's schemas (kubernetes-validate from PyPI, in a
-# virtual environment of its own, strict: no unknown field), and examples/slurm/'s scripts parse
+# manifests, and its Kustomize overlay site/ as kubectl renders it, validate against the Kubernetes
+# API's schemas (kubernetes-validate from PyPI, in a virtual environment of its own, strict: no
+# unknown field), and examples/slurm/'s scripts parse
 # (bash -n); ci/slurm.sh then runs their pattern on a real Slurm. examples/prometheus/'s alerts go
 # through promtool's checks and unit tests, examples/grafana/'s dashboard queries through promtool's
 # expression tests, examples/systemd/'s units through systemd-analyze verify. Called by ci/test.sh.
@@ -12,17 +13,52 @@ if [ ! -x "$venv/bin/kubernetes-validate" ]; then
     python3 -m venv "$venv"
     "$venv/bin/pip" install --quiet kubernetes-validate
 fi
+# The manifests (less Kustomize's own files and the overlay's patch), and the health service as a
+# site renders it: the overlay examples/kubernetes/site/ with a reference beside it, through
+# kubectl's Kustomize, as `kubectl apply -k` would.
+mapfile -t manifests < <(find examples/kubernetes -name '*.yaml' ! -name kustomization.yaml ! -path '*/site/*' | sort)
+if ! command -v kubectl >/dev/null; then
+    echo "ci/examples-check.sh: kubectl (with its Kustomize) is needed to render examples/kubernetes/site/: install kubectl" >&2
+    exit 1
+fi
+site=$(mktemp -d)
+trap 'rm -rf "$site"' EXIT
+cp -r examples/kubernetes "$site/"
+cp results/fleetday/h100-x4.reference.json "$site/kubernetes/site/reference.json"
+kubectl kustomize "$site/kubernetes/site" >"$site/rendered.yaml"
 # Against the newest schemas it bundles and against 1.33, the oldest the Jobs run on
 # (backoffLimitPerIndex and podFailurePolicy's FailIndex are GA there): no field of a later one.
-"$venv/bin/kubernetes-validate" --strict examples/kubernetes/*.yaml
+"$venv/bin/kubernetes-validate" --strict "${manifests[@]}" "$site/rendered.yaml"
 "$venv/bin/kubernetes-validate" --strict --quiet --kubernetes-version 1.33.0 \
-    examples/kubernetes/*.yaml
+    "${manifests[@]}" "$site/rendered.yaml"
+# The render: the site's image, the DaemonSet mounting the generated ConfigMap (its name hashed),
+# everything in the namespace.
+"$venv/bin/python" - "$site/rendered.yaml" <<'PY'
+import sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+kinds = {d["kind"]: d for d in docs}
+daemon, config = kinds["DaemonSet"], kinds["ConfigMap"]
+pod = daemon["spec"]["template"]["spec"]
+mounted = [v["configMap"]["name"] for v in pod["volumes"] if "configMap" in v]
+problems = []
+if mounted != [config["metadata"]["name"]] or config["metadata"]["name"] == "perftest-reference":
+    problems.append(f"the DaemonSet mounts {mounted}, not the generated {config['metadata']['name']}")
+if "reference.json" not in config["data"]:
+    problems.append("the ConfigMap holds no reference.json")
+if pod["containers"][0]["image"].endswith(":latest"):
+    problems.append("the overlay's image tag was not applied")
+if any(d["metadata"].get("namespace", "perftest") != "perftest" for d in docs if d["kind"] != "Namespace"):
+    problems.append("a resource outside the perftest namespace")
+if problems:
+    sys.exit("examples/kubernetes/site/: " + "; ".join(problems))
+print(f"== examples/kubernetes/site/ renders: {', '.join(d['kind'] for d in docs)}")
+PY
 # What the API server checks beyond the schemas (a podFailurePolicy needs restartPolicy Never,
 # FailIndex an Indexed Job with backoffLimitPerIndex, an exit-code rule a container of the pod),
 # what these examples promise (no root, no privilege, a memory limit; a DaemonSet on GPU nodes
 # tolerates their taint), and that each container's
 # `sh -c` script parses.
-"$venv/bin/python" - examples/kubernetes/*.yaml <<'PY'
+"$venv/bin/python" - "${manifests[@]}" "$site/rendered.yaml" <<'PY'
 import subprocess, sys, yaml
 problems = []
 for path in sys.argv[1:]:
@@ -30,11 +66,17 @@ for path in sys.argv[1:]:
         if not doc or doc.get("kind") not in ("Job", "DaemonSet"):
             continue
         spec, pod = doc["spec"], doc["spec"]["template"]["spec"]
-        if doc["kind"] == "DaemonSet" and not any(
+        say = lambda text: problems.append(f"{path}: {text}")
+        wants_gpu = any("nvidia.com/gpu" in c.get("resources", {}).get("limits", {}) for c in pod["containers"])
+        if (doc["kind"] == "DaemonSet" or wants_gpu) and not any(
             t.get("key") == "nvidia.com/gpu" and t.get("operator") == "Exists" for t in pod.get("tolerations", [])
         ):
-            problems.append(f"{path}: a GPU node DaemonSet must tolerate the nvidia.com/gpu taint")
-        say = lambda text: problems.append(f"{path}: {text}")
+            say("a pod on GPU nodes must tolerate the nvidia.com/gpu taint")
+        labels = doc["spec"]["template"].get("metadata", {}).get("labels", {})
+        for spread in pod.get("topologySpreadConstraints", []):
+            chosen = spread.get("labelSelector", {}).get("matchLabels", {})
+            if not chosen or any(labels.get(k) != v for k, v in chosen.items()):
+                say(f"a topology spread selects {chosen}, not its own pods ({labels})")
         names = {c["name"] for c in pod["containers"]}
         rules = spec.get("podFailurePolicy", {}).get("rules", [])
         if rules and pod.get("restartPolicy") != "Never":
@@ -104,7 +146,7 @@ print(f"== dashboard: {len(queries)} queries, each tested")
 # The systemd units: systemd-analyze verify, the service's perftest the one just built (verify
 # refuses a command that is not there).
 units=$(mktemp -d)
-trap 'rm -rf "$units"' EXIT
+trap 'rm -rf "$site" "$units"' EXIT
 sed "s|/usr/local/bin/perftest|$PWD/target/release/perftest|" examples/systemd/perftest-health.service \
     >"$units/perftest-health.service"
 cp examples/systemd/perftest-health.timer "$units/"
@@ -114,5 +156,5 @@ if [ -n "$said" ]; then
     echo "examples/systemd: systemd-analyze verify: $said" >&2
     exit 1
 fi
-echo "== examples: $(ls examples/kubernetes/*.yaml | wc -l) manifests valid, $(ls examples/slurm/* | wc -l) Slurm scripts parse, \
+echo "== examples: ${#manifests[@]} manifests and the site's render valid, $(ls examples/slurm/* | wc -l) Slurm scripts parse, \
 $(grep -c '^      - alert:' examples/prometheus/perftest-alerts.yml) alerts tested, systemd units verified"
