@@ -3,7 +3,7 @@
 use ash::vk;
 
 mod exit_code;
-pub use exit_code::{help_text, ExitCode, SHORT_EXAMPLES};
+pub use exit_code::{command_codes, command_help, help_text, of_command, ExitCode, SHORT_EXAMPLES};
 
 /// A perftest failure. The `Display` text is the one sentence the user sees.
 #[derive(Debug, thiserror::Error)]

@@ -364,6 +364,22 @@ pub enum Conclusion {
     Healthy,
 }
 
+impl Conclusion {
+    /// Its ending: `Ok` when nothing is to be acted on, else the error whose exit code says it
+    /// (20, 16, 18, 17, 19).
+    pub fn ending(self) -> crate::error::Result<()> {
+        use crate::error::Error;
+        match self {
+            Conclusion::Healthy => Ok(()),
+            Conclusion::Faulty(devices) => Err(Error::Faulty { count: devices.len(), devices }),
+            Conclusion::Slow(devices) => Err(Error::SlowerThanFleet { count: devices.len(), devices }),
+            Conclusion::Unjudged(devices) => Err(Error::Unjudged { count: devices.len(), devices }),
+            Conclusion::Interference(devices) => Err(Error::Interference { count: devices.len(), devices }),
+            Conclusion::Unconfirmed(devices) => Err(Error::Unconfirmed { count: devices.len(), devices }),
+        }
+    }
+}
+
 impl Fleet {
     /// The devices slower than their fleet ([`Standing::slow`]), group by group.
     pub fn slow_devices(&self) -> Vec<&Standing> {
@@ -421,15 +437,7 @@ impl Fleet {
     /// The screen's ending: `Ok` when nothing is to be acted on, else the error whose exit code
     /// says the conclusion (20, 16, 18, 17, 19).
     pub fn ending(&self) -> crate::error::Result<()> {
-        use crate::error::Error;
-        match self.conclusion() {
-            Conclusion::Healthy => Ok(()),
-            Conclusion::Faulty(devices) => Err(Error::Faulty { count: devices.len(), devices }),
-            Conclusion::Slow(devices) => Err(Error::SlowerThanFleet { count: devices.len(), devices }),
-            Conclusion::Unjudged(devices) => Err(Error::Unjudged { count: devices.len(), devices }),
-            Conclusion::Interference(devices) => Err(Error::Interference { count: devices.len(), devices }),
-            Conclusion::Unconfirmed(devices) => Err(Error::Unconfirmed { count: devices.len(), devices }),
-        }
+        self.conclusion().ending()
     }
 
     /// Whether the node of these GPUs should be drained (`health --drain`), and for which: a GPU

@@ -108,13 +108,31 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString>,
 {
-    let command = Cli::command();
+    let command = with_exit_codes(Cli::command());
     let args = crate::cli::expand_row_shorthand(&command, args.into_iter().map(Into::into));
     let matches = command.try_get_matches_from(args)?;
     let mut cli = Cli::from_arg_matches(&matches)?;
     let is_run = cli.command.is_none();
     cli.run.settle(&matches, lookup, is_run)?;
     Ok(cli)
+}
+
+/// `command` with each subcommand's help ending in its exit codes, from the one table
+/// ([`crate::error::of_command`]).
+pub fn with_exit_codes(command: clap::Command) -> clap::Command {
+    let names: Vec<String> = command.get_subcommands().map(|c| c.get_name().to_owned()).collect();
+    names.iter().fold(command, |command, name| {
+        command.mut_subcommand(name, |sub| {
+            let sub = match crate::error::command_codes(name) {
+                Some(codes) => sub.after_help(codes),
+                None => sub,
+            };
+            match crate::error::command_help(name) {
+                Some(help) => sub.after_long_help(help),
+                None => sub,
+            }
+        })
+    })
 }
 
 /// Parses the process arguments (any bytes: a non-UTF-8 one is clap's error, not a panic) and

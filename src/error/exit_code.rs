@@ -150,6 +150,63 @@ impl ExitCode {
     }
 }
 
+/// The codes each subcommand ends with, in numeric order (`None`: no such subcommand): its
+/// `--help` lists them with their [`ExitCode::meaning`], and docs/exit-codes.md's table of
+/// commands repeats them (a test holds both to this). A run, with no subcommand, can end with
+/// any code but those of `compare`, `check`, `fleet` and `health`'s verdicts.
+pub fn of_command(name: &str) -> Option<&'static [ExitCode]> {
+    use ExitCode::*;
+    const READ: [ExitCode; 4] = [Success, Failure, Usage, BadResults];
+    const VERDICT: [ExitCode; 10] = [
+        Success,
+        Failure,
+        Usage,
+        BadResults,
+        SlowerThanFleet,
+        Interference,
+        Unjudged,
+        Unconfirmed,
+        Faulty,
+        Interrupted,
+    ];
+    Some(match name {
+        "compare" => &[Success, Failure, Usage, BadResults, Slower],
+        "check" => &[Success, Failure, Usage, BadResults, Unexpected],
+        "fleet" | "health" => &VERDICT,
+        "history" | "show" | "report" | "plot" => &READ,
+        _ => return None,
+    })
+}
+
+/// What a subcommand's `--help` ends with: its exit codes ([`of_command`]), each with its meaning
+/// (`health`'s under `--npd` besides).
+pub fn command_help(name: &str) -> Option<String> {
+    let codes: String = of_command(name)?
+        .iter()
+        .map(|&c| {
+            format!(
+                "  {:<3} {}
+",
+                c as u8,
+                c.meaning()
+            )
+        })
+        .collect();
+    let plugin = if name == "health" {
+        "\nUnder --npd, as a node-problem-detector plugin: 0 healthy, 1 where --drain would drain, 2 anything \
+         else; stdout is one line, the condition's message.\n"
+    } else {
+        ""
+    };
+    Some(format!("Exit codes:\n{codes}{plugin}"))
+}
+
+/// What a subcommand's `-h` ends with: its exit codes, for `--help` to say what each means.
+pub fn command_codes(name: &str) -> Option<String> {
+    let codes: Vec<String> = of_command(name)?.iter().map(|&c| (c as u8).to_string()).collect();
+    Some(format!("Exit codes: {} (--help says what each means)", codes.join(", ")))
+}
+
 /// What `-h` ends with: the few commands a newcomer needs.
 pub const SHORT_EXAMPLES: &str = "Examples:
   perftest --quick --json run.json          a first look, its record kept

@@ -96,3 +96,72 @@ fn the_docs_table_says_what_the_enum_says() {
         ExitCode::ALL.iter().map(|&c| (c as u8, c.meaning().to_owned())).collect();
     assert_eq!(readme_codes(), expected, "update docs/exit-codes.md's table from ExitCode::meaning");
 }
+
+/// docs/exit-codes.md's table of commands: (command, its codes), the `--npd` note left out.
+fn docs_command_codes() -> Vec<(String, Vec<u8>)> {
+    let page = include_str!("../../docs/exit-codes.md");
+    page.lines()
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.trim().trim_matches('|').split(" | ").map(str::trim).collect();
+            let name = cells.first()?.strip_prefix('`')?.strip_suffix('`')?;
+            let codes = cells.get(1)?.split(" (").next()?;
+            let codes: Option<Vec<u8>> = codes.split(", ").map(|c| c.parse().ok()).collect();
+            Some((name.to_owned(), codes?))
+        })
+        .collect()
+}
+
+#[test]
+fn each_subcommand_lists_its_exit_codes_from_the_one_table() {
+    let cli = crate::app::with_exit_codes(<crate::app::Cli as clap::CommandFactory>::command());
+    let mut documented = docs_command_codes();
+    documented.sort();
+    let mut commands = Vec::new();
+    for sub in cli.get_subcommands() {
+        let name = sub.get_name();
+        let codes = of_command(name).unwrap_or_else(|| panic!("{name} has no exit codes in of_command"));
+        commands.push((name.to_owned(), codes.iter().map(|&c| c as u8).collect::<Vec<u8>>()));
+        let help = sub.clone().render_long_help().to_string();
+        let listed = help.split("Exit codes:\n").nth(1).unwrap_or_else(|| panic!("{name}: {help}"));
+        for (line, code) in listed.lines().zip(codes) {
+            assert_eq!(line, format!("  {:<3} {}", *code as u8, code.meaning()), "{name}");
+        }
+        assert_eq!(listed.lines().take_while(|l| l.starts_with("  ")).count(), codes.len(), "{name}");
+    }
+    commands.sort();
+    assert_eq!(documented, commands, "docs/exit-codes.md's table of commands is not of_command's");
+}
+
+#[test]
+fn every_verdict_of_fleet_and_health_ends_with_a_code_their_help_lists() {
+    use crate::analysis::fleet::Conclusion;
+    let devices = || vec!["node7/0000:1b:00.0".to_owned()];
+    let conclusions = [
+        Conclusion::Healthy,
+        Conclusion::Faulty(devices()),
+        Conclusion::Slow(devices()),
+        Conclusion::Unjudged(devices()),
+        Conclusion::Interference(devices()),
+        Conclusion::Unconfirmed(devices()),
+    ];
+    for conclusion in conclusions {
+        // A new conclusion fails to compile here until it is listed above.
+        match &conclusion {
+            Conclusion::Healthy
+            | Conclusion::Faulty(_)
+            | Conclusion::Slow(_)
+            | Conclusion::Unjudged(_)
+            | Conclusion::Interference(_)
+            | Conclusion::Unconfirmed(_) => {}
+        }
+        let code = conclusion.ending().err().map_or(ExitCode::Success, |e| e.exit_code());
+        for command in ["fleet", "health"] {
+            assert!(of_command(command).unwrap().contains(&code), "{command} ends with {code:?}");
+        }
+    }
+    // A stop before the verdict, and a reference that is not one.
+    let halted = Error::Halted { command: "perftest health" }.exit_code();
+    assert!(of_command("health").unwrap().contains(&halted));
+    let file = Error::ResultsFile { path: "r.json".into(), problem: "is empty".into() }.exit_code();
+    assert!(of_command("health").unwrap().contains(&file) && of_command("history").unwrap().contains(&file));
+}
