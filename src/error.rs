@@ -319,8 +319,13 @@ pub enum Error {
         change: f64,
     },
 
-    /// `fleet` found GPUs slow alone, or with a slow compute unit.
-    #[error("{} slow, alone as among their fleet: {}; drain them for a closer look", crate::format::count(*.count, "GPU"), devices.join(", "))]
+    /// `fleet` found GPUs slow alone, or with a slow compute unit; `health`, slow again.
+    #[error(
+        "{} slow beyond the tolerance, and slow again when measured again (or in a compute unit): {}; \
+         drain their nodes for a closer look",
+        crate::format::count(*.count, "GPU"),
+        devices.join(", ")
+    )]
     SlowerThanFleet {
         /// How many.
         count: usize,
@@ -372,8 +377,8 @@ pub enum Error {
         devices: Vec<String>,
     },
 
-    /// `fleet` found devices it cannot judge.
-    #[error("{} cannot be judged: {}; rerun the screen on them alone", crate::format::count(*.count, "device"), devices.join("; "))]
+    /// `fleet` or `health` found devices it cannot judge, each with why and what would let it be.
+    #[error("{} cannot be judged, and not passed: {}", crate::format::count(*.count, "device"), devices.join("; "))]
     Unjudged {
         /// How many.
         count: usize,

@@ -522,6 +522,7 @@ pub fn judge_with(
             continue;
         }
         if let Some(why) = super::screen::shared(m.run) {
+            let why = format!("{why}: measure it again when no other process uses it");
             shared.push(Left { label: m.label.clone(), why });
             continue;
         }

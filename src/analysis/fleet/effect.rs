@@ -107,10 +107,14 @@ impl Effect {
     /// past `tolerance` ([`RULE_OUT_Z`] uncertainties): its cases stray from run to run further
     /// than the devices beside it can tell. Not judged, and said so; never a pass.
     pub fn unresolved(&self, tolerance: f64) -> bool {
-        self.family.is_some()
-            && self.cases >= MIN_CASES
-            && !self.slow(tolerance)
-            && self.change - RULE_OUT_Z * self.uncertainty < -tolerance
+        self.family.is_some() && self.cases >= MIN_CASES && self.undecided(tolerance)
+    }
+
+    /// Whether it neither shows a slowdown past `tolerance` nor rules one out ([`RULE_OUT_Z`]
+    /// uncertainties), whatever its cases: over every case of a device, a device that cannot be
+    /// judged at all (a few cases of a noisy driver, a reference of wide spreads).
+    pub fn undecided(&self, tolerance: f64) -> bool {
+        !self.slow(tolerance) && self.change - RULE_OUT_Z * self.uncertainty < -tolerance
     }
 
     /// Its name in a sentence: `alu` or `every case`.
@@ -219,9 +223,12 @@ mod tests {
         assert!(!effects(&points("alu", 5, 0.0, 0.003))[0].unresolved(TOLERANCE));
         let slow = &effects(&points("alu", 5, -0.1, 0.003))[0];
         assert!(slow.slow(TOLERANCE) && !slow.unresolved(TOLERANCE));
-        // Four cases are judged only within the whole GPU, and the whole GPU is never unresolved.
+        // Four cases are judged only within the whole GPU, which is never a family unresolved
+        // but a device undecided (group.rs: not judged).
         let four = effects(&points("gemm", 4, 0.0, 0.05));
         assert!(!four[0].unresolved(TOLERANCE) && !four[1].unresolved(TOLERANCE));
+        assert!(four[1].undecided(TOLERANCE), "{:?}", four[1]);
+        assert!(!effects(&points("gemm", 4, 0.0, 0.003))[1].undecided(TOLERANCE));
     }
 
     #[test]

@@ -31,7 +31,8 @@ fn unjudgeable(device: &Device<'_>) -> Option<(String, bool)> {
     }
     timed.iter().all(|c| noise(c) > NOISY).then(|| {
         let why = format!(
-            "every one of its {} timed cases was too noisy to judge (cv above {:.0}%)",
+            "every one of its {} timed cases was too noisy to judge (cv above {:.0}%): measure it again on \
+             a quiet machine",
             timed.len(),
             NOISY * 100.0
         );
@@ -181,6 +182,10 @@ pub(super) fn judge_group(
         }
     }
     slow_units.sort_by(|a, b| a.change.total_cmp(&b.change));
+    let mut effects: Vec<Vec<Effect>> = points.iter().map(|p| effect::effects(p)).collect();
+    if model.is_none() {
+        widen_by_siblings(&mut effects);
+    }
     let unjudged: Vec<Unjudged> = devices
         .iter()
         .enumerate()
@@ -222,14 +227,11 @@ pub(super) fn judge_group(
                 noise => lacks.or(noise),
             }
             .or(alone)
-            .or(short.then_some((unmatched, false)))?;
+            .or(short.then_some((unmatched, false)))
+            .or_else(|| undecided(&effects[i], model.is_some(), tolerance))?;
             Some(Unjudged { device: i, why, broken, alone: lacks_siblings })
         })
         .collect();
-    let mut effects: Vec<Vec<Effect>> = points.iter().map(|p| effect::effects(p)).collect();
-    if model.is_none() {
-        widen_by_siblings(&mut effects);
-    }
     let mut ranking: Vec<Standing> = devices
         .iter()
         .enumerate()
@@ -370,6 +372,27 @@ fn widen_by_siblings(effects: &mut [Vec<Effect>]) {
             e.uncertainty = e.uncertainty.max(*spread);
         }
     }
+}
+
+/// Why a device whose effect over every case can neither show nor rule out a slowdown past
+/// `tolerance` cannot be judged ([`Effect::undecided`]): its few cases, or their spread (its own
+/// noise, the reference's or its siblings'), too wide for the tolerance. Never a pass.
+fn undecided(effects: &[Effect], reference: bool, tolerance: f64) -> Option<(String, bool)> {
+    let whole = effects.iter().find(|e| e.family.is_none() && e.undecided(tolerance))?;
+    let (against, remedy) = match reference {
+        true => ("the reference", "or make the reference from more runs"),
+        false => ("its siblings", "or screen more of its siblings"),
+    };
+    let why = format!(
+        "a slowdown past the {:.1}% tolerance can be neither found nor ruled out: its {} read {:+.1}% ± \
+         {:.2}% against {against} (their spread, or its own noise, too wide): measure it again on a quiet \
+         machine, {remedy}",
+        tolerance * 100.0,
+        crate::format::count(whole.cases, "case"),
+        whole.change * 100.0,
+        whole.uncertainty * 100.0,
+    );
+    Some((why, false))
 }
 
 /// The fewest devices whose effects' spread widens an effect's uncertainty.

@@ -106,7 +106,7 @@ fn rejudged(r: &Rejudged) -> String {
 }
 
 /// A confirmation, in a line.
-fn confirmation(c: &Confirmation) -> String {
+pub(super) fn confirmation(c: &Confirmation) -> String {
     let together = c
         .together
         .as_ref()
@@ -321,18 +321,18 @@ fn verdict(fleet: &Fleet) -> String {
     line
 }
 
-/// A group as a section: its settings and spread, the ranking, the slow units and the outliers;
-/// anchored on a page.
-fn group_section(n: usize, group: &Group, anchored: bool) -> Block {
-    let mut blocks = vec![
-        Block::Para(format!("settings: {}", group.key.settings)),
-        Block::Para(judged_line(group)),
-        Block::Section {
+/// A group as a section: its settings and spread, the ranking (where `ranked`: a health check
+/// says each GPU in a line of its own), the slow units and the outliers; anchored on a page.
+pub(super) fn group_section(n: usize, group: &Group, anchored: bool, ranked: bool) -> Block {
+    let mut blocks =
+        vec![Block::Para(format!("settings: {}", group.key.settings)), Block::Para(judged_line(group))];
+    if ranked {
+        blocks.push(Block::Section {
             title: "devices, most slow cases first:".into(),
             id: String::new(),
             blocks: vec![Block::Numbered(ranking_lines(group))],
-        },
-    ];
+        });
+    }
     if !group.slow_units.is_empty() {
         let lines = group
             .slow_units
@@ -415,7 +415,7 @@ pub fn blocks(fleet: &Fleet) -> Vec<Block> {
         blocks.push(Block::Gap);
     }
     let groups = fleet.groups.iter().enumerate();
-    blocks.extend(groups.flat_map(|(n, g)| [Block::Gap, group_section(n, g, false)]).skip(1));
+    blocks.extend(groups.flat_map(|(n, g)| [Block::Gap, group_section(n, g, false, true)]).skip(1));
     blocks
 }
 
@@ -440,7 +440,7 @@ pub fn page(labels: &[String], runs: &[Run]) -> Vec<Block> {
         .iter()
         .enumerate()
         .filter(|(_, g)| g.devices.len() >= MIN_DEVICES)
-        .map(|(n, g)| group_section(n, g, true))
+        .map(|(n, g)| group_section(n, g, true, true))
         .collect();
     if groups.is_empty() {
         return Vec::new();
