@@ -344,8 +344,8 @@ pub enum Error {
 
     /// `fleet` or `health` found GPUs on which a case lost the device, crashed or hung.
     #[error(
-        "{} failed: a case lost the device, crashed or hung: {}; drain them and look at the GPU and \
-         its driver (dmesg, nvidia-smi -q)",
+        "{} failed (a case lost the device, crashed or hung, or its perftest could not run): {}; drain \
+         them and look at the GPU and its driver (dmesg, nvidia-smi -q)",
         crate::format::count(*.count, "GPU"),
         devices.join("; ")
     )]

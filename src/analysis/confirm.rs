@@ -86,7 +86,8 @@ impl Rejudged {
     /// Its effect in words: `-9.8% ± 0.4%`, or `nothing measured`.
     pub fn effect_text(&self) -> String {
         match (self.change, self.uncertainty) {
-            (Some(c), Some(u)) => format!("{:+.1}% ± {:.1}%", c * 100.0, u * 100.0),
+            // Two decimals for the uncertainty: a tight one reads 0.04%, never 0.0%.
+            (Some(c), Some(u)) => format!("{:+.1}% ± {:.2}%", c * 100.0, u * 100.0),
             _ => "nothing measured".into(),
         }
     }

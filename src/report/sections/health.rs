@@ -21,8 +21,11 @@ pub fn document(fleet: &Fleet, runs: usize, seconds: f64) -> String {
     let details = crate::report::columns::fit(doc::text(&groups).trim_end());
     let mut lines = vec![head];
     lines.extend(gpu_lines(fleet));
-    lines.extend(["".to_owned(), details, "".to_owned(), format!("action: {}", action(fleet))]);
-    lines.join("\n").replace("\n\n\n", "\n\n")
+    if !details.is_empty() {
+        lines.extend(["".to_owned(), details]);
+    }
+    lines.extend(["".to_owned(), format!("action: {}", action(fleet))]);
+    lines.join("\n")
 }
 
 /// The check in a line: `healthy: 4 GPUs within the reference, 70 cases judged on each`,
@@ -52,15 +55,30 @@ pub fn summary(fleet: &Fleet, runs: usize) -> String {
     }
 }
 
-/// `label: why: what to do` as `label (why)`: a summary's share of a line.
+/// `label: why: what to do` as `label (why)`: a summary's share of a line, cut at the first
+/// `: ` outside parentheses.
 fn briefly(devices: &[String]) -> Vec<String> {
     devices
         .iter()
         .map(|d| match d.split_once(": ") {
-            Some((label, why)) => format!("{label} ({})", why.split(": ").next().unwrap_or(why)),
+            Some((label, why)) => format!("{label} ({})", first_clause(why)),
             None => d.clone(),
         })
         .collect()
+}
+
+/// `text` up to its first `: ` outside parentheses (all of it where there is none).
+fn first_clause(text: &str) -> &str {
+    let mut depth = 0i32;
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ':' if depth == 0 && text[i + 1..].starts_with(' ') => return &text[..i],
+            _ => {}
+        }
+    }
+    text
 }
 
 /// Each GPU in a line, its verdict and why first: failed, cannot be judged (with its cause),
@@ -83,13 +101,14 @@ fn gpu_lines(fleet: &Fleet) -> Vec<String> {
             let unjudged = group.unjudged.iter().find(|u| u.device == s.device);
             let confirmed = fleet.confirmations.iter().find(|c| c.label == s.label);
             let verdict = match (unjudged, confirmed, s.state) {
-                (Some(u), _, _) => format!("cannot be judged: {}", u.why),
-                (None, Some(c), _) => format!(
+                // Measured again, its confirmation decides (as it decides the check's ending).
+                (_, Some(c), _) => format!(
                     "{}: {} beyond the {tolerance} tolerance; measured {}",
                     c.verdict.word(),
                     s.size_text(),
                     super::fleet::confirmation(c).split_once("; ").map_or("", |(_, again)| again)
                 ),
+                (Some(u), None, _) => format!("cannot be judged: {}", u.why),
                 (None, None, State::Slow) => {
                     format!("slow: {} beyond the {tolerance} tolerance", s.size_text())
                 }
@@ -102,7 +121,8 @@ fn gpu_lines(fleet: &Fleet) -> Vec<String> {
                 0 => String::new(),
                 n => format!(", {n} outside the reference: {} slower, {} faster", s.slower, s.faster),
             };
-            let not_judged = match s.unresolved.is_empty() {
+            // A GPU not judged at all is not judged in its families either: said once.
+            let not_judged = match s.unresolved.is_empty() || unjudged.is_some() {
                 true => String::new(),
                 false => format!(
                     "; not judged: {} (a slowdown past the tolerance can be neither found nor ruled out)",
@@ -259,11 +279,12 @@ mod tests {
         assert!(text.ends_with("(dmesg, nvidia-smi -q)"), "{text}");
         // Shared: the cause in the summary, the whole why on its line, never a pass.
         let (_, mut fleet) = log(&[]);
-        let why = "another process used its GPU in 9 of 9 readings (pid 7): measure it again when no other process uses it";
+        let why = "another process used its GPU in 9 of 9 readings (pid 7 (python3)): measure it again when no other process uses it";
         fleet.shared.push(Left { label: "node7/0000:10:00.0".into(), why: why.into() });
         let text = document(&fleet, 1, 3.0);
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[0], "cannot be judged: node7/0000:10:00.0 (another process used its GPU in 9 of 9 readings (pid 7)) (3 s)");
+        assert_eq!(lines[0], "cannot be judged: node7/0000:10:00.0 (another process used its GPU in 9 of 9 readings (pid 7 (python3))) (3 s)");
+        assert_eq!(lines[2], "", "no group: the GPU's line, a gap, the action");
         assert_eq!(lines[1], format!("node7/0000:10:00.0: cannot be judged: {why}"));
         assert_eq!(
             *lines.last().unwrap(),
