@@ -8,7 +8,8 @@
 # keeps the GPU busy, where one is given), and on a machine too busy to measure (noisy: $HOG, a
 # command that keeps the CPUs busy, for a CPU driver). PERFTEST is the binary; PERFTEST_ARGS what
 # the reference's runs take (--quick, or --quick --family alu on a CPU driver).
-# REFERENCE_ARGS, what its fleet --write-reference takes (--tolerance 10 for a CPU driver).
+# REFERENCE_ARGS, what its fleet --write-reference takes (--tolerance 10 for a CPU driver);
+# REFERENCE_FROM, which runs make it (`*-gpu1.json`: one GPU's, on a node of two).
 set -uo pipefail
 out=${1:?usage: run.sh OUT [PERFTEST_ARGS...]}
 shift
@@ -18,7 +19,7 @@ mkdir -p "$out/runs"
 for n in 1 2 3; do
     "$bin" "$@" --json "$out/runs/run$n.json" >/dev/null 2>"$out/runs/run$n.log" || echo "run $n: exit $?"
 done
-"$bin" fleet "$out/runs" --write-reference "$out/reference.json" ${REFERENCE_ARGS:-} >"$out/reference-fleet.txt" 2>&1
+"$bin" fleet "$out"/runs/${REFERENCE_FROM:-*.json} --write-reference "$out/reference.json" ${REFERENCE_ARGS:-} >"$out/reference-fleet.txt" 2>&1
 echo "reference: exit $?" >"$out/codes.txt"
 python3 "$here/edit-reference.py" "$out/reference.json" "$out"
 check() {

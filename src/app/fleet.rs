@@ -156,8 +156,9 @@ fn write_reference(path: &Path, fleet: &Fleet, members: &[Member<'_>], tolerance
         return Err(Error::ResultsFile {
             path: path.display().to_string(),
             problem: format!(
-                "was not written: no case was timed in {} runs of one model: a reference needs each case \
-                 from three devices, or three runs of one",
+                "was not written: no case was timed on {} devices of a model, nor in {0} runs of one GPU \
+                 alone (two GPUs cannot say which of them is right): screen a third GPU of the model, or give \
+                 one GPU's runs alone",
                 reference::MIN_VALUES
             ),
         });

@@ -56,13 +56,21 @@ pub fn summary(fleet: &Fleet, runs: usize) -> String {
 }
 
 /// `label: why: what to do` as `label (why)`: a summary's share of a line, cut at the first
-/// `: ` outside parentheses.
+/// `: ` outside parentheses; GPUs of one cause share it (`gpu0, gpu1 (why)`).
 fn briefly(devices: &[String]) -> Vec<String> {
-    devices
-        .iter()
-        .map(|d| match d.split_once(": ") {
-            Some((label, why)) => format!("{label} ({})", first_clause(why)),
-            None => d.clone(),
+    let mut causes: Vec<(Vec<&str>, &str)> = Vec::new();
+    for d in devices {
+        let (label, why) = d.split_once(": ").map_or((d.as_str(), ""), |(l, w)| (l, first_clause(w)));
+        match causes.iter_mut().find(|(_, cause)| *cause == why) {
+            Some((labels, _)) => labels.push(label),
+            None => causes.push((vec![label], why)),
+        }
+    }
+    causes
+        .into_iter()
+        .map(|(labels, why)| match why.is_empty() {
+            true => labels.join(", "),
+            false => format!("{} ({why})", labels.join(", ")),
         })
         .collect()
 }
@@ -189,7 +197,16 @@ fn slow_with_families(fleet: &Fleet, devices: &[String]) -> Vec<String> {
     devices
         .iter()
         .map(|label| {
-            let families = fleet.confirmations.iter().find(|c| c.label == *label).map(|c| few(&c.families));
+            // Where the whole GPU is slow too, say so: a family named alone reads as that family's fault.
+            let tolerance = |g: &crate::analysis::fleet::Group| g.tolerance;
+            let whole = fleet.groups.iter().find_map(|g| {
+                let s = g.ranking.iter().find(|s| s.label == *label)?;
+                s.effects.iter().find(|e| e.family.is_none() && e.slow(tolerance(g))).map(|e| e.change)
+            });
+            let families = fleet.confirmations.iter().find(|c| c.label == *label).map(|c| match whole {
+                Some(change) => format!("{}; every case {:+.1}%", few(&c.families), change * 100.0),
+                None => few(&c.families),
+            });
             let units = fleet
                 .groups
                 .iter()
@@ -261,6 +278,13 @@ mod tests {
         assert!(text.starts_with("slow, not measured again: node7/0000:10:00.0"), "{text}");
         assert!(text.lines().nth(1).unwrap().contains(": slow: load -10.0% (± "), "{text}");
         assert_eq!(text.lines().last().unwrap(), "action: check again: a slow GPU was not measured again");
+        // Two GPUs of one cause share it in the summary.
+        let two =
+            ["node7/0000:10:00.0: too few cases: judge it again", "node7/0000:11:00.0: too few cases: again"];
+        assert_eq!(
+            briefly(&two.map(String::from)),
+            ["node7/0000:10:00.0, node7/0000:11:00.0 (too few cases)"]
+        );
         // A GPU that lost the device in a case fails before anything else; the action is a drain.
         let (_, mut fleet) = log(&[device_run("NVIDIA H200", 11, 1.0)]);
         fleet.faulty.push(Left {
