@@ -321,12 +321,16 @@ fn verdict(fleet: &Fleet) -> String {
     line
 }
 
-/// A group as a section: its settings and spread, the ranking (where `ranked`: a health check
-/// says each GPU in a line of its own), the slow units and the outliers; anchored on a page.
-pub(super) fn group_section(n: usize, group: &Group, anchored: bool, ranked: bool) -> Block {
+/// The most outliers a node's log lists (`brief`): the slowest; the runs it keeps hold the rest.
+const BRIEF_OUTLIERS: usize = 10;
+
+/// A group as a section: its settings and spread, the ranking, the slow units and the outliers;
+/// anchored on a page. `brief` (a health check's log, which says each GPU in a line of its own):
+/// no ranking, and the slowest [`BRIEF_OUTLIERS`] outliers.
+pub(super) fn group_section(n: usize, group: &Group, anchored: bool, brief: bool) -> Block {
     let mut blocks =
         vec![Block::Para(format!("settings: {}", group.key.settings)), Block::Para(judged_line(group))];
-    if ranked {
+    if !brief {
         blocks.push(Block::Section {
             title: "devices, most slow cases first:".into(),
             id: String::new(),
@@ -377,9 +381,11 @@ pub(super) fn group_section(n: usize, group: &Group, anchored: bool, ranked: boo
         });
     }
     if !group.outliers.is_empty() {
-        let lines = group
+        let shown = if brief { BRIEF_OUTLIERS } else { usize::MAX };
+        let mut lines: Vec<(String, Vec<(String, String)>)> = group
             .outliers
             .iter()
+            .take(shown)
             .map(|o| {
                 (
                     format!("{}  {}: {}", group.devices[o.device], o.case, outlier_text(o, whose(group))),
@@ -387,6 +393,13 @@ pub(super) fn group_section(n: usize, group: &Group, anchored: bool, ranked: boo
                 )
             })
             .collect();
+        if group.outliers.len() > shown {
+            let more = group.outliers.len() - shown;
+            lines.push((
+                format!("and {} more (--keep DIR keeps the runs that hold them)", count(more, "case")),
+                Vec::new(),
+            ));
+        }
         let outside = match group.reference {
             Some(_) => "outside the reference",
             None => "outside the fleet",
@@ -415,7 +428,7 @@ pub fn blocks(fleet: &Fleet) -> Vec<Block> {
         blocks.push(Block::Gap);
     }
     let groups = fleet.groups.iter().enumerate();
-    blocks.extend(groups.flat_map(|(n, g)| [Block::Gap, group_section(n, g, false, true)]).skip(1));
+    blocks.extend(groups.flat_map(|(n, g)| [Block::Gap, group_section(n, g, false, false)]).skip(1));
     blocks
 }
 
@@ -440,7 +453,7 @@ pub fn page(labels: &[String], runs: &[Run]) -> Vec<Block> {
         .iter()
         .enumerate()
         .filter(|(_, g)| g.devices.len() >= MIN_DEVICES)
-        .map(|(n, g)| group_section(n, g, true, true))
+        .map(|(n, g)| group_section(n, g, true, false))
         .collect();
     if groups.is_empty() {
         return Vec::new();

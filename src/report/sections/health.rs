@@ -15,7 +15,7 @@ pub fn document(fleet: &Fleet, runs: usize, seconds: f64) -> String {
         .groups
         .iter()
         .enumerate()
-        .flat_map(|(n, group)| [Block::Gap, super::fleet::group_section(n, group, false, false)])
+        .flat_map(|(n, group)| [Block::Gap, super::fleet::group_section(n, group, false, true)])
         .skip(1)
         .collect();
     let details = crate::report::columns::fit(doc::text(&groups).trim_end());
@@ -277,6 +277,11 @@ mod tests {
         let (text, _) = log(&[device_run("NVIDIA H200", 11, 0.9)]);
         assert!(text.starts_with("slow, not measured again: node7/0000:10:00.0"), "{text}");
         assert!(text.lines().nth(1).unwrap().contains(": slow: load -10.0% (± "), "{text}");
+        // Its 40 slow cases: the ten slowest, and how many more.
+        assert!(
+            text.contains("\n    and 30 cases more (--keep DIR keeps the runs that hold them)\n"),
+            "{text}"
+        );
         assert_eq!(text.lines().last().unwrap(), "action: check again: a slow GPU was not measured again");
         // Two GPUs of one cause share it in the summary.
         let two =
