@@ -192,7 +192,7 @@ until scontrol show node "$node" | grep -q "State=[A-Z+]*DRAIN"; do
 done
 echo "== the health check against a reference it cannot meet: drained in $((SECONDS - start)) s"
 state
-scontrol show node "$node" | grep -q "Reason=perftest health: slow GPU .*(alu)" || {
+scontrol show node "$node" | grep -q "Reason=perftest health: slow GPU .*(alu[;)]" || {
     echo "ci/slurm.sh: the drain's reason does not name the GPU and its family" >&2
     exit 1
 }
