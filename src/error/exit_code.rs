@@ -181,17 +181,7 @@ pub fn of_command(name: &str) -> Option<&'static [ExitCode]> {
 /// What a subcommand's `--help` ends with: its exit codes ([`of_command`]), each with its meaning
 /// (`health`'s under `--npd` besides).
 pub fn command_help(name: &str) -> Option<String> {
-    let codes: String = of_command(name)?
-        .iter()
-        .map(|&c| {
-            format!(
-                "  {:<3} {}
-",
-                c as u8,
-                c.meaning()
-            )
-        })
-        .collect();
+    let codes = code_lines(of_command(name)?, 3);
     let plugin = if name == "health" {
         "\nUnder --npd, as a node-problem-detector plugin: 0 healthy, 1 where --drain would drain, 2 anything \
          else; stdout is one line, the condition's message.\n"
@@ -199,6 +189,11 @@ pub fn command_help(name: &str) -> Option<String> {
         ""
     };
     Some(format!("Exit codes:\n{codes}{plugin}"))
+}
+
+/// `codes` a line each, its number padded to `width` and its meaning.
+fn code_lines(codes: &[ExitCode], width: usize) -> String {
+    codes.iter().map(|&c| format!("  {:<width$} {}\n", c as u8, c.meaning())).collect()
 }
 
 /// What a subcommand's `-h` ends with: its exit codes, for `--help` to say what each means.
@@ -215,8 +210,7 @@ pub const SHORT_EXAMPLES: &str = "Examples:
 
 /// The exit-code table and examples that `--help` ends with, from [`ExitCode::meaning`].
 pub fn help_text() -> String {
-    let codes: String =
-        ExitCode::ALL.iter().map(|&c| format!("  {:<2} {}\n", c as u8, c.meaning())).collect();
+    let codes = code_lines(&ExitCode::ALL, 2);
     format!(
         "Exit codes:\n{codes}\n\
          Examples:\n  \

@@ -106,7 +106,13 @@ fn rejudged(r: &Rejudged) -> String {
 }
 
 /// A confirmation, in a line.
-pub(super) fn confirmation(c: &Confirmation) -> String {
+fn confirmation(c: &Confirmation) -> String {
+    format!("{}: {} (families {}); {}", c.label, c.verdict.word(), c.families.join(", "), measured_again(c))
+}
+
+/// How a confirmation measured its suspect again, and what it found: `alone: -9.8% ± ...`,
+/// `again, at once with 0000:00:07.0: ...`, and with its host's GPUs at once where it was.
+pub(super) fn measured_again(c: &Confirmation) -> String {
     let together = c
         .together
         .as_ref()
@@ -116,13 +122,7 @@ pub(super) fn confirmation(c: &Confirmation) -> String {
         true => format!("again, at once with {}", c.with.join(", ")),
         false => "alone".to_owned(),
     };
-    format!(
-        "{}: {} (families {}); {how}: {}{together}",
-        c.label,
-        c.verdict.word(),
-        c.families.join(", "),
-        rejudged(&c.alone)
-    )
+    format!("{how}: {}{together}", rejudged(&c.alone))
 }
 
 /// Lines for what fails the screen without a rate to judge, and what was left out.

@@ -114,7 +114,7 @@ fn gpu_lines(fleet: &Fleet) -> Vec<String> {
                     "{}: {} beyond the {tolerance} tolerance; measured {}",
                     c.verdict.word(),
                     s.size_text(),
-                    super::fleet::confirmation(c).split_once("; ").map_or("", |(_, again)| again)
+                    super::fleet::measured_again(c)
                 ),
                 (Some(u), None, _) => format!("cannot be judged: {}", u.why),
                 (None, None, State::Slow) => {
@@ -148,28 +148,21 @@ fn gpu_lines(fleet: &Fleet) -> Vec<String> {
 }
 
 /// What to do, by the check's conclusion: the last line.
-fn action(fleet: &Fleet) -> String {
+fn action(fleet: &Fleet) -> &'static str {
     match fleet.conclusion() {
-        Conclusion::Healthy => "none: every GPU is within the reference".to_owned(),
+        Conclusion::Healthy => "none: every GPU is within the reference",
         Conclusion::Faulty(_) => {
-            "drain the node (--drain does) and look at the GPU that failed and its driver \
-                                  (dmesg, nvidia-smi -q)"
-                .to_owned()
+            "drain the node (--drain does) and look at the GPU that failed and its driver (dmesg, nvidia-smi -q)"
         }
         Conclusion::Slow(_) => {
-            "drain the node (--drain does) and look at the slow GPU: its clocks, power and \
-                                temperature (nvidia-smi -q -d PERFORMANCE,CLOCK,POWER,TEMPERATURE)"
-                .to_owned()
+            "drain the node (--drain does) and look at the slow GPU: its clocks, power and temperature \
+             (nvidia-smi -q -d PERFORMANCE,CLOCK,POWER,TEMPERATURE)"
         }
-        Conclusion::Unjudged(_) => {
-            "none decided, and not passed: do what its line says, then check again".to_owned()
-        }
+        Conclusion::Unjudged(_) => "none decided, and not passed: do what its line says, then check again",
         Conclusion::Interference(_) => {
-            "look at the node's power, PCIe and CPU: the GPU is slow only beside the \
-                                        others"
-                .to_owned()
+            "look at the node's power, PCIe and CPU: the GPU is slow only beside the others"
         }
-        Conclusion::Unconfirmed(_) => "check again: a slow GPU was not measured again".to_owned(),
+        Conclusion::Unconfirmed(_) => "check again: a slow GPU was not measured again",
     }
 }
 
