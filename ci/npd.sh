@@ -10,19 +10,7 @@ source tools/lavapipe-env.sh
 bin=$PWD/target/release/perftest
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-mkdir "$dir/runs"
-# The node's reference from three runs; where the CI host was too busy for lavapipe to measure
-# (fleet refuses: every case too noisy), measured again, up to three times: setup, not a verdict.
-for attempt in 1 2 3; do
-    rm -rf "$dir/runs" && mkdir -p "$dir/runs"
-    for n in 1 2 3; do
-        "$bin" --quick --family alu --json "$dir/runs/run$n.json" >/dev/null
-    done
-    # One GPU alone cannot be judged among siblings (exit 18), yet its runs make a reference.
-    "$bin" fleet "$dir/runs" --write-reference "$dir/reference.json" --tolerance 50 >/dev/null 2>&1 || true
-    [ -s "$dir/reference.json" ] && break
-    [ "$attempt" = 3 ] && { echo "ci/npd.sh: no reference in three tries: lavapipe too noisy here" >&2; exit 1; }
-done
+bash ci/node-reference.sh "$bin" "$dir"
 # A reference this node meets however busy the CI host (its medians a tenth), and one it cannot.
 python3 tools/scale-reference.py "$dir/reference.json" "$dir/met.json" 0.1
 python3 tools/scale-reference.py "$dir/reference.json" "$dir/unmeetable.json" 10

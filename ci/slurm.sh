@@ -125,21 +125,7 @@ ls "$dir/results/verdict"
 # meet (every median ten times this node's): the check must drain the node with a reason naming
 # the GPU and the family.
 hc=$dir/health
-mkdir -p "$hc/runs"
-# The node's reference from three runs; where the CI host was too busy for lavapipe to measure
-# (fleet refuses: every case too noisy), measured again, up to three times: setup, not a verdict.
-for attempt in 1 2 3; do
-    rm -rf "$hc/runs" && mkdir -p "$hc/runs"
-    for n in 1 2 3; do
-        "$bin" --quick --family alu --json "$hc/runs/run$n.json" >/dev/null
-    done
-    # A tolerance of 50%: three runs of lavapipe on a busy CI host spread by a few percent, and the
-    # checks below scale the medians 0.1x and 10x.
-    # One GPU alone cannot be judged among siblings (exit 18), yet its runs make a reference.
-    "$bin" fleet "$hc/runs" --write-reference "$hc/reference.json" --tolerance 50 >/dev/null 2>&1 || true
-    [ -s "$hc/reference.json" ] && break
-    [ "$attempt" = 3 ] && { echo "ci/slurm.sh: no reference in three tries: lavapipe too noisy here" >&2; exit 1; }
-done
+bash ci/node-reference.sh "$bin" "$hc"
 python3 tools/scale-reference.py "$hc/reference.json" "$hc/unmeetable.json" 10
 # The node's own medians, a tenth of them: a reference it meets however loaded this machine is
 # (a busy CI host slows lavapipe, and a node slower than its own reference would rightly drain).
