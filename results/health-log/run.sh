@@ -37,20 +37,21 @@ check without-cases "$bin" health --reference "$out/without-cases.json"
 check other-model "$bin" health --reference "$here/../fleetday/h100-x4.reference.json"
 check no-device env VK_DRIVER_FILES=/nonexistent.json VK_ICD_FILENAMES=/nonexistent.json \
     "$bin" health --reference "$out/reference.json"
+# `check` NAME while COMMAND runs beside it (started SECONDS before): in a session of its own, so
+# that the whole of it, loops its shell started included, is stopped after.
+beside() {
+    local name=$1 command=$2 seconds=$3
+    setsid bash -c "$command" &
+    local pid=$!
+    sleep "$seconds"
+    check "$name" "$bin" health --reference "$out/reference.json"
+    kill -- -"$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+}
 if [ -n "${BURN:-}" ]; then
-    bash -c "$BURN" &
-    burner=$!
-    sleep 5
-    check shared "$bin" health --reference "$out/reference.json"
-    kill "$burner"
-    wait "$burner" 2>/dev/null
+    beside shared "$BURN" 5
 fi
 if [ -n "${HOG:-}" ]; then
-    bash -c "$HOG" &
-    hog=$!
-    sleep 2
-    check noisy "$bin" health --reference "$out/reference.json"
-    kill "$hog"
-    wait "$hog" 2>/dev/null
+    beside noisy "$HOG" 2
 fi
 exit 0
