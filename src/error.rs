@@ -342,6 +342,20 @@ pub enum Error {
         problem: String,
     },
 
+    /// `fleet` or `health` found GPUs that computed wrong bits (silent data corruption).
+    #[error(
+        "{} computed wrong results (silent data corruption): {}; drain them and run perftest --family sdc on \
+         each again to confirm the unit (docs/corruption.md)",
+        crate::format::count(*.count, "GPU"),
+        devices.join("; ")
+    )]
+    Corrupt {
+        /// How many.
+        count: usize,
+        /// Each, with its cases and units.
+        devices: Vec<String>,
+    },
+
     /// `fleet` or `health` found GPUs on which a case lost the device, crashed or hung.
     #[error(
         "{} failed (a case lost the device, crashed or hung, or its perftest could not run): {}; drain \

@@ -21,6 +21,7 @@ mod harness;
 mod health;
 mod isolation;
 mod plumbing;
+mod sdc;
 mod simulate;
 mod trust;
 

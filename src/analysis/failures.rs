@@ -20,6 +20,7 @@ const NAMED: usize = 5;
 impl Run {
     /// `Err` naming the failed cases if any failed, with the code of the worst status.
     pub fn failures(&self) -> Result<()> {
+        self.corruption()?;
         let failed: Vec<_> =
             self.cases.iter().filter(|c| WORST_FIRST.iter().any(|(s, _)| *s == c.status)).collect();
         let Some(&(_, code)) = WORST_FIRST.iter().find(|(s, _)| failed.iter().any(|c| c.status == *s)) else {
@@ -51,11 +52,78 @@ impl Run {
     }
 }
 
+impl Run {
+    /// `Err` naming the cases whose shaders found results that differ from their known bits
+    /// (the `sdc` family): silent data corruption, worse than any failure of a case, since the
+    /// GPU answered and was wrong.
+    fn corruption(&self) -> Result<()> {
+        let corrupt: Vec<_> = self
+            .cases
+            .iter()
+            .filter_map(|c| c.faults.as_ref().filter(|f| f.mismatches > 0).map(|f| (c, f)))
+            .collect();
+        if corrupt.is_empty() {
+            return Ok(());
+        }
+        let names: Vec<String> = corrupt
+            .iter()
+            .take(NAMED)
+            .map(|(c, f)| format!("\"{}\" ({} of {} results)", c.name, f.mismatches, f.checked))
+            .collect();
+        let units: Vec<String> = corrupt
+            .iter()
+            .flat_map(|(_, f)| f.faults.iter().map(|fault| fault.unit))
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .map(|u| u.map_or("an unknown unit".to_string(), |u| format!("unit {u}")))
+            .collect();
+        Err(Error::Cases {
+            summary: format!(
+                "{} of {} cases computed results that differ from their known bits (silent data corruption) \
+                 on {}: {}; drain the GPU, and run the sdc family again to confirm",
+                corrupt.len(),
+                self.cases.len(),
+                units.join(", "),
+                names.join(", ")
+            ),
+            code: ExitCode::Corrupt,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::error::ExitCode;
     use crate::results::model::tests::sample_run;
     use crate::results::model::Status;
+
+    #[test]
+    fn corrupt_results_end_the_run_with_their_own_code_before_any_failure() {
+        use crate::record::faults::{Fault, FaultCount};
+        let mut run = sample_run();
+        let fault =
+            Fault { unit: Some(17), workgroup: 3, invocation: 4, result: 0, expected: 1, observed: 3 };
+        run.cases[0].faults = Some(FaultCount {
+            checked: 1 << 30,
+            mismatches: 0,
+            faults: vec![],
+            injected: None,
+            first_flip: None,
+        });
+        assert!(run.failures().is_ok(), "a clean check is no failure");
+        run.cases[0].faults = Some(FaultCount {
+            checked: 1 << 30,
+            mismatches: 2,
+            faults: vec![fault; 2],
+            injected: None,
+            first_flip: None,
+        });
+        run.cases[1].status = Status::DeviceLost;
+        let error = run.failures().unwrap_err();
+        assert_eq!(error.exit_code(), ExitCode::Corrupt);
+        let text = error.to_string();
+        assert!(text.contains("on unit 17:") && text.contains("(2 of 1073741824 results)"), "{text}");
+    }
 
     #[test]
     fn the_worst_failure_sets_the_code_and_every_failure_is_named() {

@@ -333,6 +333,10 @@ pub struct Fleet {
     /// or (`health`) whose perftest ended so before it measured: each fails, whatever its rates.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub faulty: Vec<Left>,
+    /// GPUs whose self-checking cases computed wrong bits ([`super::screen::corruption`]): each
+    /// fails, whatever its rates, before any other verdict.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub corrupt: Vec<Left>,
     /// Devices that ran with others on a host but left no run among those given: each fails.
     pub missing: Vec<super::screen::Missing>,
     /// Files given that are not perftest runs (a verdict, a stray JSON), named and skipped.
@@ -350,6 +354,8 @@ pub struct Fleet {
 /// confirmed).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Conclusion {
+    /// GPUs that computed wrong bits (silent data corruption).
+    Corrupt(Vec<String>),
     /// GPUs on which a case lost the device, crashed or hung.
     Faulty(Vec<String>),
     /// GPUs slow alone (confirmed), or with a compute unit slower than their others.
@@ -366,11 +372,12 @@ pub enum Conclusion {
 
 impl Conclusion {
     /// Its ending: `Ok` when nothing is to be acted on, else the error whose exit code says it
-    /// (20, 16, 18, 17, 19).
+    /// (21, 20, 16, 18, 17, 19).
     pub fn ending(self) -> crate::error::Result<()> {
         use crate::error::Error;
         match self {
             Conclusion::Healthy => Ok(()),
+            Conclusion::Corrupt(devices) => Err(Error::Corrupt { count: devices.len(), devices }),
             Conclusion::Faulty(devices) => Err(Error::Faulty { count: devices.len(), devices }),
             Conclusion::Slow(devices) => Err(Error::SlowerThanFleet { count: devices.len(), devices }),
             Conclusion::Unjudged(devices) => Err(Error::Unjudged { count: devices.len(), devices }),
@@ -424,7 +431,9 @@ impl Fleet {
             .map(|s| format!("{} ({})", s.label, s.size_text()))
             .collect();
         let faulty: Vec<String> = self.faulty.iter().map(|l| format!("{}: {}", l.label, l.why)).collect();
+        let corrupt: Vec<String> = self.corrupt.iter().map(|l| format!("{}: {}", l.label, l.why)).collect();
         match () {
+            () if !corrupt.is_empty() => Conclusion::Corrupt(corrupt),
             () if !faulty.is_empty() => Conclusion::Faulty(faulty),
             () if !slow.is_empty() => Conclusion::Slow(slow),
             () if !unjudged.is_empty() => Conclusion::Unjudged(unjudged),
@@ -446,6 +455,7 @@ impl Fleet {
     /// no reason to drain.
     pub fn drain(&self) -> Option<Drain> {
         match self.conclusion() {
+            Conclusion::Corrupt(devices) => return Some(Drain::Corrupt(devices)),
             Conclusion::Faulty(devices) => return Some(Drain::Faulty(devices)),
             Conclusion::Slow(devices) => return Some(Drain::Slow(devices)),
             _ => {}
@@ -481,6 +491,8 @@ impl Fleet {
 /// Why a node should be drained ([`Fleet::drain`]), with the devices.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Drain {
+    /// GPUs that computed wrong bits, each with the cases and units.
+    Corrupt(Vec<String>),
     /// GPUs on which a case lost the device, crashed or hung, each with why.
     Faulty(Vec<String>),
     /// GPUs slow again, or with a slow compute unit.
@@ -512,7 +524,12 @@ pub fn judge_with(
     let mut untimed = Vec::new();
     let mut shared = Vec::new();
     let mut faulty = Vec::new();
+    let mut corrupt = Vec::new();
     for m in members {
+        // Wrong bits fail their GPU in any run; its rates are judged still.
+        if let Some(why) = super::screen::corruption(m.run) {
+            corrupt.push(Left { label: m.label.clone(), why });
+        }
         // A fault fails its GPU in any run, timed or not; the GPU's other cases are judged still.
         if let Some(why) = super::screen::fault(m.run) {
             faulty.push(Left { label: m.label.clone(), why });
@@ -555,6 +572,7 @@ pub fn judge_with(
         untimed,
         shared,
         faulty,
+        corrupt,
         missing,
         skipped: Vec::new(),
         unreferenced,

@@ -61,6 +61,7 @@ impl CaseResult {
             per_clock: Vec::new(),
             shader_clocked: false,
             units: Vec::new(),
+            faults: None,
             peak_percent: None,
             peak: None,
             flags: Vec::new(),
@@ -119,6 +120,7 @@ impl CaseResult {
                         per_clock,
                     })
                     .collect();
+                record.faults = measurement.shader.faults.clone();
                 record.peak_percent = judged.peak.as_ref().map(|p| p.percent);
                 record.peak = judged.peak.as_ref().map(|p| p.peak.clone());
                 record.flags = trust.flags(outcome, &judged, baseline);

@@ -88,6 +88,39 @@ pub fn fault(run: &Run) -> Option<String> {
     })
 }
 
+/// Why `run`'s GPU computed wrong answers, if it did: its self-checking cases (the `sdc` family)
+/// whose results differ from their known bits, each with how many and on which units.
+pub fn corruption(run: &Run) -> Option<String> {
+    let corrupt: Vec<String> = run
+        .cases
+        .iter()
+        .filter_map(|c| {
+            let f = c.faults.as_ref().filter(|f| f.mismatches > 0)?;
+            let units: Vec<String> = f
+                .by_unit()
+                .iter()
+                .map(|(unit, n)| {
+                    unit.map_or_else(|| format!("unknown unit x{n}"), |u| format!("unit {u} x{n}"))
+                })
+                .collect();
+            Some(format!(
+                "{} ({} of {} results wrong; {})",
+                c.name,
+                f.mismatches,
+                f.checked,
+                units.join(", ")
+            ))
+        })
+        .collect();
+    (!corrupt.is_empty()).then(|| {
+        format!(
+            "{} computed results that differ from their known bits (silent data corruption): {}",
+            crate::format::count(corrupt.len(), "case"),
+            corrupt.join(", ")
+        )
+    })
+}
+
 /// A device that ran at once with others on a host but left no run among those given.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Missing {

@@ -21,6 +21,7 @@ mod latency;
 mod load;
 mod matrix;
 mod rotate;
+mod sdc;
 mod shared;
 mod store;
 mod sweep;

@@ -52,13 +52,15 @@ pub enum ExitCode {
     Unconfirmed = 19,
     /// `fleet` or `health` found a GPU on which a case lost the device, crashed or hung.
     Faulty = 20,
+    /// A self-checking case found results that differ from their known bits (silent data corruption).
+    Corrupt = 21,
     /// Ctrl-C stopped the run after the case in progress (the finished cases were written).
     Interrupted = 130,
 }
 
 impl ExitCode {
     /// Every code, in numeric order.
-    pub const ALL: [ExitCode; 22] = [
+    pub const ALL: [ExitCode; 23] = [
         ExitCode::Success,
         ExitCode::Failure,
         ExitCode::Usage,
@@ -80,6 +82,7 @@ impl ExitCode {
         ExitCode::Unjudged,
         ExitCode::Unconfirmed,
         ExitCode::Faulty,
+        ExitCode::Corrupt,
         ExitCode::Interrupted,
     ];
 
@@ -143,6 +146,9 @@ impl ExitCode {
             ExitCode::Faulty => {
                 "fleet (or health) found a GPU on which a case lost the device, crashed or hung its worker, or (health) whose perftest ended so before it measured: the GPU or its driver, not noise; named with its cases; drain it"
             }
+            ExitCode::Corrupt => {
+                "a self-checking case (the sdc family) computed results that differ from their known bits during timed work, or fleet (or health) found a GPU whose run did: silent data corruption, named with the compute unit and the bits; drain the GPU and run the sdc family on it again to confirm (docs/corruption.md)"
+            }
             ExitCode::Interrupted => {
                 "Ctrl-C or SIGTERM stopped the run after the case in progress (a second one stops that case too), the finished cases were written; or stopped health or fleet --confirm and the perftest it ran, before a verdict (nothing drained)"
             }
@@ -157,7 +163,7 @@ impl ExitCode {
 pub fn of_command(name: &str) -> Option<&'static [ExitCode]> {
     use ExitCode::*;
     const READ: [ExitCode; 4] = [Success, Failure, Usage, BadResults];
-    const VERDICT: [ExitCode; 10] = [
+    const VERDICT: [ExitCode; 11] = [
         Success,
         Failure,
         Usage,
@@ -167,6 +173,7 @@ pub fn of_command(name: &str) -> Option<&'static [ExitCode]> {
         Unjudged,
         Unconfirmed,
         Faulty,
+        Corrupt,
         Interrupted,
     ];
     Some(match name {
@@ -250,6 +257,7 @@ impl super::Error {
             Error::SameFile { .. } | Error::NoSuffix { .. } | Error::Setting { .. } => ExitCode::Usage,
             Error::Interrupted { .. } | Error::Halted { .. } => ExitCode::Interrupted,
             Error::Faulty { .. } => ExitCode::Faulty,
+            Error::Corrupt { .. } => ExitCode::Corrupt,
             Error::Worker { .. } => ExitCode::Crashed,
             Error::Unexpected { .. } => ExitCode::Unexpected,
             Error::Remote { code, .. } | Error::Cases { code, .. } | Error::Plugin { code, .. } => *code,

@@ -73,9 +73,9 @@ fn a_document_json_refuses_is_an_error_that_keeps_its_cause() {
 #[test]
 fn exit_codes_are_distinct_and_in_order() {
     let numbers: Vec<u8> = ExitCode::ALL.iter().map(|&c| c as u8).collect();
-    assert_eq!(numbers[..21], (0..21).collect::<Vec<u8>>());
+    assert_eq!(numbers[..22], (0..22).collect::<Vec<u8>>());
     assert_eq!(ExitCode::Interrupted as u8, 130, "the shell's code for SIGINT");
-    assert_eq!(numbers.len(), 22);
+    assert_eq!(numbers.len(), 23);
 }
 
 /// The README's exit-code table: (code, meaning) with markdown backticks removed.
@@ -138,6 +138,7 @@ fn every_verdict_of_fleet_and_health_ends_with_a_code_their_help_lists() {
     let devices = || vec!["node7/0000:1b:00.0".to_owned()];
     let conclusions = [
         Conclusion::Healthy,
+        Conclusion::Corrupt(devices()),
         Conclusion::Faulty(devices()),
         Conclusion::Slow(devices()),
         Conclusion::Unjudged(devices()),
@@ -148,6 +149,7 @@ fn every_verdict_of_fleet_and_health_ends_with_a_code_their_help_lists() {
         // A new conclusion fails to compile here until it is listed above.
         match &conclusion {
             Conclusion::Healthy
+            | Conclusion::Corrupt(_)
             | Conclusion::Faulty(_)
             | Conclusion::Slow(_)
             | Conclusion::Unjudged(_)

@@ -119,6 +119,11 @@ pub struct ShaderCounts {
     /// ([`CaseSpec::unit_records`](crate::registry::CaseSpec::unit_records)): each unit's part of
     /// the last timed dispatch; empty elsewhere.
     pub units: Vec<super::units::UnitSample>,
+    /// For a case whose shader checks its own results
+    /// ([`CaseSpec::fault_log`](crate::registry::CaseSpec::fault_log)): what it checked and what
+    /// differed; `None` elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faults: Option<super::faults::FaultCount>,
 }
 
 impl Measurement {

@@ -270,6 +270,23 @@ pub struct CaseSpec {
     /// its work (8 words: unit, start low and high, end low and high, 1, 0, 0): the runner reads
     /// the last timed dispatch's records and rates each unit ([`crate::record::units`]).
     pub unit_records: Option<usize>,
+    /// The resource (a read-write storage buffer, zeroed once, never reset) in which the shader
+    /// counts and records every result of timed work that differs from its known bits: the
+    /// corruption screen ([`crate::record::faults`]). The runner reads it after the case's last
+    /// dispatch and counts the results it checked from the invocations it dispatched.
+    pub fault_log: Option<FaultLog>,
+}
+
+/// Where a self-checking case logs its faults, and how many results each invocation checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FaultLog {
+    /// The resource index of the log (a read-write storage buffer).
+    pub resource: usize,
+    /// Results each invocation compares with their known bits, per dispatch.
+    pub per_invocation: u64,
+    /// Dispatches (of a [`Scale::Problem`] grid) at the start that check nothing: a pass that
+    /// writes what the next one checks.
+    pub unchecked_passes: u64,
 }
 
 /// The shader of a case that runs none (a transfer): never compiled.
@@ -347,7 +364,15 @@ impl CaseSpec {
             notes: Vec::new(),
             chain_clock: false,
             unit_records: None,
+            fault_log: None,
         }
+    }
+
+    /// Has the shader check `per_invocation` results of its own and log those that differ in
+    /// `resource` (see [`CaseSpec::fault_log`]).
+    pub fn logs_faults(mut self, resource: usize, per_invocation: u64) -> Self {
+        self.fault_log = Some(FaultLog { resource, per_invocation, unchecked_passes: 0 });
+        self
     }
 
     /// Rates each compute unit from the records its workgroups leave in `resource` (see

@@ -142,6 +142,18 @@ impl CaseSpec {
                 );
             }
         }
+        if let Some(log) = self.fault_log {
+            let kind = self.resources.get(log.resource).map(|r| (&r.kind, r.access, r.reset.is_some()));
+            if !matches!(kind, Some((ResourceKind::StorageBuffer { .. }, Access::ReadWrite, false))) {
+                return Err(format!(
+                    "its fault log, resource {}, is not a read-write storage buffer that is never reset",
+                    log.resource + 1
+                ));
+            }
+            if !matches!(self.scale, Scale::Groups | Scale::Problem { .. }) {
+                return Err("it logs faults, whose checked results are counted by workgroups or grids".into());
+            }
+        }
         if self.chain_clock && !matches!(self.scale, Scale::PushWord(_)) {
             return Err(
                 "it reads the shader clock around a chain, which needs a push word's count of trips \

@@ -8,7 +8,8 @@
 use crate::analysis::fleet::{Conclusion, Fleet, Member, State};
 
 /// A GPU's states in metrics, the least alarming first.
-const STATES: [&str; 7] = ["healthy", "differs", "suspect", "unjudged", "shared", "slow", "faulty"];
+const STATES: [&str; 8] =
+    ["healthy", "differs", "suspect", "unjudged", "shared", "slow", "faulty", "corrupt"];
 use crate::results::model::{Device, Run};
 
 /// PCI vendor id of NVIDIA, whose `deviceUUID` is the UUID NVML and dcgm-exporter report.
@@ -215,7 +216,12 @@ pub fn render(fleet: &Fleet, members: &[Member<'_>]) -> String {
         }
     }
     // Devices no group judged (shared GPUs, a model the reference lacks), and faulty ones, fail.
-    let left = [("shared", &fleet.shared), ("unjudged", &fleet.unreferenced), ("faulty", &fleet.faulty)];
+    let left = [
+        ("shared", &fleet.shared),
+        ("unjudged", &fleet.unreferenced),
+        ("faulty", &fleet.faulty),
+        ("corrupt", &fleet.corrupt),
+    ];
     for (word, list) in left {
         for l in list {
             if let Some(run) = latest(&l.label) {
@@ -246,13 +252,14 @@ pub fn render(fleet: &Fleet, members: &[Member<'_>]) -> String {
     );
     let state = match fleet.conclusion() {
         Conclusion::Healthy => "healthy",
+        Conclusion::Corrupt(_) => "corrupt",
         Conclusion::Faulty(_) => "faulty",
         Conclusion::Slow(_) => "slow",
         Conclusion::Unjudged(_) => "unjudged",
         Conclusion::Interference(_) => "interference",
         Conclusion::Unconfirmed(_) => "unconfirmed",
     };
-    for each in ["healthy", "faulty", "slow", "unjudged", "interference", "unconfirmed"] {
+    for each in ["healthy", "corrupt", "faulty", "slow", "unjudged", "interference", "unconfirmed"] {
         verdict.samples.push((format!("state=\"{each}\""), if each == state { 1.0 } else { 0.0 }));
     }
     // `# EOF` ends an OpenMetrics exposition; the classic text format (node_exporter's textfile

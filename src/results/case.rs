@@ -255,6 +255,10 @@ pub struct CaseResult {
     /// (the `units` family): the first work unit per clock of that unit's own clock.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub units: Vec<UnitRate>,
+    /// For a case whose shader checks its own results (the `sdc` family): the results it checked
+    /// and those that differed from their known bits, with the first of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faults: Option<crate::record::faults::FaultCount>,
     /// The share of a known peak, percent (null: peak unknown).
     #[serde(default)]
     pub peak_percent: Option<f64>,

@@ -172,6 +172,20 @@ fn case(c: &CaseResult) -> Result<(), String> {
     if c.units.len() > MAX_UNITS || c.units.iter().any(|u| !(TINY..IMPLAUSIBLE).contains(&u.per_clock)) {
         return Err(format!("has an impossible rate per compute unit, or too many units, for {who}"));
     }
+    if let Some(f) = &c.faults {
+        if f.mismatches > f.checked
+            || f.faults.len() > crate::record::faults::RECORDS
+            || f.faults.len() as u64 > f.mismatches
+        {
+            return Err(format!(
+                "has more faults than results checked, or more recorded than counted, for {who}"
+            ));
+        }
+        f.injected.iter().try_for_each(|i| name(&who, "an injected fault", i))?;
+        if f.first_flip.is_some_and(|share| !(0.0..=1.0).contains(&share)) {
+            return Err(format!("has a first injected flip outside its case's draws for {who}"));
+        }
+    }
     if let Some(peak) = &c.peak {
         name(&who, "a peak", &peak.ceiling)?;
         peak.detail.iter().try_for_each(|d| name(&who, "a peak", d))?;

@@ -49,6 +49,10 @@ pub struct Bench<'ctx, 'p> {
     checked: Option<Checked>,
     /// The buffer its workgroups record their compute units in ([`CaseSpec::unit_records`]).
     records: Option<usize>,
+    /// The buffer its shader logs faults in ([`CaseSpec::fault_log`]).
+    faults: Option<usize>,
+    /// Invocations dispatched by timed work so far (scaling, samples, the energy hold).
+    dispatched: u64,
     /// The workgroup count of indirect dispatches ([`Scale::Dispatches`]).
     indirect: Option<Buffer<'ctx>>,
     /// Each round trip of a [`Scale::Submissions`] case's measurements, submit to fence.
@@ -88,7 +92,7 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
             BufferDesc::gpu_to_cpu(result_bytes, vk::BufferUsageFlags::STORAGE_BUFFER),
         )?;
         let mut push = [case.push.bytes(Mode::Time), case.push.bytes(Mode::Verify)];
-        let Built { resources, bindings: mut resource_bindings, resets, checked, records } =
+        let Built { resources, bindings: mut resource_bindings, resets, checked, records, faults } =
             resources::build(ctx, case, &mut push, kept)?;
         let mut bindings = vec![Binding::Storage(results.raw)];
         bindings.append(&mut resource_bindings);
@@ -119,6 +123,8 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
             resources,
             checked,
             records,
+            faults,
+            dispatched: 0,
             indirect,
             round_trips: Vec::new(),
             clocks: Readers::default(),
@@ -146,16 +152,34 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
     /// For a case whose workgroups record their compute units ([`CaseSpec::unit_records`]): the
     /// records of the last timed dispatch, read back whole (`None` for other cases).
     pub fn unit_records(&self) -> Result<Option<Vec<u32>>> {
-        let Some(at) = self.records else { return Ok(None) };
+        self.records.map(|at| self.read_back(at, "unit records")).transpose()
+    }
+
+    /// For a case whose shader checks its own results ([`CaseSpec::fault_log`]): its log after
+    /// every dispatch so far, and the results those dispatches checked (`None` for other cases).
+    pub fn fault_log(&self) -> Result<Option<(Vec<u32>, u64)>> {
+        let (Some(at), Some(log)) = (self.faults, self.case.fault_log) else { return Ok(None) };
+        let unchecked = match self.case.scale {
+            Scale::Problem { groups } => {
+                log.unchecked_passes * u64::from(groups) * self.case.invocations_per_group()
+            }
+            _ => 0,
+        };
+        let checked = self.dispatched.saturating_sub(unchecked) * log.per_invocation;
+        Ok(Some((self.read_back(at, "fault log")?, checked)))
+    }
+
+    /// The words of buffer `at`, after the work before: copied into a host-visible buffer.
+    fn read_back(&self, at: usize, what: &str) -> Result<Vec<u32>> {
         let source = &self.resources.buffers[at];
         let desc = BufferDesc::gpu_to_cpu(source.size, vk::BufferUsageFlags::empty());
-        let readback = Buffer::new(self.ctx, &format!("{}: unit records", self.case.name), desc)?;
+        let readback = Buffer::new(self.ctx, &format!("{}: {what}", self.case.name), desc)?;
         submit(self.ctx, |rec| {
             rec.compute_to_transfer();
             rec.copy_buffer(source, &readback);
             rec.transfer_to_host();
         })?;
-        Ok(Some(verify::words(readback.bytes()?)))
+        Ok(verify::words(readback.bytes()?))
     }
 
     /// For a [`CaseSpec::chain_clock`] case whose clock the probe reads: the clocks a measurement
@@ -414,6 +438,7 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
     /// One measurement of `groups` as the case's scale says, with the witness beside those
     /// dispatches `beside` names.
     fn measure_once(&mut self, groups: u64, beside: Option<&Beside<'_, '_>>) -> Result<f64> {
+        self.dispatched += self.invocations(groups);
         match self.case.scale {
             Scale::Groups => self.record_timed(dispatch_shape(groups, self.ctx.info.max_group_count), beside),
             Scale::PushWord(index) => {
@@ -430,6 +455,17 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
             }
             Scale::Problem { .. } => self.record_dispatches(groups.clamp(1, MAX_DISPATCHES), true, beside),
             Scale::Submissions => self.time_submissions(groups.clamp(1, MAX_SUBMISSIONS)),
+        }
+    }
+
+    /// The invocations one measurement of `groups` dispatches (of [`Scale::Groups`] and
+    /// [`Scale::Problem`] cases, the two a fault log counts by; 0 for the others).
+    fn invocations(&self, groups: u64) -> u64 {
+        let per_group = self.case.invocations_per_group();
+        match self.case.scale {
+            Scale::Groups => DISPATCHES * self.actual_groups(groups) * per_group,
+            Scale::Problem { groups: grid } => self.actual_groups(groups) * u64::from(grid) * per_group,
+            _ => 0,
         }
     }
 

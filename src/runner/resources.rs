@@ -51,6 +51,8 @@ pub(super) struct Built<'ctx> {
     pub(super) checked: Option<Checked>,
     /// The buffer the workgroups record their compute units in ([`CaseSpec::unit_records`]).
     pub(super) records: Option<usize>,
+    /// The buffer the shader logs its faults in ([`CaseSpec::fault_log`]).
+    pub(super) faults: Option<usize>,
 }
 
 /// An error in `case`'s description: a defect in its family, not in the driver.
@@ -80,6 +82,7 @@ pub(super) fn build<'ctx>(
     let mut bindings = Vec::new();
     let mut checked = None;
     let mut records = None;
+    let mut faults = None;
     for (i, resource) in case.resources.iter().enumerate() {
         if resource.contents.is_some() {
             let object = kept.take_or(resource, || make_kept(ctx, case, resource))?;
@@ -102,6 +105,9 @@ pub(super) fn build<'ctx>(
                 }
                 if case.unit_records == Some(i) {
                     records = Some(at);
+                }
+                if case.fault_log.map(|log| log.resource) == Some(i) {
+                    faults = Some(at);
                 }
                 Some(Binding::Storage(resources.buffers[at].raw))
             }
@@ -168,7 +174,7 @@ pub(super) fn build<'ctx>(
         };
         bindings.extend(binding);
     }
-    Ok(Built { resources, bindings, resets, checked, records })
+    Ok(Built { resources, bindings, resets, checked, records, faults })
 }
 
 /// Creates `resource`, which names its contents (read-only, filled, never reset:

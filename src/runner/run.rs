@@ -26,6 +26,7 @@ use super::witness::Witness;
 use crate::caps::DeviceCaps;
 use crate::error::{Error, Result};
 use crate::record::energy::Held;
+use crate::record::faults::{FaultCount, INJECTED};
 use crate::record::measurement::Measurement;
 use crate::record::outcome::{Counted, Failure, Outcome};
 use crate::record::phases::Phases;
@@ -491,6 +492,17 @@ fn run_case<'ctx>(
     notes.extend(bench.round_trip_note());
     // After what the samples' last dispatch and round trips left: the hold repeats them.
     let energy = prepared.hold(&mut bench, measurement.groups, &mut notes, phases)?;
+    // After every dispatch of the case: the hold's are checked too.
+    if let Some((words, checked)) = bench.fault_log()? {
+        match FaultCount::of_words(&words, checked) {
+            Ok(mut count) => {
+                count.injected = case.notes.iter().find_map(|n| n.strip_prefix(INJECTED)).map(String::from);
+                notes.push(count.note());
+                measurement.shader.faults = Some(count);
+            }
+            Err(why) => notes.push(format!("corruption check: not read ({why})")),
+        }
+    }
     let work = bench.work(measurement.groups);
     let counted = match case.scale {
         Scale::Groups => Counted::Workgroups,

@@ -81,8 +81,9 @@ pub fn args(job: &Job<'_>) -> Vec<OsString> {
 }
 
 /// The `PERFTEST_*` variables a child keeps: where the machine's Vulkan loader and sensors are,
-/// not what to measure or how to print it.
-const KEPT: [&str; 2] = ["PERFTEST_VULKAN_LOADER", "PERFTEST_SYS"];
+/// and the test-only fault injector of the `sdc` family (docs/corruption.md: a drill of the whole
+/// path, from the wrong bit to the drained node); not what to measure or how to print it.
+const KEPT: [&str; 3] = ["PERFTEST_VULKAN_LOADER", "PERFTEST_SYS", "PERFTEST_INJECT_FAULT"];
 
 /// How a child ended.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -11,6 +11,7 @@ use crate::registry::CaseSpec;
 const INCLUDES: &[(&str, &str)] = &[
     ("common.glsl", include_str!("../../glsl/common.glsl")),
     ("broadcast.glsl", include_str!("../../glsl/broadcast.glsl")),
+    ("fault_log.glsl", include_str!("../../glsl/fault_log.glsl")),
 ];
 
 /// What compiles the shaders, for the run header: the shaderc crates (shaderc-sys vendors glslang

@@ -297,6 +297,9 @@ fn verdict(fleet: &Fleet) -> String {
         Conclusion::Healthy => {
             format!("fleet: no {who} is slow beyond the {} tolerance{against}{listed}", tolerance(fleet))
         }
+        Conclusion::Corrupt(devices) => {
+            format!("fleet: wrong bits, silent data corruption (drain and confirm): {}", devices.join("; "))
+        }
         Conclusion::Faulty(devices) => {
             format!(
                 "fleet: a case lost the device, crashed or hung (drain and look at the GPU): {}",

@@ -45,6 +45,7 @@ pub fn summary(fleet: &Fleet, runs: usize) -> String {
             };
             format!("healthy: {} within the reference, {judged}", count(runs, "GPU"))
         }
+        Conclusion::Corrupt(devices) => format!("corrupt: {}", devices.join("; ")),
         Conclusion::Faulty(devices) => format!("failed: {}", devices.join("; ")),
         Conclusion::Slow(devices) => format!("slow: {}", slow_with_families(fleet, &devices).join("; ")),
         Conclusion::Unjudged(devices) => format!("cannot be judged: {}", briefly(&devices).join("; ")),
@@ -151,6 +152,10 @@ fn gpu_lines(fleet: &Fleet) -> Vec<String> {
 fn action(fleet: &Fleet) -> &'static str {
     match fleet.conclusion() {
         Conclusion::Healthy => "none: every GPU is within the reference",
+        Conclusion::Corrupt(_) => {
+            "drain the node (--drain does): the GPU computed wrong bits; run perftest --family sdc on it again to \
+             confirm the unit, then have it replaced (docs/corruption.md)"
+        }
         Conclusion::Faulty(_) => {
             "drain the node (--drain does) and look at the GPU that failed and its driver (dmesg, nvidia-smi -q)"
         }
@@ -169,6 +174,9 @@ fn action(fleet: &Fleet) -> &'static str {
 /// The reason a drained node carries (`scontrol update ... Reason=`): what [`Fleet::drain`] found.
 pub fn drain_reason(fleet: &Fleet, drain: &Drain) -> String {
     match drain {
+        Drain::Corrupt(devices) => {
+            format!("perftest health: GPU computed wrong bits: {}", devices.join("; "))
+        }
         Drain::Faulty(devices) => format!("perftest health: GPU failed: {}", devices.join("; ")),
         Drain::Slow(devices) => {
             format!("perftest health: slow GPU {}", slow_with_families(fleet, devices).join("; "))

@@ -44,6 +44,7 @@ pub(crate) fn sample_run() -> Run {
         per_clock: rate.map(|_| Amount { value: 21.54, unit: "loads/clk/SM".into() }).into_iter().collect(),
         shader_clocked: false,
         units: Vec::new(),
+        faults: None,
         peak_percent: rate.map(|_| 67.3),
         peak: rate.map(|_| Peak {
             ceiling: "L1".into(),

@@ -1,0 +1,54 @@
+// fault_log.glsl: the log a self-checking shader keeps of results that differ from their known
+// bits (src/record/faults.rs reads it): the mismatch count, the records written, the injector's
+// tickets and its first flip's ticket (inverted), padding, then RECORDS records of 8 words: unit, workgroup, invocation, which result,
+// expected low and high, observed low and high. Define LOG_BINDING and RECORDS before including (and
+// SM_ID, with GL_NV_shader_sm_builtins enabled, where the device names its units).
+#ifndef PERFTEST_FAULT_LOG_GLSL
+#define PERFTEST_FAULT_LOG_GLSL
+
+layout(set = 0, binding = LOG_BINDING, std430) buffer Log {
+    uint mismatches;
+    uint written;
+    uint ticket;
+    uint first_flip;
+    uint pad[4];
+    uint records[];
+} faults;
+
+// The unit that runs this invocation (gl_SMIDNV), or ~0 where the device does not say.
+uint unit_id() {
+#ifdef SM_ID
+    return gl_SMIDNV;
+#else
+    return 0xFFFFFFFFu;
+#endif
+}
+
+// Counts a result that differs and records the first RECORDS of them.
+void log_fault(uint group, uint result, uvec2 expected, uvec2 observed) {
+    uint n = atomicAdd(faults.mismatches, 1u);
+    if (n < RECORDS) {
+        uint at = n * 8u;
+        faults.records[at] = unit_id();
+        faults.records[at + 1u] = group;
+        faults.records[at + 2u] = gl_LocalInvocationIndex;
+        faults.records[at + 3u] = result;
+        faults.records[at + 4u] = expected.x;
+        faults.records[at + 5u] = expected.y;
+        faults.records[at + 6u] = observed.x;
+        faults.records[at + 7u] = observed.y;
+        atomicAdd(faults.written, 1u);
+    }
+}
+
+// A 32-bit mix (the injector's draws, the memory patterns).
+uint mix32(uint v) {
+    v ^= v >> 16u;
+    v *= 0x7feb352du;
+    v ^= v >> 15u;
+    v *= 0x846ca68bu;
+    v ^= v >> 16u;
+    return v;
+}
+
+#endif

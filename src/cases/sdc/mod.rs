@@ -1,0 +1,141 @@
+//! The corruption screen (`sdc`): work whose every result bit is known, checked by the shader
+//! itself during timed work, each mismatch logged with the compute unit that computed it
+//! ([`crate::record::faults`], docs/corruption.md): multiply-add chains ([`chains`]) and moving
+//! inversions over a buffer ([`memory`]). The cases still yield their rates: the screen is a
+//! measurement.
+//!
+//! `PERFTEST_INJECT_FAULT=unit=U,bit=B,rate=R` (tests and coverage studies only) compiles a fault
+//! injector into the chains: on unit U an invocation flips bit B of one chain halfway, with the
+//! chance that makes R flips per multiply-add; `word=W,bit=B` holds bit B of the memory pass's
+//! word W stuck at 0. Every record of such a case says so. `PERFTEST_SDC_CHECK=off` compiles the
+//! chains' comparison out, to measure what checking costs.
+
+mod chains;
+mod memory;
+
+use crate::caps::Feature;
+use crate::registry::{self, Axis, AxisUnit, CaseSpec, Env, Family};
+
+/// Invocations per workgroup, where the device allows them.
+const GROUP: u32 = 256;
+/// Where the device names no unit, the injector's "unit" is the workgroup index modulo this.
+const GROUP_UNITS: u32 = 128;
+
+/// A fault the test-only injector puts in: the unit, the bit, the flips per multiply-add, and the
+/// seed of its draws (trials with different seeds flip different invocations).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Injection {
+    pub unit: u32,
+    pub bit: u32,
+    pub rate: f64,
+    pub seed: u32,
+}
+
+impl Injection {
+    /// `unit=U,bit=B,rate=R[,seed=S]`, or why not.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let (mut unit, mut bit, mut rate, mut seed) = (None, None, None, 0);
+        for part in text.split(',') {
+            let (key, value) = part.split_once('=').ok_or_else(|| format!("`{part}` is not key=value"))?;
+            let bad = |_| format!("`{value}` is not a number for {key}");
+            match key.trim() {
+                "unit" => unit = Some(value.trim().parse::<u32>().map_err(bad)?),
+                "bit" => bit = Some(value.trim().parse::<u32>().map_err(bad)?),
+                "seed" => seed = value.trim().parse::<u32>().map_err(bad)?,
+                "rate" => {
+                    rate = Some(value.trim().parse::<f64>().map_err(|_| format!("`{value}` is not a rate"))?)
+                }
+                other => return Err(format!("`{other}` is not unit, bit, rate or seed")),
+            }
+        }
+        let injection = Injection {
+            unit: unit.ok_or("no unit=")?,
+            bit: bit.ok_or("no bit=")?,
+            rate: rate.ok_or("no rate=")?,
+            seed,
+        };
+        if !(injection.rate > 0.0 && injection.rate < 1.0) {
+            return Err(format!("rate {} is not between 0 and 1", injection.rate));
+        }
+        Ok(injection)
+    }
+
+    /// The chance out of 2^32 that an invocation of `steps` multiply-adds flips a bit.
+    pub fn threshold(&self, steps: f64) -> u32 {
+        (self.rate * steps * 4_294_967_296.0).round().clamp(1.0, u32::MAX as f64) as u32
+    }
+
+    /// The rate the threshold gives, per multiply-add.
+    pub fn effective_rate(&self, steps: f64) -> f64 {
+        f64::from(self.threshold(steps)) / 4_294_967_296.0 / steps
+    }
+}
+
+fn expand(env: &Env) -> Vec<CaseSpec> {
+    let width = env.workgroup_width(GROUP);
+    let sm_id = env.device.is_some_and(|d| d.features.get(Feature::ShaderSmBuiltins));
+    let inject = std::env::var("PERFTEST_INJECT_FAULT").ok().filter(|t| !t.is_empty());
+    let chains_inject = inject.as_deref().filter(|t| !t.contains("word=")).map(Injection::parse);
+    let memory_inject = inject.as_deref().filter(|t| t.contains("word=")).map(memory::Stuck::parse);
+    let checked = std::env::var("PERFTEST_SDC_CHECK").map_or(true, |v| v != "off");
+    let mut cases: Vec<CaseSpec> = chains::Kind::ALL
+        .map(|kind| chains::case(kind, width, sm_id, chains_inject.as_ref(), checked))
+        .to_vec();
+    cases.extend(
+        env.axis("bytes")
+            .into_iter()
+            .map(|bytes| memory::case(env, bytes, width, sm_id, memory_inject.as_ref())),
+    );
+    cases
+}
+
+/// The memory pass's buffer sizes.
+const BYTES: Axis = Axis {
+    name: "bytes",
+    unit: AxisUnit::Bytes,
+    default: "256M",
+    max: 1 << 32,
+    about: "bytes of the memory pass's buffer (rounded down to a whole number of workgroups' 4 KiB, at \
+            most the device's storage-buffer range), default 256 MiB",
+};
+
+inventory::submit! {
+    Family {
+        about: registry::About {
+            measures: "silent data corruption: fp32, fp16, fp64 and int32 multiply-add chains and a memory pass whose \
+                       every result bit is known, checked by the shader during timed work, each mismatch named \
+                       with its compute unit or its word (docs/corruption.md)",
+            invocation: "16 chains of 1024 multiply-adds from start values in a table, each chain's end compared \
+                         bit for bit with the CPU's; or one uvec4 of a buffer read, compared with the pattern the \
+                         last pass wrote, and written inverted",
+            rate: "FLOPS, IOPS or bytes per second read and written, and the results checked and found wrong",
+        },
+        name: "sdc",
+        order: 980,
+        axes: &[BYTES],
+        ratio_note: None,
+        levels: false,
+        device_cases: false,
+        // The fp32 chains: a tenth of a second of every health check screens the FMA pipes.
+        quick: &["SDC fp32 FMA chains"],
+        expand,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_injection_is_parsed_or_refused_with_a_reason() {
+        let inj = Injection::parse("unit=3,bit=20,rate=1e-12").unwrap();
+        assert_eq!(inj, Injection { unit: 3, bit: 20, rate: 1e-12, seed: 0 });
+        assert_eq!(Injection::parse("unit=3,bit=20,rate=1e-12,seed=77").unwrap().seed, 77);
+        // 16384 multiply-adds an invocation: 1e-12 of them is a chance of 70 in 2^32.
+        assert_eq!(inj.threshold(16384.0), 70);
+        assert!((inj.effective_rate(16384.0) / 1e-12 - 1.0).abs() < 0.01);
+        assert!(Injection::parse("unit=3,bit=20").unwrap_err().contains("rate"));
+        assert!(Injection::parse("unit=3,bit=x,rate=1e-9").unwrap_err().contains("bit"));
+        assert!(Injection::parse("unit=3,bit=1,rate=2").unwrap_err().contains("between 0 and 1"));
+    }
+}

@@ -1,0 +1,104 @@
+//! The corruption screen on a Vulkan device: a clean run checks every result and ends 0; a fault
+//! injected on purpose is found, named with its workgroup and bit, and ends the run with 21.
+
+use super::common::{perftest, temp_dir, text};
+
+/// The sdc family's cases from a run's JSON: name, results checked, mismatches, the faults.
+fn fault_counts(file: &std::path::Path) -> Vec<(String, serde_json::Value)> {
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+    let cases =
+        json["devices"][0]["cases"].as_array().or(json["cases"].as_array()).cloned().unwrap_or_default();
+    cases
+        .into_iter()
+        .filter(|c| c["family"] == "sdc")
+        .map(|c| (c["name"].as_str().unwrap_or_default().to_owned(), c["faults"].clone()))
+        .collect()
+}
+
+#[test]
+fn sdc_a_clean_run_checks_every_result_under_the_validation_layer() {
+    let dir = temp_dir("sdc-clean");
+    let file = dir.join("run.json");
+    let args = [
+        "--family",
+        "sdc",
+        "--axis",
+        "sdc.bytes=1M",
+        "--validation",
+        "--target-ms",
+        "2",
+        "--samples",
+        "3",
+        "--json",
+    ];
+    let out = perftest(&[&args[..], &[file.to_str().unwrap()]].concat(), &[]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    let counts = fault_counts(&file);
+    assert_eq!(counts.len(), 5, "fp32, fp16, fp64 and int32 chains and the memory pass: {counts:?}");
+    for (name, faults) in counts {
+        assert_eq!(faults["mismatches"], 0, "{name}: {faults}");
+        // At least the samples' dispatches: 3 samples of 4 dispatches of a workgroup of 256
+        // invocations, 16 results each (the memory pass: 2 checked passes of 1 MiB, 4 bytes each).
+        assert!(faults["checked"].as_u64().unwrap() >= 3 * 4 * 256 * 16, "{name}: {faults}");
+    }
+    assert!(stdout.contains("corruption check: 0 of "), "each case says what it checked: {stdout}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn sdc_an_injected_fault_is_found_named_and_ends_the_run_with_21() {
+    let dir = temp_dir("sdc-injected");
+    let file = dir.join("run.json");
+    let args = ["--family", "sdc", "--filter", "fp32", "--target-ms", "2", "--samples", "3", "--json"];
+    // Every invocation of workgroups 0, 128, ... flips bit 3 of one chain (lavapipe's dispatches
+    // are a few workgroups: workgroup 0 is in each).
+    let env = [("PERFTEST_INJECT_FAULT", "unit=0,bit=3,rate=0.5")];
+    let out = perftest(&[&args[..], &[file.to_str().unwrap()]].concat(), &env);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(21), "{stdout}{stderr}");
+    assert!(stderr.contains("silent data corruption"), "{stderr}");
+    let counts = fault_counts(&file);
+    let (_, faults) = &counts[0];
+    assert!(faults["mismatches"].as_u64().unwrap() >= 1, "{faults}");
+    assert!(faults["injected"].as_str().unwrap().contains("bit 3"), "{faults}");
+    for fault in faults["faults"].as_array().unwrap() {
+        // lavapipe names no unit: the workgroup is where the injector was told to flip.
+        assert_eq!(fault["unit"], serde_json::Value::Null, "{fault}");
+        assert_eq!(fault["workgroup"].as_u64().unwrap() % 128, 0, "{fault}");
+        assert_ne!(fault["expected"], fault["observed"], "{fault}");
+    }
+    assert!(stdout.contains("corrupt: "), "{stdout}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn sdc_a_stuck_memory_bit_is_found_at_its_word() {
+    let dir = temp_dir("sdc-stuck");
+    let file = dir.join("run.json");
+    let args =
+        ["--family", "sdc", "--filter", "memory", "--axis", "sdc.bytes=1M", "--target-ms", "2", "--json"];
+    // Bit 9 of word 70000 (byte 280000) stuck at 0: the pattern or its inverse has it set.
+    let env = [("PERFTEST_INJECT_FAULT", "word=70000,bit=9")];
+    let out = perftest(&[&args[..], &[file.to_str().unwrap()]].concat(), &env);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(21), "{stdout}{stderr}");
+    let counts = fault_counts(&file);
+    let (name, faults) = &counts[0];
+    assert_eq!(name, "SDC memory moving inversions 1 MiB");
+    let records = faults["faults"].as_array().unwrap();
+    assert!(!records.is_empty(), "{faults}");
+    for fault in records {
+        assert_eq!(fault["result"], 70000, "the record names the word: {fault}");
+        let flipped = fault["expected"].as_u64().unwrap() ^ fault["observed"].as_u64().unwrap();
+        assert_eq!(flipped, 1 << 9, "only the stuck bit differs: {fault}");
+    }
+    // Without the injection the same pass is clean.
+    let clean = dir.join("clean.json");
+    let out = perftest(&[&args[..], &[clean.to_str().unwrap()]].concat(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}{}", text(&out.stdout), text(&out.stderr));
+    let counts = fault_counts(&clean);
+    assert_eq!(counts[0].1["mismatches"], 0);
+    assert!(counts[0].1["checked"].as_u64().unwrap() > 0, "{}", counts[0].1);
+    let _ = std::fs::remove_dir_all(dir);
+}
