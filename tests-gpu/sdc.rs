@@ -35,7 +35,7 @@ fn sdc_a_clean_run_checks_every_result_under_the_validation_layer() {
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
     let counts = fault_counts(&file);
-    assert_eq!(counts.len(), 5, "fp32, fp16, fp64 and int32 chains and the memory pass: {counts:?}");
+    assert_eq!(counts.len(), 6, "fp32, fp16, fp64 and int32 chains, shared memory, memory: {counts:?}");
     for (name, faults) in counts {
         assert_eq!(faults["mismatches"], 0, "{name}: {faults}");
         // At least the samples' dispatches: 3 samples of 4 dispatches of a workgroup of 256
@@ -73,11 +73,20 @@ fn sdc_an_injected_fault_is_found_named_and_ends_the_run_with_21() {
 }
 
 #[test]
-fn sdc_a_stuck_memory_bit_is_found_at_its_word() {
+fn sdc_a_stuck_memory_or_shared_memory_bit_is_found_at_its_word() {
     let dir = temp_dir("sdc-stuck");
     let file = dir.join("run.json");
-    let args =
-        ["--family", "sdc", "--filter", "memory", "--axis", "sdc.bytes=1M", "--target-ms", "2", "--json"];
+    let args = [
+        "--family",
+        "sdc",
+        "--filter",
+        "inversions 1 MiB",
+        "--axis",
+        "sdc.bytes=1M",
+        "--target-ms",
+        "2",
+        "--json",
+    ];
     // Bit 9 of word 70000 (byte 280000) stuck at 0: the pattern or its inverse has it set.
     let env = [("PERFTEST_INJECT_FAULT", "word=70000,bit=9")];
     let out = perftest(&[&args[..], &[file.to_str().unwrap()]].concat(), &env);
@@ -93,8 +102,32 @@ fn sdc_a_stuck_memory_bit_is_found_at_its_word() {
         let flipped = fault["expected"].as_u64().unwrap() ^ fault["observed"].as_u64().unwrap();
         assert_eq!(flipped, 1 << 9, "only the stuck bit differs: {fault}");
     }
-    // Without the injection the same pass is clean.
+    // A shared-memory bit stuck on every unit: the record names the tile's word.
+    let shared = dir.join("shared.json");
+    let args =
+        ["--family", "sdc", "--filter", "shared", "--target-ms", "2", "--json", shared.to_str().unwrap()];
+    let out = perftest(&args, &[("PERFTEST_INJECT_FAULT", "shared=1000,bit=4")]);
+    assert_eq!(out.status.code(), Some(21), "{}{}", text(&out.stdout), text(&out.stderr));
+    let counts = fault_counts(&shared);
+    assert!(counts[0].1["mismatches"].as_u64().unwrap() > 0, "{}", counts[0].1);
+    for fault in counts[0].1["faults"].as_array().unwrap() {
+        assert_eq!(fault["result"], 1000, "{fault}");
+        let flipped = fault["expected"].as_u64().unwrap() ^ fault["observed"].as_u64().unwrap();
+        assert_eq!(flipped, 1 << 4, "{fault}");
+    }
+    // Without the injection the memory pass is clean.
     let clean = dir.join("clean.json");
+    let args = [
+        "--family",
+        "sdc",
+        "--filter",
+        "inversions 1 MiB",
+        "--axis",
+        "sdc.bytes=1M",
+        "--target-ms",
+        "2",
+        "--json",
+    ];
     let out = perftest(&[&args[..], &[clean.to_str().unwrap()]].concat(), &[]);
     assert_eq!(out.status.code(), Some(0), "{}{}", text(&out.stdout), text(&out.stderr));
     let counts = fault_counts(&clean);

@@ -107,3 +107,16 @@ for name, c in cases("soak.json").items():
     print(f"| {name} | {seconds:.0f} | {f['checked']:.3e} | {ops:.3e} | {f['mismatches']} |")
 print(f"\nMultiply-adds checked: {total:.3e} ({2 * total:.3e} operations, a multiply-add being two); "
       f"memory words as listed.")
+
+prologs = d.parent / "call3" / "prologs.jsonl"
+if prologs.exists():
+    print("\n## Screens of a prolog's length (call 3: the four chain kinds, 15 s each, one SM at 10^-12)\n")
+    print("| trial | case | s of samples | mismatches | units named | first flip at, s |")
+    print("|---|---|---|---|---|---|")
+    for line in prologs.read_text().splitlines():
+        c = json.loads(line)
+        f = c["faults"]
+        units = ", ".join(str(u) for u in sorted({x["unit"] for x in f["faults"]})) or "-"
+        first = f.get("first_flip")
+        at = f"{first * (c['samples_s'] + c['scale_s']):.1f}" if first is not None else "none"
+        print(f"| {c['trial']} | {c['name']} | {c['samples_s']:.1f} | {f['mismatches']} | {units} | {at} |")

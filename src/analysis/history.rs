@@ -2,7 +2,8 @@
 //! UUIDs were kept counts as its model's) and settings, each case's rates in date order are a
 //! series, and its change points are found by e-divisive means as Apache Otava runs it
 //! ([`changes`]). A change is confirmed by the runs after it ([`CONFIRM_RUNS`]); driver changes
-//! between runs are marked beside them.
+//! between runs are marked beside them. Wrong bits (the `sdc` family's mismatches) are kept per
+//! run and never cleared by a clean run after them: the history says both.
 
 use serde::Serialize;
 
@@ -62,6 +63,21 @@ pub struct Change {
     pub driver: Option<String>,
 }
 
+/// A run in which a self-checking case found wrong bits (silent data corruption).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WrongBits {
+    /// The run (an index into [`Device::dates`]).
+    pub run: usize,
+    /// The case.
+    pub case: String,
+    /// Results that differed, of those checked.
+    pub mismatches: u64,
+    /// See `mismatches`.
+    pub checked: u64,
+    /// The compute units its records name (empty where the device names none).
+    pub units: Vec<u32>,
+}
+
 /// One case's series, for a chart: (run index, rate).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Series {
@@ -96,6 +112,24 @@ pub struct Device {
     pub changes: Vec<Change>,
     /// The series of the cases that changed, for the chart.
     pub series: Vec<Series>,
+    /// Every run's wrong bits, in run order: a later clean run does not clear them.
+    pub wrong_bits: Vec<WrongBits>,
+    /// The runs after the last wrong bits whose self-checking cases found none (0 with none).
+    pub clean_since: usize,
+}
+
+impl Device {
+    /// The units named by wrong bits in two runs or more: a fault seen again, confirmed.
+    pub fn units_seen_again(&self) -> Vec<u32> {
+        let mut runs_of: std::collections::BTreeMap<u32, std::collections::BTreeSet<usize>> =
+            Default::default();
+        for w in &self.wrong_bits {
+            for &unit in &w.units {
+                runs_of.entry(unit).or_default().insert(w.run);
+            }
+        }
+        runs_of.into_iter().filter(|(_, runs)| runs.len() > 1).map(|(unit, _)| unit).collect()
+    }
 }
 
 impl Device {
@@ -121,7 +155,13 @@ struct Kept {
     host: Option<String>,
     /// (case, unit, rate) of each timed case.
     rates: Vec<(u32, u32, f64)>,
+    /// Of its self-checking cases (none: it ran none): each that found wrong bits, with the
+    /// mismatches, the results checked and the units named.
+    checks: Option<Vec<Wrong>>,
 }
+
+/// A case of a run that found wrong bits: (case, mismatches, results checked, units named).
+type Wrong = (u32, u64, u64, Vec<u32>);
 
 /// The runs of a history, each kept as its rates as it is read (one file in memory at a time):
 /// memory grows with the series, not the files.
@@ -168,6 +208,19 @@ impl Runs {
                 Some((self.cases.id(&c.name), self.units.id(&rate.unit.to_string()), rate.value))
             })
             .collect();
+        let checked: Vec<_> = run.cases.iter().filter_map(|c| c.faults.as_ref().map(|f| (c, f))).collect();
+        let checks = (!checked.is_empty()).then(|| {
+            checked
+                .iter()
+                .filter(|(_, f)| f.mismatches > 0)
+                .map(|(c, f)| {
+                    let mut units: Vec<u32> = f.faults.iter().filter_map(|x| x.unit).collect();
+                    units.sort_unstable();
+                    units.dedup();
+                    (self.cases.id(&c.name), f.mismatches, f.checked, units)
+                })
+                .collect()
+        });
         self.kept.push(Kept {
             uuid: run.device.uuid.clone(),
             key,
@@ -175,6 +228,7 @@ impl Runs {
             driver: run.device.driver.clone(),
             host: run.host.clone(),
             rates,
+            checks,
         });
     }
 }
@@ -248,6 +302,22 @@ fn device(all: &Runs, uuid: Option<String>, key: GroupKey, mut runs: Vec<&Kept>)
         }
     }
     found.sort_by(|a, b| b.change.abs().total_cmp(&a.change.abs()));
+    let wrong_bits: Vec<WrongBits> = runs
+        .iter()
+        .enumerate()
+        .flat_map(|(run, k)| {
+            k.checks.iter().flatten().map(move |(case, mismatches, checked, units)| WrongBits {
+                run,
+                case: all.cases.all[*case as usize].clone(),
+                mismatches: *mismatches,
+                checked: *checked,
+                units: units.clone(),
+            })
+        })
+        .collect();
+    let clean_since = wrong_bits.last().map_or(0, |last| {
+        runs[last.run + 1..].iter().filter(|k| k.checks.as_ref().is_some_and(Vec::is_empty)).count()
+    });
     Device {
         model: key.device.clone(),
         uuid,
@@ -259,6 +329,8 @@ fn device(all: &Runs, uuid: Option<String>, key: GroupKey, mut runs: Vec<&Kept>)
         short,
         changes: found,
         series,
+        wrong_bits,
+        clean_since,
     }
 }
 
@@ -371,6 +443,41 @@ mod tests {
             "{found:#?}"
         );
         assert!(found.iter().all(|c| c.confirmed), "three runs at each level");
+    }
+
+    #[test]
+    fn wrong_bits_stay_in_the_history_after_clean_runs_and_a_unit_seen_twice_is_confirmed() {
+        use crate::record::faults::{Fault, FaultCount};
+        let fault = |unit| Fault {
+            unit: Some(unit),
+            workgroup: 0,
+            invocation: 0,
+            result: 0,
+            expected: 1,
+            observed: 3,
+        };
+        let check = |faults: Vec<Fault>| FaultCount {
+            checked: 1000,
+            mismatches: faults.len() as u64,
+            faults,
+            injected: None,
+            first_flip: None,
+        };
+        let mut runs = twelve();
+        for run in &mut runs {
+            run.cases[0].faults = Some(check(vec![]));
+        }
+        runs[2].cases[0].faults = Some(check(vec![fault(17), fault(17)]));
+        runs[5].cases[0].faults = Some(check(vec![fault(17), fault(40)]));
+        // Run 8 ran no self-checking case: it neither clears nor counts.
+        runs[8].cases[0].faults = None;
+        let d = &history(&kept(&runs))[0];
+        assert_eq!(d.wrong_bits.iter().map(|w| (w.run, w.mismatches)).collect::<Vec<_>>(), [(2, 2), (5, 2)]);
+        assert_eq!(d.wrong_bits[1].units, [17, 40]);
+        assert_eq!(d.clean_since, 5, "runs 6, 7, 9, 10 and 11 checked clean; 8 checked nothing");
+        assert_eq!(d.units_seen_again(), [17]);
+        let clean = history(&kept(&twelve()));
+        assert!(clean[0].wrong_bits.is_empty() && clean[0].clean_since == 0);
     }
 
     #[test]

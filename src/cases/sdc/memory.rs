@@ -7,7 +7,7 @@
 //! workgroup counts its passes in a buffer of its own, so the shader knows which the last one
 //! wrote; the first pass writes the pattern and checks nothing.
 
-use super::GROUP;
+use super::{mix32, GROUP};
 use crate::caps::{Feature, Requirements};
 use crate::format::format_bytes;
 use crate::record::faults::{INJECTED, LOG_BYTES, RECORDS};
@@ -21,15 +21,6 @@ const SEED: u32 = 0x5EED_C0DE;
 const VEC_BYTES: u64 = 16;
 /// The most workgroups a grid may have: every device allows 65,535 along x.
 const MAX_GROUPS: u64 = 65_535;
-
-/// The shader's 32-bit mix (glsl/fault_log.glsl).
-fn mix32(mut v: u32) -> u32 {
-    v ^= v >> 16;
-    v = v.wrapping_mul(0x7feb_352d);
-    v ^= v >> 15;
-    v = v.wrapping_mul(0x846c_a68b);
-    v ^ (v >> 16)
-}
 
 /// Word `w`'s pattern.
 fn pattern(word: u32) -> u32 {

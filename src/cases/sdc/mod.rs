@@ -1,17 +1,18 @@
 //! The corruption screen (`sdc`): work whose every result bit is known, checked by the shader
 //! itself during timed work, each mismatch logged with the compute unit that computed it
-//! ([`crate::record::faults`], docs/corruption.md): multiply-add chains ([`chains`]) and moving
-//! inversions over a buffer ([`memory`]). The cases still yield their rates: the screen is a
+//! ([`crate::record::faults`], docs/corruption.md): multiply-add chains ([`chains`]), moving
+//! inversions over each workgroup's shared memory ([`shared`]) and over a buffer ([`memory`]). The cases still yield their rates: the screen is a
 //! measurement.
 //!
 //! `PERFTEST_INJECT_FAULT=unit=U,bit=B,rate=R` (tests and coverage studies only) compiles a fault
 //! injector into the chains: on unit U an invocation flips bit B of one chain halfway, with the
 //! chance that makes R flips per multiply-add; `word=W,bit=B` holds bit B of the memory pass's
-//! word W stuck at 0. Every record of such a case says so. `PERFTEST_SDC_CHECK=off` compiles the
+//! word W stuck at 0, `shared=W,bit=B[,unit=U]` bit B of the shared tile's word W (on unit U). Every record of such a case says so. `PERFTEST_SDC_CHECK=off` compiles the
 //! chains' comparison out, to measure what checking costs.
 
 mod chains;
 mod memory;
+mod shared;
 
 use crate::caps::Feature;
 use crate::registry::{self, Axis, AxisUnit, CaseSpec, Env, Family};
@@ -20,6 +21,15 @@ use crate::registry::{self, Axis, AxisUnit, CaseSpec, Env, Family};
 const GROUP: u32 = 256;
 /// Where the device names no unit, the injector's "unit" is the workgroup index modulo this.
 const GROUP_UNITS: u32 = 128;
+
+/// The shaders' 32-bit mix (glsl/fault_log.glsl): the memory and shared-memory patterns.
+fn mix32(mut v: u32) -> u32 {
+    v ^= v >> 16;
+    v = v.wrapping_mul(0x7feb_352d);
+    v ^= v >> 15;
+    v = v.wrapping_mul(0x846c_a68b);
+    v ^ (v >> 16)
+}
 
 /// A fault the test-only injector puts in: the unit, the bit, the flips per multiply-add, and the
 /// seed of its draws (trials with different seeds flip different invocations).
@@ -75,12 +85,18 @@ fn expand(env: &Env) -> Vec<CaseSpec> {
     let width = env.workgroup_width(GROUP);
     let sm_id = env.device.is_some_and(|d| d.features.get(Feature::ShaderSmBuiltins));
     let inject = std::env::var("PERFTEST_INJECT_FAULT").ok().filter(|t| !t.is_empty());
-    let chains_inject = inject.as_deref().filter(|t| !t.contains("word=")).map(Injection::parse);
-    let memory_inject = inject.as_deref().filter(|t| t.contains("word=")).map(memory::Stuck::parse);
+    let stuck = |key: &str| inject.as_deref().filter(|t| t.split(',').any(|p| p.trim().starts_with(key)));
+    let chains_inject = inject
+        .as_deref()
+        .filter(|_| stuck("word=").is_none() && stuck("shared=").is_none())
+        .map(Injection::parse);
+    let memory_inject = stuck("word=").map(memory::Stuck::parse);
+    let shared_inject = stuck("shared=").map(shared::Stuck::parse);
     let checked = std::env::var("PERFTEST_SDC_CHECK").map_or(true, |v| v != "off");
     let mut cases: Vec<CaseSpec> = chains::Kind::ALL
         .map(|kind| chains::case(kind, width, sm_id, chains_inject.as_ref(), checked))
         .to_vec();
+    cases.push(shared::case(width, sm_id, shared_inject.as_ref()));
     cases.extend(
         env.axis("bytes")
             .into_iter()
@@ -93,10 +109,10 @@ fn expand(env: &Env) -> Vec<CaseSpec> {
 const BYTES: Axis = Axis {
     name: "bytes",
     unit: AxisUnit::Bytes,
-    default: "256M",
+    default: "128M",
     max: 1 << 32,
     about: "bytes of the memory pass's buffer (rounded down to a whole number of workgroups' 4 KiB, at \
-            most the device's storage-buffer range), default 256 MiB",
+            most the device's storage-buffer range), default 128 MiB (the least range Vulkan allows, so the case has one name everywhere)",
 };
 
 inventory::submit! {

@@ -155,6 +155,8 @@ mod tests {
                 driver: Some("NVIDIA 590".into()),
             }],
             series: vec![Series { case: "Load R32f".into(), unit: "loads/s".into(), points }],
+            wrong_bits: Vec::new(),
+            clean_since: 0,
         };
         let chart = svg(&device).unwrap().unwrap();
         assert!(chart.contains("Load R32f"), "the legend names the case");

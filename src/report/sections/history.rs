@@ -3,7 +3,7 @@
 //! or a page (its JSON is the analysis's own serialization).
 
 use super::super::doc::{self, Block};
-use crate::analysis::history::{self, Change, Device, CONFIRM_RUNS, MIN_CHANGE, MIN_RUNS};
+use crate::analysis::history::{self, Change, Device, WrongBits, CONFIRM_RUNS, MIN_CHANGE, MIN_RUNS};
 use crate::format::{count, si};
 
 /// The day of an RFC 3339 date (`2026-11-27`).
@@ -32,7 +32,53 @@ fn change_line(device: &Device, c: &Change) -> String {
     )
 }
 
-/// A device as a section: its runs, drivers and changes, and its chart.
+/// Wrong bits in a line: `run 3 (2026-11-03): SDC fp32 FMA chains, 2 of 1000 results wrong on unit 17`.
+fn wrong_bits_line(device: &Device, w: &WrongBits) -> String {
+    let units = match w.units.len() {
+        0 => "an unknown unit".to_owned(),
+        _ => format!(
+            "{} {}",
+            if w.units.len() == 1 { "unit" } else { "units" },
+            w.units.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+        ),
+    };
+    format!(
+        "run {} ({}): {}, {} of {} results wrong on {units}",
+        w.run + 1,
+        day(&device.dates[w.run]),
+        w.case,
+        w.mismatches,
+        w.checked
+    )
+}
+
+/// A device's wrong bits as a section: each run's, the units seen again, and the clean runs since
+/// (which clear nothing).
+fn wrong_bits_section(device: &Device) -> Block {
+    let lines = device.wrong_bits.iter().map(|w| (wrong_bits_line(device, w), Vec::new())).collect();
+    let again = device.units_seen_again();
+    let again = match again.is_empty() {
+        true => String::new(),
+        false => format!(
+            "; {} wrong again in a later run: confirmed",
+            again.iter().map(|u| format!("unit {u}")).collect::<Vec<_>>().join(", ")
+        ),
+    };
+    Block::Section {
+        title: format!(
+            "wrong bits (silent data corruption) in {}{again}; {} checked clean since, which clears nothing:",
+            count(
+                device.wrong_bits.iter().map(|w| w.run).collect::<std::collections::BTreeSet<_>>().len(),
+                "run"
+            ),
+            count(device.clean_since, "run")
+        ),
+        id: String::new(),
+        blocks: vec![Block::List(lines)],
+    }
+}
+
+/// A device as a section: its runs, drivers and changes, its wrong bits, and its chart.
 fn device_section(n: usize, device: &Device, charts: bool) -> Block {
     let runs = &device.dates;
     let hosts = match device.hosts.is_empty() {
@@ -58,6 +104,9 @@ fn device_section(n: usize, device: &Device, charts: bool) -> Block {
             d.run + 1,
             day(&runs[d.run])
         )));
+    }
+    if !device.wrong_bits.is_empty() {
+        blocks.push(wrong_bits_section(device));
     }
     match device.changes.is_empty() {
         true => blocks.push(Block::Para("no change".into())),
@@ -89,9 +138,14 @@ fn verdict(devices: &[Device]) -> String {
     let all: Vec<&Change> = devices.iter().flat_map(|d| d.changes.iter()).collect();
     let confirmed = all.iter().filter(|c| c.confirmed).count();
     let options = history::options();
+    let wrong = devices.iter().filter(|d| !d.wrong_bits.is_empty()).count();
+    let wrong = match wrong {
+        0 => String::new(),
+        n => format!("; {} with wrong bits (silent data corruption)", count(n, "device")),
+    };
     format!(
         "history: {}, {}; {} confirmed by {CONFIRM_RUNS} runs or more, {} to \
-         confirm (e-divisive means as Apache Otava runs it: window {}, p <= {}, changes of {:.0}% or more)",
+         confirm (e-divisive means as Apache Otava runs it: window {}, p <= {}, changes of {:.0}% or more){wrong}",
         count(devices.len(), "device"),
         count(devices.iter().map(|d| d.dates.len()).sum::<usize>(), "run"),
         count(confirmed, "change"),
@@ -106,11 +160,13 @@ fn verdict(devices: &[Device]) -> String {
 /// more (with charts on a page), then a line for those with fewer (the JSON lists them).
 pub fn blocks(devices: &[Device], charts: bool) -> Vec<Block> {
     let mut blocks = vec![Block::Para(verdict(devices))];
-    for (n, device) in devices.iter().enumerate().filter(|(_, d)| d.dates.len() >= MIN_RUNS) {
+    // A device with wrong bits is shown however few its runs.
+    let shown = |d: &Device| d.dates.len() >= MIN_RUNS || !d.wrong_bits.is_empty();
+    for (n, device) in devices.iter().enumerate().filter(|(_, d)| shown(d)) {
         blocks.push(Block::Gap);
         blocks.push(device_section(n, device, charts));
     }
-    let few = devices.iter().filter(|d| d.dates.len() < MIN_RUNS).count();
+    let few = devices.iter().filter(|d| !shown(d)).count();
     if few > 0 {
         blocks.push(Block::Gap);
         blocks.push(Block::Para(format!(
@@ -129,4 +185,45 @@ pub fn to_text(devices: &[Device]) -> String {
 /// The history as markdown.
 pub fn to_markdown(devices: &[Device]) -> String {
     doc::markdown_document("perftest history", &blocks(devices, false))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrong_bits_are_shown_with_the_clean_runs_since_and_the_verdict_counts_them() {
+        let device = Device {
+            model: "NVIDIA H200".into(),
+            uuid: Some("GPU-1".into()),
+            settings: "20 ms".into(),
+            dates: (1..=3).map(|d| format!("2026-11-0{d}T00:00:00Z")).collect(),
+            hosts: Vec::new(),
+            drivers: Vec::new(),
+            tested: 0,
+            short: 4,
+            changes: Vec::new(),
+            series: Vec::new(),
+            wrong_bits: vec![WrongBits {
+                run: 0,
+                case: "SDC fp32 FMA chains".into(),
+                mismatches: 2,
+                checked: 1000,
+                units: vec![17],
+            }],
+            clean_since: 2,
+        };
+        let text = to_text(std::slice::from_ref(&device));
+        assert!(text.contains("1 device with wrong bits (silent data corruption)"), "{text}");
+        assert!(
+            text.contains("wrong bits (silent data corruption) in 1 run; 2 runs checked clean since"),
+            "{text}"
+        );
+        assert!(
+            text.contains("run 1 (2026-11-01): SDC fp32 FMA chains, 2 of 1000 results wrong on unit 17"),
+            "{text}"
+        );
+        // Three runs are too few to test for changes, but never too few to show wrong bits.
+        assert!(!text.contains("not tested"), "{text}");
+    }
 }
