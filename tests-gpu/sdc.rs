@@ -15,6 +15,17 @@ fn fault_counts(file: &std::path::Path) -> Vec<(String, serde_json::Value)> {
         .collect()
 }
 
+/// Asserts that `faults` recorded mismatches, each at word `word` with only bit `bit` flipped.
+fn assert_stuck_at(faults: &serde_json::Value, word: u64, bit: u32) {
+    let records = faults["faults"].as_array().unwrap();
+    assert!(faults["mismatches"].as_u64().unwrap() > 0 && !records.is_empty(), "{faults}");
+    for fault in records {
+        assert_eq!(fault["result"], word, "the record names the word: {fault}");
+        let flipped = fault["expected"].as_u64().unwrap() ^ fault["observed"].as_u64().unwrap();
+        assert_eq!(flipped, 1 << bit, "only the stuck bit differs: {fault}");
+    }
+}
+
 #[test]
 fn sdc_a_clean_run_checks_every_result_under_the_validation_layer() {
     let dir = temp_dir("sdc-clean");
@@ -95,26 +106,14 @@ fn sdc_a_stuck_memory_or_shared_memory_bit_is_found_at_its_word() {
     let counts = fault_counts(&file);
     let (name, faults) = &counts[0];
     assert_eq!(name, "SDC memory moving inversions 1 MiB");
-    let records = faults["faults"].as_array().unwrap();
-    assert!(!records.is_empty(), "{faults}");
-    for fault in records {
-        assert_eq!(fault["result"], 70000, "the record names the word: {fault}");
-        let flipped = fault["expected"].as_u64().unwrap() ^ fault["observed"].as_u64().unwrap();
-        assert_eq!(flipped, 1 << 9, "only the stuck bit differs: {fault}");
-    }
+    assert_stuck_at(faults, 70000, 9);
     // A shared-memory bit stuck on every unit: the record names the tile's word.
     let shared = dir.join("shared.json");
     let args =
         ["--family", "sdc", "--filter", "shared", "--target-ms", "2", "--json", shared.to_str().unwrap()];
     let out = perftest(&args, &[("PERFTEST_INJECT_FAULT", "shared=1000,bit=4")]);
     assert_eq!(out.status.code(), Some(21), "{}{}", text(&out.stdout), text(&out.stderr));
-    let counts = fault_counts(&shared);
-    assert!(counts[0].1["mismatches"].as_u64().unwrap() > 0, "{}", counts[0].1);
-    for fault in counts[0].1["faults"].as_array().unwrap() {
-        assert_eq!(fault["result"], 1000, "{fault}");
-        let flipped = fault["expected"].as_u64().unwrap() ^ fault["observed"].as_u64().unwrap();
-        assert_eq!(flipped, 1 << 4, "{fault}");
-    }
+    assert_stuck_at(&fault_counts(&shared)[0].1, 1000, 4);
     // Without the injection the memory pass is clean.
     let clean = dir.join("clean.json");
     let args = [

@@ -96,20 +96,7 @@ pub fn corruption(run: &Run) -> Option<String> {
         .iter()
         .filter_map(|c| {
             let f = c.faults.as_ref().filter(|f| f.mismatches > 0)?;
-            let units: Vec<String> = f
-                .by_unit()
-                .iter()
-                .map(|(unit, n)| {
-                    unit.map_or_else(|| format!("unknown unit x{n}"), |u| format!("unit {u} x{n}"))
-                })
-                .collect();
-            Some(format!(
-                "{} ({} of {} results wrong; {})",
-                c.name,
-                f.mismatches,
-                f.checked,
-                units.join(", ")
-            ))
+            Some(format!("{} ({} of {} results wrong; {})", c.name, f.mismatches, f.checked, f.units_text()))
         })
         .collect();
     (!corrupt.is_empty()).then(|| {

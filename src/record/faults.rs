@@ -119,26 +119,28 @@ impl FaultCount {
         out
     }
 
+    /// The units its faults name, each with its count, most first: `unit 17 x3, unknown unit x1`.
+    pub fn units_text(&self) -> String {
+        let units: Vec<String> = self
+            .by_unit()
+            .iter()
+            .map(|(unit, n)| unit.map_or_else(|| format!("unknown unit x{n}"), |u| format!("unit {u} x{n}")))
+            .collect();
+        units.join(", ")
+    }
+
     /// The note a record carries: nothing wrong in N results, or the mismatches, the units and
     /// the first fault (an injected fault's own note says what was injected).
     pub fn note(&self) -> String {
         if self.mismatches == 0 {
             return format!("corruption check: 0 of {} results differ from their known bits", self.checked);
         }
-        let units: Vec<String> = self
-            .by_unit()
-            .iter()
-            .map(|(unit, n)| {
-                let unit = unit.map_or("unknown unit".to_string(), |u| format!("unit {u}"));
-                format!("{unit} x{n}")
-            })
-            .collect();
         let first = self.faults.first().map_or_else(String::new, |f| format!("; first: {}", f.describe()));
         format!(
             "corrupt: {} of {} results differ from their known bits (recorded on {}){first}",
             self.mismatches,
             self.checked,
-            units.join(", ")
+            self.units_text()
         )
     }
 }

@@ -45,11 +45,10 @@ impl Stuck {
     /// `word=W,bit=B`, or why not.
     pub fn parse(text: &str) -> Result<Self, String> {
         let (mut word, mut bit) = (None, None);
-        for part in text.split(',') {
-            let (key, value) = part.split_once('=').ok_or_else(|| format!("`{part}` is not key=value"))?;
-            let number =
-                value.trim().parse::<u64>().map_err(|_| format!("`{value}` is not a number for {key}"))?;
-            match key.trim() {
+        for pair in super::key_values(text) {
+            let (key, value) = pair?;
+            let number = value.parse::<u64>().map_err(|_| format!("`{value}` is not a number for {key}"))?;
+            match key {
                 "word" => word = Some(number),
                 "bit" if number < 32 => bit = Some(number as u32),
                 "bit" => return Err(format!("bit {number} is not in a 32-bit word")),

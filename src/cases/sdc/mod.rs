@@ -31,6 +31,14 @@ fn mix32(mut v: u32) -> u32 {
     v ^ (v >> 16)
 }
 
+/// The `key=value` parts of a `PERFTEST_INJECT_FAULT` text, trimmed, or the part that is not one.
+fn key_values(text: &str) -> impl Iterator<Item = Result<(&str, &str), String>> {
+    text.split(',').map(|part| {
+        let (key, value) = part.split_once('=').ok_or_else(|| format!("`{part}` is not key=value"))?;
+        Ok((key.trim(), value.trim()))
+    })
+}
+
 /// A fault the test-only injector puts in: the unit, the bit, the flips per multiply-add, and the
 /// seed of its draws (trials with different seeds flip different invocations).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -45,16 +53,14 @@ impl Injection {
     /// `unit=U,bit=B,rate=R[,seed=S]`, or why not.
     pub fn parse(text: &str) -> Result<Self, String> {
         let (mut unit, mut bit, mut rate, mut seed) = (None, None, None, 0);
-        for part in text.split(',') {
-            let (key, value) = part.split_once('=').ok_or_else(|| format!("`{part}` is not key=value"))?;
+        for pair in key_values(text) {
+            let (key, value) = pair?;
             let bad = |_| format!("`{value}` is not a number for {key}");
-            match key.trim() {
-                "unit" => unit = Some(value.trim().parse::<u32>().map_err(bad)?),
-                "bit" => bit = Some(value.trim().parse::<u32>().map_err(bad)?),
-                "seed" => seed = value.trim().parse::<u32>().map_err(bad)?,
-                "rate" => {
-                    rate = Some(value.trim().parse::<f64>().map_err(|_| format!("`{value}` is not a rate"))?)
-                }
+            match key {
+                "unit" => unit = Some(value.parse::<u32>().map_err(bad)?),
+                "bit" => bit = Some(value.parse::<u32>().map_err(bad)?),
+                "seed" => seed = value.parse::<u32>().map_err(bad)?,
+                "rate" => rate = Some(value.parse::<f64>().map_err(|_| format!("`{value}` is not a rate"))?),
                 other => return Err(format!("`{other}` is not unit, bit, rate or seed")),
             }
         }

@@ -51,11 +51,10 @@ impl Stuck {
     /// `shared=W,bit=B[,unit=U]`, or why not.
     pub fn parse(text: &str) -> Result<Self, String> {
         let (mut word, mut bit, mut unit) = (None, None, None);
-        for part in text.split(',') {
-            let (key, value) = part.split_once('=').ok_or_else(|| format!("`{part}` is not key=value"))?;
-            let number =
-                value.trim().parse::<u32>().map_err(|_| format!("`{value}` is not a number for {key}"))?;
-            match key.trim() {
+        for pair in super::key_values(text) {
+            let (key, value) = pair?;
+            let number = value.parse::<u32>().map_err(|_| format!("`{value}` is not a number for {key}"))?;
+            match key {
                 "shared" if number < WORDS => word = Some(number),
                 "shared" => return Err(format!("word {number} is past the tile's {WORDS}")),
                 "bit" if number < 32 => bit = Some(number),
