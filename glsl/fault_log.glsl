@@ -1,7 +1,7 @@
 // fault_log.glsl: the log a self-checking shader keeps of results that differ from their known
 // bits (src/record/faults.rs reads it): the mismatch count, the records written, the injector's
-// tickets and its first flip's ticket (inverted), padding, then RECORDS records of 8 words: unit, workgroup, invocation, which result,
-// expected low and high, observed low and high. Define LOG_BINDING and RECORDS before including (and
+// tickets and its first flip's ticket (inverted), padding, then RECORDS records of 9 words: unit, workgroup, invocation, which result (low word),
+// expected low and high, observed low and high, which result (high word). Define LOG_BINDING and RECORDS before including (and
 // SM_ID, with GL_NV_shader_sm_builtins enabled, where the device names its units).
 #ifndef PERFTEST_FAULT_LOG_GLSL
 #define PERFTEST_FAULT_LOG_GLSL
@@ -24,21 +24,27 @@ uint unit_id() {
 #endif
 }
 
-// Counts a result that differs and records the first RECORDS of them.
-void log_fault(uint group, uint result, uvec2 expected, uvec2 observed) {
+// Counts a result that differs and records the first RECORDS of them; `result` is which, in two
+// words (low, high: a word of a memory larger than 2^32 words).
+void log_fault_at(uint group, uvec2 result, uvec2 expected, uvec2 observed) {
     uint n = atomicAdd(faults.mismatches, 1u);
     if (n < RECORDS) {
-        uint at = n * 8u;
+        uint at = n * 9u;
         faults.records[at] = unit_id();
         faults.records[at + 1u] = group;
         faults.records[at + 2u] = gl_LocalInvocationIndex;
-        faults.records[at + 3u] = result;
+        faults.records[at + 3u] = result.x;
         faults.records[at + 4u] = expected.x;
         faults.records[at + 5u] = expected.y;
         faults.records[at + 6u] = observed.x;
         faults.records[at + 7u] = observed.y;
+        faults.records[at + 8u] = result.y;
         atomicAdd(faults.written, 1u);
     }
+}
+
+void log_fault(uint group, uint result, uvec2 expected, uvec2 observed) {
+    log_fault_at(group, uvec2(result, 0u), expected, observed);
 }
 
 // A 32-bit mix (the injector's draws, the memory patterns).

@@ -76,6 +76,16 @@ pub fn format_bytes(bytes: u64) -> String {
     format!("{bytes} B")
 }
 
+/// Sizes in sentences, to a tenth of the largest binary unit not above them (`125.8 GiB`,
+/// `3.9 GiB`, `512.0 KiB`, `100 B`).
+pub fn size_text(bytes: u64) -> String {
+    const UNITS: [(u32, &str); 4] = [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")];
+    match UNITS.iter().find(|(shift, _)| bytes >= 1 << shift) {
+        Some((shift, unit)) => format!("{:.1} {unit}", bytes as f64 / (1u64 << shift) as f64),
+        None => format!("{bytes} B"),
+    }
+}
+
 /// `text` padded with spaces after it to `width` characters. By hand: `format!`'s width
 /// argument panics above 65,535, and a results file can hold a name that long.
 pub fn pad_end(text: &str, width: usize) -> String {
@@ -173,6 +183,14 @@ mod tests {
         assert_eq!(count(2, "day"), "2 days", "a vowel before the y");
         assert_eq!(plural(4, "compute queue family"), "compute queue families");
         assert_eq!((is_are(1), is_are(5)), ("is", "are"));
+    }
+
+    #[test]
+    fn sizes_in_sentences_take_a_tenth_of_the_largest_unit() {
+        assert_eq!(size_text(135_083_458_560), "125.8 GiB");
+        assert_eq!(size_text(512 << 10), "512.0 KiB");
+        assert_eq!(size_text(100), "100 B");
+        assert_eq!(size_text(3 << 40), "3.0 TiB");
     }
 
     #[test]

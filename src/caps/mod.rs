@@ -255,6 +255,9 @@ pub struct Heap {
     pub bytes: u64,
     /// Whether it is device-local (VRAM on a discrete GPU).
     pub device_local: bool,
+    /// Bytes free in it when perftest started (VK_EXT_memory_budget: its budget less its use);
+    /// `None` where the device does not say.
+    pub free: Option<u64>,
 }
 
 /// Everything the registry may ask about a device: features, limits, formats, subgroups, memory.
@@ -289,6 +292,15 @@ pub struct DeviceCaps {
 }
 
 impl DeviceCaps {
+    /// The free bytes of the largest device-local heap of a device with memory of its own (a heap
+    /// that is not device-local beside it), where the driver says what is free.
+    pub fn own_free_memory(&self) -> Option<u64> {
+        if self.heaps.iter().all(|h| h.device_local) {
+            return None;
+        }
+        self.heaps.iter().filter(|h| h.device_local).max_by_key(|h| h.bytes).and_then(|h| h.free)
+    }
+
     fn format_allows(&self, format: vk::Format, usage: FormatUse) -> bool {
         self.formats.iter().any(|(f, props)| *f == format && usage.allowed(props))
     }
@@ -320,6 +332,9 @@ pub struct Requirements {
     pub vulkan_1_3: bool,
     /// A queue family of this kind, with timestamps (a transfer timed on it).
     pub queue: Option<QueueKind>,
+    /// Memory of the device's own (a device-local heap beside the host's), that says how much of
+    /// it is free (VK_EXT_memory_budget): a screen of free memory.
+    pub own_memory: bool,
 }
 
 impl Requirements {
@@ -388,6 +403,12 @@ impl Requirements {
         self
     }
 
+    /// Needs memory of the device's own that says what is free ([`Requirements::own_memory`]).
+    pub fn own_memory(mut self) -> Self {
+        self.own_memory = true;
+        self
+    }
+
     /// Needs Vulkan 1.3: the shader is compiled to SPIR-V 1.6.
     pub fn vulkan_1_3(mut self) -> Self {
         self.vulkan_1_3 = true;
@@ -398,6 +419,7 @@ impl Requirements {
     pub fn union(&mut self, other: &Requirements) {
         self.subgroup |= other.subgroup;
         self.vulkan_1_3 |= other.vulkan_1_3;
+        self.own_memory |= other.own_memory;
         self.queue = self.queue.or(other.queue);
         self.cooperative_matrix.extend(other.cooperative_matrix.iter().copied());
         self.cooperative_matrix_flexible.extend(other.cooperative_matrix_flexible.iter().copied());
@@ -473,6 +495,15 @@ impl Requirements {
             "the case's shader is SPIR-V 1.6, which needs Vulkan 1.3 of the device and the loader".to_owned()
         });
         let queue = self.queue.and_then(|kind| kind.unmet(&caps.queue_families));
+        let own = (self.own_memory && caps.own_free_memory().is_none()).then(|| {
+            if caps.heaps.iter().all(|h| h.device_local) {
+                "the device's memory is the host's (every heap device-local: a CPU driver or an integrated GPU): \
+                 its free memory is not screened here"
+                    .to_owned()
+            } else {
+                "the driver does not say how much of the device's memory is free (VK_EXT_memory_budget)".to_owned()
+            }
+        });
         features
             .chain(version)
             .chain(queue)
@@ -483,6 +514,7 @@ impl Requirements {
             .chain(shapes)
             .chain(flexible)
             .chain(controls)
+            .chain(own)
             .collect()
     }
 

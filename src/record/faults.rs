@@ -7,9 +7,9 @@ use serde::{Deserialize, Serialize};
 /// Words before the first record: the mismatch count, the records written, the injector's
 /// ticket counter and its first flip's ticket (inverted), and padding.
 pub const HEADER_WORDS: usize = 8;
-/// Words one record takes: unit, workgroup, invocation, which result, expected low and high,
-/// observed low and high.
-pub const RECORD_WORDS: usize = 8;
+/// Words one record takes: unit, workgroup, invocation, which result (low word), expected low and
+/// high, observed low and high, which result (high word).
+pub const RECORD_WORDS: usize = 9;
 /// The records a log keeps; later mismatches are counted, not recorded.
 pub const RECORDS: usize = 64;
 /// The log's size in bytes.
@@ -28,8 +28,9 @@ pub struct Fault {
     pub workgroup: u32,
     /// Its invocation within the workgroup.
     pub invocation: u32,
-    /// Which of the invocation's checked results (a chain, a word).
-    pub result: u32,
+    /// Which of the invocation's checked results (a chain; the memory pass's word, counted across
+    /// its buffers).
+    pub result: u64,
     /// The bits it should have had.
     pub expected: u64,
     /// The bits it had.
@@ -97,7 +98,7 @@ impl FaultCount {
                 unit: (r[0] != UNKNOWN_UNIT).then_some(r[0]),
                 workgroup: r[1],
                 invocation: r[2],
-                result: r[3],
+                result: u64::from(r[3]) | u64::from(r[8]) << 32,
                 expected: u64::from(r[4]) | u64::from(r[5]) << 32,
                 observed: u64::from(r[6]) | u64::from(r[7]) << 32,
             })
@@ -169,18 +170,21 @@ mod tests {
 
     #[test]
     fn a_fault_names_its_unit_and_the_bit_that_flipped() {
-        let words = log(&[[17, 3, 5, 2, 0x4140_0000, 0, 0x4140_1000, 0]], 1);
+        let words = log(&[[17, 3, 5, 2, 0x4140_0000, 0, 0x4140_1000, 0, 0]], 1);
         let count = FaultCount::of_words(&words, 1000).unwrap();
         assert_eq!(count.faults[0].unit, Some(17));
         assert_eq!(count.faults[0].flipped(), 1 << 12);
         let note = count.note();
         assert!(note.starts_with("corrupt: 1 of 1000 results differ"), "{note}");
         assert!(note.contains("unit 17 x1") && note.contains("bit 12 flipped"), "{note}");
+        // A memory word past 2^32: its index's high word is the record's last.
+        let words = log(&[[17, 3, 5, 7, 1, 0, 0, 0, 2]], 1);
+        assert_eq!(FaultCount::of_words(&words, 1000).unwrap().faults[0].result, (2 << 32) + 7);
     }
 
     #[test]
     fn more_mismatches_than_records_are_counted_and_units_ranked() {
-        let records = [[4, 0, 0, 0, 1, 0, 0, 0], [9, 0, 0, 0, 1, 0, 0, 0], [9, 1, 0, 0, 1, 0, 2, 0]];
+        let records = [[4, 0, 0, 0, 1, 0, 0, 0, 0], [9, 0, 0, 0, 1, 0, 0, 0, 0], [9, 1, 0, 0, 1, 0, 2, 0, 0]];
         let count = FaultCount::of_words(&log(&records, 500), 10).unwrap();
         assert_eq!(count.mismatches, 500);
         assert_eq!(count.by_unit(), vec![(Some(9), 2), (Some(4), 1)]);
@@ -197,7 +201,7 @@ mod tests {
 
     #[test]
     fn an_unknown_unit_says_why_and_a_short_log_is_refused() {
-        let words = log(&[[UNKNOWN_UNIT, 7, 0, 0, 0, 0, 1, 0]], 1);
+        let words = log(&[[UNKNOWN_UNIT, 7, 0, 0, 0, 0, 1, 0, 0]], 1);
         let count = FaultCount::of_words(&words, 1).unwrap();
         assert_eq!(count.faults[0].unit, None);
         assert!(count.faults[0].describe().starts_with("unit unknown (no SM ID on this device)"));

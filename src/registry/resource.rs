@@ -69,13 +69,25 @@ pub enum ResourceKind {
         /// Byte offset of the address within the family's push block (a multiple of 8).
         push_offset: u32,
     },
+    /// A storage buffer holding the 8-byte device addresses of `buffers` device-local buffers of
+    /// `bytes` each, cleared on the device: more memory than one buffer or one binding may reach
+    /// (a screen of most of a GPU's memory). It binds the table; the shader follows the addresses
+    /// (`buffer_reference`).
+    AddressTable {
+        /// How many buffers.
+        buffers: u32,
+        /// Each one's size in bytes.
+        bytes: u64,
+    },
 }
 
 impl ResourceKind {
     /// The descriptor type that binds it; `None` for a buffer reached by its address.
     pub fn descriptor_type(&self) -> Option<vk::DescriptorType> {
         Some(match self {
-            ResourceKind::StorageBuffer { .. } => vk::DescriptorType::STORAGE_BUFFER,
+            ResourceKind::StorageBuffer { .. } | ResourceKind::AddressTable { .. } => {
+                vk::DescriptorType::STORAGE_BUFFER
+            }
             ResourceKind::UniformBuffer { .. } => vk::DescriptorType::UNIFORM_BUFFER,
             ResourceKind::UniformTexelBuffer { .. } => vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
             ResourceKind::StorageTexelBuffer { .. } => vk::DescriptorType::STORAGE_TEXEL_BUFFER,
@@ -85,9 +97,11 @@ impl ResourceKind {
         })
     }
 
-    /// Its size in bytes (an image's texel count for images, which are never placed by kind).
+    /// Its size in bytes (an image's texel count for images, which are never placed by kind; an
+    /// address table's buffers together).
     pub fn bytes(&self) -> u64 {
         match *self {
+            ResourceKind::AddressTable { buffers, bytes } => u64::from(buffers) * bytes,
             ResourceKind::StorageBuffer { bytes }
             | ResourceKind::UniformBuffer { bytes }
             | ResourceKind::UniformTexelBuffer { bytes, .. }
@@ -128,6 +142,9 @@ impl ResourceKind {
             ResourceKind::BufferAddress { bytes, .. } => {
                 buffer(bytes).feature(Feature::BufferDeviceAddress).limit(Limit::StorageBufferRange(bytes))
             }
+            ResourceKind::AddressTable { buffers, bytes } => buffer(bytes)
+                .feature(Feature::BufferDeviceAddress)
+                .limit(Limit::StorageBufferRange(8 * u64::from(buffers))),
         }
     }
 }

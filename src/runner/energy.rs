@@ -219,9 +219,12 @@ mod tests {
     }
 
     impl Timer for Work {
+        /// What the measurement took, as a GPU's timestamps would say: the sleep as it ran (a
+        /// busy machine oversleeps).
         fn time_ms(&mut self, _: u64) -> Result<f64> {
+            let start = Instant::now();
             std::thread::sleep(Duration::from_secs_f64(self.ms * 1e-3));
-            Ok(self.ms)
+            Ok(start.elapsed().as_secs_f64() * 1e3)
         }
     }
 
@@ -242,14 +245,14 @@ mod tests {
         // Both ends are updates, each known to within one measurement (2 ms, plus the sleep's slack).
         let error = (held.watts() / 300.0 - 1.0).abs();
         assert!(error < 0.05, "{} W over {} s", held.watts(), held.seconds);
-        let per_measurement = held.seconds / held.measurements as f64;
-        assert!((0.0019..0.004).contains(&per_measurement), "{held:?}");
-        // Each measurement's 2 ms, the first's only as far as it ran inside the window.
-        let whole = held.measurements as f64 * 0.002;
-        assert!(held.gpu_s <= whole + 1e-12 && held.gpu_s > whole - 0.002, "{held:?}");
+        // Each measurement at least its 2 ms, the first's GPU time only as far as it ran inside
+        // the window.
+        assert!(held.seconds / held.measurements as f64 >= 0.0019, "{held:?}");
+        assert!(held.gpu_s <= held.seconds + 1e-9, "{held:?}");
         // The sensor is read beside the work, not between its measurements: a slow reading
-        // leaves no gap (read between them, a 5 ms NVML reading left the H100 idle 20% of the time).
-        assert!(held.busy() > 0.9 && held.busy() <= 1.0, "{held:?}");
+        // leaves no gap (read between them, a 5 ms NVML reading left the H100 idle 20% of the
+        // time; here each 1 ms reading would leave the work busy at most 2 ms of every 3).
+        assert!(held.busy() > 0.75 && held.busy() <= 1.0, "{held:?}");
         *watts.lock().unwrap() = 120.0;
         let idle = meter.idle_watts().unwrap();
         assert!((idle / 120.0 - 1.0).abs() < 0.05, "{idle} W idle");

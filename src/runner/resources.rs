@@ -153,6 +153,10 @@ pub(super) fn build<'ctx>(
                 }
                 Some(binding)
             }
+            ResourceKind::AddressTable { buffers, bytes } => {
+                let at = address_table(ctx, &label, resource, buffers, bytes, &mut resources)?;
+                Some(Binding::Storage(resources.buffers[at].raw))
+            }
             ResourceKind::BufferAddress { bytes, push_offset } => {
                 let at = add_buffer(ctx, &label, resource, bytes, &mut resources, &mut resets)?;
                 let address = resources.buffers[at].device_address().to_ne_bytes();
@@ -226,13 +230,46 @@ fn buffer_usage(kind: ResourceKind) -> vk::BufferUsageFlags {
         ResourceKind::UniformBuffer { .. } => vk::BufferUsageFlags::UNIFORM_BUFFER,
         ResourceKind::UniformTexelBuffer { .. } => vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER,
         ResourceKind::StorageTexelBuffer { .. } => vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER,
-        ResourceKind::BufferAddress { .. } => {
+        ResourceKind::BufferAddress { .. } | ResourceKind::AddressTable { .. } => {
             vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS
         }
         ResourceKind::TransferBuffer { .. }
         | ResourceKind::SampledImage { .. }
         | ResourceKind::StorageImage { .. } => vk::BufferUsageFlags::empty(),
     }
+}
+
+/// Creates the `buffers` buffers of `bytes` of an [`ResourceKind::AddressTable`], each cleared on
+/// the device, and the table of their addresses; returns the table's index in
+/// `resources.buffers` (the buffers come before it, and are dropped after it).
+fn address_table<'ctx>(
+    ctx: &'ctx Context,
+    label: &str,
+    resource: &Resource,
+    buffers: u32,
+    bytes: u64,
+    resources: &mut Resources<'ctx>,
+) -> Result<usize> {
+    let usage = buffer_usage(resource.kind);
+    let mut addresses = Vec::with_capacity(buffers as usize);
+    for n in 1..=buffers {
+        let name = format!("{label}, buffer {n} of {buffers}");
+        let mut buffer = Buffer::new(ctx, &name, buffer_desc(resource.placement, bytes, usage))?;
+        transfer::upload(ctx, &mut buffer, &name, None)?;
+        addresses.push(buffer.device_address());
+        resources.buffer(buffer);
+    }
+    let name = format!("{label}: the table of its {buffers} addresses");
+    let desc =
+        buffer_desc(Placement::DeviceLocal, 8 * u64::from(buffers), vk::BufferUsageFlags::STORAGE_BUFFER);
+    let mut table = Buffer::new(ctx, &name, desc)?;
+    let fill = |out: &mut [u8]| {
+        for (slot, address) in out.chunks_exact_mut(8).zip(&addresses) {
+            slot.copy_from_slice(&address.to_ne_bytes());
+        }
+    };
+    transfer::upload(ctx, &mut table, &name, Some(&fill))?;
+    Ok(resources.buffer(table))
 }
 
 /// An image of `format` and `size` (a storage image where `storage`) holding what `fill` writes,

@@ -221,12 +221,23 @@ pub fn describe(
     // SAFETY: physical belongs to instance, which supports Vulkan 1.2.
     unsafe { instance.raw.get_physical_device_properties2(physical, &mut props) };
     let p = props.properties;
+    // What each heap has free now (VK_EXT_memory_budget: its budget less what this process uses),
+    // where the device tells it.
+    let budget = offers(&offered, ash::ext::memory_budget::NAME).then(|| {
+        let mut budget = vk::PhysicalDeviceMemoryBudgetPropertiesEXT::default();
+        let mut memory = vk::PhysicalDeviceMemoryProperties2::default().push_next(&mut budget);
+        // SAFETY: physical belongs to instance and offers the extension whose struct is chained.
+        unsafe { instance.raw.get_physical_device_memory_properties2(physical, &mut memory) };
+        let count = memory.memory_properties.memory_heap_count as usize;
+        (0..count).map(|i| budget.heap_budget[i].saturating_sub(budget.heap_usage[i])).collect::<Vec<u64>>()
+    });
     // SAFETY: as above.
     let memory = unsafe { instance.raw.get_physical_device_memory_properties(physical) };
-    let heaps = memory
-        .memory_heaps_as_slice()
-        .iter()
-        .map(|h| Heap { bytes: h.size, device_local: h.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL) });
+    let heaps = memory.memory_heaps_as_slice().iter().enumerate().map(|(i, h)| Heap {
+        bytes: h.size,
+        device_local: h.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL),
+        free: budget.as_ref().and_then(|b| b.get(i).copied()),
+    });
     let formats = formats.iter().map(|&format| {
         // SAFETY: physical belongs to instance.
         (format, unsafe { instance.raw.get_physical_device_format_properties(physical, format) })

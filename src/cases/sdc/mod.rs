@@ -8,7 +8,8 @@
 //! injector into the chains: on unit U an invocation flips bit B of one chain halfway, with the
 //! chance that makes R flips per multiply-add; `word=W,bit=B` holds bit B of the memory pass's
 //! word W stuck at 0, `shared=W,bit=B[,unit=U]` bit B of the shared tile's word W (on unit U). Every record of such a case says so. `PERFTEST_SDC_CHECK=off` compiles the
-//! chains' comparison out, to measure what checking costs.
+//! chains' comparison out, to measure what checking costs; `PERFTEST_SDC_BUFFER_BYTES=N` makes the
+//! memory pass's buffers at most N bytes (so that a small device holds several).
 
 mod chains;
 mod memory;
@@ -37,6 +38,39 @@ fn key_values(text: &str) -> impl Iterator<Item = Result<(&str, &str), String>> 
         let (key, value) = part.split_once('=').ok_or_else(|| format!("`{part}` is not key=value"))?;
         Ok((key.trim(), value.trim()))
     })
+}
+
+/// A bit the test-only injector holds stuck at 0: word `word` of the memory passes (counted across
+/// their buffers) or of the shared tile, on one unit or every one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Stuck {
+    pub word: u64,
+    pub bit: u32,
+    pub unit: Option<u32>,
+}
+
+impl Stuck {
+    /// `PLACE=W,bit=B` (and, for the shared tile, `,unit=U`) with W below `words`, or why not:
+    /// `place` is `word` (the memory passes) or `shared` (the tile of `words` words).
+    pub fn parse(text: &str, place: &str, words: u64) -> Result<Self, String> {
+        let (mut word, mut bit, mut unit) = (None, None, None);
+        for pair in key_values(text) {
+            let (key, value) = pair?;
+            let number = value.parse::<u64>().map_err(|_| format!("`{value}` is not a number for {key}"))?;
+            match key {
+                key if key == place && number < words => word = Some(number),
+                key if key == place => return Err(format!("word {number} is past the tile's {words}")),
+                "bit" if number < 32 => bit = Some(number as u32),
+                "bit" => return Err(format!("bit {number} is not in a 32-bit word")),
+                "unit" if place == "shared" => {
+                    unit = Some(u32::try_from(number).map_err(|_| format!("unit {number} is not a unit"))?)
+                }
+                other if place == "shared" => return Err(format!("`{other}` is not shared, bit or unit")),
+                other => return Err(format!("`{other}` is not {place} or bit")),
+            }
+        }
+        Ok(Stuck { word: word.ok_or(format!("no {place}="))?, bit: bit.ok_or("no bit=")?, unit })
+    }
 }
 
 /// A fault the test-only injector puts in: the unit, the bit, the flips per multiply-add, and the
@@ -96,29 +130,28 @@ fn expand(env: &Env) -> Vec<CaseSpec> {
         .as_deref()
         .filter(|_| stuck("word=").is_none() && stuck("shared=").is_none())
         .map(Injection::parse);
-    let memory_inject = stuck("word=").map(memory::Stuck::parse);
-    let shared_inject = stuck("shared=").map(shared::Stuck::parse);
+    let memory_inject = stuck("word=").map(|t| Stuck::parse(t, "word", u64::MAX));
+    let shared_inject = stuck("shared=").map(|t| Stuck::parse(t, "shared", shared::WORDS.into()));
     let checked = std::env::var("PERFTEST_SDC_CHECK").map_or(true, |v| v != "off");
     let mut cases: Vec<CaseSpec> = chains::Kind::ALL
         .map(|kind| chains::case(kind, width, sm_id, chains_inject.as_ref(), checked))
         .to_vec();
     cases.push(shared::case(width, sm_id, shared_inject.as_ref()));
-    cases.extend(
-        env.axis("bytes")
-            .into_iter()
-            .map(|bytes| memory::case(env, bytes, width, sm_id, memory_inject.as_ref())),
-    );
+    let sizes = env.axis("bytes").into_iter().map(memory::Size::Bytes).chain([memory::Size::Free]);
+    cases.extend(sizes.map(|size| memory::case(env, size, width, sm_id, memory_inject.as_ref())));
     cases
 }
 
-/// The memory pass's buffer sizes.
+/// The memory pass's sizes (beside its pass over most of the free memory).
 const BYTES: Axis = Axis {
     name: "bytes",
     unit: AxisUnit::Bytes,
     default: "128M",
-    max: 1 << 32,
-    about: "bytes of the memory pass's buffer (rounded down to a whole number of workgroups' 4 KiB, at \
-            most the device's storage-buffer range), default 128 MiB (the least range Vulkan allows, so the case has one name everywhere)",
+    max: 1 << 40,
+    about:
+        "bytes of the memory pass of a fixed size (rounded down to whole workgroups, in buffers of at most \
+            4 GiB), default 128 MiB (a size every device holds, so the case has one name everywhere); \
+            another pass covers most of the free memory of a device with its own",
 };
 
 inventory::submit! {
@@ -147,6 +180,22 @@ inventory::submit! {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stuck_bit_is_parsed_or_refused() {
+        assert_eq!(
+            Stuck::parse("word=1000,bit=7", "word", u64::MAX),
+            Ok(Stuck { word: 1000, bit: 7, unit: None })
+        );
+        assert!(Stuck::parse("word=1000,bit=32", "word", u64::MAX).unwrap_err().contains("32-bit"));
+        assert!(Stuck::parse("word=1000", "word", u64::MAX).unwrap_err().contains("bit"));
+        assert!(Stuck::parse("word=1,bit=1,unit=3", "word", u64::MAX)
+            .unwrap_err()
+            .contains("not word or bit"));
+        let shared = Stuck::parse("shared=100,bit=3,unit=9", "shared", 4096);
+        assert_eq!(shared, Ok(Stuck { word: 100, bit: 3, unit: Some(9) }));
+        assert!(Stuck::parse("shared=4096,bit=3", "shared", 4096).unwrap_err().contains("past the tile"));
+    }
 
     #[test]
     fn an_injection_is_parsed_or_refused_with_a_reason() {

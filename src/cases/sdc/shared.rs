@@ -6,7 +6,7 @@
 //! rounds; the pattern is the word's index mixed, so a write that lands on another word shows. A
 //! word is read back by the invocation half a workgroup away (another subgroup), after a barrier.
 
-use super::{mix32, GROUP, GROUP_UNITS};
+use super::{mix32, Stuck, GROUP, GROUP_UNITS};
 use crate::caps::{Feature, Requirements};
 use crate::record::faults::{INJECTED, LOG_BYTES, RECORDS};
 use crate::registry::{CaseSpec, Glsl, Push, Resource, Unit, Value, Work};
@@ -14,7 +14,7 @@ use crate::registry::{CaseSpec, Glsl, Push, Resource, Unit, Value, Work};
 const GLSL: Glsl = Glsl { file: "sdc_shared.glsl", source: include_str!("../../../glsl/sdc_shared.glsl") };
 
 /// Words of the tile: 16 KiB, the least shared memory Vulkan allows a workgroup.
-const WORDS: u32 = 4096;
+pub(super) const WORDS: u32 = 4096;
 /// Rounds of writes and checks per dispatch.
 const ROUNDS: u32 = 16;
 /// Mixed into every workgroup's salt.
@@ -37,34 +37,6 @@ fn reference(gid: u32, width: u32) -> Value {
         }
     }
     Value::U32(folded)
-}
-
-/// A shared-memory bit the test-only injector holds stuck at 0, on one unit or all.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Stuck {
-    word: u32,
-    bit: u32,
-    unit: Option<u32>,
-}
-
-impl Stuck {
-    /// `shared=W,bit=B[,unit=U]`, or why not.
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let (mut word, mut bit, mut unit) = (None, None, None);
-        for pair in super::key_values(text) {
-            let (key, value) = pair?;
-            let number = value.parse::<u32>().map_err(|_| format!("`{value}` is not a number for {key}"))?;
-            match key {
-                "shared" if number < WORDS => word = Some(number),
-                "shared" => return Err(format!("word {number} is past the tile's {WORDS}")),
-                "bit" if number < 32 => bit = Some(number),
-                "bit" => return Err(format!("bit {number} is not in a 32-bit word")),
-                "unit" => unit = Some(number),
-                other => return Err(format!("`{other}` is not shared, bit or unit")),
-            }
-        }
-        Ok(Stuck { word: word.ok_or("no shared=")?, bit: bit.ok_or("no bit=")?, unit })
-    }
 }
 
 /// The shared-memory pass in workgroups of `width`; `sm_id` where the device names each unit.
@@ -157,10 +129,8 @@ mod tests {
     }
 
     #[test]
-    fn a_stuck_shared_bit_is_parsed_or_refused_and_named() {
-        assert_eq!(Stuck::parse("shared=100,bit=3,unit=9"), Ok(Stuck { word: 100, bit: 3, unit: Some(9) }));
-        assert!(Stuck::parse("shared=4096,bit=3").unwrap_err().contains("past the tile"));
-        let case = case(GROUP, true, Some(&Stuck::parse("shared=100,bit=3,unit=9")));
+    fn a_stuck_shared_bit_is_named_with_its_unit() {
+        let case = case(GROUP, true, Some(&Stuck::parse("shared=100,bit=3,unit=9", "shared", WORDS.into())));
         assert!(
             case.notes.iter().any(|n| n.starts_with(INJECTED) && n.contains("unit 9")),
             "{:?}",
