@@ -1,8 +1,9 @@
 // fault_log.glsl: the log a self-checking shader keeps of results that differ from their known
 // bits (src/record/faults.rs reads it): the mismatch count, the records written, the injector's
-// tickets and its first flip's ticket (inverted), padding, then RECORDS records of 9 words: unit, workgroup, invocation, which result (low word),
-// expected low and high, observed low and high, which result (high word). Define LOG_BINDING and RECORDS before including (and
-// SM_ID, with GL_NV_shader_sm_builtins enabled, where the device names its units).
+// tickets and its first flip's ticket (inverted), padding, then RECORDS records of 9 words: unit,
+// workgroup, invocation, which result (low word), expected low and high, observed low and high,
+// which result (high word). Define LOG_BINDING and RECORDS before including (and SM_ID, with
+// GL_NV_shader_sm_builtins enabled, where the device names its units).
 #ifndef PERFTEST_FAULT_LOG_GLSL
 #define PERFTEST_FAULT_LOG_GLSL
 
