@@ -1,15 +1,17 @@
 //! The corruption screen (`sdc`): work whose every result bit is known, checked by the shader
 //! itself during timed work, each mismatch logged with the compute unit that computed it
 //! ([`crate::record::faults`], docs/corruption.md): multiply-add chains ([`chains`]), moving
-//! inversions over each workgroup's shared memory ([`shared`]) and over a buffer ([`memory`]). The cases still yield their rates: the screen is a
+//! inversions over each workgroup's shared memory ([`shared`]) and over device memory, a size or
+//! most of what is free ([`memory`]). The cases still yield their rates: the screen is a
 //! measurement.
 //!
 //! `PERFTEST_INJECT_FAULT=unit=U,bit=B,rate=R` (tests and coverage studies only) compiles a fault
 //! injector into the chains: on unit U an invocation flips bit B of one chain halfway, with the
-//! chance that makes R flips per multiply-add; `word=W,bit=B` holds bit B of the memory pass's
-//! word W stuck at 0, `shared=W,bit=B[,unit=U]` bit B of the shared tile's word W (on unit U). Every record of such a case says so. `PERFTEST_SDC_CHECK=off` compiles the
-//! chains' comparison out, to measure what checking costs; `PERFTEST_SDC_BUFFER_BYTES=N` makes the
-//! memory pass's buffers at most N bytes (so that a small device holds several).
+//! chance that makes R flips per multiply-add; `word=W,bit=B` holds bit B of the memory passes'
+//! word W stuck at 0, `shared=W,bit=B[,unit=U]` bit B of the shared tile's word W (on unit U).
+//! Every record of such a case says so. `PERFTEST_SDC_CHECK=off` compiles the chains' comparison
+//! out, to measure what checking costs; `PERFTEST_SDC_BUFFER_BYTES=N` makes the memory passes'
+//! buffers at most N bytes (so that a small device holds several).
 
 mod chains;
 mod memory;
