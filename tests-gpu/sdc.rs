@@ -54,7 +54,30 @@ fn sdc_a_clean_run_checks_every_result_under_the_validation_layer() {
     let free = counts.pop().unwrap();
     assert_eq!(free.0, "SDC memory moving inversions, free memory");
     assert!(stdout.contains("the device's memory is the host's"), "{stdout}");
-    assert_eq!(counts.len(), 6, "fp32, fp16, fp64 and int32 chains, shared memory, memory: {counts:?}");
+    assert_eq!(
+        counts.len(),
+        7,
+        "fp32, fp16, fp64 and int32 chains, transcendentals, shared memory, memory: {counts:?}"
+    );
+    // The transcendentals are held to their first pass, and fingerprinted for the fleet.
+    let (_, sfu) = counts.remove(4);
+    assert!(sfu["fingerprint"].is_u64() && sfu["checked"].as_u64().unwrap() > 0, "{sfu}");
+    assert_eq!(sfu["mismatches"], 0, "{sfu}");
+    // A second run computes the same bits: the fingerprint a fleet compares is the GPU's own.
+    let again = dir.join("again.json");
+    let args = [
+        "--family",
+        "sdc",
+        "--filter",
+        "transcendental",
+        "--target-ms",
+        "2",
+        "--json",
+        again.to_str().unwrap(),
+    ];
+    let out = perftest(&args, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}{}", text(&out.stdout), text(&out.stderr));
+    assert_eq!(fault_counts(&again)[0].1["fingerprint"], sfu["fingerprint"]);
     assert!(stdout.contains("the pass covers 1 MiB in 4 buffers of 256.0 KiB"), "{stdout}");
     for (name, faults) in counts {
         assert_eq!(faults["mismatches"], 0, "{name}: {faults}");

@@ -109,6 +109,7 @@ mod tests {
             faults: vec![],
             injected: None,
             first_flip: None,
+            fingerprint: None,
         });
         assert!(run.failures().is_ok(), "a clean check is no failure");
         run.cases[0].faults = Some(FaultCount {
@@ -117,6 +118,7 @@ mod tests {
             faults: vec![fault; 2],
             injected: None,
             first_flip: None,
+            fingerprint: None,
         });
         run.cases[1].status = Status::DeviceLost;
         let error = run.failures().unwrap_err();

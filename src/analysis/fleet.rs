@@ -561,7 +561,16 @@ pub fn judge_with(
             }));
             continue;
         }
-        judged.push(group::judge_group(key, &group, model.flatten(), tolerance));
+        let mut judged_group = group::judge_group(key, &group, model.flatten(), tolerance);
+        // Bits no CPU knows, held to the reference's or to the siblings'.
+        let prints = fingerprint::judge(&group, model.flatten());
+        corrupt.extend(prints.corrupt);
+        for left in prints.unjudged {
+            if let Some(device) = judged_group.devices.iter().position(|d| *d == left.label) {
+                judged_group.unjudged.push(Unjudged { device, why: left.why, broken: false, alone: false });
+            }
+        }
+        judged.push(judged_group);
     }
     // Against a reference each run is judged on its own: a run of an --all-devices screen needs
     // none of its siblings.
@@ -605,6 +614,7 @@ pub(crate) fn case_names<'a>(members: &[&Member<'a>]) -> Vec<&'a str> {
 
 mod device;
 pub mod effect;
+mod fingerprint;
 mod group;
 pub use device::{label, slim};
 pub mod reference;

@@ -462,6 +462,7 @@ mod tests {
             faults,
             injected: None,
             first_flip: None,
+            fingerprint: None,
         };
         let mut runs = twelve();
         for run in &mut runs {

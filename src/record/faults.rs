@@ -10,6 +10,8 @@ pub const HEADER_WORDS: usize = 8;
 /// Words one record takes: unit, workgroup, invocation, which result (low word), expected low and
 /// high, observed low and high, which result (high word).
 pub const RECORD_WORDS: usize = 9;
+/// The header word a first pass sums its fingerprint into ([`crate::registry::FaultLog::fingerprint`]).
+pub const FINGERPRINT_WORD: usize = 4;
 /// The records a log keeps; later mismatches are counted, not recorded.
 pub const RECORDS: usize = 64;
 /// The log's size in bytes.
@@ -81,6 +83,10 @@ pub struct FaultCount {
     /// dispatches at which it came, near enough.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_flip: Option<f64>,
+    /// Of results no CPU knows (transcendentals), a sum of the first pass's, each mixed with its
+    /// place: every GPU of one model and driver gives the same; `perftest fleet` compares them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<u32>,
 }
 
 impl FaultCount {
@@ -105,7 +111,7 @@ impl FaultCount {
             .collect();
         let (draws, first) = (words[2], !words[3]);
         let first_flip = (words[3] != 0 && draws > 0).then(|| f64::from(first) / f64::from(draws));
-        Ok(FaultCount { checked, mismatches, faults, injected: None, first_flip })
+        Ok(FaultCount { checked, mismatches, faults, injected: None, first_flip, fingerprint: None })
     }
 
     /// The units its faults name, each with how many of the recorded faults it ran, most first:
@@ -133,12 +139,20 @@ impl FaultCount {
     /// The note a record carries: nothing wrong in N results, or the mismatches, the units and
     /// the first fault (an injected fault's own note says what was injected).
     pub fn note(&self) -> String {
+        // Results no CPU knows are held to the first pass's bits, and fingerprinted for the fleet.
+        let (known, fingerprint) = match self.fingerprint {
+            Some(f) => ("the first pass's bits", format!("; fingerprint {f:#010x}")),
+            None => ("their known bits", String::new()),
+        };
         if self.mismatches == 0 {
-            return format!("corruption check: 0 of {} results differ from their known bits", self.checked);
+            return format!(
+                "corruption check: 0 of {} results differ from {known}{fingerprint}",
+                self.checked
+            );
         }
         let first = self.faults.first().map_or_else(String::new, |f| format!("; first: {}", f.describe()));
         format!(
-            "corrupt: {} of {} results differ from their known bits (recorded on {}){first}",
+            "corrupt: {} of {} results differ from {known} (recorded on {}){first}{fingerprint}",
             self.mismatches,
             self.checked,
             self.units_text()
@@ -189,6 +203,16 @@ mod tests {
         assert_eq!(count.mismatches, 500);
         assert_eq!(count.by_unit(), vec![(Some(9), 2), (Some(4), 1)]);
         assert_eq!(count.faults[2].describe().split(" (").nth(1), Some("bits 0, 1 flipped)"));
+    }
+
+    #[test]
+    fn a_fingerprinted_log_says_its_fingerprint_and_what_it_was_held_to() {
+        let mut count = FaultCount::of_words(&log(&[], 0), 100).unwrap();
+        count.fingerprint = Some(0xAB);
+        assert_eq!(
+            count.note(),
+            "corruption check: 0 of 100 results differ from the first pass's bits; fingerprint 0x000000ab"
+        );
     }
 
     #[test]

@@ -287,6 +287,10 @@ pub struct FaultLog {
     /// Dispatches (of a [`Scale::Problem`] grid) at the start that check nothing: a pass that
     /// writes what the next one checks.
     pub unchecked_passes: u64,
+    /// Whether the first pass sums a fingerprint of its results into the log's header
+    /// ([`crate::record::faults::FINGERPRINT_WORD`]): answers no CPU knows, which GPUs of one
+    /// model and driver share bit for bit.
+    pub fingerprint: bool,
 }
 
 /// The shader of a case that runs none (a transfer): never compiled.
@@ -371,7 +375,7 @@ impl CaseSpec {
     /// Has the shader check `per_invocation` results of its own and log those that differ in
     /// `resource` (see [`CaseSpec::fault_log`]).
     pub fn logs_faults(mut self, resource: usize, per_invocation: u64) -> Self {
-        self.fault_log = Some(FaultLog { resource, per_invocation, unchecked_passes: 0 });
+        self.fault_log = Some(FaultLog { resource, per_invocation, unchecked_passes: 0, fingerprint: false });
         self
     }
 

@@ -497,6 +497,9 @@ fn run_case<'ctx>(
         match FaultCount::of_words(&words, checked) {
             Ok(mut count) => {
                 count.injected = case.notes.iter().find_map(|n| n.strip_prefix(INJECTED)).map(String::from);
+                if case.fault_log.is_some_and(|l| l.fingerprint) {
+                    count.fingerprint = words.get(crate::record::faults::FINGERPRINT_WORD).copied();
+                }
                 notes.push(count.note());
                 measurement.shader.faults = Some(count);
             }

@@ -85,6 +85,10 @@ pub struct Expected {
     /// healthy runs stray past the tolerance is heavy-tailed: it weighs in an effect only beyond it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tail: Option<f64>,
+    /// Of a case whose bits no CPU knows (the `sdc` family's transcendentals), the fingerprint
+    /// every run of every GPU gave: a GPU checked against the reference must give the same.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<u32>,
 }
 
 impl Expected {
@@ -297,6 +301,7 @@ fn model(key: GroupKey, members: &[&Member<'_>]) -> Model {
             values: values.len(),
             basis,
             tail: Some(tail),
+            fingerprint: super::fingerprint::common(members, name),
         });
     }
     let mut dates: Vec<&str> = members.iter().map(|m| m.run.date.as_str()).collect();

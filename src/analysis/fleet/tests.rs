@@ -518,3 +518,67 @@ fn a_family_too_wild_to_judge_among_siblings_is_named_on_every_device_never_pass
         assert!(line.ends_with(&format!(" {}", s.unresolved.len())), "{line}");
     }
 }
+
+/// `run` with its first case keeping fingerprint `print` (the sdc family's transcendentals).
+fn printed(mut run: Run, print: u32) -> Run {
+    run.cases[0].faults = Some(crate::record::faults::FaultCount {
+        checked: 1000,
+        fingerprint: Some(print),
+        ..Default::default()
+    });
+    run
+}
+
+#[test]
+fn a_gpu_whose_transcendental_bits_differ_from_its_siblings_is_corrupt() {
+    let runs: Vec<Run> =
+        (0..5).map(|i| printed(device_run("NVIDIA H200", i, 1.0), if i == 3 { 7 } else { 42 })).collect();
+    let fleet = judge(&members(&runs));
+    let Conclusion::Corrupt(devices) = fleet.conclusion() else { panic!("{:?}", fleet.conclusion()) };
+    assert_eq!(devices.len(), 1, "{devices:?}");
+    assert!(devices[0].starts_with("gpu3: case 0: its bits (fingerprint 0x00000007)"), "{devices:?}");
+    assert!(
+        devices[0].contains("those of 4 of its 4 siblings") && devices[0].contains("0x0000002a"),
+        "{devices:?}"
+    );
+    // Every GPU the same: nothing to say.
+    let same: Vec<Run> = (0..5).map(|i| printed(device_run("NVIDIA H200", i, 1.0), 42)).collect();
+    assert_eq!(judge(&members(&same)).conclusion(), Conclusion::Healthy);
+    // Two that differ: neither can be told to be right, and neither passes.
+    let mut pair: Vec<Run> =
+        (0..4).map(|i| printed(device_run("NVIDIA H200", i, 1.0), if i < 2 { 1 } else { 2 })).collect();
+    let fleet = judge(&members(&pair));
+    let Conclusion::Unjudged(why) = fleet.conclusion() else { panic!("{:?}", fleet.conclusion()) };
+    assert_eq!(why.len(), 4, "{why:?}");
+    assert!(why[0].contains("no majority says which are right"), "{why:?}");
+    // One GPU whose own runs differ.
+    pair[1] = printed(device_run("NVIDIA H200", 0, 1.0), 9);
+    pair[1].device.uuid = pair[0].device.uuid.clone().or(Some("gpu-0".into()));
+    pair[0].device.uuid = pair[1].device.uuid.clone();
+    let fleet = judge(&members(&pair));
+    let Conclusion::Corrupt(devices) = fleet.conclusion() else { panic!("{:?}", fleet.conclusion()) };
+    assert!(
+        devices.iter().any(|d| d.contains("its runs computed different bits (0x00000001, 0x00000009)")),
+        "{devices:?}"
+    );
+}
+
+#[test]
+fn a_reference_keeps_the_fingerprint_all_agreed_on_and_holds_a_gpu_to_it() {
+    let runs: Vec<Run> = (0..4).map(|i| printed(device_run("NVIDIA H200", i, 1.0), 42)).collect();
+    let made = reference::make(&members(&runs), "2026-11-29T00:00:00Z".into(), None);
+    assert_eq!(made.models[0].case("case 0").unwrap().fingerprint, Some(42));
+    assert_eq!(made.models[0].case("case 1").unwrap().fingerprint, None, "a case without one keeps none");
+    let healthy = [printed(device_run("NVIDIA H200", 11, 1.0), 42)];
+    assert_eq!(judge_against(&members(&healthy), Some(&made)).conclusion(), Conclusion::Healthy);
+    let wrong = [printed(device_run("NVIDIA H200", 11, 1.0), 43)];
+    let Conclusion::Corrupt(devices) = judge_against(&members(&wrong), Some(&made)).conclusion() else {
+        panic!()
+    };
+    assert!(devices[0].contains("differ from the reference's (0x0000002a)"), "{devices:?}");
+    // A screen whose GPUs disagree keeps no fingerprint.
+    let mut mixed = runs.clone();
+    mixed[2] = printed(device_run("NVIDIA H200", 2, 1.0), 43);
+    let made = reference::make(&members(&mixed), "2026-11-29T00:00:00Z".into(), None);
+    assert_eq!(made.models[0].case("case 0").unwrap().fingerprint, None);
+}

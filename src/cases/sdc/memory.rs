@@ -150,6 +150,7 @@ pub(super) fn case(
         resource: 1,
         per_invocation: 4 * u64::from(per) * u64::from(buffers),
         unchecked_passes: 1,
+        fingerprint: false,
     });
     let spread = match buffers {
         1 => String::new(),

@@ -15,6 +15,7 @@
 
 mod chains;
 mod memory;
+mod sfu;
 mod shared;
 
 use crate::caps::Feature;
@@ -138,6 +139,7 @@ fn expand(env: &Env) -> Vec<CaseSpec> {
     let mut cases: Vec<CaseSpec> = chains::Kind::ALL
         .map(|kind| chains::case(kind, width, sm_id, chains_inject.as_ref(), checked))
         .to_vec();
+    cases.push(sfu::case(width, env.device.and_then(|d| d.compute_units), sm_id));
     cases.push(shared::case(width, sm_id, shared_inject.as_ref()));
     let sizes = env.axis("bytes").into_iter().map(memory::Size::Bytes).chain([memory::Size::Free]);
     cases.extend(sizes.map(|size| memory::case(env, size, width, sm_id, memory_inject.as_ref())));
