@@ -275,6 +275,9 @@ pub struct CaseSpec {
     /// corruption screen ([`crate::record::faults`]). The runner reads it after the case's last
     /// dispatch and counts the results it checked from the invocations it dispatched.
     pub fault_log: Option<FaultLog>,
+    /// A fault the test-only injector compiled into the shader on purpose: what and where
+    /// ([`CaseSpec::injected`]).
+    pub injected: Option<String>,
 }
 
 /// Where a self-checking case logs its faults, and how many results each invocation checks.
@@ -369,6 +372,7 @@ impl CaseSpec {
             chain_clock: false,
             unit_records: None,
             fault_log: None,
+            injected: None,
         }
     }
 
@@ -398,6 +402,15 @@ impl CaseSpec {
     /// groups (an operation's throughput and latency cases).
     pub fn variant(mut self, variant: impl Into<String>) -> Self {
         self.variant = variant.into();
+        self
+    }
+
+    /// Says that the shader holds a fault injected on purpose (`what`: the bit and where), in the
+    /// case's notes and its fault log's record.
+    pub fn injected(mut self, what: impl Into<String>) -> Self {
+        let what = what.into();
+        self.notes.push(format!("{}{what}", crate::record::faults::INJECTED));
+        self.injected = Some(what);
         self
     }
 

@@ -26,7 +26,7 @@ use super::witness::Witness;
 use crate::caps::DeviceCaps;
 use crate::error::{Error, Result};
 use crate::record::energy::Held;
-use crate::record::faults::{FaultCount, INJECTED};
+use crate::record::faults::FaultCount;
 use crate::record::measurement::Measurement;
 use crate::record::outcome::{Counted, Failure, Outcome};
 use crate::record::phases::Phases;
@@ -496,7 +496,7 @@ fn run_case<'ctx>(
     if let Some((words, checked)) = bench.fault_log()? {
         match FaultCount::of_words(&words, checked) {
             Ok(mut count) => {
-                count.injected = case.notes.iter().find_map(|n| n.strip_prefix(INJECTED)).map(String::from);
+                count.injected = case.injected.clone();
                 if case.fault_log.is_some_and(|l| l.fingerprint) {
                     count.fingerprint = words.get(crate::record::faults::FINGERPRINT_WORD).copied();
                 }

@@ -9,7 +9,7 @@
 
 use super::{Injection, GROUP, GROUP_UNITS};
 use crate::caps::{Ceiling, Feature, Requirements};
-use crate::record::faults::{INJECTED, LOG_BYTES, RECORDS};
+use crate::record::faults::{LOG_BYTES, RECORDS};
 use crate::registry::{CaseSpec, Glsl, Push, Resource, Unit, Value, Work};
 
 /// Independent chains per invocation, and the results each checks.
@@ -246,7 +246,7 @@ pub(super) fn case(
                 )
             };
             let what = format!(
-                "{INJECTED}bit {bit} of a chain halfway, {:.3e} flips per multiply-add on {target}, seed {}",
+                "bit {bit} of a chain halfway, {:.3e} flips per multiply-add on {target}, seed {}",
                 injection.effective_rate(steps),
                 injection.seed
             );
@@ -257,7 +257,7 @@ pub(super) fn case(
                 ("INJECT_THRESHOLD", &*threshold),
                 ("INJECT_SEED", &*format!("{}u", injection.seed)),
             ])
-            .note(what)
+            .injected(what)
         }
     }
 }
@@ -377,7 +377,8 @@ mod tests {
         let inj = Ok(Injection { unit: 7, bit: 40, rate: 1e-9, seed: 5 });
         let case = case(Kind::Fp32, GROUP, true, Some(&inj), true);
         assert!(case.defines.iter().any(|(k, v)| k == "INJECT_BIT" && v == "31u"), "fp32's bits stop at 31");
-        assert!(case.notes.iter().any(|n| n.starts_with(INJECTED) && n.contains("unit 7")));
+        assert!(case.injected.as_deref().is_some_and(|i| i.contains("unit 7")), "{:?}", case.injected);
+        assert!(case.notes.iter().any(|n| n.starts_with(crate::record::faults::INJECTED)));
         assert_eq!(case.fault_log.map(|l| (l.resource, l.per_invocation)), Some((1, 16)));
         assert!(case.requirements().features.contains(&Feature::ShaderSmBuiltins));
         case.validate().unwrap();

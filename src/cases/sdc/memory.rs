@@ -11,7 +11,7 @@
 use super::{mix32, Stuck, GROUP};
 use crate::caps::{Feature, Requirements};
 use crate::format::{format_bytes, size_text};
-use crate::record::faults::{INJECTED, LOG_BYTES, RECORDS};
+use crate::record::faults::{LOG_BYTES, RECORDS};
 use crate::registry::{CaseSpec, Env, FaultLog, Glsl, Push, Resource, ResourceKind, Unit, Value, Work};
 
 const GLSL: Glsl = Glsl { file: "sdc_memory.glsl", source: include_str!("../../../glsl/sdc_memory.glsl") };
@@ -205,8 +205,8 @@ pub(super) fn case(
                 ("INJECT_WORD", word_text.as_str()),
                 ("INJECT_BIT", bit.as_str()),
             ])
-            .note(format!(
-                "{INJECTED}bit {} of word {} (byte {}) stuck at 0",
+            .injected(format!(
+                "bit {} of word {} (byte {}) stuck at 0",
                 stuck.bit,
                 stuck.word,
                 4 * stuck.word

@@ -8,7 +8,7 @@
 
 use super::{mix32, Stuck, GROUP, GROUP_UNITS};
 use crate::caps::{Feature, Requirements};
-use crate::record::faults::{INJECTED, LOG_BYTES, RECORDS};
+use crate::record::faults::{LOG_BYTES, RECORDS};
 use crate::registry::{CaseSpec, Glsl, Push, Resource, Unit, Value, Work};
 
 const GLSL: Glsl = Glsl { file: "sdc_shared.glsl", source: include_str!("../../../glsl/sdc_shared.glsl") };
@@ -80,8 +80,8 @@ pub(super) fn case(width: u32, sm_id: bool, inject: Option<&Result<Stuck, String
             let case = case
                 .defines([("INJECT", "1"), ("INJECT_WORD", word.as_str()), ("INJECT_BIT", bit.as_str())])
                 .defines(stuck.unit.map(|_| ("INJECT_UNIT", unit_text.as_str())))
-                .note(format!(
-                    "{INJECTED}bit {} of shared-memory word {} stuck at 0 on {target}",
+                .injected(format!(
+                    "bit {} of shared-memory word {} stuck at 0 on {target}",
                     stuck.bit, stuck.word
                 ));
             case
@@ -131,11 +131,7 @@ mod tests {
     #[test]
     fn a_stuck_shared_bit_is_named_with_its_unit() {
         let case = case(GROUP, true, Some(&Stuck::parse("shared=100,bit=3,unit=9", "shared", WORDS.into())));
-        assert!(
-            case.notes.iter().any(|n| n.starts_with(INJECTED) && n.contains("unit 9")),
-            "{:?}",
-            case.notes
-        );
+        assert!(case.injected.as_deref().is_some_and(|i| i.contains("unit 9")), "{:?}", case.injected);
         assert!(case.defines.iter().any(|(k, v)| k == "INJECT_UNIT" && v == "9u"));
         case.validate().unwrap();
     }
