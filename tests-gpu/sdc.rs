@@ -119,7 +119,7 @@ fn sdc_an_injected_fault_is_found_named_and_ends_the_run_with_21() {
 fn sdc_a_stuck_memory_or_shared_memory_bit_is_found_at_its_word() {
     let dir = temp_dir("sdc-stuck");
     let file = dir.join("run.json");
-    let args = [
+    let memory = [
         "--family",
         "sdc",
         "--filter",
@@ -133,7 +133,7 @@ fn sdc_a_stuck_memory_or_shared_memory_bit_is_found_at_its_word() {
     // Bit 9 of word 200000 (byte 800000, in the fourth of four buffers of 256 KiB) stuck at 0:
     // the pattern or its inverse has it set.
     let env = [("PERFTEST_INJECT_FAULT", "word=200000,bit=9"), ("PERFTEST_SDC_BUFFER_BYTES", "262144")];
-    let out = perftest(&[&args[..], &[file.to_str().unwrap()]].concat(), &env);
+    let out = perftest(&[&memory[..], &[file.to_str().unwrap()]].concat(), &env);
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(21), "{stdout}{stderr}");
     let counts = fault_counts(&file);
@@ -149,18 +149,7 @@ fn sdc_a_stuck_memory_or_shared_memory_bit_is_found_at_its_word() {
     assert_stuck_at(&fault_counts(&shared)[0].1, 1000, 4);
     // Without the injection the memory pass is clean.
     let clean = dir.join("clean.json");
-    let args = [
-        "--family",
-        "sdc",
-        "--filter",
-        "inversions 1 MiB",
-        "--axis",
-        "sdc.bytes=1M",
-        "--target-ms",
-        "2",
-        "--json",
-    ];
-    let out = perftest(&[&args[..], &[clean.to_str().unwrap()]].concat(), &[]);
+    let out = perftest(&[&memory[..], &[clean.to_str().unwrap()]].concat(), &[]);
     assert_eq!(out.status.code(), Some(0), "{}{}", text(&out.stdout), text(&out.stderr));
     let counts = fault_counts(&clean);
     assert_eq!(counts[0].1["mismatches"], 0);
