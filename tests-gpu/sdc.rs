@@ -3,7 +3,7 @@
 
 use super::common::{perftest, temp_dir, text};
 
-/// The sdc family's cases from a run's JSON: name, results checked, mismatches, the faults.
+/// The sdc family's cases from a run's JSON: name, the faults (null where the case was skipped).
 fn fault_counts(file: &std::path::Path) -> Vec<(String, serde_json::Value)> {
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
     let cases =
@@ -49,15 +49,22 @@ fn sdc_a_clean_run_checks_every_result_under_the_validation_layer() {
     );
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
-    let mut counts = fault_counts(&file);
-    // The pass over free memory is skipped on a CPU driver, and says why.
-    let free = counts.pop().unwrap();
-    assert_eq!(free.0, "SDC memory moving inversions, free memory");
+    let (mut counts, skipped): (Vec<_>, Vec<_>) =
+        fault_counts(&file).into_iter().partition(|c| !c.1.is_null());
+    // The pass over free memory and the cooperative matrices are skipped on a CPU driver, and
+    // say why.
+    let skipped: Vec<&str> = skipped.iter().map(|c| c.0.as_str()).collect();
+    assert_eq!(skipped.len(), 4, "{skipped:?}");
+    assert!(
+        skipped.iter().all(|name| name.contains("CoopMat") || name.ends_with("free memory")),
+        "{skipped:?}"
+    );
     assert!(stdout.contains("the device's memory is the host's"), "{stdout}");
+    assert!(stdout.contains("the device lacks cooperativeMatrix"), "{stdout}");
     assert_eq!(
         counts.len(),
-        7,
-        "fp32, fp16, fp64 and int32 chains, transcendentals, shared memory, memory: {counts:?}"
+        9,
+        "fp32, fp16, fp64 and int32 chains, transcendentals, shared memory, two atomics, memory: {counts:?}"
     );
     // The transcendentals are held to their first pass, and fingerprinted for the fleet.
     let (_, sfu) = counts.remove(4);
@@ -82,7 +89,8 @@ fn sdc_a_clean_run_checks_every_result_under_the_validation_layer() {
     for (name, faults) in counts {
         assert_eq!(faults["mismatches"], 0, "{name}: {faults}");
         // At least the samples' dispatches: 3 samples of 4 dispatches of a workgroup of 256
-        // invocations, 16 results each (the memory pass: 2 checked passes of 1 MiB, 4 bytes each).
+        // invocations, 16 results each (the memory pass: 2 checked passes of 1 MiB, 4 bytes each;
+        // the atomics: 512 adds an invocation).
         assert!(faults["checked"].as_u64().unwrap() >= 3 * 4 * 256 * 16, "{name}: {faults}");
     }
     assert!(stdout.contains("corruption check: 0 of "), "each case says what it checked: {stdout}");
@@ -112,6 +120,25 @@ fn sdc_an_injected_fault_is_found_named_and_ends_the_run_with_21() {
         assert_ne!(fault["expected"], fault["observed"], "{fault}");
     }
     assert!(stdout.contains("corrupt: "), "{stdout}");
+    // A flipped bit in one atomic add of each cycle, in workgroups 0, 128, ...: each counter it
+    // reached is 2^5 off, in shared memory and in device memory.
+    let atomics = dir.join("atomics.json");
+    let args =
+        ["--family", "sdc", "--filter", "atomic", "--target-ms", "2", "--json", atomics.to_str().unwrap()];
+    let out = perftest(&args, &[("PERFTEST_INJECT_FAULT", "atomic=0,bit=5")]);
+    assert_eq!(out.status.code(), Some(21), "{}{}", text(&out.stdout), text(&out.stderr));
+    let counts = fault_counts(&atomics);
+    assert_eq!(counts.len(), 2, "{counts:?}");
+    for (name, faults) in counts {
+        assert!(faults["injected"].as_str().unwrap().contains("bit 5"), "{name}: {faults}");
+        for fault in faults["faults"].as_array().unwrap() {
+            assert_eq!(fault["workgroup"].as_u64().unwrap() % 128, 0, "{name}: {fault}");
+            let (expected, observed) =
+                (fault["expected"].as_u64().unwrap(), fault["observed"].as_u64().unwrap());
+            let moved = observed.wrapping_sub(expected) & 0xFFFF_FFFF;
+            assert!(moved == 32 || moved == 0xFFFF_FFE0, "{name}: the total moved by 2^5: {fault}");
+        }
+    }
     let _ = std::fs::remove_dir_all(dir);
 }
 

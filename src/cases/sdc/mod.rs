@@ -1,19 +1,23 @@
 //! The corruption screen (`sdc`): work whose every result bit is known, checked by the shader
 //! itself during timed work, each mismatch logged with the compute unit that computed it
-//! ([`crate::record::faults`], docs/corruption.md): multiply-add chains ([`chains`]), moving
-//! inversions over each workgroup's shared memory ([`shared`]) and over device memory, a size or
-//! most of what is free ([`memory`]). The cases still yield their rates: the screen is a
-//! measurement.
+//! ([`crate::record::faults`], docs/corruption.md): multiply-add chains ([`chains`]),
+//! transcendental chains held to their first pass ([`sfu`]), moving inversions over each
+//! workgroup's shared memory ([`shared`]), atomic adds with known totals ([`atomic`]), cooperative
+//! matrices with exact sums ([`coopmat`]) and moving inversions over device memory, a size or most
+//! of what is free ([`memory`]). The cases still yield their rates: the screen is a measurement.
 //!
 //! `PERFTEST_INJECT_FAULT=unit=U,bit=B,rate=R` (tests and coverage studies only) compiles a fault
 //! injector into the chains: on unit U an invocation flips bit B of one chain halfway, with the
 //! chance that makes R flips per multiply-add; `word=W,bit=B` holds bit B of the memory passes'
 //! word W stuck at 0, `shared=W,bit=B[,unit=U]` bit B of the shared tile's word W (on unit U).
-//! Every record of such a case says so. `PERFTEST_SDC_CHECK=off` compiles the chains' comparison
+//! `atomic=U,bit=B` flips bit B of the atomics' first add of each cycle on unit U, `matrix=U,bit=B`
+//! bit B of the cooperative matrices' first element on unit U. Every record of such a case says so. `PERFTEST_SDC_CHECK=off` compiles the chains' comparison
 //! out, to measure what checking costs; `PERFTEST_SDC_BUFFER_BYTES=N` makes the memory passes'
 //! buffers at most N bytes (so that a small device holds several).
 
+mod atomic;
 mod chains;
+mod coopmat;
 mod memory;
 mod sfu;
 mod shared;
@@ -76,6 +80,32 @@ impl Stuck {
     }
 }
 
+/// A bit the test-only injector flips in one result on one unit (or, where the device names no
+/// unit, in the workgroups whose index modulo [`GROUP_UNITS`] is `unit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Flip {
+    pub unit: u32,
+    pub bit: u32,
+}
+
+impl Flip {
+    /// `PLACE=U,bit=B` (`place`: `atomic` or `matrix`), or why not.
+    pub fn parse(text: &str, place: &str) -> Result<Self, String> {
+        let (mut unit, mut bit) = (None, None);
+        for pair in key_values(text) {
+            let (key, value) = pair?;
+            let number = value.parse::<u32>().map_err(|_| format!("`{value}` is not a number for {key}"))?;
+            match key {
+                key if key == place => unit = Some(number),
+                "bit" if number < 32 => bit = Some(number),
+                "bit" => return Err(format!("bit {number} is not in a 32-bit word")),
+                other => return Err(format!("`{other}` is not {place} or bit")),
+            }
+        }
+        Ok(Flip { unit: unit.ok_or(format!("no {place}="))?, bit: bit.ok_or("no bit=")? })
+    }
+}
+
 /// A fault the test-only injector puts in: the unit, the bit, the flips per multiply-add, and the
 /// seed of its draws (trials with different seeds flip different invocations).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -131,16 +161,25 @@ fn expand(env: &Env) -> Vec<CaseSpec> {
     let stuck = |key: &str| inject.as_deref().filter(|t| t.split(',').any(|p| p.trim().starts_with(key)));
     let chains_inject = inject
         .as_deref()
-        .filter(|_| stuck("word=").is_none() && stuck("shared=").is_none())
+        .filter(|_| ["word=", "shared=", "atomic=", "matrix="].iter().all(|key| stuck(key).is_none()))
         .map(Injection::parse);
     let memory_inject = stuck("word=").map(|t| Stuck::parse(t, "word", u64::MAX));
     let shared_inject = stuck("shared=").map(|t| Stuck::parse(t, "shared", shared::WORDS.into()));
+    let atomic_inject = stuck("atomic=").map(|t| Flip::parse(t, "atomic"));
+    let matrix_inject = stuck("matrix=").map(|t| Flip::parse(t, "matrix"));
     let checked = std::env::var("PERFTEST_SDC_CHECK").map_or(true, |v| v != "off");
     let mut cases: Vec<CaseSpec> = chains::Kind::ALL
         .map(|kind| chains::case(kind, width, sm_id, chains_inject.as_ref(), checked))
         .to_vec();
-    cases.push(sfu::case(width, env.device.and_then(|d| d.compute_units), sm_id));
+    let units = env.device.and_then(|d| d.compute_units);
+    cases.push(sfu::case(width, units, sm_id));
     cases.push(shared::case(width, sm_id, shared_inject.as_ref()));
+    cases.extend(
+        atomic::Place::ALL
+            .map(|place| atomic::case(place, width, units, sm_id, atomic_inject.as_ref(), checked)),
+    );
+    let subgroup = env.device.map_or(32, |d| d.subgroup_size.max(1));
+    cases.extend(coopmat::cases(subgroup, sm_id, matrix_inject.as_ref(), checked));
     let sizes = env.axis("bytes").into_iter().map(memory::Size::Bytes).chain([memory::Size::Free]);
     cases.extend(sizes.map(|size| memory::case(env, size, width, sm_id, memory_inject.as_ref())));
     cases
@@ -161,13 +200,16 @@ const BYTES: Axis = Axis {
 inventory::submit! {
     Family {
         about: registry::About {
-            measures: "silent data corruption: fp32, fp16, fp64 and int32 multiply-add chains and a memory pass whose \
-                       every result bit is known, checked by the shader during timed work, each mismatch named \
-                       with its compute unit or its word (docs/corruption.md)",
+            measures: "silent data corruption: fp32, fp16, fp64 and int32 multiply-add chains, transcendental \
+                       chains, shared memory, atomic adds, cooperative matrices and device memory, every result \
+                       bit known, checked by the shader during timed work, each mismatch named with its compute \
+                       unit or its word (docs/corruption.md)",
             invocation: "16 chains of 1024 multiply-adds from start values in a table, each chain's end compared \
-                         bit for bit with the CPU's; or one uvec4 of a buffer read, compared with the pattern the \
-                         last pass wrote, and written inverted",
-            rate: "FLOPS, IOPS or bytes per second read and written, and the results checked and found wrong",
+                         bit for bit with the CPU's; 512 atomic adds whose counters' totals are compared; its \
+                         share of a subgroup's matrix chains, each element compared; or one uvec4 of a buffer \
+                         read, compared with the pattern the last pass wrote, and written inverted",
+            rate: "FLOPS, IOPS, operations or bytes per second read and written, and the results checked and \
+                   found wrong",
         },
         name: "sdc",
         order: 980,
@@ -199,6 +241,38 @@ mod tests {
         let shared = Stuck::parse("shared=100,bit=3,unit=9", "shared", 4096);
         assert_eq!(shared, Ok(Stuck { word: 100, bit: 3, unit: Some(9) }));
         assert!(Stuck::parse("shared=4096,bit=3", "shared", 4096).unwrap_err().contains("past the tile"));
+    }
+
+    #[test]
+    fn every_case_compiles_with_unit_ids_and_each_injector() {
+        // The default expansion (no device, no injector) compiles in src/shader's test.
+        let compiler = crate::shader::ShaderCompiler::new().unwrap();
+        let flip = Ok(Flip { unit: 3, bit: 5 });
+        let injection = Ok(Injection { unit: 3, bit: 5, rate: 1e-9, seed: 1 });
+        let stuck = Ok(Stuck { word: 7, bit: 2, unit: Some(3) });
+        let mut cases: Vec<CaseSpec> =
+            chains::Kind::ALL.map(|kind| chains::case(kind, GROUP, true, Some(&injection), true)).to_vec();
+        cases.push(sfu::case(GROUP, Some(132), true));
+        cases.push(shared::case(GROUP, true, Some(&stuck)));
+        cases.extend(
+            atomic::Place::ALL.map(|place| atomic::case(place, GROUP, Some(132), true, Some(&flip), true)),
+        );
+        cases.extend(coopmat::cases(32, true, Some(&flip), true));
+        cases.extend(coopmat::cases(32, false, Some(&flip), false));
+        assert_eq!(cases.len(), 14);
+        for case in cases {
+            let spirv = compiler.compile(&case).unwrap_or_else(|e| panic!("{}: {e}", case.name));
+            assert!(!spirv.is_empty(), "{}", case.name);
+        }
+    }
+
+    #[test]
+    fn a_flip_is_parsed_or_refused() {
+        assert_eq!(Flip::parse("atomic=4,bit=9", "atomic"), Ok(Flip { unit: 4, bit: 9 }));
+        assert_eq!(Flip::parse("matrix=0, bit=3", "matrix"), Ok(Flip { unit: 0, bit: 3 }));
+        assert!(Flip::parse("atomic=4,bit=32", "atomic").unwrap_err().contains("32-bit"));
+        assert!(Flip::parse("atomic=4", "atomic").unwrap_err().contains("bit="));
+        assert!(Flip::parse("atomic=4,bit=1,word=3", "atomic").unwrap_err().contains("not atomic or bit"));
     }
 
     #[test]
