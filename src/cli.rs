@@ -27,14 +27,14 @@ pub struct RunArgs {
     #[arg(long)]
     pub quick: bool,
 
-    /// Run only the cases of family NAME (`--family load,sweep`; `--describe` says more).
+    /// Run only family NAME's cases (`--family load,sweep`; `--describe` says more).
     ///
     /// Names match in any case; repeat the option or separate names with commas. `--describe`
     /// says what each family measures; an unknown name lists them.
     #[arg(long, value_name = "NAME", value_delimiter = ',', value_parser = family_name)]
     pub family: Vec<String>,
 
-    /// Run only the cases whose name contains TEXT (case-insensitive); env PERFTEST_FILTER.
+    /// Run only the cases whose name contains TEXT (any case); env PERFTEST_FILTER.
     #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     pub filter: Option<String>,
 
@@ -42,7 +42,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub verify: bool,
 
-    /// Print the GPUs, one line each (PCI address, UUID, compute queue families), and exit.
+    /// Print the GPUs, a line each (PCI address, UUID, compute queue families); exit.
     #[arg(long, conflicts_with_all = ["output", "format", "json"])]
     pub devices: bool,
 
@@ -59,7 +59,7 @@ pub struct RunArgs {
     /// The header's compiler, queue, timestamps, compute units, peaks, host link, pipelines and
     /// settings; each case's every rate and per-clock figure, median, min, spread, its flags in
     /// full and the whole reason of a skip, instead of columns that fit 120.
-    #[arg(hide_short_help = true, long)]
+    #[arg(long)]
     pub verbose: bool,
 
     /// Leave out the cases whose name contains TEXT (repeatable; wins over --filter).

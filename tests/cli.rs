@@ -94,12 +94,16 @@ fn cli_describe_needs_no_vulkan() {
     let out = perftest(&["--describe"], &[("PERFTEST_VULKAN_LOADER", "/nonexistent/libvulkan.so.1")]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    // A paragraph per family, with the count --list gives for it.
-    for (i, family) in perftest::registry::family_names().into_iter().enumerate() {
+    // An index of the families, then a paragraph per family, with the count --list gives for it.
+    let (index, paragraphs) = stdout.split_once("\n\n").unwrap();
+    let names = perftest::registry::family_names();
+    assert!(index.starts_with(&format!("{} families, ", names.len())), "{index}");
+    for (i, family) in names.into_iter().enumerate() {
         let count = listed(&["--family", family]);
+        assert!(index.contains(&format!(" {family} {count}")), "{family} {count}: {index}");
         let heading = format!("{family} ({count} case{} selected)\n", if count == 1 { "" } else { "s" });
-        assert!(stdout.contains(&heading), "{heading}: {stdout}");
-        assert!(i > 0 || stdout.starts_with(&heading), "the first family comes first: {stdout}");
+        assert!(paragraphs.contains(&heading), "{heading}: {stdout}");
+        assert!(i > 0 || paragraphs.starts_with(&heading), "the first family comes first: {stdout}");
     }
 }
 

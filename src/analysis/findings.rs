@@ -138,13 +138,17 @@ fn typed_raw_structured(run: &Run) -> Option<Finding> {
             n if n == raw => "raw",
             _ => "structured",
         };
+        // The fastest, then the other two at their share of its rate.
+        let others: Vec<String> = [t, r, s]
+            .into_iter()
+            .filter(|c| c.name != best.name)
+            .map(|c| format!("{} at {}", kind(c), percent(c, best)))
+            .collect();
         parts.push(format!(
-            "{width} linear loads: {} is fastest ({}); typed runs at {}, raw at {}, structured at {} of it",
+            "{width} linear loads: {} is fastest ({}); {} of its rate",
             kind(best),
             best.rate.as_ref()?.text(),
-            percent(t, best),
-            percent(r, best),
-            percent(s, best)
+            others.join(", ")
         ));
         evidence.extend([t, r, s].map(shown));
     }
@@ -234,7 +238,10 @@ fn cache_levels(run: &Run) -> Option<Finding> {
         .iter()
         .map(|l| {
             let rate = Amount { value: l.rate, unit: levels.unit.as_str().into() }.text();
-            format!("{} {} from {} to {}", l.name, rate, bytes(l.from_bytes), bytes(l.to_bytes))
+            match l.from_bytes == l.to_bytes {
+                true => format!("{} {} at {}", l.name, rate, bytes(l.from_bytes)),
+                false => format!("{} {} from {} to {}", l.name, rate, bytes(l.from_bytes), bytes(l.to_bytes)),
+            }
         })
         .collect();
     let board = crate::caps::boards::board(run.device.vendor_id, run.device.device_id);

@@ -29,7 +29,9 @@ pub mod run;
     after_long_help = crate::error::help_text(),
     args_conflicts_with_subcommands = true,
     disable_help_subcommand = true,
-    disable_version_flag = true
+    disable_version_flag = true,
+    // Help wraps between words at the terminal's width, at most 120 (100 where it has none).
+    max_term_width = 120
 )]
 pub struct Cli {
     /// A subcommand instead of a run.

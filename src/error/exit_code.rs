@@ -200,8 +200,20 @@ pub fn command_help(name: &str) -> Option<String> {
 
 /// `codes` a line each, its number padded to `width` and its meaning.
 fn code_lines(codes: &[ExitCode], width: usize) -> String {
-    codes.iter().map(|&c| format!("  {:<width$} {}\n", c as u8, c.meaning())).collect()
+    let rest = " ".repeat(width + 3);
+    codes
+        .iter()
+        .map(|&c| {
+            let first = format!("  {:<width$} ", c as u8);
+            let options = textwrap::Options::new(HELP_WIDTH).initial_indent(&first).subsequent_indent(&rest);
+            textwrap::wrap(c.meaning(), options).join("\n") + "\n"
+        })
+        .collect()
 }
+
+/// The exit-code table's width: the help's where a terminal says none (clap's 100), so clap
+/// keeps its lines and their hanging indent as they are.
+const HELP_WIDTH: usize = 100;
 
 /// What a subcommand's `-h` ends with: its exit codes, for `--help` to say what each means.
 pub fn command_codes(name: &str) -> Option<String> {

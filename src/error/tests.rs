@@ -123,10 +123,21 @@ fn each_subcommand_lists_its_exit_codes_from_the_one_table() {
         commands.push((name.to_owned(), codes.iter().map(|&c| c as u8).collect::<Vec<u8>>()));
         let help = sub.clone().render_long_help().to_string();
         let listed = help.split("Exit codes:\n").nth(1).unwrap_or_else(|| panic!("{name}: {help}"));
-        for (line, code) in listed.lines().zip(codes) {
-            assert_eq!(line, format!("  {:<3} {}", *code as u8, code.meaning()), "{name}");
+        // A code's line, then its meaning's continuation lines under a hanging indent.
+        let entries: Vec<String> = listed.lines().take_while(|l| l.starts_with("  ")).fold(
+            Vec::new(),
+            |mut entries: Vec<String>, line| {
+                match line.starts_with("      ") {
+                    true => *entries.last_mut().expect("a code's line first") += &format!(" {}", line.trim()),
+                    false => entries.push(line.to_owned()),
+                }
+                entries
+            },
+        );
+        assert_eq!(entries.len(), codes.len(), "{name}: {listed}");
+        for (entry, code) in entries.iter().zip(codes) {
+            assert_eq!(*entry, format!("  {:<3} {}", *code as u8, code.meaning()), "{name}");
         }
-        assert_eq!(listed.lines().take_while(|l| l.starts_with("  ")).count(), codes.len(), "{name}");
     }
     commands.sort();
     assert_eq!(documented, commands, "docs/exit-codes.md's table of commands is not of_command's");

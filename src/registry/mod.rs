@@ -102,7 +102,7 @@ pub fn expand(settings: &[AxisSetting], device: Option<&DeviceCaps>) -> Vec<Case
 
 /// What `--describe` prints for `cases`: each family that has some of them, then the flags.
 pub fn describe(cases: &[CaseSpec]) -> String {
-    let mut out = String::new();
+    let mut out = index(cases);
     for family in families() {
         let count = cases.iter().filter(|c| c.family == family.name).count();
         if count == 0 {
@@ -145,6 +145,37 @@ pub fn describe(cases: &[CaseSpec]) -> String {
     }
     out.push_str(FLAGS);
     out
+}
+
+/// Where several families are selected, a line first naming each with its cases, in the order
+/// they follow; empty for one.
+fn index(cases: &[CaseSpec]) -> String {
+    let counts: Vec<String> = families()
+        .iter()
+        .map(|f| (f.name, cases.iter().filter(|c| c.family == f.name).count()))
+        .filter(|&(_, n)| n > 0)
+        .map(|(name, n)| format!("{name} {n}"))
+        .collect();
+    if counts.len() < 2 {
+        return String::new();
+    }
+    let title = format!(
+        "{} families, {} (`--describe --family NAME` describes one):",
+        counts.len(),
+        crate::format::count(cases.len(), "case")
+    );
+    // Packed a family at a time, so a name and its count stay on one line.
+    let mut lines = vec![String::from(" ")];
+    for (i, item) in counts.iter().enumerate() {
+        let item = if i + 1 < counts.len() { format!(" {item},") } else { format!(" {item}") };
+        let line = lines.last_mut().expect("one line at least");
+        if line.len() + item.len() > 100 {
+            lines.push(format!(" {item}"));
+        } else {
+            line.push_str(&item);
+        }
+    }
+    format!("{title}\n{}\n\n", lines.join("\n"))
 }
 
 /// `  label:  text`, wrapped at 100 columns under the text's first column.

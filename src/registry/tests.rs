@@ -351,6 +351,12 @@ fn a_string_axis_selects_by_what_a_case_varies_in() {
     let error = parse_setting("load.pattern=diagonal").unwrap_err();
     assert!(error.contains("it takes uniform, linear, random"), "{error}");
     assert!(describe(&all()).contains("pattern: uniform, linear, random (--axis load.pattern=VALUE,...)"));
+    // Every family first, in one index, with its cases; a single family has none.
+    let text = describe(&all());
+    let families = families().iter().filter(|f| all().iter().any(|c| c.family == f.name)).count();
+    assert!(text.starts_with(&format!("{families} families, {} cases (", all().len())), "{}", &text[..200]);
+    assert!(text.contains("  load 57, texture "), "{}", &text[..300]);
+    assert!(describe(&filter(all(), Some("ALU fp32"), &[]).unwrap()).starts_with("alu ("));
 }
 
 #[test]

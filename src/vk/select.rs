@@ -152,6 +152,21 @@ fn row_of(rows: &[Row], device: &[usize], queue: Option<u32>) -> Result<usize> {
     }
 }
 
+/// Drivers whose devices are named otherwise: Mesa's lavapipe calls its device llvmpipe.
+const ALIASES: [(&str, &str); 1] = [("lavapipe", "llvmpipe")];
+
+/// Where `word` is a driver whose device goes by another name that a device here has, says so
+/// (`, but lavapipe's device is called llvmpipe: run perftest llvmpipe`); empty otherwise.
+fn driver_hint(rows: &[Row], word: &str) -> String {
+    ALIASES
+        .iter()
+        .find(|(driver, device)| word.eq_ignore_ascii_case(driver) && rows.iter().any(|r| r.named(device)))
+        .map(|(driver, device)| {
+            format!(", but {driver}'s device is called {device}: run `perftest {device}`")
+        })
+        .unwrap_or_default()
+}
+
 /// Picks a row: `name` keeps the devices it names ([`matching`]), `index` (1-based) picks the
 /// Nth of those physical devices, `queue` the device's compute queue family (else its best: one
 /// with timestamps, then the first); with no index, the best type wins (discrete > integrated >
@@ -160,9 +175,10 @@ fn row_of(rows: &[Row], device: &[usize], queue: Option<u32>) -> Result<usize> {
 pub fn select(rows: &[Row], name: Option<&str>, index: Option<usize>, queue: Option<u32>) -> Result<usize> {
     let candidates = matching(rows, name);
     if candidates.is_empty() {
+        let word = name.unwrap_or_default();
         return Err(Error::DeviceName {
-            name: name.unwrap_or_default().to_owned(),
-            cases: String::new(),
+            name: word.to_owned(),
+            cases: driver_hint(rows, word),
             rows: format_devices(rows, &devices(rows)).trim_end().to_owned(),
         });
     }
@@ -334,5 +350,15 @@ mod tests {
         let text = error.to_string();
         assert!(text.starts_with("no device name contains \"Radeon\""), "{text}");
         assert!(text.contains("1: Intel") && text.contains("3: llvmpipe"), "{text}");
+        assert!(!text.contains(", but "), "no hint for a word that is no driver: {text}");
+        // Mesa's lavapipe names its device llvmpipe: the error says so.
+        let text = select(&tutorial_rows(), Some("Lavapipe"), None, None).unwrap_err().to_string();
+        assert!(
+            text.starts_with(
+                "no device name contains \"Lavapipe\" (nor is it a device's PCI address or the start of its \
+                 UUID), but lavapipe's device is called llvmpipe: run `perftest llvmpipe`; pick one of:"
+            ),
+            "{text}"
+        );
     }
 }

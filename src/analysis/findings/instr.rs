@@ -71,7 +71,7 @@ fn costs(find: &Find) -> Option<Finding> {
     let (rate, unit) = fma.per_clock().map_or((String::new(), String::new()), |(v, u)| (num(v), u));
     let each = match rate.is_empty() {
         true => String::new(),
-        false => format!(", {rate} {unit}"),
+        false => format!(" ({rate} {unit})"),
     };
     let parts: Vec<String> = rows
         .iter()
@@ -79,7 +79,7 @@ fn costs(find: &Find) -> Option<Finding> {
         .collect();
     let mut cases: Vec<&CaseResult> = vec![throughput(fma)];
     cases.extend(rows.iter().map(|r| throughput(r)));
-    let text = format!("In fp32 FMAs (1 FMA{each}), one call costs: {}.", parts.join(", "));
+    let text = format!("One call costs, in fp32 FMAs{each}: {}.", parts.join(", "));
     finding("instr-costs", text, &cases)
 }
 
@@ -254,7 +254,7 @@ mod tests {
         let found = findings(&run);
         assert_eq!(
             text(&found, "instr-costs"),
-            "In fp32 FMAs (1 FMA, 128 ops/clk/SM), one call costs: sin 8.0, inversesqrt 8.0, sqrt 8.0, \
+            "One call costs, in fp32 FMAs (128 ops/clk/SM): sin 8.0, inversesqrt 8.0, sqrt 8.0, \
              uint32 / (run-time) 18.3."
         );
         // sqrt (8) and a reciprocal (8 with its add): 16 against 8.

@@ -29,7 +29,7 @@ fn blocks(run: &Run) -> Vec<Block> {
             blocks: vec![
                 Block::Numbered(items),
                 Block::Para(format!(
-                    "{more}the evidence of each: perftest report RUN.json --output DIR (keep the run with --json RUN.json)"
+                    "{more}the evidence of each: perftest report RUN.json --output DIR (RUN.json: the record --json keeps)"
                 )),
             ],
         },
@@ -50,12 +50,14 @@ mod tests {
         let text = crate::report::doc::text(&blocks(&run));
         assert!(
             text.starts_with(
-                "\nanswer: what the run says (2 findings):\n  1. In fp32 FMAs (1 FMA, 128 ops/clk/SM)"
+                "\nanswer: what the run says (2 findings):\n  1. One call costs, in fp32 FMAs (128 ops/clk/SM)"
             ),
             "{text}"
         );
         assert!(text.contains("sin 8.0.\n  2. None of the 2 timed results"), "{text}");
-        assert!(text.ends_with("  the evidence of each: perftest report RUN.json --output DIR (keep the run with --json RUN.json)\n"));
+        assert!(text.ends_with(
+            "  the evidence of each: perftest report RUN.json --output DIR (RUN.json: the record --json keeps)\n"
+        ));
         assert!(blocks(&run_of(Vec::new())).is_empty(), "no findings, no answer");
     }
 }
