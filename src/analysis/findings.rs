@@ -44,6 +44,7 @@ pub fn of(run: &Run) -> Vec<Finding> {
     // The instruction table's, before the flags'.
     let at = found.iter().position(|f| f.id == "flagged").unwrap_or(found.len());
     found.splice(at..at, instr::findings(run));
+    let cpu = cpu_driver(run);
     for finding in found.iter_mut().filter(|f| f.id != "flagged") {
         // A flag on a rate counts; one on a ratio only (its baseline's) does not: no rule here
         // rests on a ratio.
@@ -65,8 +66,25 @@ pub fn of(run: &Run) -> Vec<Finding> {
                 finding.evidence.len()
             ));
         }
+        if let Some(cpu) = &cpu {
+            finding.text.push_str(&format!(" {cpu}"));
+        }
     }
     found
+}
+
+/// What a finding on a CPU driver says it is, or `None` on a GPU.
+fn cpu_driver(run: &Run) -> Option<String> {
+    let name = run.device.name.split(" (").next().unwrap_or(&run.device.name);
+    (run.device.kind == "Cpu").then(|| {
+        format!("{name} is a CPU driver (its shaders ran on the host's CPU): this says nothing of a GPU.")
+    })
+}
+
+/// Whether a finding may tell a programmer what to do: only from a GPU (a CPU driver's shaders run
+/// on the host's cores) and only from results that carry no flag (a ratio's baseline flag aside).
+pub(super) fn may_advise(run: &Run, cases: &[&CaseResult]) -> bool {
+    run.device.kind != "Cpu" && cases.iter().all(|c| c.flags.iter().all(|f| matches!(f, Flag::Baseline(_))))
 }
 
 /// The case named `name` if it ran and has a rate.
@@ -203,16 +221,28 @@ fn writable_buffers(run: &Run) -> Option<Finding> {
         }
     }
     let median = crate::record::stats::median(ratios.iter().map(|(ratio, ..)| *ratio))?;
-    let &(worst, w, r) = ratios.iter().min_by(|a, b| a.0.total_cmp(&b.0))?;
-    let mut text = format!(
-        "Loads from a writable buffer run at {} of the same load from a read-only one (median of {} pairs)",
-        ratio_text(median),
-        ratios.len(),
-    );
+    let &(worst, w, _) = ratios.iter().min_by(|a, b| a.0.total_cmp(&b.0))?;
+    // Two pairs carry no median: each is said.
+    let mut text = match ratios.len() {
+        1 | 2 => {
+            let each: Vec<String> = ratios.iter().map(|(ratio, ..)| ratio_text(*ratio)).collect();
+            format!(
+                "Loads from a writable buffer run at {} of the same load from a read-only one ({})",
+                each.join(" and "),
+                crate::format::count(ratios.len(), "pair")
+            )
+        }
+        n => format!(
+            "Loads from a writable buffer run at {} of the same load from a read-only one (median of {n} pairs)",
+            ratio_text(median)
+        ),
+    };
     if ratios.len() > 2 && worst < 1.0 - SAME {
         text.push_str(&format!("; the worst pair, {}, at {}", w.name, ratio_text(worst)));
     }
-    let mut evidence = vec![shown(w), shown(r)];
+    // Every pair it rests on, the weakest too.
+    let mut evidence: Vec<(String, String)> =
+        ratios.iter().flat_map(|&(_, w, r)| [shown(w), shown(r)]).collect();
     let plain = ok(run, "Conv1D<float> M=15 plain 1 MiB");
     if let (Some(plain), Some(readonly)) = (plain, ok(run, "Conv1D<float> M=15 readonly 1 MiB")) {
         text.push_str(&format!(
@@ -277,11 +307,17 @@ fn cache_levels(run: &Run) -> Option<Finding> {
 fn subgroup_broadcast(run: &Run) -> Option<Finding> {
     let plain = ok(run, "ByteAddressBuffer.Load4 uniform")?;
     let broadcast = ok(run, "ByteAddressBuffer.Load4 uniform (subgroup broadcast)")?;
+    let ratio = rate(broadcast) / rate(plain);
+    // Advice only from a GPU's unflagged results.
+    let advice = match (may_advise(run, &[plain, broadcast]), ratio > 1.0 + SAME) {
+        (false, _) => "",
+        (true, true) => ": use it",
+        (true, false) => ": it does not pay here",
+    };
     let text = format!(
         "A uniform 16-byte load read by one invocation and shared with subgroupBroadcastFirst runs at {} \
-         of the plain uniform load: {}.",
-        ratio_text(rate(broadcast) / rate(plain)),
-        if rate(broadcast) > rate(plain) * (1.0 + SAME) { "use it" } else { "it does not pay here" }
+         of the plain uniform load{advice}.",
+        ratio_text(ratio)
     );
     Some(Finding {
         id: "subgroup-broadcast",

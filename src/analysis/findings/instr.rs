@@ -27,8 +27,8 @@ pub fn findings(run: &Run) -> Vec<Finding> {
         inverse_sqrt(&find),
         division(&find),
         half(&find),
-        double(&find),
-        reduction(&find, run.device.subgroup_size),
+        double(&find, run),
+        reduction(&find, run),
         in_flight(&find),
     ];
     rules.into_iter().flatten().collect()
@@ -153,18 +153,22 @@ fn half(find: &Find) -> Option<Finding> {
 }
 
 /// What an fp64 FMA costs.
-fn double(find: &Find) -> Option<Finding> {
+fn double(find: &Find, run: &Run) -> Option<Finding> {
     let fma = find.get("fp64 fma")?;
     let cost = fma.fma_cost()?;
+    // Advice only from a GPU's unflagged results.
+    let advise = super::may_advise(run, &[throughput(fma)]);
     let text = match cost {
         c if c < 4.0 => format!("fp64 is fast here: an fp64 FMA costs {} fp32 FMAs.", num(c)),
-        c => format!("An fp64 FMA costs {} fp32 FMAs: keep doubles out of inner loops.", num(c)),
+        c if advise => format!("An fp64 FMA costs {} fp32 FMAs: keep doubles out of inner loops.", num(c)),
+        c => format!("An fp64 FMA costs {} fp32 FMAs.", num(c)),
     };
     finding("instr-double", text, &[throughput(fma)])
 }
 
 /// A subgroup sum by `subgroupAdd` against a ladder of `subgroupShuffleXor` and adds.
-fn reduction(find: &Find, lanes: u32) -> Option<Finding> {
+fn reduction(find: &Find, run: &Run) -> Option<Finding> {
+    let lanes = run.device.subgroup_size;
     let (reduce, shuffle, add) =
         (find.get("subgroupAdd uint (+ add)")?, find.get("subgroupShuffleXor")?, find.get("int32 add")?);
     if lanes < 2 {
@@ -175,7 +179,9 @@ fn reduction(find: &Find, lanes: u32) -> Option<Finding> {
     let built_in = reduce.fma_cost()?;
     let cases = [throughput(reduce), throughput(shuffle), throughput(add)];
     let verdict = match built_in {
-        c if c < ladder * (1.0 - SAME) => "use subgroupAdd",
+        // Advice only from a GPU's unflagged results.
+        c if c < ladder * (1.0 - SAME) && super::may_advise(run, &cases) => "use subgroupAdd",
+        c if c < ladder * (1.0 - SAME) => "subgroupAdd is cheaper here",
         c if c > ladder * (1.0 + SAME) => "the ladder is cheaper here",
         _ => "either",
     };

@@ -73,6 +73,42 @@ fn lavapipe_gets_no_peak_or_datasheet_claims_and_its_noise_is_said() {
 }
 
 #[test]
+fn a_cpu_driver_says_what_it_is_and_gives_no_advice() {
+    let lavapipe = run(&["results/report/lavapipe/run.json"]);
+    let found = of(&lavapipe);
+    let broadcast = find(&found, "subgroup-broadcast");
+    assert!(
+        !broadcast.text.contains("use it") && !broadcast.text.contains("does not pay"),
+        "{}",
+        broadcast.text
+    );
+    for f in found.iter().filter(|f| f.id != "flagged") {
+        assert!(
+            f.text.ends_with(
+                " llvmpipe is a CPU driver (its shaders ran on the host's CPU): this says nothing of a GPU."
+            ),
+            "{}",
+            f.text
+        );
+    }
+    // The same results on a GPU advise, unflagged.
+    let mut gpu = lavapipe.clone();
+    gpu.device.kind = "DiscreteGpu".into();
+    for case in gpu.cases.iter_mut() {
+        case.flags.clear();
+    }
+    let broadcast = find(&of(&gpu), "subgroup-broadcast").text.clone();
+    assert!(
+        broadcast.ends_with(": use it.") || broadcast.ends_with(": it does not pay here."),
+        "{broadcast}"
+    );
+    // Flagged results on a GPU: the numbers, no advice.
+    gpu.cases.iter_mut().for_each(|c| c.flags.push(crate::results::flag::Flag::Noisy));
+    let broadcast = find(&of(&gpu), "subgroup-broadcast").text.clone();
+    assert!(!broadcast.contains("use it") && broadcast.contains("are flagged"), "{broadcast}");
+}
+
+#[test]
 fn a_run_without_the_cases_supports_no_finding() {
     let mut only_dispatch = run(&["results/report/lavapipe/run.json"]);
     only_dispatch.cases.retain(|c| c.family == "dispatch");
@@ -87,12 +123,17 @@ fn a_quick_run_claims_no_more_than_its_few_pairs_show() {
     let quick = run(&["results/report/h100/final-quick2.json"]);
     let found = of(&quick);
     let writable = find(&found, "writable-buffers");
-    // Two pairs: their mean, and no "worst pair" of two.
+    // Two pairs: each said, no median and no "worst pair" of two; both in the evidence.
     assert!(
-        writable.text.contains("(median of 2 pairs)") && !writable.text.contains("worst"),
+        writable.text.contains(" and ")
+            && writable.text.contains("(2 pairs)")
+            && !writable.text.contains("median"),
         "{}",
         writable.text
     );
+    assert!(!writable.text.contains("worst"), "{}", writable.text);
+    let pairs = writable.evidence.iter().filter(|(name, _)| name.starts_with("RW")).count();
+    assert_eq!(pairs, 2, "{:?}", writable.evidence);
     let staging = find(&found, "shared-staging");
     assert!(staging.text.contains("in 1 of 1 ") && !staging.text.contains("from M="), "{}", staging.text);
 }
