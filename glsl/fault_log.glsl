@@ -25,6 +25,17 @@ uint unit_id() {
 #endif
 }
 
+// Whether this invocation runs on the test-only injector's unit `unit`: the SM of that ID, or,
+// where the device names none, a workgroup whose index modulo 128 is `unit` (src/cases/sdc's
+// GROUP_UNITS).
+bool on_unit(uint group, uint unit) {
+#ifdef SM_ID
+    return gl_SMIDNV == unit;
+#else
+    return group % 128u == unit;
+#endif
+}
+
 // Counts a result that differs and records the first RECORDS of them; `result` is which, in two
 // words (low, high: a word of a memory larger than 2^32 words).
 void log_fault_at(uint group, uvec2 result, uvec2 expected, uvec2 observed) {

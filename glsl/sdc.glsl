@@ -77,12 +77,7 @@ void main() {
         }
     }
 #ifdef INJECT
-#ifdef SM_ID
-    bool target = gl_SMIDNV == INJECT_UNIT;
-#else
-    bool target = group % 128u == INJECT_UNIT;
-#endif
-    if (target) {
+    if (on_unit(group, INJECT_UNIT)) {
         uint ticket = atomicAdd(faults.ticket, 1u);
         uint h = mix32(ticket ^ mix32(INJECT_SEED));
         if (h < INJECT_THRESHOLD) {

@@ -34,6 +34,16 @@ const uint WIDTH = uint(LOCAL_SIZE_X);
 // Invocations that add to one counter in one round.
 const uint SHARERS = WIDTH / COUNTERS;
 
+// Makes the workgroup's adds (or resets) to its counters visible to all its invocations.
+void counters_barrier() {
+#ifdef DEVICE
+    memoryBarrierBuffer();
+#else
+    memoryBarrierShared();
+#endif
+    barrier();
+}
+
 // The word invocation t adds in round k of a cycle salted `salt`.
 uint value(uint t, uint k, uint salt) {
     return t * A + k * B + salt;
@@ -65,11 +75,7 @@ void main() {
 #ifdef INJECT
     // The test-only injector: invocation 0 of the target's workgroups adds its first word of
     // each cycle with bit INJECT_BIT flipped.
-#if defined(SM_ID)
-    bool target = t == 0u && gl_SMIDNV == INJECT_UNIT;
-#else
-    bool target = t == 0u && group % 128u == INJECT_UNIT;
-#endif
+    bool target = t == 0u && on_unit(group, INJECT_UNIT);
 #endif
     for (uint cycle = 0u; cycle < CYCLES; ++cycle) {
         uint salt = mix32(group ^ params.seed) + cycle * 0x632BE5ABu;
@@ -82,12 +88,7 @@ void main() {
 #endif
             atomicAdd(counter[base + (t + k) % COUNTERS], v);
         }
-#ifdef DEVICE
-        memoryBarrierBuffer();
-#else
-        memoryBarrierShared();
-#endif
-        barrier();
+        counters_barrier();
         if (t < COUNTERS) {
 #ifdef DEVICE
             uint observed = atomicExchange(counter[base + t], 0u);
@@ -103,12 +104,7 @@ void main() {
             }
 #endif
         }
-#ifdef DEVICE
-        memoryBarrierBuffer();
-#else
-        memoryBarrierShared();
-#endif
-        barrier();
+        counters_barrier();
     }
     // A verify run checks the first workgroups' results (the grid is larger than the buffer).
     if (global_index() < uint(results.length())) {

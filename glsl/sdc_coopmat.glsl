@@ -81,18 +81,16 @@ void main() {
     subgroupMemoryBarrierShared();
     subgroupBarrier();
 #ifndef UNCHECKED
+#ifdef INJECT
+    // The test-only injector: bit INJECT_BIT of element 0 of chain 0 flipped on its unit.
+    bool target = on_unit(group, INJECT_UNIT);
+#endif
     for (uint e = gl_SubgroupInvocationID; e < MN; e += gl_SubgroupSize) {
         CT ab = product[variant * MN + e];
         [[unroll]] for (uint k = 0u; k < CHAINS; ++k) {
             CT observed = tile[at + k * MN + e];
             CT expected = CT(k) + ab;
 #ifdef INJECT
-            // The test-only injector: bit INJECT_BIT of element 0 of chain 0 flipped on its unit.
-#ifdef SM_ID
-            bool target = gl_SMIDNV == INJECT_UNIT;
-#else
-            bool target = group % 128u == INJECT_UNIT;
-#endif
             if (target && k == 0u && e == 0u) {
                 observed = FLIP(observed, INJECT_BIT);
             }

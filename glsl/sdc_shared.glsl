@@ -30,10 +30,8 @@ void main() {
     uint t = gl_LocalInvocationIndex;
     uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     uint salt = mix32(group ^ params.seed);
-#if defined(INJECT) && defined(INJECT_UNIT) && defined(SM_ID)
-    bool target = gl_SMIDNV == INJECT_UNIT;
-#elif defined(INJECT) && defined(INJECT_UNIT)
-    bool target = group % 128u == INJECT_UNIT;
+#if defined(INJECT) && defined(INJECT_UNIT)
+    bool target = on_unit(group, INJECT_UNIT);
 #elif defined(INJECT)
     bool target = true;
 #endif

@@ -92,7 +92,7 @@ pub(super) fn case(
     checked: bool,
 ) -> Option<CaseSpec> {
     let (at, a_name, a_bytes) = component(shape.a)?;
-    let (ct, c_name, _) = component(shape.c)?;
+    let (ct, c_name, c_bytes) = component(shape.c)?;
     let (m, n, k) = (u64::from(shape.m), u64::from(shape.n), u64::from(shape.k));
     let a = Resource::storage_buffer(u64::from(VARIANTS) * m * k * a_bytes, move |bytes| {
         for (e, chunk) in bytes.chunks_exact_mut(a_bytes as usize).enumerate() {
@@ -109,7 +109,6 @@ pub(super) fn case(
         }
     });
     // Each variant's A B, exact.
-    let (_, _, c_bytes) = component(shape.c)?;
     let products = Resource::storage_buffer(u64::from(VARIANTS) * m * n * c_bytes, move |bytes| {
         for (e, chunk) in bytes.chunks_exact_mut(c_bytes as usize).enumerate() {
             let (v, e) = ((e as u64 / (m * n)) as u32, e as u64 % (m * n));
