@@ -197,6 +197,22 @@ impl State {
     }
 }
 
+/// A case whose answers no CPU knows (the `sdc` family's transcendental chains) and whose every
+/// run on every device of a group computed the same bits: the fleet-wide bitwise comparison.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SameBits {
+    /// The case.
+    pub case: String,
+    /// The fingerprint every run gave.
+    pub fingerprint: u32,
+    /// How many devices gave it.
+    pub devices: usize,
+    /// How many runs, over those devices.
+    pub runs: usize,
+    /// Whether the reference's fingerprint is the same too (else the devices were held to each other).
+    pub reference: bool,
+}
+
 /// A case whose work cost one device more energy than its group (`--energy` runs): a board
 /// drawing more for the same work.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -279,6 +295,9 @@ pub struct Group {
     /// Cases whose work cost a device more energy than the group, the largest first.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hungry: Vec<Hungry>,
+    /// Cases whose bits no CPU knows and every run of every device computed alike.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub same_bits: Vec<SameBits>,
     /// Judged cases that are heavy-tailed here (healthy runs of them stray past the tolerance:
     /// [`effect::HEAVY`]): listed where they are outliers, weighed in no effect.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -565,6 +584,7 @@ pub fn judge_with(
         // Bits no CPU knows, held to the reference's or to the siblings'.
         let prints = fingerprint::judge(&group, model.flatten());
         corrupt.extend(prints.corrupt);
+        judged_group.same_bits = prints.same;
         for left in prints.unjudged {
             if let Some(device) = judged_group.devices.iter().position(|d| *d == left.label) {
                 judged_group.unjudged.push(Unjudged { device, why: left.why, broken: false, alone: false });

@@ -9,9 +9,9 @@
 
 use std::collections::BTreeMap;
 
-use super::device::devices;
+use super::device::{devices, Device};
 use super::reference::Model;
-use super::{Left, Member};
+use super::{Left, Member, SameBits};
 
 /// What the fingerprints of one group's devices say: the devices that computed other bits, and
 /// those that cannot be judged (two that differ, no majority), each with why, by device label.
@@ -19,12 +19,15 @@ use super::{Left, Member};
 pub(super) struct Verdicts {
     pub(super) corrupt: Vec<Left>,
     pub(super) unjudged: Vec<Left>,
+    /// The cases whose every run on every device computed the same bits (and the reference's,
+    /// where it keeps them).
+    pub(super) same: Vec<SameBits>,
 }
 
 /// The fingerprint every run of case `name` of a group's devices gave, per device label.
-fn fingerprints(members: &[&Member<'_>], name: &str) -> Vec<(String, Vec<u32>)> {
-    devices(members)
-        .into_iter()
+fn fingerprints(devices: &[Device<'_>], name: &str) -> Vec<(String, Vec<u32>)> {
+    devices
+        .iter()
         .filter_map(|d| {
             let prints: Vec<u32> =
                 d.cases_named(name).iter().filter_map(|c| c.faults.as_ref()?.fingerprint).collect();
@@ -50,10 +53,17 @@ fn fingerprinted(members: &[&Member<'_>]) -> Vec<String> {
 /// fingerprint, where the reference keeps one), else among its devices.
 pub(super) fn judge(members: &[&Member<'_>], model: Option<&Model>) -> Verdicts {
     let mut out = Verdicts::default();
-    for name in fingerprinted(members) {
-        let devices = fingerprints(members, &name);
+    let names = fingerprinted(members);
+    let devices = match names.is_empty() {
+        true => Vec::new(),
+        false => devices(members),
+    };
+    for name in names {
         let mut agreed: Vec<(String, u32)> = Vec::new();
-        for (label, prints) in devices {
+        let prints = fingerprints(&devices, &name);
+        let runs = prints.iter().map(|(_, p)| p.len()).sum();
+        let every = prints.iter().flat_map(|(_, p)| p).all(|p| Some(p) == prints[0].1.first());
+        for (label, prints) in prints {
             match prints.iter().any(|p| *p != prints[0]) {
                 true => out.corrupt.push(Left {
                     label,
@@ -66,6 +76,15 @@ pub(super) fn judge(members: &[&Member<'_>], model: Option<&Model>) -> Verdicts 
             }
         }
         let expected = model.and_then(|m| m.case(&name)).and_then(|e| e.fingerprint);
+        if let Some((_, first)) = agreed.first().filter(|(_, p)| every && expected.is_none_or(|k| k == *p)) {
+            out.same.push(SameBits {
+                case: name.clone(),
+                fingerprint: *first,
+                devices: agreed.len(),
+                runs,
+                reference: expected.is_some(),
+            });
+        }
         match expected {
             Some(known) => out.corrupt.extend(agreed.iter().filter(|(_, p)| *p != known).map(|(label, p)| Left {
                 label: label.clone(),
@@ -119,10 +138,11 @@ fn hex_list(prints: &[u32]) -> String {
     prints.iter().map(|p| format!("{p:#010x}")).collect::<Vec<_>>().join(", ")
 }
 
-/// The fingerprint to keep in a reference for case `name` of a group: the one every run of every
-/// device gave; `None` where they differ (that screen's verdict names the odd GPU) or none gave one.
-pub(super) fn common(members: &[&Member<'_>], name: &str) -> Option<u32> {
-    let all: Vec<u32> = fingerprints(members, name).into_iter().flat_map(|(_, p)| p).collect();
+/// The fingerprint to keep in a reference for case `name` of a group's `devices`: the one every run
+/// of every device gave; `None` where they differ (that screen's verdict names the odd GPU) or none
+/// gave one.
+pub(super) fn common(devices: &[Device<'_>], name: &str) -> Option<u32> {
+    let all: Vec<u32> = fingerprints(devices, name).into_iter().flat_map(|(_, p)| p).collect();
     let first = *all.first()?;
     all.iter().all(|p| *p == first).then_some(first)
 }

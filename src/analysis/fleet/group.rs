@@ -297,6 +297,7 @@ pub(super) fn judge_group(
         ranking,
         slow_units,
         hungry,
+        same_bits: Vec::new(),
         medians,
         heavy: heavy_cases,
     }

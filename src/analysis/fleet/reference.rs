@@ -273,9 +273,10 @@ fn model(key: GroupKey, members: &[&Member<'_>]) -> Model {
         let Some(unit) = unit_of(&devices, name) else { continue };
         let per_device: Vec<f64> =
             devices.iter().filter_map(|d| measured(d, name, Some(&unit))).map(|m| m.rate).collect();
-        let per_run: Vec<f64> = members
+        // Every run's first case of the name (a lookup per device, not a search of every run).
+        let per_run: Vec<f64> = devices
             .iter()
-            .filter_map(|m| m.run.cases.iter().find(|c| c.name == name))
+            .flat_map(|d| d.cases_named(name))
             .filter_map(|c| c.timed_rate().filter(|r| r.unit == unit).map(|r| r.value))
             .collect();
         // Three devices make a fleet's figure; one device's runs make its own; two devices
@@ -301,7 +302,7 @@ fn model(key: GroupKey, members: &[&Member<'_>]) -> Model {
             values: values.len(),
             basis,
             tail: Some(tail),
-            fingerprint: super::fingerprint::common(members, name),
+            fingerprint: super::fingerprint::common(&devices, name),
         });
     }
     let mut dates: Vec<&str> = members.iter().map(|m| m.run.date.as_str()).collect();

@@ -541,9 +541,13 @@ fn a_gpu_whose_transcendental_bits_differ_from_its_siblings_is_corrupt() {
         devices[0].contains("those of 4 of its 4 siblings") && devices[0].contains("0x0000002a"),
         "{devices:?}"
     );
-    // Every GPU the same: nothing to say.
+    assert!(fleet.groups[0].same_bits.is_empty(), "one GPU differs: the bits are not the same");
+    // Every GPU the same: healthy, and the group says which bits all computed.
     let same: Vec<Run> = (0..5).map(|i| printed(device_run("NVIDIA H200", i, 1.0), 42)).collect();
-    assert_eq!(judge(&members(&same)).conclusion(), Conclusion::Healthy);
+    let fleet = judge(&members(&same));
+    assert_eq!(fleet.conclusion(), Conclusion::Healthy);
+    let expected = SameBits { case: "case 0".into(), fingerprint: 42, devices: 5, runs: 5, reference: false };
+    assert_eq!(fleet.groups[0].same_bits, [expected]);
     // Two that differ: neither can be told to be right, and neither passes.
     let mut pair: Vec<Run> =
         (0..4).map(|i| printed(device_run("NVIDIA H200", i, 1.0), if i < 2 { 1 } else { 2 })).collect();
@@ -570,11 +574,14 @@ fn a_reference_keeps_the_fingerprint_all_agreed_on_and_holds_a_gpu_to_it() {
     assert_eq!(made.models[0].case("case 0").unwrap().fingerprint, Some(42));
     assert_eq!(made.models[0].case("case 1").unwrap().fingerprint, None, "a case without one keeps none");
     let healthy = [printed(device_run("NVIDIA H200", 11, 1.0), 42)];
-    assert_eq!(judge_against(&members(&healthy), Some(&made)).conclusion(), Conclusion::Healthy);
+    let fleet = judge_against(&members(&healthy), Some(&made));
+    assert_eq!(fleet.conclusion(), Conclusion::Healthy);
+    assert!(fleet.groups[0].same_bits.iter().all(|s| s.reference && s.fingerprint == 42 && s.runs == 1));
+    assert_eq!(fleet.groups[0].same_bits.len(), 1);
     let wrong = [printed(device_run("NVIDIA H200", 11, 1.0), 43)];
-    let Conclusion::Corrupt(devices) = judge_against(&members(&wrong), Some(&made)).conclusion() else {
-        panic!()
-    };
+    let fleet = judge_against(&members(&wrong), Some(&made));
+    assert!(fleet.groups[0].same_bits.is_empty(), "its bits are not the reference's");
+    let Conclusion::Corrupt(devices) = fleet.conclusion() else { panic!() };
     assert!(devices[0].contains("differ from the reference's (0x0000002a)"), "{devices:?}");
     // A screen whose GPUs disagree keeps no fingerprint.
     let mut mixed = runs.clone();

@@ -324,6 +324,18 @@ fn verdict(fleet: &Fleet) -> String {
     line
 }
 
+/// `bits no CPU knows: CASE: 0x17c9909a in all 4 runs of the 2 devices, bit for bit`, and
+/// `, as the reference's` where a reference keeps them.
+fn same_bits_line(same: &crate::analysis::fleet::SameBits) -> String {
+    let runs = match (same.runs, same.devices) {
+        (1, _) => "in its one run".to_owned(),
+        (n, 1) => format!("in all {n} runs of the one device"),
+        (n, d) => format!("in all {n} runs of the {d} devices"),
+    };
+    let reference = if same.reference { ", as the reference's" } else { "" };
+    format!("bits no CPU knows: {}: {:#010x} {runs}, bit for bit{reference}", same.case, same.fingerprint)
+}
+
 /// The most outliers a node's log lists (`brief`): the slowest; the runs it keeps hold the rest.
 const BRIEF_OUTLIERS: usize = 10;
 
@@ -333,6 +345,7 @@ const BRIEF_OUTLIERS: usize = 10;
 pub(super) fn group_section(n: usize, group: &Group, anchored: bool, brief: bool) -> Block {
     let mut blocks =
         vec![Block::Para(format!("settings: {}", group.key.settings)), Block::Para(judged_line(group))];
+    blocks.extend(group.same_bits.iter().map(|s| Block::Para(same_bits_line(s))));
     if !brief {
         blocks.push(Block::Section {
             title: "devices, most slow cases first:".into(),
@@ -472,4 +485,30 @@ pub fn page(labels: &[String], runs: &[Run]) -> Vec<Block> {
         id: "fleet".into(),
         blocks: [vec![intro], groups].concat(),
     }]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_bits_line;
+    use crate::analysis::fleet::SameBits;
+
+    #[test]
+    fn the_same_bits_say_how_many_runs_and_devices_and_against_what() {
+        let mut same = SameBits {
+            case: "SDC sin".into(),
+            fingerprint: 0x17c9909a,
+            devices: 2,
+            runs: 4,
+            reference: false,
+        };
+        assert_eq!(
+            same_bits_line(&same),
+            "bits no CPU knows: SDC sin: 0x17c9909a in all 4 runs of the 2 devices, bit for bit"
+        );
+        (same.devices, same.runs, same.reference) = (1, 1, true);
+        assert_eq!(
+            same_bits_line(&same),
+            "bits no CPU knows: SDC sin: 0x17c9909a in its one run, bit for bit, as the reference's"
+        );
+    }
 }
