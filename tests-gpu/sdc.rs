@@ -63,8 +63,9 @@ fn sdc_a_clean_run_checks_every_result_under_the_validation_layer() {
     assert!(stdout.contains("the device lacks cooperativeMatrix"), "{stdout}");
     assert_eq!(
         counts.len(),
-        9,
-        "fp32, fp16, fp64 and int32 chains, transcendentals, shared memory, two atomics, memory: {counts:?}"
+        10,
+        "fp32, fp16, fp64 and int32 chains, transcendentals, shared memory, two atomics, copies, memory: \
+         {counts:?}"
     );
     // The transcendentals are held to their first pass, and fingerprinted for the fleet.
     let (_, sfu) = counts.remove(4);
@@ -143,7 +144,7 @@ fn sdc_an_injected_fault_is_found_named_and_ends_the_run_with_21() {
 }
 
 #[test]
-fn sdc_a_stuck_memory_or_shared_memory_bit_is_found_at_its_word() {
+fn sdc_a_stuck_memory_bit_or_one_the_copies_carry_is_found_at_its_word() {
     let dir = temp_dir("sdc-stuck");
     let file = dir.join("run.json");
     let memory = [
@@ -174,6 +175,23 @@ fn sdc_a_stuck_memory_or_shared_memory_bit_is_found_at_its_word() {
     let out = perftest(&args, &[("PERFTEST_INJECT_FAULT", "shared=1000,bit=4")]);
     assert_eq!(out.status.code(), Some(21), "{}{}", text(&out.stdout), text(&out.stderr));
     assert_stuck_at(&fault_counts(&shared)[0].1, 1000, 4);
+    // A bit flipped between two checks is carried by the 32 copies to the next, which names its word.
+    let copies = dir.join("copies.json");
+    let args = [
+        "--family",
+        "sdc",
+        "--filter",
+        "copies",
+        "--target-ms",
+        "2",
+        "--samples",
+        "3",
+        "--json",
+        copies.to_str().unwrap(),
+    ];
+    let out = perftest(&args, &[("PERFTEST_INJECT_FAULT", "copy=5000,bit=7")]);
+    assert_eq!(out.status.code(), Some(21), "{}{}", text(&out.stdout), text(&out.stderr));
+    assert_stuck_at(&fault_counts(&copies)[0].1, 5000, 7);
     // Without the injection the memory pass is clean.
     let clean = dir.join("clean.json");
     let out = perftest(&[&memory[..], &[clean.to_str().unwrap()]].concat(), &[]);

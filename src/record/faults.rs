@@ -48,9 +48,10 @@ impl Fault {
     /// Where it was and what flipped, in one line: `unit 17, workgroup 3, invocation 5, result 2:
     /// expected 0x..., observed 0x... (bit 12 flipped)`.
     pub fn describe(&self) -> String {
-        let unit = self
-            .unit
-            .map_or_else(|| "unit unknown (no SM ID on this device)".to_string(), |u| format!("unit {u}"));
+        let unit = self.unit.map_or_else(
+            || "unit unknown (no SM ID on this device, or for this case)".to_string(),
+            |u| format!("unit {u}"),
+        );
         let flipped = self.flipped();
         let bits: Vec<String> = (0..64).filter(|b| flipped >> b & 1 == 1).map(|b| b.to_string()).collect();
         let which = match bits.len() {
@@ -228,7 +229,9 @@ mod tests {
         let words = log(&[[UNKNOWN_UNIT, 7, 0, 0, 0, 0, 1, 0, 0]], 1);
         let count = FaultCount::of_words(&words, 1).unwrap();
         assert_eq!(count.faults[0].unit, None);
-        assert!(count.faults[0].describe().starts_with("unit unknown (no SM ID on this device)"));
+        assert!(count.faults[0]
+            .describe()
+            .starts_with("unit unknown (no SM ID on this device, or for this case)"));
         assert!(FaultCount::of_words(&words[..10], 1).is_err());
     }
 }

@@ -278,6 +278,21 @@ pub struct CaseSpec {
     /// A fault the test-only injector compiled into the shader on purpose: what and where
     /// ([`CaseSpec::injected`]).
     pub injected: Option<String>,
+    /// Copies the runner records before each dispatch of a [`Scale::Problem`] grid, whose shader
+    /// then checks what they left (the corruption screen's copies).
+    pub copies: Option<Copies>,
+}
+
+/// `vkCmdCopyBuffer` of storage buffer `source` into `through` and back, `count` copies in all
+/// (even, so the last lands in `source`), a transfer barrier between two, before each dispatch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Copies {
+    /// The resource index of the buffer the shader checks.
+    pub source: usize,
+    /// The resource index of the buffer the copies go through (as large).
+    pub through: usize,
+    /// Copies before each dispatch.
+    pub count: u32,
 }
 
 /// Where a self-checking case logs its faults, and how many results each invocation checks.
@@ -364,6 +379,7 @@ impl CaseSpec {
             reference: None,
             scale: Scale::Groups,
             transfer: false,
+            copies: None,
             slots: 1,
             queue: None,
             twin: None,

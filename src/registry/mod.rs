@@ -18,7 +18,7 @@ pub use axis::{
     MAX_VALUES,
 };
 pub use case::{
-    CaseSpec, FaultLog, Glsl, Mode, Push, Reference, Scale, Unit, Work, HEADER_BYTES, MAX_PUSH_BYTES,
+    CaseSpec, Copies, FaultLog, Glsl, Mode, Push, Reference, Scale, Unit, Work, HEADER_BYTES, MAX_PUSH_BYTES,
     NO_SHADER, SENTINEL, VERIFY_DISPATCHES, VERIFY_GROUPS,
 };
 pub use format::{format_info, originals, texel_bytes, FormatInfo, FORMATS};

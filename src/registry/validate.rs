@@ -33,6 +33,22 @@ impl CaseSpec {
                 kind.label()
             ));
         }
+        if let Some(copies) = self.copies {
+            let bytes = |i: usize| match self.resources.get(i).map(|r| r.kind) {
+                Some(ResourceKind::StorageBuffer { bytes }) => Some(bytes),
+                _ => None,
+            };
+            match (bytes(copies.source), bytes(copies.through)) {
+                _ if !matches!(self.scale, Scale::Problem { .. }) => {
+                    return Err("its copies come before each dispatch of a problem grid: it has none".into())
+                }
+                _ if copies.count == 0 || copies.count % 2 == 1 => {
+                    return Err(format!("{} copies do not end in the buffer the shader checks", copies.count))
+                }
+                (Some(a), Some(b)) if a > 0 && a == b && copies.source != copies.through => {}
+                _ => return Err("its copies go between two storage buffers of one size".into()),
+            }
+        }
         if let Some(index) = self.checks {
             let kind = self.resources.get(index).map(|r| r.kind);
             let storage = matches!(

@@ -51,6 +51,8 @@ pub struct Bench<'ctx, 'p> {
     records: Option<usize>,
     /// The buffer its shader logs faults in ([`CaseSpec::fault_log`]).
     faults: Option<usize>,
+    /// Its copies before each dispatch: source, through, count ([`CaseSpec::copies`]).
+    copies: Option<(usize, usize, u32)>,
     /// Invocations dispatched by timed work so far (scaling, samples, the energy hold).
     dispatched: u64,
     /// The workgroup count of indirect dispatches ([`Scale::Dispatches`]).
@@ -92,7 +94,7 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
             BufferDesc::gpu_to_cpu(result_bytes, vk::BufferUsageFlags::STORAGE_BUFFER),
         )?;
         let mut push = [case.push.bytes(Mode::Time), case.push.bytes(Mode::Verify)];
-        let Built { resources, bindings: mut resource_bindings, resets, checked, records, faults } =
+        let Built { resources, bindings: mut resource_bindings, resets, checked, records, faults, copies } =
             resources::build(ctx, case, &mut push, kept)?;
         let mut bindings = vec![Binding::Storage(results.raw)];
         bindings.append(&mut resource_bindings);
@@ -124,6 +126,7 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
             checked,
             records,
             faults,
+            copies,
             dispatched: 0,
             indirect,
             round_trips: Vec::new(),
@@ -271,6 +274,7 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
             if barrier && i > 0 {
                 rec.compute_barrier();
             }
+            self.record_copies(rec);
             self.witness_beside(rec, i, beside)?;
             match &self.indirect {
                 Some(buffer) => rec.dispatch_indirect(buffer),
@@ -278,6 +282,24 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
             }
         }
         Ok(())
+    }
+
+    /// Records the case's copies ([`CaseSpec::copies`]): after the last dispatch's reads and
+    /// writes, `source` into `through` and back, each after the one before, all before the next.
+    fn record_copies(&self, rec: &Recorder<'_>) {
+        let Some((source, through, count)) = self.copies else { return };
+        let buffers = &self.resources.buffers;
+        rec.compute_to_transfer();
+        for j in 0..count {
+            if j > 0 {
+                rec.transfer_barrier();
+            }
+            match j % 2 {
+                0 => rec.copy_buffer(&buffers[source], &buffers[through]),
+                _ => rec.copy_buffer(&buffers[through], &buffers[source]),
+            }
+        }
+        rec.transfer_to_compute();
     }
 
     /// Records the witness before dispatch `i` where `beside` puts one there, with no barrier

@@ -53,6 +53,8 @@ pub(super) struct Built<'ctx> {
     pub(super) records: Option<usize>,
     /// The buffer the shader logs its faults in ([`CaseSpec::fault_log`]).
     pub(super) faults: Option<usize>,
+    /// The buffers of its copies, source then through ([`CaseSpec::copies`]), and their count.
+    pub(super) copies: Option<(usize, usize, u32)>,
 }
 
 /// An error in `case`'s description: a defect in its family, not in the driver.
@@ -83,6 +85,7 @@ pub(super) fn build<'ctx>(
     let mut checked = None;
     let mut records = None;
     let mut faults = None;
+    let mut copied = [None, None];
     for (i, resource) in case.resources.iter().enumerate() {
         if resource.contents.is_some() {
             let object = kept.take_or(resource, || make_kept(ctx, case, resource))?;
@@ -108,6 +111,13 @@ pub(super) fn build<'ctx>(
                 }
                 if case.fault_log.map(|log| log.resource) == Some(i) {
                     faults = Some(at);
+                }
+                for (end, place) in
+                    copied.iter_mut().zip(case.copies.iter().flat_map(|c| [c.source, c.through]))
+                {
+                    if place == i {
+                        *end = Some(at);
+                    }
                 }
                 Some(Binding::Storage(resources.buffers[at].raw))
             }
@@ -178,7 +188,12 @@ pub(super) fn build<'ctx>(
         };
         bindings.extend(binding);
     }
-    Ok(Built { resources, bindings, resets, checked, records, faults })
+    let copies = match (case.copies, copied) {
+        (Some(c), [Some(source), Some(through)]) => Some((source, through, c.count)),
+        (Some(_), _) => return Err(spec_error(case, "its copies' buffers were not made".into())),
+        (None, _) => None,
+    };
+    Ok(Built { resources, bindings, resets, checked, records, faults, copies })
 }
 
 /// Creates `resource`, which names its contents (read-only, filled, never reset:

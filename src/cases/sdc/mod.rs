@@ -3,21 +3,24 @@
 //! ([`crate::record::faults`], docs/corruption.md): multiply-add chains ([`chains`]),
 //! transcendental chains held to their first pass ([`sfu`]), moving inversions over each
 //! workgroup's shared memory ([`shared`]), atomic adds with known totals ([`atomic`]), cooperative
-//! matrices with exact sums ([`coopmat`]) and moving inversions over device memory, a size or most
-//! of what is free ([`memory`]). The cases still yield their rates: the screen is a measurement.
+//! matrices with exact sums ([`coopmat`]), buffer copies checked after they went there and back
+//! ([`copy`]) and moving inversions over device memory, a size or most of what is free
+//! ([`memory`]). The cases still yield their rates: the screen is a measurement.
 //!
 //! `PERFTEST_INJECT_FAULT=unit=U,bit=B,rate=R` (tests and coverage studies only) compiles a fault
 //! injector into the chains: on unit U an invocation flips bit B of one chain halfway, with the
 //! chance that makes R flips per multiply-add; `word=W,bit=B` holds bit B of the memory passes'
 //! word W stuck at 0, `shared=W,bit=B[,unit=U]` bit B of the shared tile's word W (on unit U).
 //! `atomic=U,bit=B` flips bit B of the atomics' first add of each cycle on unit U, `matrix=U,bit=B`
-//! bit B of the cooperative matrices' first element on unit U. Every record of such a case says so. `PERFTEST_SDC_CHECK=off` compiles the chains' comparison
+//! bit B of the cooperative matrices' first element on unit U, `copy=W,bit=B` bit B of the copied
+//! buffer's word W after each check. Every record of such a case says so. `PERFTEST_SDC_CHECK=off` compiles the chains' comparison
 //! out, to measure what checking costs; `PERFTEST_SDC_BUFFER_BYTES=N` makes the memory passes'
 //! buffers at most N bytes (so that a small device holds several).
 
 mod atomic;
 mod chains;
 mod coopmat;
+mod copy;
 mod memory;
 mod sfu;
 mod shared;
@@ -161,12 +164,15 @@ fn expand(env: &Env) -> Vec<CaseSpec> {
     let stuck = |key: &str| inject.as_deref().filter(|t| t.split(',').any(|p| p.trim().starts_with(key)));
     let chains_inject = inject
         .as_deref()
-        .filter(|_| ["word=", "shared=", "atomic=", "matrix="].iter().all(|key| stuck(key).is_none()))
+        .filter(|_| {
+            ["word=", "shared=", "atomic=", "matrix=", "copy="].iter().all(|key| stuck(key).is_none())
+        })
         .map(Injection::parse);
     let memory_inject = stuck("word=").map(|t| Stuck::parse(t, "word", u64::MAX));
     let shared_inject = stuck("shared=").map(|t| Stuck::parse(t, "shared", shared::WORDS.into()));
     let atomic_inject = stuck("atomic=").map(|t| Flip::parse(t, "atomic"));
     let matrix_inject = stuck("matrix=").map(|t| Flip::parse(t, "matrix"));
+    let copy_inject = stuck("copy=").map(|t| Stuck::parse(t, "copy", u64::MAX));
     let checked = std::env::var("PERFTEST_SDC_CHECK").map_or(true, |v| v != "off");
     let mut cases: Vec<CaseSpec> = chains::Kind::ALL
         .map(|kind| chains::case(kind, width, sm_id, chains_inject.as_ref(), checked))
@@ -180,6 +186,7 @@ fn expand(env: &Env) -> Vec<CaseSpec> {
     );
     let subgroup = env.device.map_or(32, |d| d.subgroup_size.max(1));
     cases.extend(coopmat::cases(subgroup, sm_id, matrix_inject.as_ref(), checked));
+    cases.push(copy::case(width, copy_inject.as_ref(), checked));
     let sizes = env.axis("bytes").into_iter().map(memory::Size::Bytes).chain([memory::Size::Free]);
     cases.extend(sizes.map(|size| memory::case(env, size, width, sm_id, memory_inject.as_ref())));
     cases
@@ -259,7 +266,9 @@ mod tests {
         );
         cases.extend(coopmat::cases(32, true, Some(&flip), true));
         cases.extend(coopmat::cases(32, false, Some(&flip), false));
-        assert_eq!(cases.len(), 14);
+        cases.push(copy::case(GROUP, Some(&Ok(Stuck { word: 7, bit: 2, unit: None })), true));
+        cases.push(copy::case(GROUP, None, false));
+        assert_eq!(cases.len(), 16);
         for case in cases {
             let spirv = compiler.compile(&case).unwrap_or_else(|e| panic!("{}: {e}", case.name));
             assert!(!spirv.is_empty(), "{}", case.name);
