@@ -103,22 +103,14 @@ mod tests {
         let mut run = sample_run();
         let fault =
             Fault { unit: Some(17), workgroup: 3, invocation: 4, result: 0, expected: 1, observed: 3 };
-        run.cases[0].faults = Some(FaultCount {
-            checked: 1 << 30,
-            mismatches: 0,
-            faults: vec![],
-            injected: None,
-            first_flip: None,
-            fingerprint: None,
-        });
+        run.cases[0].faults =
+            Some(FaultCount { checked: 1 << 30, mismatches: 0, faults: vec![], ..Default::default() });
         assert!(run.failures().is_ok(), "a clean check is no failure");
         run.cases[0].faults = Some(FaultCount {
             checked: 1 << 30,
             mismatches: 2,
             faults: vec![fault; 2],
-            injected: None,
-            first_flip: None,
-            fingerprint: None,
+            ..Default::default()
         });
         run.cases[1].status = Status::DeviceLost;
         let error = run.failures().unwrap_err();

@@ -460,9 +460,7 @@ mod tests {
             checked: 1000,
             mismatches: faults.len() as u64,
             faults,
-            injected: None,
-            first_flip: None,
-            fingerprint: None,
+            ..Default::default()
         };
         let mut runs = twelve();
         for run in &mut runs {

@@ -88,6 +88,16 @@ pub struct FaultCount {
     /// place: every GPU of one model and driver gives the same; `perftest fleet` compares them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fingerprint: Option<u32>,
+    /// Where results differed: the case's median clock over its samples, MHz, where read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_mhz: Option<f64>,
+    /// Where results differed: the GPU's temperature when its log was read, °C, where a sensor
+    /// said (NVML on NVIDIA).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature_c: Option<u32>,
+    /// Why the temperature is unknown (for the note; not kept).
+    #[serde(skip)]
+    pub temperature_unknown: Option<String>,
 }
 
 impl FaultCount {
@@ -112,7 +122,7 @@ impl FaultCount {
             .collect();
         let (draws, first) = (words[2], !words[3]);
         let first_flip = (words[3] != 0 && draws > 0).then(|| f64::from(first) / f64::from(draws));
-        Ok(FaultCount { checked, mismatches, faults, injected: None, first_flip, fingerprint: None })
+        Ok(FaultCount { checked, mismatches, faults, first_flip, ..Default::default() })
     }
 
     /// The units its faults name, each with how many of the recorded faults it ran, most first:
@@ -153,11 +163,24 @@ impl FaultCount {
         }
         let first = self.faults.first().map_or_else(String::new, |f| format!("; first: {}", f.describe()));
         format!(
-            "corrupt: {} of {} results differ from {known} (recorded on {}){first}{fingerprint}",
+            "corrupt: {} of {} results differ from {known} (recorded on {}){first}{fingerprint}; {}",
             self.mismatches,
             self.checked,
-            self.units_text()
+            self.units_text(),
+            self.conditions()
         )
+    }
+
+    /// `at 1981 MHz and 41 °C`: the clock and temperature where results differed, or why each is
+    /// unknown.
+    pub fn conditions(&self) -> String {
+        let clock = self.clock_mhz.map_or_else(|| "a clock not read".to_owned(), |c| format!("{c:.0} MHz"));
+        let temperature = match (self.temperature_c, &self.temperature_unknown) {
+            (Some(t), _) => format!("{t} °C"),
+            (None, Some(why)) => format!("a temperature unknown ({why})"),
+            (None, None) => "a temperature unknown".to_owned(),
+        };
+        format!("at {clock} and {temperature}")
     }
 }
 

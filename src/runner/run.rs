@@ -500,6 +500,9 @@ fn run_case<'ctx>(
                 if case.fault_log.is_some_and(|l| l.fingerprint) {
                     count.fingerprint = words.get(crate::record::faults::FINGERPRINT_WORD).copied();
                 }
+                if count.mismatches > 0 {
+                    conditions(ctx, &measurement, &mut count);
+                }
                 notes.push(count.note());
                 measurement.shader.faults = Some(count);
             }
@@ -515,6 +518,21 @@ fn run_case<'ctx>(
     };
     let timed = Outcome::Timed { measurement, work, ratio: None, with_time: false, counted };
     Ok(Record { energy, ..Record::of(case, timed, notes, statistics) })
+}
+
+/// Where results differed: the case's median clock, and the GPU's temperature now (NVML, on
+/// NVIDIA), or why it is unknown.
+fn conditions(ctx: &Context, measurement: &crate::record::measurement::Measurement, count: &mut FaultCount) {
+    let clocks = measurement.clocks_mhz.iter().copied().filter(|c| c.is_finite() && *c > 0.0);
+    count.clock_mhz = crate::record::stats::median(clocks);
+    match crate::sensors::nvml::NvidiaGpu::open(&ctx.info.row.uuid).and_then(|gpu| gpu.temperature_c()) {
+        Ok(t) => count.temperature_c = Some(t),
+        // Without NVIDIA's library there is nothing to ask: say so, not the loader's error.
+        Err(why) if why.starts_with("NVML could not be loaded") => {
+            count.temperature_unknown = Some("no NVML on this host".to_owned())
+        }
+        Err(why) => count.temperature_unknown = Some(why),
+    }
 }
 
 /// The notes that show the driver's statistics of a case's shader (`--shader-stats`), or say the

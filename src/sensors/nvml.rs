@@ -57,6 +57,14 @@ impl NvidiaGpu {
             .map_err(|e| format!("NVML gives no energy counter for {} ({e})", self.uuid))
     }
 
+    /// The GPU's core temperature now, °C.
+    pub fn temperature_c(&self) -> Result<u32, String> {
+        let device = self.nvml.device_by_index(self.index).map_err(|e| e.to_string())?;
+        device
+            .temperature(nvml_wrapper::enum_wrappers::device::TemperatureSensor::Gpu)
+            .map_err(|e| format!("NVML gives no temperature for {} ({e})", self.uuid))
+    }
+
     /// Every process with a compute or graphics context on the GPU now (a Vulkan compute
     /// process is listed as either, by driver), each once.
     pub fn processes(&self) -> Result<Vec<Process>, String> {
