@@ -334,6 +334,7 @@ fn shared_staging(run: &Run) -> Option<Finding> {
     // Per mask size M: pairs, pairs where staging pays, and the best pair.
     let mut by_m: std::collections::BTreeMap<u64, (usize, usize)> = Default::default();
     let mut best: Option<(f64, &CaseResult, &CaseResult)> = None;
+    let mut involved: Vec<&CaseResult> = Vec::new();
     for reuse in run.cases.iter().filter(|c| c.family == "conv" && c.name.contains(" reuse ")) {
         let (Some(r), Some(p), Some(&m)) =
             (ok(run, &reuse.name), ok(run, &reuse.name.replace(" reuse ", " plain ")), reuse.axes.get("m"))
@@ -341,6 +342,7 @@ fn shared_staging(run: &Run) -> Option<Finding> {
             continue;
         };
         let gain = rate(r) / rate(p);
+        involved.extend([r, p]);
         let entry = by_m.entry(m).or_default();
         entry.0 += 1;
         if gain > 1.0 + SAME {
@@ -353,6 +355,21 @@ fn shared_staging(run: &Run) -> Option<Finding> {
     let (gain, r, p) = best?;
     let pairs: usize = by_m.values().map(|(n, _)| n).sum();
     let paying: usize = by_m.values().map(|(_, k)| k).sum();
+    // One pair (a --quick run) carries its ratio and nothing more: no count, no advice.
+    if pairs == 1 {
+        let text = format!(
+            "Staging a convolution's input through shared memory runs at {} of the plain path ({}, the one \
+             pair measured).",
+            ratio_text(gain),
+            r.name
+        );
+        return Some(Finding {
+            id: "shared-staging",
+            family: "conv",
+            text,
+            evidence: vec![shown(p), shown(r)],
+        });
+    }
     let mut text = format!(
         "Staging a convolution's input through shared memory beats the plain path by more than {:.0}% in \
          {paying} of {pairs} type, size and mask pairs",
@@ -366,7 +383,7 @@ fn shared_staging(run: &Run) -> Option<Finding> {
     }
     if paying > 0 {
         text.push_str(&format!("; at best {} ({})", ratio_text(gain), r.name));
-    } else {
+    } else if may_advise(run, &involved) {
         text.push_str(": let the caches do it");
     }
     text.push('.');

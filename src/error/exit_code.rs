@@ -205,7 +205,10 @@ fn code_lines(codes: &[ExitCode], width: usize) -> String {
         .iter()
         .map(|&c| {
             let first = format!("  {:<width$} ", c as u8);
-            let options = textwrap::Options::new(HELP_WIDTH).initial_indent(&first).subsequent_indent(&rest);
+            let options = textwrap::Options::new(HELP_WIDTH)
+                .initial_indent(&first)
+                .subsequent_indent(&rest)
+                .word_splitter(textwrap::WordSplitter::NoHyphenation);
             textwrap::wrap(c.meaning(), options).join("\n") + "\n"
         })
         .collect()

@@ -361,8 +361,9 @@ pub fn fit(text: &str) -> String {
             }
             let body = line.trim_start();
             let indent = line.len() - body.len();
-            // Where the value starts, in characters: after `label:` and its spaces.
-            let value = body.find(": ").map(|colon| {
+            // Where the value starts, in characters: after `label:` and its spaces. A label is
+            // one word (`clock:`, `warm-up:`); `2. RGBA8: ...` is an item, not a label.
+            let value = body.find(": ").filter(|&colon| !body[..colon].contains(' ')).map(|colon| {
                 let after = &body[colon + 1..];
                 indent + body[..colon + 1].chars().count() + after.len() - after.trim_start().len()
             });
@@ -373,9 +374,13 @@ pub fn fit(text: &str) -> String {
     lines.join("\n")
 }
 
-/// `text` wrapped to [`WIDTH`] with these indents.
+/// `text` wrapped to [`WIDTH`] with these indents, between words only (never at a hyphen of
+/// `16-bit` or `libnvidia-ml.so.1`).
 fn wrap(text: &str, first: &str, rest: &str) -> String {
-    let options = textwrap::Options::new(WIDTH).initial_indent(first).subsequent_indent(rest);
+    let options = textwrap::Options::new(WIDTH)
+        .initial_indent(first)
+        .subsequent_indent(rest)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation);
     textwrap::wrap(text, options).join("\n")
 }
 

@@ -151,6 +151,14 @@ fn fit_wraps_a_header_line_under_its_value() {
     let hangs = |l: &str| l.starts_with(&" ".repeat(12)) && !l.starts_with(&" ".repeat(13));
     assert!(lines.all(|l| hangs(l) && l.chars().count() <= WIDTH), "{text}");
     assert_eq!(fit("short\nlines"), "short\nlines");
+    // An item that starts with a word and a colon is no label: it hangs by four, as any line.
+    let item = format!("  2. RGBA8: {}", "a bilinear sample runs at 0.324x of a texel load; ".repeat(4));
+    let text = fit(&item);
+    let six = |l: &str| l.starts_with(&" ".repeat(6)) && !l.starts_with(&" ".repeat(7));
+    assert!(text.lines().count() > 1 && text.lines().skip(1).all(six), "{text}");
+    // Never broken at a hyphen.
+    let hyphens = format!("note: {}", "a 16-bit value from libnvidia-ml.so.1 ".repeat(6));
+    assert!(fit(&hyphens).lines().all(|l| !l.ends_with('-')), "{}", fit(&hyphens));
 }
 
 #[test]
