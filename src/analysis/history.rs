@@ -222,7 +222,8 @@ impl Runs {
                 .collect()
         });
         self.kept.push(Kept {
-            uuid: run.device.uuid.clone(),
+            // As metrics and nvidia-smi name it (`GPU-` on NVIDIA), so a reader can match them.
+            uuid: run.device.exporter_uuid(),
             key,
             date: run.date.clone(),
             driver: run.device.driver.clone(),

@@ -20,13 +20,9 @@ fn escape(text: &str) -> String {
     text.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
 }
 
-/// The UUID as dcgm-exporter writes it: NVML's `GPU-` prefix on NVIDIA, the Vulkan form elsewhere.
+/// The UUID as dcgm-exporter writes it ([`Device::exporter_uuid`]).
 fn uuid(device: &Device) -> Option<String> {
-    let uuid = device.uuid.as_deref()?;
-    Some(match device.vendor_id == NVIDIA {
-        true => format!("GPU-{uuid}"),
-        false => uuid.to_owned(),
-    })
+    device.exporter_uuid()
 }
 
 /// The PCI address as NVML writes it on NVIDIA (`00000000:1A:00.0`: an 8-digit domain, upper

@@ -292,6 +292,16 @@ pub struct Device {
 }
 
 impl Device {
+    /// The UUID as NVML, `nvidia-smi` and dcgm-exporter write it: `GPU-` before it on NVIDIA
+    /// (PCI vendor 0x10de), the Vulkan form elsewhere.
+    pub fn exporter_uuid(&self) -> Option<String> {
+        let uuid = self.uuid.as_deref()?;
+        Some(match self.vendor_id == 0x10de {
+            true => format!("GPU-{uuid}"),
+            false => uuid.to_owned(),
+        })
+    }
+
     /// How a fleet names this device on its host: its PCI address, else its UUID, else nothing.
     pub fn slot(&self) -> Option<&str> {
         self.pci.as_deref().or(self.uuid.as_deref())
