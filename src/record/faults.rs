@@ -88,16 +88,13 @@ pub struct FaultCount {
     /// place: every GPU of one model and driver gives the same; `perftest fleet` compares them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fingerprint: Option<u32>,
-    /// Where results differed: the case's median clock over its samples, MHz, where read.
+    /// Where results differed: the case's clock over its samples (the record's), MHz, where read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_mhz: Option<f64>,
     /// Where results differed: the GPU's temperature when its log was read, °C, where a sensor
     /// said (NVML on NVIDIA).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature_c: Option<u32>,
-    /// Why the temperature is unknown (for the note; not kept).
-    #[serde(skip)]
-    pub temperature_unknown: Option<String>,
 }
 
 impl FaultCount {
@@ -147,9 +144,10 @@ impl FaultCount {
         units.join(", ")
     }
 
-    /// The note a record carries: nothing wrong in N results, or the mismatches, the units and
-    /// the first fault (an injected fault's own note says what was injected).
-    pub fn note(&self) -> String {
+    /// The note a record carries: nothing wrong in N results, or the mismatches, the units, the
+    /// first fault and the clock and temperature (with why the temperature is unknown, where
+    /// `no_temperature` says; an injected fault's own note says what was injected).
+    pub fn note(&self, no_temperature: Option<&str>) -> String {
         // Results no CPU knows are held to the first pass's bits, and fingerprinted for the fleet.
         let (known, fingerprint) = match self.fingerprint {
             Some(f) => ("the first pass's bits", format!("; fingerprint {f:#010x}")),
@@ -167,15 +165,15 @@ impl FaultCount {
             self.mismatches,
             self.checked,
             self.units_text(),
-            self.conditions()
+            self.conditions(no_temperature)
         )
     }
 
     /// `at 1981 MHz and 41 °C`: the clock and temperature where results differed, or why each is
     /// unknown.
-    pub fn conditions(&self) -> String {
+    fn conditions(&self, no_temperature: Option<&str>) -> String {
         let clock = self.clock_mhz.map_or_else(|| "a clock not read".to_owned(), |c| format!("{c:.0} MHz"));
-        let temperature = match (self.temperature_c, &self.temperature_unknown) {
+        let temperature = match (self.temperature_c, no_temperature) {
             (Some(t), _) => format!("{t} °C"),
             (None, Some(why)) => format!("a temperature unknown ({why})"),
             (None, None) => "a temperature unknown".to_owned(),
@@ -203,7 +201,10 @@ mod tests {
         let count = FaultCount::of_words(&log(&[], 0), 1 << 40).unwrap();
         assert_eq!(count.mismatches, 0);
         assert!(count.faults.is_empty());
-        assert_eq!(count.note(), "corruption check: 0 of 1099511627776 results differ from their known bits");
+        assert_eq!(
+            count.note(None),
+            "corruption check: 0 of 1099511627776 results differ from their known bits"
+        );
     }
 
     #[test]
@@ -212,7 +213,7 @@ mod tests {
         let count = FaultCount::of_words(&words, 1000).unwrap();
         assert_eq!(count.faults[0].unit, Some(17));
         assert_eq!(count.faults[0].flipped(), 1 << 12);
-        let note = count.note();
+        let note = count.note(None);
         assert!(note.starts_with("corrupt: 1 of 1000 results differ"), "{note}");
         assert!(note.contains("unit 17 x1") && note.contains("bit 12 flipped"), "{note}");
         // A memory word past 2^32: its index's high word is the record's last.
@@ -234,7 +235,7 @@ mod tests {
         let mut count = FaultCount::of_words(&log(&[], 0), 100).unwrap();
         count.fingerprint = Some(0xAB);
         assert_eq!(
-            count.note(),
+            count.note(None),
             "corruption check: 0 of 100 results differ from the first pass's bits; fingerprint 0x000000ab"
         );
     }

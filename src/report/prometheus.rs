@@ -20,11 +20,6 @@ fn escape(text: &str) -> String {
     text.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
 }
 
-/// The UUID as dcgm-exporter writes it ([`Device::exporter_uuid`]).
-fn uuid(device: &Device) -> Option<String> {
-    device.exporter_uuid()
-}
-
 /// The PCI address as NVML writes it on NVIDIA (`00000000:1A:00.0`: an 8-digit domain, upper
 /// case), as recorded elsewhere.
 fn pci_bus_id(device: &Device) -> Option<String> {
@@ -39,7 +34,7 @@ fn pci_bus_id(device: &Device) -> Option<String> {
 /// The labels of the GPU `run` measured.
 fn labels(run: &Run) -> String {
     let mut labels = Vec::new();
-    if let Some(uuid) = uuid(&run.device) {
+    if let Some(uuid) = run.device.exporter_uuid() {
         labels.push(format!("UUID=\"{}\"", escape(&uuid)));
     }
     if let Some(pci) = pci_bus_id(&run.device) {
@@ -278,7 +273,7 @@ mod tests {
         device.pci = Some("0000:1a:00.0".into());
         device.uuid = Some("58e8f5ea-13cc-013a-d88f-2bcf5ae8bc77".into());
         assert_eq!(pci_bus_id(&device).as_deref(), Some("00000000:1A:00.0"));
-        assert_eq!(uuid(&device).as_deref(), Some("GPU-58e8f5ea-13cc-013a-d88f-2bcf5ae8bc77"));
+        assert_eq!(device.exporter_uuid().as_deref(), Some("GPU-58e8f5ea-13cc-013a-d88f-2bcf5ae8bc77"));
         device.vendor_id = 0x1002;
         assert_eq!(pci_bus_id(&device).as_deref(), Some("0000:1a:00.0"));
         assert_eq!(escape("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");

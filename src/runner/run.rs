@@ -500,10 +500,11 @@ fn run_case<'ctx>(
                 if case.fault_log.is_some_and(|l| l.fingerprint) {
                     count.fingerprint = words.get(crate::record::faults::FINGERPRINT_WORD).copied();
                 }
-                if count.mismatches > 0 {
-                    conditions(ctx, &measurement, &mut count);
-                }
-                notes.push(count.note());
+                let no_temperature = match count.mismatches {
+                    0 => None,
+                    _ => conditions(ctx, &measurement, &mut count),
+                };
+                notes.push(count.note(no_temperature.as_deref()));
                 measurement.shader.faults = Some(count);
             }
             Err(why) => notes.push(format!("corruption check: not read ({why})")),
@@ -520,18 +521,22 @@ fn run_case<'ctx>(
     Ok(Record { energy, ..Record::of(case, timed, notes, statistics) })
 }
 
-/// Where results differed: the case's median clock, and the GPU's temperature now (NVML, on
-/// NVIDIA), or why it is unknown.
-fn conditions(ctx: &Context, measurement: &crate::record::measurement::Measurement, count: &mut FaultCount) {
-    let clocks = measurement.clocks_mhz.iter().copied().filter(|c| c.is_finite() && *c > 0.0);
-    count.clock_mhz = crate::record::stats::median(clocks);
+/// Where results differed: the case's clock (the record's), and the GPU's temperature now (NVML,
+/// on NVIDIA); returns why the temperature is unknown, where it is.
+fn conditions(
+    ctx: &Context,
+    measurement: &crate::record::measurement::Measurement,
+    count: &mut FaultCount,
+) -> Option<String> {
+    count.clock_mhz = measurement.clock_mhz();
     match crate::sensors::nvml::NvidiaGpu::open(&ctx.info.row.uuid).and_then(|gpu| gpu.temperature_c()) {
-        Ok(t) => count.temperature_c = Some(t),
-        // Without NVIDIA's library there is nothing to ask: say so, not the loader's error.
-        Err(why) if why.starts_with("NVML could not be loaded") => {
-            count.temperature_unknown = Some("no NVML on this host".to_owned())
+        Ok(t) => {
+            count.temperature_c = Some(t);
+            None
         }
-        Err(why) => count.temperature_unknown = Some(why),
+        // Without NVIDIA's library there is nothing to ask: say so, not the loader's error.
+        Err(why) if why.starts_with("NVML could not be loaded") => Some("no NVML on this host".to_owned()),
+        Err(why) => Some(why),
     }
 }
 

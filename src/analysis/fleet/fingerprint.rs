@@ -62,7 +62,7 @@ pub(super) fn judge(members: &[&Member<'_>], model: Option<&Model>) -> Verdicts 
         let mut agreed: Vec<(String, u32)> = Vec::new();
         let prints = fingerprints(&devices, &name);
         let runs = prints.iter().map(|(_, p)| p.len()).sum();
-        let every = prints.iter().flat_map(|(_, p)| p).all(|p| Some(p) == prints[0].1.first());
+        let (alike, held) = (alike(&prints), prints.len());
         for (label, prints) in prints {
             match prints.iter().any(|p| *p != prints[0]) {
                 true => out.corrupt.push(Left {
@@ -76,13 +76,14 @@ pub(super) fn judge(members: &[&Member<'_>], model: Option<&Model>) -> Verdicts 
             }
         }
         let expected = model.and_then(|m| m.case(&name)).and_then(|e| e.fingerprint);
-        if let Some((_, first)) = agreed.first().filter(|(_, p)| every && expected.is_none_or(|k| k == *p)) {
+        if let Some(print) = alike.filter(|p| expected.is_none_or(|k| k == *p)) {
+            let reference = expected.is_some();
             out.same.push(SameBits {
                 case: name.clone(),
-                fingerprint: *first,
-                devices: agreed.len(),
+                fingerprint: print,
+                devices: held,
                 runs,
-                reference: expected.is_some(),
+                reference,
             });
         }
         match expected {
@@ -142,7 +143,13 @@ fn hex_list(prints: &[u32]) -> String {
 /// of every device gave; `None` where they differ (that screen's verdict names the odd GPU) or none
 /// gave one.
 pub(super) fn common(devices: &[Device<'_>], name: &str) -> Option<u32> {
-    let all: Vec<u32> = fingerprints(devices, name).into_iter().flat_map(|(_, p)| p).collect();
-    let first = *all.first()?;
-    all.iter().all(|p| *p == first).then_some(first)
+    alike(&fingerprints(devices, name))
+}
+
+/// The one fingerprint every run of every device in `prints` gave; `None` where they differ or
+/// none gave one.
+fn alike(prints: &[(String, Vec<u32>)]) -> Option<u32> {
+    let mut all = prints.iter().flat_map(|(_, p)| p);
+    let first = *all.next()?;
+    all.all(|p| *p == first).then_some(first)
 }

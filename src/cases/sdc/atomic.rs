@@ -10,7 +10,7 @@
 //! modulo 2^32 of the others cannot undo it. The device counters are each workgroup's own words,
 //! so the grid is one fixed problem (as many workgroups as [`GROUPS_PER_UNIT`] per compute unit).
 
-use super::{mix32, Flip, GROUP, GROUP_UNITS};
+use super::{mix32, not_understood, Flip, GROUP, GROUP_UNITS};
 use crate::caps::{Feature, Requirements};
 use crate::record::faults::{LOG_BYTES, RECORDS};
 use crate::registry::{CaseSpec, Glsl, Push, Resource, Unit, Value, Work};
@@ -120,9 +120,7 @@ pub(super) fn case(
     let case = if checked { case } else { case.note("checking compiled out (PERFTEST_SDC_CHECK=off)") };
     match inject {
         None => case,
-        Some(Err(why)) => {
-            case.note(format!("PERFTEST_INJECT_FAULT not understood ({why}): nothing injected"))
-        }
+        Some(Err(why)) => not_understood(case, why),
         Some(Ok(flip)) => {
             let target = if sm_id {
                 format!("unit {}", flip.unit)

@@ -7,7 +7,7 @@
 //! perturbation to their end: int32's map is a bijection; the floats' multiplier is a little
 //! above 1 in size and every value stays in one binade (`the_chains_stay_in_their_binade`).
 
-use super::{Injection, GROUP, GROUP_UNITS};
+use super::{not_understood, Injection, GROUP, GROUP_UNITS};
 use crate::caps::{Ceiling, Feature, Requirements};
 use crate::record::faults::{LOG_BYTES, RECORDS};
 use crate::registry::{CaseSpec, Glsl, Push, Resource, Unit, Value, Work};
@@ -232,9 +232,7 @@ pub(super) fn case(
     }
     match inject {
         None => case,
-        Some(Err(why)) => {
-            case.note(format!("PERFTEST_INJECT_FAULT not understood ({why}): nothing injected"))
-        }
+        Some(Err(why)) => not_understood(case, why),
         Some(Ok(injection)) => {
             let (unit, bit) = (injection.unit.to_string(), injection.bit.min(kind.bits() - 1));
             let (bit_text, threshold) = (bit.to_string(), format!("{}u", injection.threshold(steps)));

@@ -12,7 +12,7 @@
 
 use ash::vk;
 
-use super::{Flip, GROUP_UNITS};
+use super::{not_understood, Flip, GROUP_UNITS};
 use crate::caps::{Ceiling, CoopMatShape, Feature};
 use crate::cases::matrix::{self, a_value, b_value, component, encode, C};
 use crate::record::faults::{LOG_BYTES, RECORDS};
@@ -156,9 +156,7 @@ pub(super) fn case(
     let case = if checked { case } else { case.note("checking compiled out (PERFTEST_SDC_CHECK=off)") };
     Some(match inject {
         None => case,
-        Some(Err(why)) => {
-            case.note(format!("PERFTEST_INJECT_FAULT not understood ({why}): nothing injected"))
-        }
+        Some(Err(why)) => not_understood(case, why),
         Some(Ok(Flip { unit, bit })) => {
             let bit = (*bit).min(u32::try_from(8 * component(shape.c)?.2).ok()? - 1);
             let target = if sm_id {

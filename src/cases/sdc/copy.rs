@@ -7,7 +7,8 @@
 //! Word `w` holds `mix32(w ^ seed)`: its own address, mixed (a word copied to the wrong place
 //! shows). A word that differs is logged and written back, so that one flip is counted once.
 
-use super::{mix32, Stuck, GROUP};
+use super::memory::Layout;
+use super::{mix32, not_understood, Stuck, GROUP};
 use crate::format::format_bytes;
 use crate::record::faults::{LOG_BYTES, RECORDS};
 use crate::registry::{CaseSpec, Copies, FaultLog, Glsl, Push, Resource, Unit, Value, Work};
@@ -22,10 +23,6 @@ const SEED: u32 = 0xC0B1_E5ED;
 pub(super) const BYTES: u64 = 128 << 20;
 /// Copies before each check: there and back 16 times.
 pub(super) const COPIES: u32 = 32;
-/// Bytes of one uvec4, an invocation's load.
-const VEC_BYTES: u64 = 16;
-/// The most workgroups a grid may have: every device allows 65,535 along x.
-const MAX_GROUPS: u64 = 65_535;
 
 /// Word `w`'s pattern.
 fn pattern(word: u32) -> u32 {
@@ -43,11 +40,9 @@ fn reference(gid: u32, grid: u32, per: u32) -> Value {
 /// `checked` (`PERFTEST_SDC_CHECK=off`, to measure what checking costs) the shader does nothing
 /// but a verify run's write.
 pub(super) fn case(width: u32, inject: Option<&Result<Stuck, String>>, checked: bool) -> CaseSpec {
-    // uvec4s an invocation owns: a power of two, so that the grid fits MAX_GROUPS.
-    let per = BYTES.div_ceil(MAX_GROUPS * u64::from(width) * VEC_BYTES).next_power_of_two();
-    let groups = (BYTES / (u64::from(width) * VEC_BYTES * per)).max(1);
-    let bytes = groups * u64::from(width) * VEC_BYTES * per;
-    let (grid, per) = ((groups * u64::from(width)) as u32, per as u32);
+    // One buffer, laid out as the memory pass lays out each of its own.
+    let Layout { groups, per, buffer_bytes: bytes, .. } = Layout::of(BYTES, BYTES, width);
+    let grid = groups * width;
     let (records, per_text) = (RECORDS.to_string(), per.to_string());
     let fill = |bytes: &mut [u8]| {
         for (w, word) in bytes.chunks_exact_mut(4).enumerate() {
@@ -67,7 +62,7 @@ pub(super) fn case(width: u32, inject: Option<&Result<Stuck, String>>, checked: 
         .work([Work::new(f64::from(COPIES) * bytes as f64, Unit::Byte)])
         // A wrong word names no unit: the SM that checked it did not copy it.
         .note("a fault names the word, not a unit: the copies' path is no compute unit")
-        .scale_by_problem(groups as u32)
+        .scale_by_problem(groups)
         .reference(move |gid| reference(gid, grid, per));
     case.copies = Some(Copies { source: 0, through: 2, count: COPIES });
     case = match checked {
@@ -85,9 +80,7 @@ pub(super) fn case(width: u32, inject: Option<&Result<Stuck, String>>, checked: 
     let words = bytes / 4;
     match inject {
         None => case,
-        Some(Err(why)) => {
-            case.note(format!("PERFTEST_INJECT_FAULT not understood ({why}): nothing injected"))
-        }
+        Some(Err(why)) => not_understood(case, why),
         Some(Ok(stuck)) if stuck.word >= words => case.note(format!(
             "PERFTEST_INJECT_FAULT: word {} is past the copies' {words}: nothing injected",
             stuck.word
@@ -126,7 +119,7 @@ mod tests {
             assert_eq!(case.resources[0].kind.bytes(), BYTES, "{width}");
             case.validate().unwrap();
             let crate::registry::Scale::Problem { groups } = case.scale else { panic!() };
-            assert!(u64::from(groups) <= MAX_GROUPS);
+            assert!(u64::from(groups) <= super::super::memory::MAX_GROUPS);
         }
         let mut odd = case(256, None, true);
         odd.copies = Some(Copies { source: 0, through: 2, count: 3 });

@@ -8,7 +8,7 @@
 //! word's own address mixed. Each workgroup counts its passes in a buffer of its own, so the
 //! shader knows which the last one wrote; the first pass writes the pattern and checks nothing.
 
-use super::{mix32, Stuck, GROUP};
+use super::{mix32, not_understood, Stuck, GROUP};
 use crate::caps::{Feature, Requirements};
 use crate::format::{format_bytes, size_text};
 use crate::record::faults::{LOG_BYTES, RECORDS};
@@ -21,7 +21,7 @@ const SEED: u32 = 0x5EED_C0DE;
 /// Bytes of one uvec4, an invocation's load and store.
 const VEC_BYTES: u64 = 16;
 /// The most workgroups a grid may have: every device allows 65,535 along x.
-const MAX_GROUPS: u64 = 65_535;
+pub(super) const MAX_GROUPS: u64 = 65_535;
 
 /// Each buffer's most bytes: `maxMemoryAllocationSize` where smaller, and 4 GiB (a buffer's word
 /// index, 4 x its uvec4s, fits 32 bits).
@@ -61,17 +61,17 @@ const FREE_LEFT: u64 = 2 << 30;
 
 /// The pass's layout: buffers of whole workgroups, each invocation `per` uvec4s of each buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Layout {
-    buffers: u32,
-    groups: u32,
-    per: u32,
+pub(super) struct Layout {
+    pub(super) buffers: u32,
+    pub(super) groups: u32,
+    pub(super) per: u32,
     /// One buffer's bytes.
-    buffer_bytes: u64,
+    pub(super) buffer_bytes: u64,
 }
 
 impl Layout {
     /// At most `wanted` bytes in buffers of at most `largest` bytes, in workgroups of `width`.
-    fn of(wanted: u64, largest: u64, width: u32) -> Layout {
+    pub(super) fn of(wanted: u64, largest: u64, width: u32) -> Layout {
         let buffers = wanted.div_ceil(largest).max(1);
         let each = wanted / buffers;
         // uvec4s an invocation owns of each buffer: a power of two, so that the grid fits MAX_GROUPS.
@@ -187,9 +187,7 @@ pub(super) fn case(
     let words = covered / 4;
     match inject {
         None => case,
-        Some(Err(why)) => {
-            case.note(format!("PERFTEST_INJECT_FAULT not understood ({why}): nothing injected"))
-        }
+        Some(Err(why)) => not_understood(case, why),
         Some(Ok(stuck)) if stuck.word >= words => case.note(format!(
             "PERFTEST_INJECT_FAULT: word {} is past the pass's {words}: nothing injected",
             stuck.word

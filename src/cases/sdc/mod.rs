@@ -42,6 +42,11 @@ fn mix32(mut v: u32) -> u32 {
     v ^ (v >> 16)
 }
 
+/// `case` with the note that its `PERFTEST_INJECT_FAULT` text was not understood, and why.
+fn not_understood(case: CaseSpec, why: &str) -> CaseSpec {
+    case.note(format!("PERFTEST_INJECT_FAULT not understood ({why}): nothing injected"))
+}
+
 /// The `key=value` parts of a `PERFTEST_INJECT_FAULT` text, trimmed, or the part that is not one.
 fn key_values(text: &str) -> impl Iterator<Item = Result<(&str, &str), String>> {
     text.split(',').map(|part| {

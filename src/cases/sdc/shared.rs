@@ -6,7 +6,7 @@
 //! rounds; the pattern is the word's index mixed, so a write that lands on another word shows. A
 //! word is read back by the invocation half a workgroup away (another subgroup), after a barrier.
 
-use super::{mix32, Stuck, GROUP, GROUP_UNITS};
+use super::{mix32, not_understood, Stuck, GROUP, GROUP_UNITS};
 use crate::caps::{Feature, Requirements};
 use crate::record::faults::{LOG_BYTES, RECORDS};
 use crate::registry::{CaseSpec, Glsl, Push, Resource, Unit, Value, Work};
@@ -61,9 +61,7 @@ pub(super) fn case(width: u32, sm_id: bool, inject: Option<&Result<Stuck, String
         .reference(move |gid| reference(gid, width));
     match inject {
         None => case,
-        Some(Err(why)) => {
-            case.note(format!("PERFTEST_INJECT_FAULT not understood ({why}): nothing injected"))
-        }
+        Some(Err(why)) => not_understood(case, why),
         Some(Ok(stuck)) => {
             let (word, bit) = (format!("{}u", stuck.word), format!("{}u", stuck.bit));
             let unit = stuck.unit.unwrap_or(0);
