@@ -333,6 +333,20 @@ pub enum Error {
         devices: Vec<String>,
     },
 
+    /// `history` found GPUs whose rate changed for the slower and stayed so (confirmed).
+    #[error(
+        "{} got slower and stayed slower (a change confirmed by the runs after it): {}; measure them with \
+         perftest health, and drain those it fails",
+        crate::format::count(*.count, "GPU"),
+        devices.join("; ")
+    )]
+    SlowerOverTime {
+        /// How many.
+        count: usize,
+        /// Each, with its largest change (`NVIDIA H100 GPU-... (Copy 64 MiB -2.1% from 2026-11-07)`).
+        devices: Vec<String>,
+    },
+
     /// An environment variable or option a command needs is missing or unusable.
     #[error("{setting} {problem}")]
     Setting {

@@ -119,9 +119,32 @@ fn history_finds_a_step_at_a_driver_update_confirms_it_and_draws_it() {
         std::fs::write(folder.join("node07-gpu1.json"), run.to_string()).unwrap();
     }
     let page = dir.join("page");
-    let out = perftest(&["history", dir.to_str().unwrap(), "--report", page.to_str().unwrap()], &[]);
+    let metrics = dir.join("history.prom");
+    let args = ["history", dir.to_str().unwrap(), "--report", page.to_str().unwrap()];
+    let out = perftest(&[&args[..], &["--metrics", metrics.to_str().unwrap()]].concat(), &[]);
     let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    // A GPU that got slower and stayed so: exit 22, named with its largest change, after every
+    // output was written.
+    assert_eq!(out.status.code(), Some(22), "{stdout}{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("1 GPU got slower and stayed slower (a change confirmed by the runs after it): \
+             NVIDIA H200 GPU-219f4fd4-6242-0000-0000-000000000000 (Instr fp32 sin throughput -3.0% from 2026-11-07)"),
+        "{}",
+        text(&out.stderr)
+    );
+    let prom = std::fs::read_to_string(&metrics).unwrap();
+    let gpu = "UUID=\"GPU-219f4fd4-6242-0000-0000-000000000000\",model_name=\"NVIDIA H200\"";
+    for line in [
+        "perftest_history_verdict{state=\"slower\"} 1".to_owned(),
+        format!("perftest_history_changes{{{gpu},direction=\"slower\",state=\"confirmed\"}} 1"),
+        format!("perftest_history_runs{{{gpu}}} 12"),
+        format!("perftest_history_last_run_timestamp_seconds{{{gpu}}} 1794452400"),
+    ] {
+        assert!(prom.lines().any(|l| l == line), "{line} in\n{prom}");
+    }
+    let slower = prom.lines().find(|l| l.starts_with("perftest_history_slower_ratio{")).unwrap();
+    let ratio: f64 = slower.rsplit(' ').next().unwrap().parse().unwrap();
+    assert!((ratio + 0.03).abs() < 0.002, "{slower}");
     assert!(stdout.starts_with("history: 1 device, 12 runs; 1 change confirmed"), "{stdout}");
     assert!(stdout.contains("driver: NVIDIA 580.159.04 -> NVIDIA 590.10 at run 7 (2026-11-07)"), "{stdout}");
     assert!(stdout.contains("Instr fp32 sin throughput: -3.0% from run 7 (2026-11-07)"), "{stdout}");
@@ -132,5 +155,40 @@ fn history_finds_a_step_at_a_driver_update_confirms_it_and_draws_it() {
     let out = perftest(&["history", dir.to_str().unwrap(), "--format", "json"], &[]);
     let devices: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(devices[0]["changes"][0]["confirmed"], true);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn history_names_a_slow_drift_and_draws_it_for_a_gpu_without_a_step() {
+    let dir = temp_dir("history-drift");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let base = std::fs::read_to_string(root.join("results/instructions/h200-instr-vulkan.json")).unwrap();
+    // 30 runs; fp32 sin slides 1.5% over them, a little at a time: no step of 1% anywhere.
+    for day in 0..30u64 {
+        let mut run: serde_json::Value = serde_json::from_str(&base).unwrap();
+        run["date"] = format!("2026-10-{:02}T03:00:00Z", day + 1).into();
+        run["device"]["uuid"] = "219f4fd4-6242-0000-0000-000000000001".into();
+        for (i, case) in run["cases"].as_array_mut().unwrap().iter_mut().enumerate() {
+            let jitter = 1.0 + ((day * 7919 + i as u64 * 104_729) % 41) as f64 / 40.0 * 0.004 - 0.002;
+            let slide = match case["name"] == "Instr fp32 sin throughput" {
+                true => 1.0 - 0.015 * day as f64 / 29.0,
+                false => 1.0,
+            };
+            if let Some(rate) = case["rate"]["value"].as_f64() {
+                case["rate"]["value"] = (rate * jitter * slide).into();
+            }
+        }
+        std::fs::write(dir.join(format!("day{day}.json")), run.to_string()).unwrap();
+    }
+    let page = dir.join("page");
+    let out = perftest(&["history", dir.to_str().unwrap(), "--report", page.to_str().unwrap()], &[]);
+    let stdout = text(&out.stdout);
+    // A drift asks for a look, not for a drain: exit 0, and said.
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    let flat = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("no change point; the largest drift"), "{stdout}");
+    assert!(flat.contains("Instr fp32 sin throughput -1.5% (1 case in all: read the chart)"), "{stdout}");
+    let chart = std::fs::read_to_string(page.join("charts/device1.svg")).unwrap();
+    assert!(chart.contains("Instr fp32 sin throughput"), "the chart draws it");
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -12,6 +12,7 @@ use crate::record::stats::median;
 use crate::results::model::Run;
 
 pub mod changes;
+pub mod trend;
 
 /// The fewest runs of a case to look for a change in (the t-test needs two on each side).
 pub const MIN_RUNS: usize = 5;
@@ -89,6 +90,20 @@ pub struct Series {
     pub points: Vec<(usize, f64)>,
 }
 
+/// How far a case slid over a device's runs where no change point was found in it, and the
+/// slide is a trend beyond chance (Mann-Kendall, [`trend`]): a drift, which a step test does
+/// not name.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Drift {
+    /// The case.
+    pub case: String,
+    /// Its Theil-Sen slope from the first run to the last, as a fraction of its median rate.
+    pub change: f64,
+}
+
+/// The most drifts a device keeps (the largest), and draws where it has no change.
+pub const DRIFTS: usize = 7;
+
 /// One device's history under one set of settings.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Device {
@@ -110,7 +125,10 @@ pub struct Device {
     pub short: usize,
     /// Every change found, the largest first.
     pub changes: Vec<Change>,
-    /// The series of the cases that changed, for the chart.
+    /// The cases that drifted most without a change point, the largest first (at most
+    /// [`DRIFTS`]).
+    pub drifts: Vec<Drift>,
+    /// The series of the cases that changed, and of the drifts, for the chart.
     pub series: Vec<Series>,
     /// Every run's wrong bits, in run order: a later clean run does not clear them.
     pub wrong_bits: Vec<WrongBits>,
@@ -265,6 +283,7 @@ fn device(all: &Runs, uuid: Option<String>, key: GroupKey, mut runs: Vec<&Kept>)
     let (mut tested, mut short) = (0, 0);
     let mut found = Vec::new();
     let mut series = Vec::new();
+    let mut drifts: Vec<(Drift, Series)> = Vec::new();
     for (case, points) in points(&runs) {
         let name = &all.cases.all[case as usize];
         let Some(&(_, unit, _)) = points.first() else { continue };
@@ -300,9 +319,15 @@ fn device(all: &Runs, uuid: Option<String>, key: GroupKey, mut runs: Vec<&Kept>)
         }
         if changed {
             series.push(Series { case: name.clone(), unit, points });
+        } else if let Some(change) = drift(&points) {
+            drifts.push((Drift { case: name.clone(), change }, Series { case: name.clone(), unit, points }));
+            drifts.sort_by(|a, b| b.0.change.abs().total_cmp(&a.0.change.abs()));
+            drifts.truncate(DRIFTS);
         }
     }
     found.sort_by(|a, b| b.change.abs().total_cmp(&a.change.abs()));
+    let (drifts, drift_series): (Vec<Drift>, Vec<Series>) = drifts.into_iter().unzip();
+    series.extend(drift_series);
     let wrong_bits: Vec<WrongBits> = runs
         .iter()
         .enumerate()
@@ -329,10 +354,60 @@ fn device(all: &Runs, uuid: Option<String>, key: GroupKey, mut runs: Vec<&Kept>)
         tested,
         short,
         changes: found,
+        drifts,
         series,
         wrong_bits,
         clean_since,
     }
+}
+
+/// The drift of `points` (run, rate) over the runs, from first to last, as a fraction of the
+/// median rate, where Mann-Kendall's test finds the trend at the step test's p ([`options`]) and
+/// it is [`MIN_CHANGE`] or more; `None` otherwise.
+fn drift(points: &[(usize, f64)]) -> Option<f64> {
+    let points: Vec<(f64, f64)> = points.iter().map(|&(i, r)| (i as f64, r)).collect();
+    let trend = trend::trend(&points)?;
+    (trend.p <= options().max_p && trend.change.abs() >= MIN_CHANGE).then_some(trend.change)
+}
+
+/// How a history ends: wrong bits in any device's runs (exit 21), else a change to slower
+/// confirmed by [`CONFIRM_RUNS`] runs (exit 22), each device named with its largest; else
+/// success (a faster change, one to confirm, or a drift is said, and asks for no action).
+pub fn ending(devices: &[Device]) -> crate::error::Result<()> {
+    use crate::error::Error;
+    let corrupt: Vec<String> = devices
+        .iter()
+        .filter(|d| !d.wrong_bits.is_empty())
+        .map(|d| {
+            let runs: std::collections::BTreeSet<usize> = d.wrong_bits.iter().map(|w| w.run).collect();
+            format!("{} (wrong bits in {})", d.name(), crate::format::count(runs.len(), "run"))
+        })
+        .collect();
+    if !corrupt.is_empty() {
+        return Err(Error::Corrupt { count: corrupt.len(), devices: corrupt });
+    }
+    let slower: Vec<String> = devices
+        .iter()
+        .filter_map(|d| {
+            let worst = d.changes.iter().find(|c| c.confirmed && c.change < 0.0)?;
+            Some(format!(
+                "{} ({} {:+.1}% from {})",
+                d.name(),
+                worst.case,
+                worst.change * 100.0,
+                day(&d.dates[worst.run])
+            ))
+        })
+        .collect();
+    match slower.is_empty() {
+        true => Ok(()),
+        false => Err(Error::SlowerOverTime { count: slower.len(), devices: slower }),
+    }
+}
+
+/// The day of an RFC 3339 date (`2026-11-27`).
+pub fn day(date: &str) -> &str {
+    date.get(..10).unwrap_or(date)
 }
 
 /// Each case's timed rates over `runs` in order, the cases in first-seen order: (run index,

@@ -11,7 +11,8 @@ use crate::results::files::Depth;
 ///
 /// Per device (its UUID) and settings, each case's rates in date order, their change points by
 /// e-divisive means (as Apache Otava finds them), each confirmed by three runs after it, and
-/// the driver changes beside them (docs/fleet.md).
+/// the driver changes beside them (docs/fleet.md). Exits 22 where a GPU got slower and stayed so
+/// (confirmed), 21 where a run computed wrong bits.
 #[derive(Debug, clap::Args)]
 #[command(display_order = 7)]
 pub struct Args {
@@ -24,10 +25,14 @@ pub struct Args {
     /// Write to FILE (atomically) instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Also write a page with a chart per device that changed into DIR (index.html,
-    /// report.md, charts/).
+    /// Also write a page with a chart per device (its changes, else the cases that drifted
+    /// most) into DIR (index.html, report.md, charts/).
     #[arg(long, value_name = "DIR")]
     pub report: Option<PathBuf>,
+    /// Also write each GPU's changes, drift, wrong bits and the history's verdict to FILE in
+    /// Prometheus's text format (node_exporter's textfile collector; labels as dcgm-exporter's).
+    #[arg(long, value_name = "FILE")]
+    pub metrics: Option<PathBuf>,
 }
 
 /// Runs `perftest history` as `args` say.
@@ -35,7 +40,7 @@ pub fn run(args: &Args) -> Result<()> {
     let say = crate::session::progress::say;
     let (files, skipped) = super::inputs::gather(&args.inputs, Depth::Any)?;
     let page = args.report.as_ref().map(|dir| [dir.join("index.html"), dir.join("report.md")]);
-    let mut outputs = vec![("--output", args.output.as_deref())];
+    let mut outputs = vec![("--output", args.output.as_deref()), ("--metrics", args.metrics.as_deref())];
     outputs.extend(page.iter().flatten().map(|p| ("--report", Some(p.as_path()))));
     emit::guard(&outputs, &super::inputs::named(&files))?;
     for skipped in &skipped {
@@ -70,6 +75,8 @@ pub fn run(args: &Args) -> Result<()> {
     }
     read?;
     let devices = crate::analysis::history::history(&kept);
+    // The verdict is decided first; a failed write is said after it and changes no verdict.
+    let verdict = crate::analysis::history::ending(&devices);
     let document = emit::document(
         args.format,
         || crate::report::sections::history::to_text(&devices),
@@ -77,9 +84,14 @@ pub fn run(args: &Args) -> Result<()> {
         &devices,
         "the history",
     )?;
+    let mut writes: Vec<Error> = emit::write(args.output.as_deref(), &document).err().into_iter().collect();
     if let Some(dir) = &args.report {
         let blocks = crate::report::sections::history::blocks(&devices, true);
-        crate::report::page::write_blocks(dir, "perftest history", &blocks)?;
+        writes.extend(crate::report::page::write_blocks(dir, "perftest history", &blocks).err());
     }
-    emit::write(args.output.as_deref(), &document)
+    if let Some(path) = &args.metrics {
+        let metrics = crate::report::prometheus::history(&devices);
+        writes.extend(crate::report::write_atomic(path, &metrics).err());
+    }
+    emit::decided(verdict, writes)
 }

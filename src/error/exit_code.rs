@@ -54,13 +54,15 @@ pub enum ExitCode {
     Faulty = 20,
     /// A self-checking case found results that differ from their known bits (silent data corruption).
     Corrupt = 21,
+    /// `history` found a GPU whose rate changed for the slower and stayed so (confirmed).
+    SlowerOverTime = 22,
     /// Ctrl-C stopped the run after the case in progress (the finished cases were written).
     Interrupted = 130,
 }
 
 impl ExitCode {
     /// Every code, in numeric order.
-    pub const ALL: [ExitCode; 23] = [
+    pub const ALL: [ExitCode; 24] = [
         ExitCode::Success,
         ExitCode::Failure,
         ExitCode::Usage,
@@ -83,6 +85,7 @@ impl ExitCode {
         ExitCode::Unconfirmed,
         ExitCode::Faulty,
         ExitCode::Corrupt,
+        ExitCode::SlowerOverTime,
         ExitCode::Interrupted,
     ];
 
@@ -147,7 +150,10 @@ impl ExitCode {
                 "fleet (or health) found a GPU on which a case lost the device, crashed or hung its worker, or (health) whose perftest ended so before it measured: the GPU or its driver, not noise; named with its cases; drain it"
             }
             ExitCode::Corrupt => {
-                "a self-checking case (the sdc family) computed results that differ from their known bits during timed work, or fleet (or health) found a GPU whose run did: silent data corruption, named with the compute unit and the bits; drain the GPU and run the sdc family on it again to confirm (docs/corruption.md)"
+                "a self-checking case (the sdc family) computed results that differ from their known bits during timed work, or fleet, health or history found a GPU whose run did: silent data corruption, named with the compute unit and the bits; drain the GPU and run the sdc family on it again to confirm (docs/corruption.md)"
+            }
+            ExitCode::SlowerOverTime => {
+                "history found a GPU whose rate changed for the slower at a change point confirmed by the runs after it (3 or more; 1% or more, beyond the runs' noise): named with its largest change; measure it with perftest health and drain it if it fails (a faster change, one still to confirm, or a drift exits 0)"
             }
             ExitCode::Interrupted => {
                 "Ctrl-C or SIGTERM stopped the run after the case in progress (a second one stops that case too), the finished cases were written; or stopped health or fleet --confirm and the perftest it ran, before a verdict (nothing drained)"
@@ -180,7 +186,8 @@ pub fn of_command(name: &str) -> Option<&'static [ExitCode]> {
         "compare" => &[Success, Failure, Usage, BadResults, Slower],
         "check" => &[Success, Failure, Usage, BadResults, Unexpected],
         "fleet" | "health" => &VERDICT,
-        "history" | "show" | "report" | "plot" => &READ,
+        "history" => &[Success, Failure, Usage, BadResults, Corrupt, SlowerOverTime],
+        "show" | "report" | "plot" => &READ,
         _ => return None,
     })
 }
@@ -278,6 +285,7 @@ impl super::Error {
             Error::Remote { code, .. } | Error::Cases { code, .. } | Error::Plugin { code, .. } => *code,
             Error::Slower { .. } => ExitCode::Slower,
             Error::SlowerThanFleet { .. } => ExitCode::SlowerThanFleet,
+            Error::SlowerOverTime { .. } => ExitCode::SlowerOverTime,
             Error::Interference { .. } => ExitCode::Interference,
             Error::Unjudged { .. } => ExitCode::Unjudged,
             Error::Unconfirmed { .. } => ExitCode::Unconfirmed,

@@ -262,6 +262,84 @@ pub fn render(fleet: &Fleet, members: &[Member<'_>]) -> String {
         + "# EOF\n"
 }
 
+/// The labels of a device of a history: its UUID (as NVML writes it) where known, and its model.
+fn history_labels(device: &crate::analysis::history::Device) -> String {
+    let uuid = device.uuid.as_ref().map(|u| format!("UUID=\"{}\",", escape(u)));
+    format!("{}model_name=\"{}\"", uuid.unwrap_or_default(), escape(&device.model))
+}
+
+/// The metrics of a history (`perftest history --metrics`): per GPU its runs, its changes by
+/// direction and state, its largest confirmed slowdown and its slowest drift, its runs with wrong
+/// bits and its latest run's time; the history's ending as one series per state (its exit code).
+pub fn history(devices: &[crate::analysis::history::Device]) -> String {
+    let mut runs = Metric::new("perftest_history_runs", Merge::Sum, "Runs of the GPU the history read.");
+    let mut changes = Metric::new(
+        "perftest_history_changes",
+        Merge::Sum,
+        "Change points in the GPU's case rates (1% or more, p <= 0.001), by direction (slower, faster) and \
+         state (confirmed: 3 runs or more at the new level; to_confirm).",
+    );
+    let mut slower = Metric::new(
+        "perftest_history_slower_ratio",
+        Merge::Lowest,
+        "The GPU's largest confirmed change for the slower, as a fraction (-0.03: 3% slower); 0 where none.",
+    );
+    let mut drift = Metric::new(
+        "perftest_history_drift_ratio",
+        Merge::Lowest,
+        "Of the GPU's cases without a change point, the most negative drift (the median of the last third of \
+         its runs against the first third's, as a fraction); 0 where none drifted slower.",
+    );
+    let mut wrong = Metric::new(
+        "perftest_history_wrong_bits_runs",
+        Merge::Sum,
+        "Runs of the GPU whose self-checking cases (sdc family) computed wrong bits: silent data corruption.",
+    );
+    let mut when = Metric::new(
+        "perftest_history_last_run_timestamp_seconds",
+        Merge::Highest,
+        "When the GPU's latest run in the history started.",
+    );
+    for device in devices {
+        let gpu = history_labels(device);
+        runs.set(gpu.clone(), device.dates.len() as f64);
+        for direction in ["slower", "faster"] {
+            for (state, confirmed) in [("confirmed", true), ("to_confirm", false)] {
+                let n = device
+                    .changes
+                    .iter()
+                    .filter(|c| c.confirmed == confirmed && (c.change < 0.0) == (direction == "slower"))
+                    .count();
+                changes.set(format!("{gpu},direction=\"{direction}\",state=\"{state}\""), n as f64);
+            }
+        }
+        let confirmed = device.changes.iter().filter(|c| c.confirmed).map(|c| c.change);
+        slower.set(gpu.clone(), confirmed.fold(0.0, f64::min));
+        drift.set(gpu.clone(), device.drifts.iter().map(|d| d.change).fold(0.0, f64::min));
+        let bad: std::collections::BTreeSet<usize> = device.wrong_bits.iter().map(|w| w.run).collect();
+        wrong.set(gpu.clone(), bad.len() as f64);
+        if let Some(time) = device.dates.last().and_then(|d| humantime::parse_rfc3339_weak(d).ok()) {
+            let seconds = time.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+            when.set(gpu, seconds as f64);
+        }
+    }
+    let mut verdict = Metric::new(
+        "perftest_history_verdict",
+        Merge::Lowest,
+        "The history's ending: 1 on its state, 0 on the others (history's exit codes: 0, 22 slower, 21 corrupt).",
+    );
+    let state = match crate::analysis::history::ending(devices) {
+        Ok(()) => "healthy",
+        Err(crate::error::Error::Corrupt { .. }) => "corrupt",
+        Err(_) => "slower",
+    };
+    for each in ["healthy", "slower", "corrupt"] {
+        verdict.samples.push((format!("state=\"{each}\""), if each == state { 1.0 } else { 0.0 }));
+    }
+    [verdict, runs, changes, slower, drift, wrong, when].iter().map(Metric::text).collect::<String>()
+        + "# EOF\n"
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -415,4 +415,4 @@ fn ln_gamma(x: f64) -> f64 {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -1,6 +1,7 @@
 //! A device's history as a chart: x its runs in date order, y each changed case's rate against
 //! its level before its first change (percent), a line per case; a dot where a change starts
-//! (filled: confirmed), a dashed vertical line where the driver changed.
+//! (filled: confirmed), a dashed vertical line where the driver changed. A device without a
+//! change shows the cases that drifted most, against the median of their first third of runs.
 
 use plotters::prelude::*;
 
@@ -13,26 +14,38 @@ use crate::format::printable;
 pub const MOST_LINES: usize = 7;
 const HEIGHT: u32 = 420;
 
-/// The chart of `device`'s changed cases, or `None` where none changed.
+/// The chart of `device`'s changed cases (else its drifts), or `None` where it has neither.
 pub fn svg(device: &Device) -> Option<Result<String, String>> {
     (!device.series.is_empty()).then(|| render(device))
 }
 
-/// Each drawn case with its points in percent against its level before its first change.
+/// Each drawn case with its points in percent against its level before its first change; of a
+/// device without a change, each drift against the median of its first third of runs.
 fn lines(device: &Device) -> Vec<(&str, Vec<(f64, f64)>)> {
     let mut drawn: Vec<&str> = Vec::new();
-    for change in &device.changes {
-        if !drawn.contains(&change.case.as_str()) && drawn.len() < MOST_LINES {
-            drawn.push(&change.case);
+    let cases = device.changes.iter().map(|c| c.case.as_str());
+    let cases: Vec<&str> = match device.changes.is_empty() {
+        true => device.drifts.iter().map(|d| d.case.as_str()).collect(),
+        false => cases.collect(),
+    };
+    for case in cases {
+        if !drawn.contains(&case) && drawn.len() < MOST_LINES {
+            drawn.push(case);
         }
     }
     drawn
         .into_iter()
         .filter_map(|case| {
             let series = device.series.iter().find(|s| s.case == case)?;
-            let first = device.changes.iter().filter(|c| c.case == case).map(|c| c.run).min()?;
-            let before: Vec<f64> =
-                series.points.iter().filter(|(i, _)| *i < first).map(|(_, r)| *r).collect();
+            let before: Vec<f64> = match device.changes.iter().filter(|c| c.case == case).map(|c| c.run).min()
+            {
+                Some(first) => series.points.iter().filter(|(i, _)| *i < first).map(|(_, r)| *r).collect(),
+                None => {
+                    let third = (series.points.len() / 3).max(1);
+                    let median = crate::record::stats::median(series.points[..third].iter().map(|(_, r)| *r));
+                    median.into_iter().collect()
+                }
+            };
             let level = before.iter().sum::<f64>() / before.len().max(1) as f64;
             (level > 0.0).then(|| {
                 let points =
@@ -56,7 +69,10 @@ fn render(device: &Device) -> Result<String, String> {
         // Room above the data for the legend.
         let (bottom, top) = (low - pad, high + 3.0 * pad);
         let runs = device.dates.len().max(2) as f64;
-        let title = format!("perftest history: {}", device.name());
+        let title = match device.changes.is_empty() {
+            true => format!("perftest history: {}: no change; the cases that drifted most", device.name()),
+            false => format!("perftest history: {}", device.name()),
+        };
         let mut chart = ChartBuilder::on(&root)
             .caption(printable(&title), font(16))
             .margin(10)
@@ -67,7 +83,10 @@ fn render(device: &Device) -> Result<String, String> {
         chart
             .configure_mesh()
             .x_desc("run, in date order")
-            .y_desc("% against the level before its first change")
+            .y_desc(match device.changes.is_empty() {
+                true => "% against the median of its first third of runs",
+                false => "% against the level before its first change",
+            })
             .x_label_formatter(&|x| format!("{}", x.round() as i64 + 1))
             .y_label_formatter(&|y| format!("{y:+.1}%"))
             .label_style(font(11))
@@ -142,6 +161,7 @@ mod tests {
             drivers: vec![DriverChange { run: 4, from: "NVIDIA 580".into(), to: "NVIDIA 590".into() }],
             tested: 1,
             short: 0,
+            drifts: Vec::new(),
             changes: vec![Change {
                 case: "Load R32f".into(),
                 unit: "loads/s".into(),
@@ -165,8 +185,15 @@ mod tests {
             chart.contains("<title>Load R32f: -2.0% from run 5 (2026-11-05T00:00:00Z)"),
             "a hover per change"
         );
+        // No change: the drifts are drawn, against their first third of runs.
         let mut quiet = device;
+        quiet.changes.clear();
+        quiet.drifts = vec![crate::analysis::history::Drift { case: "Load R32f".into(), change: -0.02 }];
+        let chart = svg(&quiet).unwrap().unwrap();
+        assert!(chart.contains("no change; the cases that drifted most"), "the title says what is drawn");
+        assert!(chart.contains("Load R32f") && chart.contains("first third of runs"));
         quiet.series.clear();
+        quiet.drifts.clear();
         assert!(svg(&quiet).is_none());
     }
 }

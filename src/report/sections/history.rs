@@ -3,13 +3,8 @@
 //! or a page (its JSON is the analysis's own serialization).
 
 use super::super::doc::{self, Block};
-use crate::analysis::history::{self, Change, Device, WrongBits, CONFIRM_RUNS, MIN_CHANGE, MIN_RUNS};
+use crate::analysis::history::{self, day, Change, Device, WrongBits, CONFIRM_RUNS, MIN_CHANGE, MIN_RUNS};
 use crate::format::{count, si};
-
-/// The day of an RFC 3339 date (`2026-11-27`).
-fn day(date: &str) -> &str {
-    date.get(..10).unwrap_or(date)
-}
 
 /// A change in a line: `Load R32f: -2.1% from run 7 (2026-11-07), 1.00 -> 0.98 Tloads/s, p 3e-6,
 /// 6 runs after: confirmed; with driver NVIDIA 590.1`.
@@ -109,7 +104,17 @@ fn device_section(n: usize, device: &Device, charts: bool) -> Block {
         blocks.push(wrong_bits_section(device));
     }
     match device.changes.is_empty() {
-        true => blocks.push(Block::Para("no change".into())),
+        true => blocks.push(Block::Para(match device.drifts.first() {
+            Some(d) => format!(
+                "no change point; the largest drift (a trend, Mann-Kendall p <= {}, from the first run to the last): \
+                 {} {:+.1}% ({} in all: read the chart)",
+                history::options().max_p,
+                d.case,
+                d.change * 100.0,
+                count(device.drifts.len(), "case")
+            ),
+            None => "no change".into(),
+        })),
         false => {
             let lines = device.changes.iter().map(|c| (change_line(device, c), Vec::new())).collect();
             blocks.push(Block::Section {
@@ -123,7 +128,7 @@ fn device_section(n: usize, device: &Device, charts: bool) -> Block {
         match crate::report::plot::history::svg(device) {
             Some(Ok(svg)) => blocks.push(Block::Chart { file: format!("device{}.svg", n + 1), svg }),
             Some(Err(why)) => blocks.push(Block::Para(format!("chart: not drawn ({why})"))),
-            None => {}
+            None => blocks.push(Block::Para("chart: none (no change and no drift to draw)".into())),
         }
     }
     Block::Section {
@@ -203,6 +208,7 @@ mod tests {
             tested: 0,
             short: 4,
             changes: Vec::new(),
+            drifts: Vec::new(),
             series: Vec::new(),
             wrong_bits: vec![WrongBits {
                 run: 0,

@@ -3,10 +3,10 @@
 use super::*;
 
 /// xorshift64* pseudo-random generator with a Box–Muller normal deviate.
-struct Rng(u64);
+pub(crate) struct Rng(u64);
 
 impl Rng {
-    fn new(seed: u64) -> Self {
+    pub(crate) fn new(seed: u64) -> Self {
         // Avoid the all-zero state and decorrelate small seeds.
         Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
     }
@@ -33,7 +33,7 @@ impl Rng {
 
 /// A rate of 1000 units/s with multiplicative Gaussian noise of coefficient of variation `cv`,
 /// its level at run i given by `level(i)`.
-fn rates(rng: &mut Rng, len: usize, cv: f64, level: impl Fn(usize) -> f64) -> Vec<f64> {
+pub(crate) fn rates(rng: &mut Rng, len: usize, cv: f64, level: impl Fn(usize) -> f64) -> Vec<f64> {
     (0..len).map(|i| 1000.0 * level(i) * (1.0 + cv * rng.normal())).collect()
 }
 
