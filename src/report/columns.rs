@@ -351,7 +351,8 @@ fn one_line(text: &str) -> String {
 }
 
 /// `text` with each line longer than [`WIDTH`] wrapped at a space, its continuation indented to
-/// where its value starts (after `label:` and its spaces, as in the header), or by four.
+/// where its text starts (after a numbered item's `1. `, or after `label:` and its spaces, as in
+/// the header), or by four.
 pub fn fit(text: &str) -> String {
     let lines: Vec<String> = text
         .split('\n')
@@ -367,7 +368,10 @@ pub fn fit(text: &str) -> String {
                 let after = &body[colon + 1..];
                 indent + body[..colon + 1].chars().count() + after.len() - after.trim_start().len()
             });
-            let hang = value.filter(|&v| v <= 16).unwrap_or(indent + 4);
+            // A numbered item (`12. ...`) continues under its text.
+            let digits = body.chars().take_while(char::is_ascii_digit).count();
+            let item = (digits > 0 && body[digits..].starts_with(". ")).then_some(indent + digits + 2);
+            let hang = item.or(value.filter(|&v| v <= 16)).unwrap_or(indent + 4);
             wrap(body, &line[..indent], &" ".repeat(hang))
         })
         .collect();
@@ -375,13 +379,24 @@ pub fn fit(text: &str) -> String {
 }
 
 /// `text` wrapped to [`WIDTH`] with these indents, between words only (never at a hyphen of
-/// `16-bit` or `libnvidia-ml.so.1`).
+/// `16-bit` or `libnvidia-ml.so.1`), and never between a number and the word after it (`1 MiB`,
+/// `1980 MHz`).
 fn wrap(text: &str, first: &str, rest: &str) -> String {
+    const JOINED: char = '\u{a0}';
+    let mut glued = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut previous = ' ';
+    while let Some(c) = chars.next() {
+        let next = chars.peek().copied().unwrap_or(' ');
+        glued.push(if c == ' ' && previous.is_ascii_digit() && next.is_alphabetic() { JOINED } else { c });
+        previous = c;
+    }
     let options = textwrap::Options::new(WIDTH)
         .initial_indent(first)
         .subsequent_indent(rest)
+        .word_separator(textwrap::WordSeparator::AsciiSpace)
         .word_splitter(textwrap::WordSplitter::NoHyphenation);
-    textwrap::wrap(text, options).join("\n")
+    textwrap::wrap(&glued, options).join("\n").replace(JOINED, " ")
 }
 
 /// A run's case lines in order, each after its family's heading where the family changes: the

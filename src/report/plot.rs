@@ -20,13 +20,13 @@ mod lines;
 pub mod style;
 pub mod units;
 
-use self::lines::{lines, marker_name};
+use self::lines::lines;
 use self::style::{colour, Hovers};
 use super::text::rate_text;
 use crate::analysis::matching::{match_runs, Matched};
 use crate::error::{Error, Result};
 use crate::format::{printable, ratio_text, si};
-use crate::results::model::{Amount, Run};
+use crate::results::model::Run;
 use std::collections::HashMap;
 
 use super::metric::value;
@@ -35,14 +35,12 @@ pub use super::metric::Metric;
 const WIDTH: u32 = 1200;
 const NAME_WIDTH: i32 = 360;
 const BAR_SPACE: i32 = 640;
-const BAR: i32 = 11;
+const BAR: i32 = 13;
 const TITLE: i32 = 34;
 const HEADING: i32 = 30;
 const ROW_GAP: i32 = 5;
 /// Height of a line-chart panel (its heading included).
 const LINE_PANEL: i32 = 420;
-/// The most legend rows a line panel leaves room for above its data.
-const LEGEND_ROWS: usize = 12;
 /// The most octaves a log-scale value axis spans.
 const LOG_OCTAVES: i32 = 40;
 
@@ -123,12 +121,23 @@ fn gather_lone_rows(panels: Vec<Panel<'_>>) -> Vec<Panel<'_>> {
     out
 }
 
-/// The unit a bar of `case` is drawn in: its rate's, or `x` for a ratio.
-fn bar_unit(case: &crate::results::model::CaseResult, metric: Metric) -> String {
+/// What a bar of `case` draws: its rate (a rate of one operation at a time as the time each
+/// takes, `ns per op`, lower faster), or its ratio (unit `x`).
+fn drawn(case: &crate::results::model::CaseResult, metric: Metric) -> Option<(f64, String)> {
     match (metric, &case.rate) {
-        (Metric::Rate, Some(rate)) => rate.unit.to_string(),
-        _ => "x".into(),
+        (Metric::Rate, Some(rate)) => match rate.rate_unit().and_then(crate::registry::Unit::latency_of) {
+            Some(each) => Some((1e9 / rate.value, format!("ns per {each}"))),
+            None => Some((rate.value, rate.unit.to_string())),
+        },
+        (Metric::Rate, None) => None,
+        (Metric::Ratio, _) => case.ratio.map(|r| (r, "x".to_owned())),
     }
+    .filter(|(v, _)| v.is_finite())
+}
+
+/// Whether a bar in `unit` is a time (shorter is faster).
+fn is_time(unit: &str) -> bool {
+    unit.starts_with("ns per ")
 }
 
 /// The longest bar of each family and unit, over every bar panel: one scale per family and unit.
@@ -136,8 +145,8 @@ fn scales(panels: &[Panel<'_>]) -> HashMap<(String, String), f64> {
     let mut scales: HashMap<(String, String), f64> = HashMap::new();
     for panel in panels.iter().filter(|p| p.axis().is_none()) {
         for case in panel.rows.iter().flat_map(|m| m.found.iter().flatten()) {
-            if let Some(v) = value(case, panel.metric) {
-                let max = scales.entry((case.family.clone(), bar_unit(case, panel.metric))).or_default();
+            if let Some((v, unit)) = drawn(case, panel.metric) {
+                let max = scales.entry((case.family.clone(), unit)).or_default();
                 *max = max.max(v);
             }
         }
@@ -156,18 +165,24 @@ fn fail(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
 
+/// The SVG backend writes a font's size divided by 1.24 (plotters' points to pixels).
+const POINTS_PER_PIXEL: f64 = 1.24;
+
+/// A sans-serif font of `size` pixels, as the SVG says it.
 fn font(size: u32) -> FontDesc<'static> {
-    ("sans-serif", size).into_font()
+    ("sans-serif", f64::from(size) * POINTS_PER_PIXEL).into_font()
 }
 
-/// Draws a chart's `title` and a legend line per entry of `legend` (run `i` in its colour), and
-/// returns where the legend ends.
+/// Draws a chart's `title` and a legend line per entry of `legend` (run `i`, in its colour where
+/// there are several), and returns where the legend ends.
 fn head(root: &DrawingArea<SVGBackend<'_>, Shift>, title: &str, legend: &[String]) -> Result<i32, String> {
     root.draw(&Text::new(title, (10, 8), font(18))).map_err(fail)?;
     let mut y = TITLE;
     for (i, line) in legend.iter().enumerate() {
-        root.draw(&Rectangle::new([(10, y + 3), (24, y + 13)], colour(i).filled())).map_err(fail)?;
-        root.draw(&Text::new(printable(line).into_owned(), (30, y + 2), font(13))).map_err(fail)?;
+        if legend.len() > 1 {
+            root.draw(&Rectangle::new([(10, y + 3), (24, y + 13)], colour(i).filled())).map_err(fail)?;
+        }
+        root.draw(&Text::new(printable(line).into_owned(), (30, y + 1), font(13))).map_err(fail)?;
         y += 18;
     }
     Ok(y)
@@ -192,9 +207,15 @@ fn render(labels: &[String], runs: &[Run], metric: Metric) -> Result<String, Str
     let mut svg = String::new();
     let root = SVGBackend::with_string(&mut svg, (WIDTH, height.max(100) as u32)).into_drawing_area();
     root.fill(&WHITE).map_err(fail)?;
-    let title = match metric {
-        Metric::Rate => "perftest: rate per case (higher is faster; one scale per family and unit)",
-        Metric::Ratio => {
+    let times =
+        runs.iter().flat_map(|r| &r.cases).any(|c| drawn(c, metric).is_some_and(|(_, u)| is_time(&u)));
+    let title = match (metric, times) {
+        (Metric::Rate, false) => "perftest: rate per case (higher is faster; one scale per family and unit)",
+        (Metric::Rate, true) => {
+            "perftest: rate per case, higher is faster, or time per dependent operation, shorter is faster \
+             (one scale per family and unit)"
+        }
+        (Metric::Ratio, _) => {
             "perftest: ratio to each case's baseline, rates where a group has none (higher is faster)"
         }
     };
@@ -204,8 +225,7 @@ fn render(labels: &[String], runs: &[Run], metric: Metric) -> Result<String, Str
         .map(|(i, label)| {
             let device =
                 runs.get(i).map_or(String::new(), |r| format!("{}{}", r.device.name, r.ending.mark()));
-            let marker = if runs.len() > 1 { format!(" (lines: {})", marker_name(i)) } else { String::new() };
-            format!("run {}: {label}: {device}{marker}", i + 1)
+            format!("run {}: {label}: {device}", i + 1)
         })
         .collect();
     let mut y = head(&root, title, &legend)?;
@@ -230,7 +250,8 @@ fn render(labels: &[String], runs: &[Run], metric: Metric) -> Result<String, Str
 
 /// The bar panel of `panel` at height `y` of `root`: its heading with a value axis (0, half and
 /// the whole of its scale, `scales` of its family and unit), then a row per case, a bar per run,
-/// each bar's value beside it and under the pointer (`hovers`).
+/// each bar's value beside it and under the pointer (`hovers`). A panel of times says that a
+/// shorter bar is faster.
 fn bars(
     root: &DrawingArea<SVGBackend<'_>, Shift>,
     panel: &Panel<'_>,
@@ -238,16 +259,22 @@ fn bars(
     scales: &HashMap<(String, String), f64>,
     hovers: &mut Hovers,
 ) -> Result<(), String> {
-    root.draw(&Text::new(printable(&panel.group).into_owned(), (10, y), font(16))).map_err(fail)?;
     let scale = |case: &crate::results::model::CaseResult| {
-        scales.get(&(case.family.clone(), bar_unit(case, panel.metric))).copied().unwrap_or(0.0)
+        let unit = drawn(case, panel.metric).map(|(_, unit)| unit);
+        unit.and_then(|unit| scales.get(&(case.family.clone(), unit)).copied()).unwrap_or(0.0)
     };
-    let first =
-        panel.rows.iter().flat_map(|m| m.found.iter().flatten()).find(|c| value(c, panel.metric).is_some());
+    let first = panel.rows.iter().flat_map(|m| m.found.iter().flatten()).find_map(|c| {
+        let (_, unit) = drawn(c, panel.metric)?;
+        Some((scale(c), unit))
+    });
+    let heading = match &first {
+        Some((_, unit)) if is_time(unit) => format!("{} ({unit}; shorter is faster)", panel.group),
+        _ => panel.group.clone(),
+    };
+    root.draw(&Text::new(printable(&heading).into_owned(), (10, y), font(16))).map_err(fail)?;
     let runs = panel.rows.first().map_or(0, |m| m.found.len());
     let bottom = y + HEADING - 8 + (BAR * runs as i32 + ROW_GAP) * panel.rows.len() as i32;
-    if let Some(case) = first {
-        let (max, unit) = (scale(case), bar_unit(case, panel.metric));
+    if let Some((max, unit)) = first {
         for fraction in [0.0, 0.5, 1.0] {
             let x = NAME_WIDTH + (fraction * f64::from(BAR_SPACE)).round() as i32;
             let tick = match (unit.as_str(), fraction) {
@@ -262,29 +289,31 @@ fn bars(
                 0.5 => Pos::new(HPos::Center, VPos::Top),
                 _ => Pos::new(HPos::Right, VPos::Top),
             };
-            let style = font(10).color(&RGBColor(90, 90, 90)).pos(anchor);
+            let style = font(11).color(&RGBColor(90, 90, 90)).pos(anchor);
             root.draw(&Text::new(tick, (x, y + 4), style)).map_err(fail)?;
         }
     }
     y += HEADING - 8;
     for m in &panel.rows {
-        root.draw(&Text::new(printable(m.name).into_owned(), (10, y + 1), font(12))).map_err(fail)?;
+        root.draw(&Text::new(printable(m.name).into_owned(), (10, y + 1), font(13))).map_err(fail)?;
         for (r, found) in m.found.iter().enumerate() {
             let top = y + BAR * r as i32;
-            let v = found.and_then(|c| value(c, panel.metric));
+            let v = found.and_then(|c| drawn(c, panel.metric));
             let max = found.map_or(0.0, scale);
-            let length = match v {
-                Some(v) if max > 0.0 => ((v / max) * f64::from(BAR_SPACE)).round() as i32,
+            let length = match &v {
+                Some((v, _)) if max > 0.0 => ((v / max) * f64::from(BAR_SPACE)).round() as i32,
                 _ => 0,
             };
             let label = match (found, v) {
                 (None, _) => "missing".to_owned(),
-                (Some(c), Some(v)) if panel.metric == Metric::Rate => match &c.rate {
-                    Some(rate) => Amount { value: v, unit: rate.unit.clone() }.text(),
-                    None => si(v, ""),
+                (Some(c), Some((_, _))) if panel.metric == Metric::Rate => match &c.rate {
+                    Some(rate) => rate.text(),
+                    None => rate_text(c),
                 },
-                (Some(c), Some(v)) if c.baseline_flagged() => format!("{} (baseline flagged)", ratio_text(v)),
-                (_, Some(v)) => ratio_text(v),
+                (Some(c), Some((v, _))) if c.baseline_flagged() => {
+                    format!("{} (baseline flagged)", ratio_text(v))
+                }
+                (_, Some((v, _))) => ratio_text(v),
                 (Some(c), None) => rate_text(c),
             };
             let rect = [(NAME_WIDTH, top), (NAME_WIDTH + length.max(1), top + BAR - 2)];
@@ -295,7 +324,7 @@ fn bars(
                 (NAME_WIDTH + BAR_SPACE, top + BAR - 2),
                 format!("{}, run {}: {label}", m.name, r + 1),
             );
-            root.draw(&Text::new(label, (NAME_WIDTH + length + 6, top), font(10))).map_err(fail)?;
+            root.draw(&Text::new(label, (NAME_WIDTH + length + 6, top), font(11))).map_err(fail)?;
         }
         y += BAR * runs as i32 + ROW_GAP;
     }

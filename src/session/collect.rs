@@ -158,7 +158,7 @@ impl<'c> Collector<'c> {
         };
         self.layouts = Layouts::of_run(&run);
         if let (Some(verbose), true) = (self.stream, run.facts.is_some()) {
-            super::progress::write_line(&text::header(&run, verbose))?;
+            self.progress.print(&text::header(&run, verbose))?;
         }
         self.run = Some(run);
         Ok(())

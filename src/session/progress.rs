@@ -33,9 +33,15 @@ impl Progress {
         self.bar.set_message(case.to_owned());
     }
 
+    /// Prints `text` on stdout above the bar: the bar is cleared first and drawn again below it,
+    /// so that no copy of the bar stays in the terminal's scrollback.
+    pub fn print(&self, text: &str) -> std::io::Result<()> {
+        self.bar.suspend(|| write_line(text))
+    }
+
     /// Prints a result line on stdout above the bar and advances it.
     pub fn finish_case(&self, line: &str) -> std::io::Result<()> {
-        let written = self.bar.suspend(|| write_line(line));
+        let written = self.print(line);
         self.bar.inc(1);
         written
     }

@@ -151,11 +151,19 @@ fn fit_wraps_a_header_line_under_its_value() {
     let hangs = |l: &str| l.starts_with(&" ".repeat(12)) && !l.starts_with(&" ".repeat(13));
     assert!(lines.all(|l| hangs(l) && l.chars().count() <= WIDTH), "{text}");
     assert_eq!(fit("short\nlines"), "short\nlines");
-    // An item that starts with a word and a colon is no label: it hangs by four, as any line.
+    // A numbered item continues under its text, not under a word and colon in it (no label).
     let item = format!("  2. RGBA8: {}", "a bilinear sample runs at 0.324x of a texel load; ".repeat(4));
     let text = fit(&item);
+    let five = |l: &str| l.starts_with(&" ".repeat(5)) && !l.starts_with(&" ".repeat(6));
+    assert!(text.lines().count() > 1 && text.lines().skip(1).all(five), "{text}");
+    let twelfth = fit(&format!("  12. {}", "a finding ".repeat(20)));
     let six = |l: &str| l.starts_with(&" ".repeat(6)) && !l.starts_with(&" ".repeat(7));
-    assert!(text.lines().count() > 1 && text.lines().skip(1).all(six), "{text}");
+    assert!(twelfth.lines().count() > 1 && twelfth.lines().skip(1).all(six), "{twelfth}");
+    // Never between a number and its unit.
+    for pad in 0..12 {
+        let sizes = fit(&format!("  6. {} {}", "w".repeat(pad), "reuse 1 MiB, ".repeat(12)));
+        assert!(sizes.lines().all(|l| !l.ends_with(" 1") && !l.trim_start().starts_with("MiB")), "{sizes}");
+    }
     // Never broken at a hyphen.
     let hyphens = format!("note: {}", "a 16-bit value from libnvidia-ml.so.1 ".repeat(6));
     assert!(fit(&hyphens).lines().all(|l| !l.ends_with('-')), "{}", fit(&hyphens));

@@ -50,7 +50,7 @@ fn render(labels: &[String], rows: &[(String, Vec<Option<Level>>)]) -> Result<St
         for (i, found) in each.iter().enumerate() {
             let y = row_top + BAR * i as i32;
             let Some(row) = found else {
-                root.draw(&Text::new("not measured", (NAMES, y), font(10))).map_err(fail)?;
+                root.draw(&Text::new("not measured", (NAMES, y), font(11))).map_err(fail)?;
                 continue;
             };
             let colour = super::style::colour(i);
@@ -67,7 +67,7 @@ fn render(labels: &[String], rows: &[(String, Vec<Option<Level>>)]) -> Result<St
             let unit = row.unit.amount_name();
             let above = row.above.map_or(String::new(), |a| format!(" ({} above idle)", sig4(a)));
             let label = format!("{} pJ/{unit}{above}", sig4(row.board));
-            root.draw(&Text::new(label.clone(), (NAMES + length + 4, y), font(10))).map_err(fail)?;
+            root.draw(&Text::new(label.clone(), (NAMES + length + 4, y), font(11))).map_err(fail)?;
             let hover = format!("{level}, run {}: {label}; {}", i + 1, row.case.name);
             hovers.push((NAMES, y), (NAMES + length, y + BAR - 2), hover);
         }

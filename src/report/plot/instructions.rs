@@ -118,7 +118,7 @@ fn panel(
                     Some(row) if row.throughput.is_none() && quantity.title == COST.title => "latency only",
                     Some(_) => "not timed",
                 };
-                root.draw(&Text::new(why, (left, y), font(10))).map_err(fail)?;
+                root.draw(&Text::new(why, (left, y), font(11))).map_err(fail)?;
                 continue;
             };
             let length = scale.length(value);
@@ -126,7 +126,7 @@ fn panel(
             root.draw(&Rectangle::new([(left, y), (left + length, y + BAR - 2)], color.filled()))
                 .map_err(fail)?;
             let label = format!("{}{}", crate::format::sig4(value), quantity.unit);
-            root.draw(&Text::new(label, (left + length + 4, y), font(10))).map_err(fail)?;
+            root.draw(&Text::new(label, (left + length + 4, y), font(11))).map_err(fail)?;
         }
     }
     Ok(())

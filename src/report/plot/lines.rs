@@ -1,21 +1,26 @@
 //! A line panel of `perftest plot`: a group swept over an axis, x the axis (log scale for
-//! bytes and wide ranges), one line per variant and run, its legend in the upper right.
+//! bytes and wide ranges), one line per variant and run, its legend to the right of the data.
+//! Where several runs are drawn, a line has its run's colour (the chart's legend at the top says
+//! which) and its variant's marker; a single run's variants are told apart by colour.
 
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{fail, font, value, Metric, Panel, LEGEND_ROWS, LOG_OCTAVES};
+use super::{fail, font, value, Metric, Panel, LOG_OCTAVES};
 use crate::analysis::levels::LATENCY;
 use crate::format::{printable, si};
 use crate::registry::Unit;
 use crate::results::family::FamilyFacts;
 use crate::results::model::{Amount, CaseResult};
 
-/// How a run's lines look in the line panels.
-pub(super) fn marker_name(run: usize) -> &'static str {
-    ["thick, circles", "thin, triangles", "thin, squares", "thin, crosses"][run % 4]
-}
+/// The legend's width, to the right of the data.
+const LEGEND: i32 = 330;
+/// The most characters of a legend entry (a longer one ends in `...`).
+const LEGEND_CHARS: usize = 44;
+/// The markers a line can have, in order.
+const MARKERS: usize = 6;
 
 /// One line: a variant in one run, as (axis value, metric value) points in axis order.
 struct Line {
@@ -111,32 +116,31 @@ pub(super) fn lines(
     // span 100x or more (atomics from one address to a million).
     let log = x_min > 0.0 && (bytes || x_max / x_min >= 16.0);
     let log_y = log && y_min > 0.0 && (bytes || y_max / y_min >= 100.0);
-    // A linear y axis leaves room above the data for the legend (upper right), a row per line
-    // up to a dozen (more rows would squash the data; the legend then covers some of it).
-    let rows = series.len().min(LEGEND_ROWS) as f64;
-    let y_top = y_max * (1.1 + 0.07 * rows);
-    let mut chart = ChartBuilder::on(area);
-    chart.caption(printable(&caption), font(16)).margin(10).x_label_area_size(32).y_label_area_size(70);
+    let y_top = y_max * 1.08;
+    let (width, height) = area.dim_in_pixel();
+    let (data, key) = area.split_horizontally(width as i32 - LEGEND);
+    legend(&key, &series, runs, height as i32)?;
+    let mut chart = ChartBuilder::on(&data);
+    chart.caption(printable(&caption), font(16)).margin(10).x_label_area_size(36).y_label_area_size(74);
     if log_y {
-        // Half an octave per legend row above the data.
         // At most 40 octaves below the top: a tiny value is drawn at the bottom, not given an
         // axis of a thousand octaves (plotters' tick loop would not end).
         let y_low = (y_min / 1.3).max(y_max / 2f64.powi(LOG_OCTAVES));
         for point in series.iter_mut().flat_map(|line| line.points.iter_mut()) {
             point.1 = point.1.max(y_low);
         }
-        let y_range = (y_low..y_max * 1.3 * 2f64.powf(0.5 * rows)).log_scale().base(2.0);
+        let y_range = (y_low..y_max * 1.3).log_scale().base(2.0);
         let mut chart =
             chart.build_cartesian_2d((x_range.0..x_range.1).log_scale().base(2.0), y_range).map_err(fail)?;
-        draw_series(&mut chart, &series, &y_label, &x_label, bytes)
+        draw_series(&mut chart, &series, runs, &y_label, &x_label, bytes)
     } else if log {
         let mut chart = chart
             .build_cartesian_2d((x_range.0..x_range.1).log_scale().base(2.0), 0.0..y_top)
             .map_err(fail)?;
-        draw_series(&mut chart, &series, &y_label, &x_label, bytes)
+        draw_series(&mut chart, &series, runs, &y_label, &x_label, bytes)
     } else {
         let mut chart = chart.build_cartesian_2d(x_range.0..x_range.1, 0.0..y_top).map_err(fail)?;
-        draw_series(&mut chart, &series, &y_label, &x_label, bytes)
+        draw_series(&mut chart, &series, runs, &y_label, &x_label, bytes)
     }
 }
 
@@ -170,9 +174,101 @@ fn bytes_label(bytes: f64) -> String {
     format!("{text} {name}")
 }
 
+/// The colour and stroke of `line` where `runs` runs are drawn: its run's colour where there are
+/// several, else its variant's.
+fn style_of(line: &Line, runs: usize) -> ShapeStyle {
+    let by = if runs > 1 { line.run } else { line.variant };
+    ShapeStyle { color: super::style::colour(by).to_rgba(), filled: true, stroke_width: 2 }
+}
+
+/// Which marker `line` has: its variant's where several runs are drawn (the colour says the run),
+/// else a circle.
+fn marker_of(line: &Line, runs: usize) -> usize {
+    if runs > 1 {
+        line.variant % MARKERS
+    } else {
+        0
+    }
+}
+
+/// Draws marker `kind` (circle, triangle, square, cross, open circle, open square) at each of
+/// `points` of `area`, in `style`.
+fn markers<DB, CT>(
+    area: &DrawingArea<DB, CT>,
+    points: impl Iterator<Item = CT::From>,
+    kind: usize,
+    style: ShapeStyle,
+) -> Result<(), String>
+where
+    DB: DrawingBackend,
+    CT: CoordTranslate,
+    CT::From: Clone,
+{
+    let open = ShapeStyle { filled: false, stroke_width: 2, ..style };
+    for p in points {
+        let drawn = match kind {
+            0 => area.draw(&Circle::new(p, 3, style)),
+            1 => area.draw(&TriangleMarker::new(p, 4, style)),
+            2 => area.draw(&(EmptyElement::at(p) + Rectangle::new([(-3, -3), (3, 3)], style))),
+            3 => area.draw(&Cross::new(p, 4, style)),
+            4 => area.draw(&Circle::new(p, 4, open)),
+            _ => area.draw(&(EmptyElement::at(p) + Rectangle::new([(-4, -4), (4, 4)], open))),
+        };
+        drawn.map_err(fail)?;
+    }
+    Ok(())
+}
+
+/// The legend of `series` in `area` (to the right of the data, `height` pixels): an entry per
+/// line, its stroke and marker then its name; entries that do not fit are counted on a last line.
+fn legend(
+    area: &DrawingArea<SVGBackend<'_>, Shift>,
+    series: &[Line],
+    runs: usize,
+    height: i32,
+) -> Result<(), String> {
+    const ROW: i32 = 17;
+    let fits = ((height - 60) / ROW).max(1) as usize;
+    let shown = if series.len() > fits { fits - 1 } else { series.len() };
+    let mut y = 48;
+    for line in &series[..shown] {
+        let style = style_of(line, runs);
+        area.draw(&PathElement::new(vec![(4, y), (28, y)], style)).map_err(fail)?;
+        markers(area, std::iter::once((16, y)), marker_of(line, runs), style)?;
+        let mut text = printable(&line.label).into_owned();
+        if text.chars().count() > LEGEND_CHARS {
+            text = text.chars().take(LEGEND_CHARS - 3).chain("...".chars()).collect();
+        }
+        let at = font(12).color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center));
+        area.draw(&Text::new(text, (36, y), at)).map_err(fail)?;
+        y += ROW;
+    }
+    if shown < series.len() {
+        let more = format!("and {} more lines (the table has them)", series.len() - shown);
+        area.draw(&Text::new(more, (36, y), font(12).color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center))))
+            .map_err(fail)?;
+    }
+    Ok(())
+}
+
+/// A value axis's tick: SI-prefixed from a thousand, else at most three significant digits with
+/// no trailing zeros (`512`, `0.25`).
+fn tick(value: f64) -> String {
+    if value.abs() >= 1e3 {
+        return si(value, "");
+    }
+    let digits = if value == 0.0 { 0 } else { (2 - value.abs().log10().floor() as i32).clamp(0, 6) as usize };
+    let text = format!("{value:.digits$}");
+    match text.contains('.') {
+        true => text.trim_end_matches('0').trim_end_matches('.').to_owned(),
+        false => text,
+    }
+}
+
 fn draw_series<'a, X, Y>(
     chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
     series: &[Line],
+    runs: usize,
     y_label: &str,
     x_label: &str,
     bytes: bool,
@@ -185,40 +281,19 @@ where
         .configure_mesh()
         .y_desc(y_label)
         .x_desc(x_label)
-        .y_label_formatter(&|v| if *v >= 1e3 { si(*v, "") } else { format!("{v:.2}") })
-        .x_label_formatter(&|v| if bytes && *v >= 1.0 { bytes_label(*v) } else { format!("{v}") })
+        .label_style(font(12))
+        .axis_desc_style(font(13))
+        .y_label_formatter(&|v| tick(*v))
+        .x_label_formatter(&|v| if bytes && *v >= 1.0 { bytes_label(*v) } else { tick(*v) })
         .light_line_style(WHITE.mix(0.0))
         .draw()
         .map_err(fail)?;
     for line in series {
-        // A colour per variant; later runs are dashed-looking by their markers, as strong.
-        let color = super::style::colour(line.variant).to_rgba();
-        let stroke_width = if line.run == 0 { 2 } else { 1 };
-        let style = ShapeStyle { color, filled: true, stroke_width };
-        chart
-            .draw_series(LineSeries::new(line.points.iter().copied(), style))
-            .map_err(fail)?
-            .label(printable(&line.label).into_owned())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], style));
-        let points = line.points.iter().copied();
-        match line.run % 4 {
-            0 => chart.draw_series(points.map(|p| Circle::new(p, 3, style))).map(|_| ()),
-            1 => chart.draw_series(points.map(|p| TriangleMarker::new(p, 4, style))).map(|_| ()),
-            2 => chart
-                .draw_series(points.map(|p| EmptyElement::at(p) + Rectangle::new([(-3, -3), (3, 3)], style)))
-                .map(|_| ()),
-            _ => chart.draw_series(points.map(|p| Cross::new(p, 3, style))).map(|_| ()),
-        }
-        .map_err(fail)?;
+        let style = style_of(line, runs);
+        chart.draw_series(LineSeries::new(line.points.iter().copied(), style)).map_err(fail)?;
+        markers(chart.plotting_area(), line.points.iter().copied(), marker_of(line, runs), style)?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.3))
-        .label_font(font(12))
-        .draw()
-        .map_err(fail)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 use super::*;
 
 use crate::results::model::tests::sample_run;
-use crate::results::model::CaseResult;
+use crate::results::model::{Amount, CaseResult};
 
 fn svg(labels: &[&str], runs: &[Run], metric: Metric) -> String {
     let labels: Vec<String> = labels.iter().map(|l| (*l).to_owned()).collect();
@@ -110,11 +110,69 @@ fn a_swept_group_is_one_line_chart_with_a_line_per_variant() {
     assert!(height < 600, "{height} px");
 }
 
+/// The stroke colours of the drawn data lines, in order.
+fn line_colours(svg: &str) -> Vec<&str> {
+    let lines =
+        svg.split("<polyline").skip(1).filter(|p| p.contains("points=\"") && p.split(',').count() > 8);
+    lines.map(|p| p.split("stroke=\"").nth(1).and_then(|rest| rest.split('"').next()).unwrap_or("")).collect()
+}
+
 #[test]
-fn two_runs_draw_a_line_per_variant_and_run() {
+fn two_runs_draw_a_line_per_variant_and_run_in_the_runs_colours() {
     let text = svg(&["a", "b"], &[swept_run(), swept_run()], Metric::Rate);
     assert_eq!(data_lines(&text), 6, "{text}");
     assert!(text.contains("Divergent branch long (run 2)"));
+    // The legend at the top gives run 1 the first colour and run 2 the second: so do the lines
+    // (variant by variant, run 1 then run 2), whatever their variant.
+    let (first, second) = (colour(0), colour(1));
+    let hex = |c: RGBColor| format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2);
+    let expected: Vec<String> = (0..6).map(|i| hex(if i % 2 == 0 { first } else { second })).collect();
+    assert_eq!(line_colours(&text), expected, "{text}");
+    assert!(!text.contains("(lines:"), "the legend says nothing of line widths");
+    // One run: its variants apart by colour, and no colour swatch in the legend for the run.
+    let one = svg(&["a"], &[swept_run()], Metric::Rate);
+    assert_eq!(line_colours(&one), [hex(colour(0)), hex(colour(1)), hex(colour(2))]);
+}
+
+#[test]
+fn value_ticks_have_no_trailing_zeros_and_the_axis_ends_near_the_data() {
+    let text = svg(&["a"], &[swept_run()], Metric::Ratio);
+    let ticks: Vec<&str> = text
+        .split("</text>")
+        .filter_map(|t| t.rsplit('>').next())
+        .map(str::trim)
+        .filter(|t| t.parse::<f64>().is_ok())
+        .collect();
+    let decimal_zero = |t: &&str| t.contains('.') && t.ends_with('0');
+    assert!(!ticks.is_empty() && !ticks.iter().any(decimal_zero), "{ticks:?}");
+    // The ratios reach 1.7: the y axis ends at 1.7 x 1.08, no empty gridlines above.
+    assert!(ticks.contains(&"1.6") && ticks.contains(&"1.8") && !ticks.contains(&"2"), "{ticks:?}");
+}
+
+#[test]
+fn chart_text_is_at_least_eleven_pixels() {
+    let text = svg(&["a", "b"], &[swept_run(), sample_run()], Metric::Rate);
+    let sizes: Vec<f64> = text
+        .split("font-size=\"")
+        .skip(1)
+        .map(|rest| rest.split('"').next().unwrap().parse().unwrap())
+        .collect();
+    assert!(!sizes.is_empty() && sizes.iter().all(|&px| px >= 10.99), "{sizes:?}");
+}
+
+#[test]
+fn latency_bars_are_times_on_an_axis_of_times_and_say_shorter_is_faster() {
+    let mut run = sample_run();
+    run.cases.truncate(1);
+    let case = &mut run.cases[0];
+    case.group = "instr latency".into();
+    case.rate = Some(Amount { value: 5e8, unit: "dependent ops/s".into() });
+    let text = svg(&["a"], &[run], Metric::Rate);
+    assert!(text.contains("\ninstr latency (ns per op; shorter is faster)\n</text>"), "{text}");
+    assert!(text.contains("\n2.000 ns per op\n</text>"), "the bar's label");
+    assert!(text.contains("\n1.00 ns per op\n</text>") && text.contains("\n2.00 ns per op\n</text>"));
+    assert!(!text.contains("ops/s"), "no rate axis under a time");
+    assert!(text.contains("time per dependent operation, shorter is faster"), "the title says so");
 }
 
 #[test]
@@ -123,7 +181,7 @@ fn a_third_run_has_visible_square_markers_and_counts_are_not_bytes() {
     wide.cases.iter_mut().for_each(|c| *c.axes.get_mut("n").unwrap() *= 512);
     let text = svg(&["a", "b", "c"], &[wide.clone(), wide.clone(), wide], Metric::Rate);
     assert_eq!(data_lines(&text), 9);
-    assert!(text.contains("width=\"6\" height=\"6\""), "squares of 6 px for run 3");
+    assert!(text.contains("width=\"6\" height=\"6\""), "squares of 6 px for the third variant");
     assert!(!text.contains("KiB"), "n up to 28672 is a count, not a size");
 }
 

@@ -54,7 +54,7 @@ fn render(run: &Run, cases: &[&crate::results::model::CaseResult]) -> Result<Str
             .configure_mesh()
             .x_desc(format!("{name} id"))
             .y_desc("% against the median")
-            .label_style(font(10))
+            .label_style(font(11))
             .draw()
             .map_err(fail)?;
         chart.draw_series(LineSeries::new([(0, line), (last, line)], RED.stroke_width(1))).map_err(fail)?;

@@ -1,6 +1,6 @@
 //! `perftest compare`: the runs, how each compares with the first, every case side by side and
 //! the instruction tables side by side, for its text and markdown; on the report page, the
-//! summaries and every case side by side, folded.
+//! summaries, the largest changes (slower first) and every case side by side, folded.
 
 use super::instructions::{side_by_side_table, SIDE_BY_SIDE};
 use crate::analysis::verdict::Verdict;
@@ -9,7 +9,7 @@ use crate::report::compare::{Comparison, Row, FLAGGED};
 use crate::report::doc::{self, Block, Cell, Column, Table};
 use crate::results::model::Run;
 
-/// The comparison's blocks: its runs, its summaries, the largest changes, its table and the
+/// The comparison's blocks: its runs, its summaries, the largest changes (slower first), its table and the
 /// instruction tables, then the notes (why a case has no rate, flags).
 pub fn blocks(comparison: &Comparison) -> Vec<Block> {
     let (mut blocks, notes) = parts(comparison, None);
@@ -72,31 +72,37 @@ fn parts(comparison: &Comparison, width: Option<usize>) -> (Vec<Block>, Vec<Bloc
     (blocks, notes)
 }
 
-/// The largest changes the runs after the first show against it, at most this many, and at most
-/// [`PER_FAMILY`] of one family.
+/// The changes of one direction a list names, at most this many, and at most [`PER_FAMILY`] of
+/// one family.
 const LARGEST: usize = 10;
 
 /// The most changes of one family the list names: one family's many alike (a faster memory's
 /// every sweep size) would hide the others.
 const PER_FAMILY: usize = 2;
 
-/// The largest changes with a verdict (slower or faster), largest first: what to look at first.
+/// The largest changes with a verdict, what got slower first and then what got faster, each
+/// list largest first: what to look at first.
 fn largest(comparison: &Comparison) -> Vec<Block> {
+    [Verdict::Slower, Verdict::Faster].into_iter().filter_map(|v| changes(comparison, v)).collect()
+}
+
+/// The largest changes whose verdict is `wanted`, as a numbered list under a title that says how
+/// many there are in all; `None` when there are none.
+fn changes(comparison: &Comparison, wanted: Verdict) -> Option<Block> {
     let mut changes: Vec<(f64, &str, String)> = Vec::new();
     for row in &comparison.rows {
         for (i, verdict) in row.verdicts.iter().enumerate() {
             let Some((verdict, change)) = verdict else { continue };
-            if !matches!(verdict, Verdict::Slower | Verdict::Faster) {
+            if *verdict != wanted {
                 continue;
             }
             let ratio = row.ratios[i].map(ratio_text).unwrap_or_default();
-            let run = if comparison.runs.len() > 2 { format!(", run {}", i + 1) } else { String::new() };
-            let line = format!("{}: {ratio} ({}{run})", row.name, verdict.word());
-            changes.push((change.abs(), row.family.as_str(), line));
+            let run = if comparison.runs.len() > 2 { format!(" (run {})", i + 1) } else { String::new() };
+            changes.push((change.abs(), row.family.as_str(), format!("{}: {ratio}{run}", row.name)));
         }
     }
     if changes.is_empty() {
-        return Vec::new();
+        return None;
     }
     changes.sort_by(|a, b| b.0.total_cmp(&a.0));
     let mut named: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
@@ -108,15 +114,15 @@ fn largest(comparison: &Comparison) -> Vec<Block> {
             lines.push(line.clone());
         }
     }
-    vec![Block::Section {
-        title: format!(
-            "largest changes ({} of {}, at most {PER_FAMILY} a family):",
-            lines.len(),
-            changes.len()
-        ),
-        id: "largest".into(),
+    let shown = match lines.len() == changes.len() {
+        true => format!("{}", changes.len()),
+        false => format!("the largest {} of {}, at most {PER_FAMILY} a family", lines.len(), changes.len()),
+    };
+    Some(Block::Section {
+        title: format!("{} ({shown}):", wanted.word()),
+        id: format!("compare-{}", wanted.word()),
         blocks: vec![Block::Numbered(lines)],
-    }]
+    })
 }
 
 /// Every case side by side under `heads` (a column per run), each run's rate with its ratio to
@@ -189,9 +195,66 @@ pub fn page(labels: &[String], runs: &[Run]) -> Vec<Block> {
     let mut blocks =
         vec![Block::Heading { level: 2, text: "Compared with the first run".into(), id: "compare".into() }];
     blocks.push(Block::List(comparison.summaries.iter().map(|s| (s.clone(), Vec::new())).collect()));
+    blocks.extend(largest(&comparison));
     blocks.push(Block::Fold {
         summary: format!("Every case side by side ({} rows)", comparison.rows.len()),
         blocks: vec![Block::Table(table(&comparison, &comparison.runs))],
     });
     blocks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::model::{CaseResult, Run};
+
+    /// Two runs of 30 cases in 3 families: the second has 12 cases slower (by 4% to 15%) and 2
+    /// faster (by 20% and 30%).
+    fn runs() -> Vec<Run> {
+        let mut base = crate::results::model::tests::sample_run();
+        let template = base.cases[0].clone();
+        base.cases = (0..30)
+            .map(|i| CaseResult {
+                name: format!("case {i}"),
+                family: format!("family {}", i % 3),
+                samples_ms: vec![20.0, 20.01, 19.99],
+                ..template.clone()
+            })
+            .collect();
+        let mut other = base.clone();
+        for (i, case) in other.cases.iter_mut().enumerate() {
+            let rate = case.rate.as_mut().unwrap();
+            match i {
+                0..12 => rate.value *= 0.96 - 0.01 * i as f64,
+                28 => rate.value *= 1.2,
+                29 => rate.value *= 1.3,
+                _ => {}
+            }
+        }
+        vec![base, other]
+    }
+
+    #[test]
+    fn what_got_slower_is_listed_first_largest_first_and_at_most_two_a_family() {
+        let comparison = crate::report::compare::compare(&["a".into(), "b".into()], &runs());
+        let text = to_text(&comparison);
+        let slower = text.find("slower (the largest 6 of 12, at most 2 a family):\n").expect(&text);
+        let faster = text.find("faster (2):\n  1. case 29: 1.300x\n  2. case 28: 1.200x\n").expect(&text);
+        assert!(slower < faster, "{text}");
+        // 11, 10 and 9 are the slowest of their families; then 8, 7 and 6.
+        let listed: Vec<&str> =
+            text[slower..faster].lines().skip(1).map(|l| l.split(':').next().unwrap().trim()).collect();
+        assert_eq!(listed, ["1. case 11", "2. case 10", "3. case 9", "4. case 8", "5. case 7", "6. case 6"]);
+        assert!(to_markdown(&comparison).contains("## slower (the largest 6 of 12, at most 2 a family)"));
+    }
+
+    #[test]
+    fn the_page_lists_the_changes_too() {
+        let runs = runs();
+        let page = doc::text(&page(&["a".into(), "b".into()], &runs));
+        let slower = page.find("slower (the largest 6 of 12").expect(&page);
+        let faster = page.find("faster (2)").expect(&page);
+        let table = page.find("Every case side by side").expect(&page);
+        assert!(slower < faster && faster < table, "{page}");
+    }
 }
