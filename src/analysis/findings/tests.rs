@@ -58,6 +58,18 @@ fn the_h200_datasheet_is_its_own() {
 }
 
 #[test]
+fn a_last_level_above_the_datasheet_is_not_called_dram() {
+    // A --quick sweep's last level on an H200 read 4.92 TB/s: its 128 MiB still hit the L2.
+    let mut h200 = run(&["results/report/h200/parta.json", "results/report/h200/partb.json"]);
+    let sweep = h200.levels.iter_mut().find(|l| l.variant == "Sweep SSBO vec4 linear").unwrap();
+    sweep.levels.iter_mut().find(|l| l.name == "DRAM").unwrap().rate = 4.92e12;
+    let text = find(&of(&h200), "cache-levels").text.clone();
+    assert!(text.contains("; the last level 4.92 TB/s from "), "{text}");
+    assert!(text.contains("that is 102% of the H200 SXM 141GB datasheet's 4.80 TB/s"), "{text}");
+    assert!(text.contains("so it is no DRAM rate") && !text.contains("DRAM reads reach"), "{text}");
+}
+
+#[test]
 fn lavapipe_gets_no_peak_or_datasheet_claims_and_its_noise_is_said() {
     let found = of(&run(&["results/report/lavapipe/run.json"]));
     assert!(found.iter().all(|f| f.id != "compute-peaks"), "lavapipe has no peaks: {found:#?}");
