@@ -356,7 +356,7 @@ pub enum Error {
         problem: String,
     },
 
-    /// `fleet` or `health` found GPUs that computed wrong bits (silent data corruption).
+    /// `fleet`, `health` or `history` found GPUs that computed wrong bits (silent data corruption).
     #[error(
         "{} computed wrong results (silent data corruption): {}; drain them and run perftest --family sdc on \
          each again to confirm the unit (docs/corruption.md)",

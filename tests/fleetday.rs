@@ -94,23 +94,33 @@ fn a_reference_past_belief_is_refused_and_health_says_so_as_a_plugin() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// The H200's instruction run as day `day` of a GPU's history: dated `date`, of GPU `uuid`, each
+/// rate jittered by up to 0.2% (a fixed pattern) and scaled by `scale(day, case name)`.
+fn day_of_history(day: u64, date: String, uuid: &str, scale: impl Fn(u64, &str) -> f64) -> serde_json::Value {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let base = std::fs::read_to_string(root.join("results/instructions/h200-instr-vulkan.json")).unwrap();
+    let mut run: serde_json::Value = serde_json::from_str(&base).unwrap();
+    run["date"] = date.into();
+    run["device"]["uuid"] = uuid.into();
+    for (i, case) in run["cases"].as_array_mut().unwrap().iter_mut().enumerate() {
+        let jitter = 1.0 + ((day * 7919 + i as u64 * 104_729) % 41) as f64 / 40.0 * 0.004 - 0.002;
+        let scale = scale(day, case["name"].as_str().unwrap_or_default());
+        if let Some(rate) = case["rate"]["value"].as_f64() {
+            case["rate"]["value"] = (rate * jitter * scale).into();
+        }
+    }
+    run
+}
+
 #[test]
 fn history_finds_a_step_at_a_driver_update_confirms_it_and_draws_it() {
     let dir = temp_dir("history");
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let base = std::fs::read_to_string(root.join("results/instructions/h200-instr-vulkan.json")).unwrap();
     for day in 0..12u64 {
-        let mut run: serde_json::Value = serde_json::from_str(&base).unwrap();
-        run["date"] = format!("2026-11-{:02}T03:00:00Z", day + 1).into();
-        run["device"]["uuid"] = "219f4fd4-6242-0000-0000-000000000000".into();
-        for (i, case) in run["cases"].as_array_mut().unwrap().iter_mut().enumerate() {
-            let jitter = 1.0 + ((day * 7919 + i as u64 * 104_729) % 41) as f64 / 40.0 * 0.004 - 0.002;
-            // From day 7, a new driver and fp32 sin 3% slower.
-            let step = if day >= 6 && case["name"] == "Instr fp32 sin throughput" { 0.97 } else { 1.0 };
-            if let Some(rate) = case["rate"]["value"].as_f64() {
-                case["rate"]["value"] = (rate * jitter * step).into();
-            }
-        }
+        // From day 7, a new driver and fp32 sin 3% slower.
+        let date = format!("2026-11-{:02}T03:00:00Z", day + 1);
+        let step =
+            |day: u64, name: &str| if day >= 6 && name == "Instr fp32 sin throughput" { 0.97 } else { 1.0 };
+        let mut run = day_of_history(day, date, "219f4fd4-6242-0000-0000-000000000000", step);
         if day >= 6 {
             run["device"]["driver"] = "NVIDIA 590.10".into();
         }
@@ -161,23 +171,14 @@ fn history_finds_a_step_at_a_driver_update_confirms_it_and_draws_it() {
 #[test]
 fn history_names_a_slow_drift_and_draws_it_for_a_gpu_without_a_step() {
     let dir = temp_dir("history-drift");
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let base = std::fs::read_to_string(root.join("results/instructions/h200-instr-vulkan.json")).unwrap();
     // 30 runs; fp32 sin slides 1.5% over them, a little at a time: no step of 1% anywhere.
     for day in 0..30u64 {
-        let mut run: serde_json::Value = serde_json::from_str(&base).unwrap();
-        run["date"] = format!("2026-10-{:02}T03:00:00Z", day + 1).into();
-        run["device"]["uuid"] = "219f4fd4-6242-0000-0000-000000000001".into();
-        for (i, case) in run["cases"].as_array_mut().unwrap().iter_mut().enumerate() {
-            let jitter = 1.0 + ((day * 7919 + i as u64 * 104_729) % 41) as f64 / 40.0 * 0.004 - 0.002;
-            let slide = match case["name"] == "Instr fp32 sin throughput" {
-                true => 1.0 - 0.015 * day as f64 / 29.0,
-                false => 1.0,
-            };
-            if let Some(rate) = case["rate"]["value"].as_f64() {
-                case["rate"]["value"] = (rate * jitter * slide).into();
-            }
-        }
+        let date = format!("2026-10-{:02}T03:00:00Z", day + 1);
+        let slide = |day: u64, name: &str| match name == "Instr fp32 sin throughput" {
+            true => 1.0 - 0.015 * day as f64 / 29.0,
+            false => 1.0,
+        };
+        let run = day_of_history(day, date, "219f4fd4-6242-0000-0000-000000000001", slide);
         std::fs::write(dir.join(format!("day{day}.json")), run.to_string()).unwrap();
     }
     let page = dir.join("page");

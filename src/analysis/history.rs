@@ -553,6 +553,32 @@ mod tests {
         assert_eq!(d.units_seen_again(), [17]);
         let clean = history(&kept(&twelve()));
         assert!(clean[0].wrong_bits.is_empty() && clean[0].clean_since == 0);
+        // Wrong bits end the history as corruption (exit 21), before any slowdown.
+        let error = ending(&history(&kept(&runs))).unwrap_err();
+        assert_eq!(error.exit_code(), crate::error::ExitCode::Corrupt);
+        assert!(error.to_string().contains("GPU-53e863a9 (wrong bits in 2 runs)"), "{error}");
+    }
+
+    #[test]
+    fn a_confirmed_slowdown_ends_the_history_and_a_speedup_does_not() {
+        let error = ending(&history(&kept(&twelve()))).unwrap_err();
+        assert_eq!(error.exit_code(), crate::error::ExitCode::SlowerOverTime);
+        assert!(
+            error.to_string().contains("NVIDIA H100 GPU-53e863a9 (case 3 -1.9% from 2026-11-07)"),
+            "{error}"
+        );
+        // The same step the other way: faster, said, no action.
+        let mut faster = twelve();
+        for run in faster.iter_mut().skip(6) {
+            run.cases[3].rate.as_mut().unwrap().value /= 0.98 * 0.98;
+        }
+        let devices = history(&kept(&faster));
+        assert!(
+            devices[0].changes.iter().any(|c| c.confirmed && c.change > 0.0),
+            "{:#?}",
+            devices[0].changes
+        );
+        assert!(ending(&devices).is_ok());
     }
 
     #[test]
