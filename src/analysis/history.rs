@@ -137,6 +137,11 @@ pub struct Device {
 }
 
 impl Device {
+    /// How many of its runs computed wrong bits (a run with several such cases counts once).
+    pub fn wrong_bit_runs(&self) -> usize {
+        self.wrong_bits.iter().map(|w| w.run).collect::<std::collections::BTreeSet<_>>().len()
+    }
+
     /// The units named by wrong bits in two runs or more: a fault seen again, confirmed.
     pub fn units_seen_again(&self) -> Vec<u32> {
         let mut runs_of: std::collections::BTreeMap<u32, std::collections::BTreeSet<usize>> =
@@ -321,11 +326,11 @@ fn device(all: &Runs, uuid: Option<String>, key: GroupKey, mut runs: Vec<&Kept>)
             series.push(Series { case: name.clone(), unit, points });
         } else if let Some(change) = drift(&points) {
             drifts.push((Drift { case: name.clone(), change }, Series { case: name.clone(), unit, points }));
-            drifts.sort_by(|a, b| b.0.change.abs().total_cmp(&a.0.change.abs()));
-            drifts.truncate(DRIFTS);
         }
     }
     found.sort_by(|a, b| b.change.abs().total_cmp(&a.change.abs()));
+    drifts.sort_by(|a, b| b.0.change.abs().total_cmp(&a.0.change.abs()));
+    drifts.truncate(DRIFTS);
     let (drifts, drift_series): (Vec<Drift>, Vec<Series>) = drifts.into_iter().unzip();
     series.extend(drift_series);
     let wrong_bits: Vec<WrongBits> = runs
@@ -378,10 +383,7 @@ pub fn ending(devices: &[Device]) -> crate::error::Result<()> {
     let corrupt: Vec<String> = devices
         .iter()
         .filter(|d| !d.wrong_bits.is_empty())
-        .map(|d| {
-            let runs: std::collections::BTreeSet<usize> = d.wrong_bits.iter().map(|w| w.run).collect();
-            format!("{} (wrong bits in {})", d.name(), crate::format::count(runs.len(), "run"))
-        })
+        .map(|d| format!("{} (wrong bits in {})", d.name(), crate::format::count(d.wrong_bit_runs(), "run")))
         .collect();
     if !corrupt.is_empty() {
         return Err(Error::Corrupt { count: corrupt.len(), devices: corrupt });

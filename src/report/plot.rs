@@ -125,8 +125,8 @@ fn gather_lone_rows(panels: Vec<Panel<'_>>) -> Vec<Panel<'_>> {
 /// takes, `ns per op`, lower faster), or its ratio (unit `x`).
 fn drawn(case: &crate::results::model::CaseResult, metric: Metric) -> Option<(f64, String)> {
     match (metric, &case.rate) {
-        (Metric::Rate, Some(rate)) => match rate.rate_unit().and_then(crate::registry::Unit::latency_of) {
-            Some(each) => Some((1e9 / rate.value, format!("ns per {each}"))),
+        (Metric::Rate, Some(rate)) => match rate.latency() {
+            Some((ns, each)) => Some((ns, format!("ns per {each}"))),
             None => Some((rate.value, rate.unit.to_string())),
         },
         (Metric::Rate, None) => None,

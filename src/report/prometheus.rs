@@ -287,8 +287,8 @@ pub fn history(devices: &[crate::analysis::history::Device]) -> String {
     let mut drift = Metric::new(
         "perftest_history_drift_ratio",
         Merge::Lowest,
-        "Of the GPU's cases without a change point, the most negative drift (the median of the last third of \
-         its runs against the first third's, as a fraction); 0 where none drifted slower.",
+        "Of the GPU's cases without a change point, the most negative drift (a Mann-Kendall trend, its \
+         Theil-Sen slope from the first run to the last, as a fraction); 0 where none drifted slower.",
     );
     let mut wrong = Metric::new(
         "perftest_history_wrong_bits_runs",
@@ -316,8 +316,7 @@ pub fn history(devices: &[crate::analysis::history::Device]) -> String {
         let confirmed = device.changes.iter().filter(|c| c.confirmed).map(|c| c.change);
         slower.set(gpu.clone(), confirmed.fold(0.0, f64::min));
         drift.set(gpu.clone(), device.drifts.iter().map(|d| d.change).fold(0.0, f64::min));
-        let bad: std::collections::BTreeSet<usize> = device.wrong_bits.iter().map(|w| w.run).collect();
-        wrong.set(gpu.clone(), bad.len() as f64);
+        wrong.set(gpu.clone(), device.wrong_bit_runs() as f64);
         if let Some(time) = device.dates.last().and_then(|d| humantime::parse_rfc3339_weak(d).ok()) {
             let seconds = time.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
             when.set(gpu, seconds as f64);

@@ -92,14 +92,21 @@ impl Amount {
         }
     }
 
+    /// A rate of one operation at a time (dependent loads or ops) as the time each takes: its
+    /// nanoseconds and what each is (`load`, `op`); `None` for every other amount.
+    pub fn latency(&self) -> Option<(f64, &'static str)> {
+        let each = self.rate_unit().and_then(crate::registry::Unit::latency_of)?;
+        Some((1e9 / self.value, each))
+    }
+
     /// The amount as text: SI-prefixed, or a dependent-load or dependent-op rate as the latency it
     /// is (`712.0 ns per load`), or a dispatch rate with the time each takes (`1.23 Mdispatches/s, 813.0 ns
     /// each`; `71.27 µs` from a microsecond).
     pub fn text(&self) -> String {
         use crate::format::{ns_text, si, sig4};
         use crate::registry::Unit;
-        if let Some(each) = self.rate_unit().and_then(Unit::latency_of) {
-            return format!("{} ns per {each}", sig4(1e9 / self.value));
+        if let Some((ns, each)) = self.latency() {
+            return format!("{} ns per {each}", sig4(ns));
         }
         match self.rate_unit() {
             Some(Unit::Dispatch | Unit::Submission) => {

@@ -23,10 +23,9 @@ pub fn svg(device: &Device) -> Option<Result<String, String>> {
 /// device without a change, each drift against the median of its first third of runs.
 fn lines(device: &Device) -> Vec<(&str, Vec<(f64, f64)>)> {
     let mut drawn: Vec<&str> = Vec::new();
-    let cases = device.changes.iter().map(|c| c.case.as_str());
     let cases: Vec<&str> = match device.changes.is_empty() {
         true => device.drifts.iter().map(|d| d.case.as_str()).collect(),
-        false => cases.collect(),
+        false => device.changes.iter().map(|c| c.case.as_str()).collect(),
     };
     for case in cases {
         if !drawn.contains(&case) && drawn.len() < MOST_LINES {

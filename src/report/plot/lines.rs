@@ -53,8 +53,8 @@ pub(super) fn lines(
                 _ => case.rate.clone(),
             };
             // A pointer chase's rate is drawn as the latency it is.
-            let rate = rate.map(|a| match a.rate_unit().and_then(Unit::latency_of) {
-                Some(_) => Amount { value: 1e9 / a.value, unit: LATENCY.into() },
+            let rate = rate.map(|a| match a.latency() {
+                Some((ns, _)) => Amount { value: ns, unit: LATENCY.into() },
                 None => a,
             });
             let v = match panel.metric {
@@ -231,6 +231,7 @@ fn legend(
     let fits = ((height - 60) / ROW).max(1) as usize;
     let shown = if series.len() > fits { fits - 1 } else { series.len() };
     let mut y = 48;
+    let at = font(12).color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center));
     for line in &series[..shown] {
         let style = style_of(line, runs);
         area.draw(&PathElement::new(vec![(4, y), (28, y)], style)).map_err(fail)?;
@@ -239,14 +240,12 @@ fn legend(
         if text.chars().count() > LEGEND_CHARS {
             text = text.chars().take(LEGEND_CHARS - 3).chain("...".chars()).collect();
         }
-        let at = font(12).color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center));
-        area.draw(&Text::new(text, (36, y), at)).map_err(fail)?;
+        area.draw(&Text::new(text, (36, y), at.clone())).map_err(fail)?;
         y += ROW;
     }
     if shown < series.len() {
         let more = format!("and {} more lines (the table has them)", series.len() - shown);
-        area.draw(&Text::new(more, (36, y), font(12).color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center))))
-            .map_err(fail)?;
+        area.draw(&Text::new(more, (36, y), at)).map_err(fail)?;
     }
     Ok(())
 }

@@ -62,10 +62,7 @@ fn wrong_bits_section(device: &Device) -> Block {
     Block::Section {
         title: format!(
             "wrong bits (silent data corruption) in {}{again}; {} checked clean since, which clears nothing:",
-            count(
-                device.wrong_bits.iter().map(|w| w.run).collect::<std::collections::BTreeSet<_>>().len(),
-                "run"
-            ),
+            count(device.wrong_bit_runs(), "run"),
             count(device.clean_since, "run")
         ),
         id: String::new(),
