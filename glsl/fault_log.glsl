@@ -59,14 +59,7 @@ void log_fault(uint group, uint result, uvec2 expected, uvec2 observed) {
     log_fault_at(group, uvec2(result, 0u), expected, observed);
 }
 
-// A 32-bit mix (the injector's draws, the memory patterns).
-uint mix32(uint v) {
-    v ^= v >> 16u;
-    v *= 0x7feb352du;
-    v ^= v >> 15u;
-    v *= 0x846ca68bu;
-    v ^= v >> 16u;
-    return v;
-}
+// mix32: the injector's draws, the memory patterns.
+#include "mix.glsl"
 
 #endif

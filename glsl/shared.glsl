@@ -1,5 +1,5 @@
 // shared.glsl: shared-memory loads (src/cases/shared.rs). The workgroup fills 16 KiB of shared
-// memory with the floats k mod 61, then each invocation sums LOADS loads of element
+// memory with the floats k mod 61 (or other DATA), then each invocation sums LOADS loads of element
 // (t * stride + i) & mask (mask: the element count - 1, from the push block, so the compiler
 // cannot fold the addresses). Stride 1 reads consecutive elements across a subgroup
 // (conflict-free); stride s puts gcd(s, banks) lanes on each bank it touches (a gcd-way conflict).
@@ -57,8 +57,22 @@ const uint ELEMENTS = WORDS / COMPONENTS;
 shared VALUE data[ELEMENTS];
 const uint LOADS = 512u;
 
+// DATA (src/registry/data.rs): 0 the floats k mod 61, 1 zeros, 2 the word CONSTANT_WORD, 3 random words.
+#ifndef DATA
+#define DATA 0
+#endif
+#include "mix.glsl"
+
 float value(uint k) {
+#if DATA == 1
+    return 0.0;
+#elif DATA == 2
+    return uintBitsToFloat(CONSTANT_WORD);
+#elif DATA == 3
+    return uintBitsToFloat(random_word(k));
+#else
     return float(k % 61u);
+#endif
 }
 
 void main() {

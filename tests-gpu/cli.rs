@@ -520,3 +520,41 @@ fn cli_the_pipeline_cache_is_kept_between_runs_and_a_broken_one_is_replaced() {
     assert_eq!(header(&files[0]), Some([32, 0, 0, 0, 1, 0, 0, 0].to_vec()));
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn cli_other_data_runs_only_when_asked_and_verifies() {
+    // Without the data axis, no case on other data.
+    let plain = perftest(&["--list", "--family", "alu,shared,sweep"], &[]);
+    assert!(!text(&plain.stdout).contains(" on "), "{}", text(&plain.stdout));
+    let other = "zeros,constant,random";
+    let (alu, shared, sweep) =
+        (format!("alu.data={other}"), format!("shared.data={other}"), format!("sweep.data={other}"));
+    let out = perftest(
+        &[
+            "--verify",
+            "--validation",
+            "--family",
+            "alu,shared,sweep",
+            "--axis",
+            &alu,
+            "--axis",
+            &shared,
+            "--axis",
+            &sweep,
+            "--axis",
+            "sweep.bytes=16K,1M",
+        ],
+        &[],
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    // fp32 and fp16 chains, shared memory, two sizes of the sweep: each on three data.
+    assert_eq!(stdout.matches("verified (").count(), 3 * (2 + 1 + 2), "{stdout}");
+    for name in [
+        "ALU fp16 FMA (f16vec2) on a constant",
+        "Shared vec4 on zeros",
+        "Sweep SSBO vec4 linear on random data 1 MiB",
+    ] {
+        assert!(stdout.contains(&format!("\n{name} ")), "{name}: {stdout}");
+    }
+}

@@ -10,42 +10,7 @@
 // measured the same way (no work) at the start and the end.
 //
 // Build and run (on the device machine): nvcc -O3 -arch=sm_90 cuda-energy.cu -lnvidia-ml -o e && ./e
-#include <cuda_fp16.h>
-#include <cuda_runtime.h>
-#include <mma.h>
-#include <nvml.h>
-
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
-#include <functional>
-#include <thread>
-#include <vector>
-
-#define CK(x)                                                                  \
-  do {                                                                         \
-    cudaError_t e_ = (x);                                                      \
-    if (e_ != cudaSuccess) {                                                   \
-      fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));                 \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
-#define NK(x)                                                                  \
-  do {                                                                         \
-    nvmlReturn_t r_ = (x);                                                     \
-    if (r_ != NVML_SUCCESS) {                                                  \
-      fprintf(stderr, "%s: %s\n", #x, nvmlErrorString(r_));                    \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
-
-static const double WINDOW = 4.0;  // seconds between the two counter updates, at least
-static const double WARM = 1.0;    // seconds of the workload before its window
-
-static double now() {
-  using namespace std::chrono;
-  return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
+#include "harness.h"
 
 // ---- kernels -----------------------------------------------------------------------------
 __global__ void k_fma32(float* out, int iters, float a, float b) {
@@ -151,106 +116,13 @@ __global__ void k_hbm(const float4* __restrict__ in, float* out, size_t n4) {
 }
 
 // ---- the measurement ---------------------------------------------------------------------
-struct Workload {
-  const char* name;
-  const char* unit;    // what one unit of work is
-  double units;        // units per launch
-  std::function<void()> launch;
-};
-
-static nvmlDevice_t nvml_device;
-
-static unsigned long long energy_mj() {
-  unsigned long long e;
-  NK(nvmlDeviceGetTotalEnergyConsumption(nvml_device, &e));
-  return e;
-}
-
-// Keeps at most `depth` launches in flight.
-struct Feeder {
-  std::function<void()> launch;
-  int depth;
-  std::vector<cudaEvent_t> ring;
-  size_t issued = 0, done = 0;
-  Feeder(std::function<void()> l, int d) : launch(l), depth(d), ring(d) {
-    for (auto& e : ring) CK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-  }
-  ~Feeder() {
-    CK(cudaDeviceSynchronize());
-    for (auto& e : ring) cudaEventDestroy(e);
-  }
-  void feed() {
-    while (done < issued && cudaEventQuery(ring[done % depth]) == cudaSuccess) done++;
-    while (issued - done < (size_t)depth) {
-      launch();
-      CK(cudaEventRecord(ring[issued % depth]));
-      issued++;
-    }
-  }
-};
-
-// The time and counter at the counter's next update, feeding the GPU meanwhile (if `feed`).
-static std::pair<double, unsigned long long> next_update(Feeder* feed) {
-  unsigned long long e0 = energy_mj();
-  for (;;) {
-    if (feed) feed->feed();
-    unsigned long long e = energy_mj();
-    if (e != e0) return {now(), e};
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-  }
-}
-
-// Watts between two counter updates at least WINDOW apart, with `feed` busy (or idle).
-static double watts(Feeder* feed, double* seconds) {
-  auto [t0, e0] = next_update(feed);
-  while (now() - t0 < WINDOW) {
-    if (feed) feed->feed();
-    std::this_thread::sleep_for(std::chrono::microseconds(500));
-  }
-  auto [t1, e1] = next_update(feed);
-  *seconds = t1 - t0;
-  return (e1 - e0) * 1e-3 / (t1 - t0);
-}
-
-// Units per second by CUDA events over `n` launches.
-static double rate(const Workload& w, int n) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  CK(cudaEventRecord(a));
-  for (int i = 0; i < n; i++) w.launch();
-  CK(cudaEventRecord(b));
-  CK(cudaEventSynchronize(b));
-  float ms;
-  CK(cudaEventElapsedTime(&ms, a, b));
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  return w.units * n / (ms * 1e-3);
-}
-
-static double idle_watts(const char* when) {
-  CK(cudaDeviceSynchronize());
-  std::this_thread::sleep_for(std::chrono::milliseconds(2000));
-  double s;
-  double w = watts(nullptr, &s);
-  printf("idle (%s)  %.1f W over %.2f s\n", when, w, s);
-  return w;
-}
 
 int main() {
-  CK(cudaSetDevice(0));
-  char bus[32];
-  CK(cudaDeviceGetPCIBusId(bus, sizeof bus, 0));
-  NK(nvmlInit_v2());
-  NK(nvmlDeviceGetHandleByPciBusId_v2(bus, &nvml_device));
-  char name[96], driver[96];
-  NK(nvmlDeviceGetName(nvml_device, name, sizeof name));
-  NK(nvmlSystemGetDriverVersion(driver, sizeof driver));
+  open_device();
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   int sms = prop.multiProcessorCount;
-  printf("%s, driver %s, %d SMs, PCI %s; window %.0f s between NVML counter updates\n", name, driver, sms, bus,
-         WINDOW);
+  printf("%d SMs\n", sms);
 
   float* out;
   CK(cudaMalloc(&out, 64));
@@ -288,13 +160,8 @@ int main() {
   double idle0 = idle_watts("start");
   printf("%-28s %14s %9s %9s %12s %12s %8s\n", "workload", "rate", "W", "W-idle", "pJ/unit", "pJ/unit-idle", "window");
   auto one = [&](const Workload& w) {
-    Feeder f(w.launch, 3);
-    double t0 = now();
-    while (now() - t0 < WARM) f.feed();
-    CK(cudaDeviceSynchronize());
-    double r = rate(w, 8);
-    double s;
-    double p = watts(&f, &s);
+    double r, s;
+    double p = measure(w, &r, &s);
     double per = p / r * 1e12, above = (p - idle0) / r * 1e12;
     printf("%-28s %11.4g %s/s %8.1f %9.1f %12.4g %12.4g %7.2fs\n", w.name, r, w.unit, p, p - idle0, per, above, s);
     fflush(stdout);

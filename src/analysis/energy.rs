@@ -1,9 +1,10 @@
 //! The energy table: what a unit of work costs at each level a run measured with `--energy`, from
 //! the arithmetic (fp32 and fp16 FMAs, the tensor cores) down the memory hierarchy (shared memory,
 //! the cache levels and DRAM the linear vec4 sweep found, the host link), each row read from one
-//! named case.
+//! named case; and each such level on the data the run also measured it on (the `data` axis).
 
 use super::levels::LATENCY;
+use crate::registry::data::{self, Data};
 use crate::registry::Unit;
 use crate::results::model::{CaseResult, Run, Status};
 
@@ -83,34 +84,91 @@ fn rate(case: &CaseResult) -> f64 {
 /// The sweep's rows: per level it found, the middle of its working sets the run has energy for
 /// (the lower of two: a level's edges mix in the next level, and cost more: on the H100 a 32 MiB
 /// set, still at the L2's rate, cost 30% more per byte than a 16 MiB one, results/energy/); where
-/// it found no levels (few sizes ran), each size with energy.
+/// it found no levels (few sizes ran), each size with energy; a size at a level's edge, that no
+/// level holds, on its own where the run also measured it on other data.
 fn sweep_rows(run: &Run) -> Vec<Level<'_>> {
     let swept: Vec<&CaseResult> =
         run.cases.iter().filter(|c| c.variant == SWEEP && with_energy(c, Unit::Byte).is_some()).collect();
     let bytes = |c: &CaseResult| c.axes.get("bytes").copied().unwrap_or(0);
     let levels = run.levels.iter().find(|l| l.variant == SWEEP && l.unit != LATENCY);
-    match levels.filter(|l| l.levels.len() > 1) {
-        Some(levels) => levels
-            .levels
-            .iter()
-            .filter_map(|level| {
-                let mut within: Vec<&&CaseResult> = swept
-                    .iter()
-                    .filter(|c| (level.from_bytes..=level.to_bytes).contains(&bytes(c)))
-                    .collect();
-                within.sort_by_key(|c| bytes(c));
-                let case = *within.get(within.len().checked_sub(1)? / 2)?;
-                row(&level.name, &format!("a byte from {}", level.name), case, Unit::Byte)
-            })
-            .collect(),
-        None => swept
-            .iter()
-            .filter_map(|c| {
-                let size = crate::format::format_bytes(bytes(c));
-                row(&format!("reads of {size}"), &format!("a byte read from {size}"), c, Unit::Byte)
-            })
-            .collect(),
+    let levels = levels.filter(|l| l.levels.len() > 1).map_or(&[][..], |l| &l.levels[..]);
+    let mut rows: Vec<Level> = levels
+        .iter()
+        .filter_map(|level| {
+            let mut within: Vec<&&CaseResult> =
+                swept.iter().filter(|c| (level.from_bytes..=level.to_bytes).contains(&bytes(c))).collect();
+            within.sort_by_key(|c| bytes(c));
+            let case = *within.get(within.len().checked_sub(1)? / 2)?;
+            row(&level.name, &format!("a byte from {}", level.name), case, Unit::Byte)
+        })
+        .collect();
+    // Without levels (few sizes ran) each size is a row; with them, a size no level holds (a
+    // level's edge) that the run measured on other data too, so that the table by data has it.
+    let on_data = |c: &CaseResult| {
+        run.cases.iter().any(|o| o.variant != SWEEP && Data::base(&o.variant) == SWEEP && o.axes == c.axes)
+    };
+    let outside = swept
+        .iter()
+        .filter(|c| !levels.iter().any(|l| (l.from_bytes..=l.to_bytes).contains(&bytes(c))))
+        .filter(|c| levels.is_empty() || on_data(c));
+    rows.extend(outside.filter_map(|c| {
+        let size = crate::format::format_bytes(bytes(c));
+        row(&format!("reads of {size}"), &format!("a byte read from {size}"), c, Unit::Byte)
+    }));
+    rows.sort_by_key(|r| bytes(r.case));
+    rows
+}
+
+/// One level on each data the run measured it on: the default first, then zeros, a constant
+/// and random data where the run has them (`--axis FAMILY.data=...`).
+#[derive(Clone, Debug)]
+pub struct ByData<'a> {
+    /// The level on its family's default data (the row of [`table`]).
+    pub level: Level<'a>,
+    /// The level on each other data the run has it on, in [`Data::ALL`]'s order.
+    pub on: Vec<(Data, Level<'a>)>,
+}
+
+impl ByData<'_> {
+    /// The level on `data`.
+    pub fn on(&self, data: Data) -> Option<&Level<'_>> {
+        match data {
+            Data::Default => Some(&self.level),
+            _ => self.on.iter().find(|(d, _)| *d == data).map(|(_, l)| l),
+        }
     }
+
+    /// The board energy on random data over that on zeros: what the data alone spans.
+    pub fn span(&self) -> Option<f64> {
+        Some(self.on(Data::Random)?.board / self.on(Data::Zeros)?.board)
+    }
+}
+
+/// The levels of [`table`] that the run also measured on other data than the default, each with
+/// those; empty where it measured none.
+pub fn by_data(run: &Run) -> Vec<ByData<'_>> {
+    table(run)
+        .into_iter()
+        .filter_map(|level| {
+            let on: Vec<(Data, Level)> = run
+                .cases
+                .iter()
+                .filter(|c| {
+                    c.family == level.case.family
+                        && c.axes == level.case.axes
+                        && c.variant != level.case.variant
+                        && Data::base(&c.variant) == level.case.variant
+                })
+                .filter_map(|c| {
+                    let data = Data::named(c.labels.get(data::AXIS)?)?;
+                    Some((data, row(&level.level, &level.each, c, level.unit)?))
+                })
+                .collect();
+            let mut on = on;
+            on.sort_by_key(|(d, _)| Data::ALL.iter().position(|a| a == d));
+            (!on.is_empty()).then_some(ByData { level, on })
+        })
+        .collect()
 }
 
 /// The `fp32 FMA` row and each memory row with its board energy over an FMA's (two FLOPs): what
@@ -263,5 +321,53 @@ pub(crate) mod tests {
         let mut none = run;
         none.cases.iter_mut().for_each(|c| c.energy = None);
         assert!(table(&none).is_empty());
+    }
+
+    /// [`run_with_energy`] with the FMA on zeros and random data and the 8 MiB sweep on random
+    /// data, and a case on zeros of another variant that must not join.
+    pub(crate) fn run_on_data() -> Run {
+        let mut run = run_with_energy();
+        let like = |base: &str, name: &str, data: Data, board: f64| {
+            let mut c = run.cases.iter().find(|c| c.name == base).unwrap().clone();
+            c.name = name.into();
+            c.variant.push_str(data.suffix());
+            c.labels = [(data::AXIS.to_owned(), data.name().to_owned())].into();
+            let unit = c.energy.as_ref().unwrap().per_unit[0].unit.clone();
+            c.energy.as_mut().unwrap().per_unit = vec![Amount { value: board, unit }];
+            c
+        };
+        let (fma, l2) = ("ALU fp32 FMA", "Sweep SSBO vec4 linear 8 MiB");
+        let extra = [
+            like(fma, "ALU fp32 FMA on zeros", Data::Zeros, 3.74),
+            like(fma, "ALU fp32 FMA on random data", Data::Random, 8.47),
+            like(l2, "Sweep SSBO vec4 linear on random data 8 MiB", Data::Random, 60.5),
+        ];
+        let mut other = like(l2, "Sweep SSBO vec4 linear on zeros 16 MiB", Data::Zeros, 1.0);
+        other.axes.insert("bytes".into(), 16 << 20);
+        run.cases.extend(extra);
+        run.cases.push(other);
+        run
+    }
+
+    #[test]
+    fn a_level_on_other_data_is_the_same_case_on_that_data() {
+        let run = run_on_data();
+        let rows = by_data(&run);
+        let found: Vec<(&str, Vec<&str>)> = rows
+            .iter()
+            .map(|r| (r.level.level.as_str(), r.on.iter().map(|(_, l)| l.case.name.as_str()).collect()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("fp32 FMA", vec!["ALU fp32 FMA on zeros", "ALU fp32 FMA on random data"]),
+                // The zeros case of 16 MiB is another size: not the 8 MiB level's.
+                ("L2", vec!["Sweep SSBO vec4 linear on random data 8 MiB"]),
+            ]
+        );
+        assert!((rows[0].span().unwrap() - 8.47 / 3.74).abs() < 1e-12);
+        assert_eq!(rows[1].span(), None, "no zeros at 8 MiB");
+        assert_eq!(rows[0].on(Data::Default).unwrap().board, 5.13);
+        assert!(by_data(&run_with_energy()).is_empty());
     }
 }

@@ -8,6 +8,7 @@
 //! significant bits: its chains prove at least 449 of the 1024 steps (see `reference`).
 
 use crate::caps::{Ceiling, Feature, FloatControl, Requirements};
+use crate::registry::data::{random_word, Data};
 use crate::registry::{self, CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work};
 
 /// Independent chains per invocation: 8 leave fp64 at 91% on an H100 (DFMA latency); 16 reach 99%.
@@ -16,8 +17,13 @@ const CHAINS: u32 = 16;
 const ITERATIONS: u32 = 1024;
 /// Chain steps per unrolled loop trip.
 const UNROLL: u32 = 64;
-/// Seeds in the seeds buffer (glsl/alu.glsl masks the index with 63).
+/// Seeds in the seeds buffer (glsl/alu.glsl masks the index with SEED_MASK, 63).
 const SEEDS: usize = 64;
+/// Seeds on other data than the default: 4,096 invocations' worth, so that neighbouring warps'
+/// chains differ too (with 64, invocations 4 apart hold the same chains, and a lane's FMA unit
+/// taking one warp's chain after another's saw the same operands: on an H200 that made random
+/// data's FMAs cost 10% less in a CUDA kernel whose warps ran in another order).
+const DATA_SEEDS: usize = 65_536;
 /// Invocations per workgroup, where the device allows them (fewer elsewhere).
 const GROUP: u32 = 256;
 
@@ -133,14 +139,86 @@ fn seed(i: u32) -> f32 {
     ((i as usize * 37) % SEEDS) as f32
 }
 
-fn fill_seeds(bytes: &mut [u8]) {
-    for (i, chunk) in bytes.chunks_exact_mut(4).enumerate() {
-        chunk.copy_from_slice(&seed(i as u32).to_ne_bytes());
+/// The step below 1 of the chains' multiplier on other data than the default: 2^-24 in fp32,
+/// 2^-11 in fp16.
+fn epsilon(half: bool) -> f32 {
+    2f32.powi(if half { -11 } else { -24 })
+}
+
+/// The chains' multiplier on other data than the default: 1 - [`epsilon`], every mantissa bit
+/// set, so that the chains neither settle nor grow: each step takes about one unit in the last
+/// place off the magnitude.
+fn multiplier(half: bool) -> f32 {
+    1.0 - epsilon(half)
+}
+
+/// `x` rounded to fp16's 11 significant bits, to nearest with ties to even (in fp16's normal
+/// range, where the chains stay).
+fn round_half(x: f64) -> f32 {
+    let drop = 52 - 10;
+    let bits = x.to_bits();
+    let rounded = bits.wrapping_add((1u64 << (drop - 1)) - 1 + ((bits >> drop) & 1)) & !((1u64 << drop) - 1);
+    f64::from_bits(rounded) as f32
+}
+
+/// One step `fma(x, a, b)` of a chain, rounded once as fp32 or fp16 computes it.
+fn step(half: bool, x: f32, a: f32, b: f32) -> f32 {
+    // The product of two fp32 values and a sum of like magnitude are exact in f64.
+    let exact = f64::from(x) * f64::from(a) + f64::from(b);
+    if half {
+        round_half(exact)
+    } else {
+        exact as f32
     }
 }
 
-/// The multiply-add constants `a` and `b` (params.a, params.b) of timing and verify runs.
-fn constants(kind: Kind) -> Push {
+/// The constant data: a value `c` with dense bits (-5/3 rounded) and the addend `b = c *`
+/// [`epsilon`] (exact) that keeps `fma(c, a, b) = c - c * epsilon + c * epsilon = c` exactly, a
+/// being the [`multiplier`].
+fn fixed_point(half: bool) -> (f32, f32) {
+    let c = if half { round_half(-5.0 / 3.0) } else { -5.0f32 / 3.0 };
+    (c, c * epsilon(half))
+}
+
+/// Seed `i` of `data` (fp16 seeds are exact in fp16): on random data a random sign, magnitude in
+/// [1, 256) and mantissa.
+fn data_seed(data: Data, half: bool, i: u32) -> f32 {
+    match data {
+        Data::Default => seed(i),
+        Data::Zeros => 0.0,
+        Data::Constant => fixed_point(half).0,
+        Data::Random => {
+            let w = random_word(i);
+            let mantissa = w & if half { 0x007F_E000 } else { 0x007F_FFFF };
+            f32::from_bits((w & 0x8000_0000) | ((127 + (w >> 23 & 7)) << 23) | mantissa)
+        }
+    }
+}
+
+fn fill_seeds(data: Data, half: bool) -> impl Fn(&mut [u8]) + Send + Sync + 'static {
+    move |bytes: &mut [u8]| {
+        for (i, chunk) in bytes.chunks_exact_mut(4).enumerate() {
+            chunk.copy_from_slice(&data_seed(data, half, i as u32).to_ne_bytes());
+        }
+    }
+}
+
+/// The multiply-add constants `a` and `b` (params.a, params.b) of timing and verify runs on
+/// `data`: on other data than the default, zeros, or the [`multiplier`] and the [`fixed_point`]'s
+/// addend or zero; verify runs add 1 each step from the data's seeds.
+fn constants(kind: Kind, data: Data) -> Push {
+    let half = kind.lanes() > 1;
+    let time = match data {
+        Data::Default => return default_constants(kind),
+        Data::Zeros => [0.0, 0.0],
+        Data::Constant => [multiplier(half), fixed_point(half).1],
+        Data::Random => [multiplier(half), 0.0],
+    };
+    Push::per_mode(&time.map(f32::to_bits), &[1.0f32, 1.0].map(f32::to_bits))
+}
+
+/// [`constants`] on the default data.
+fn default_constants(kind: Kind) -> Push {
     // The narrow and wide integers and the dot products read the words' raw bits.
     let raw = match kind {
         // 16- and 64-bit LCG steps; verify: x -> 3x + 1.
@@ -175,6 +253,19 @@ fn bf16_round(x: f32) -> f32 {
     let bits = x.to_bits();
     let rounded = bits.wrapping_add(0x7FFF + ((bits >> 16) & 1)) & 0xFFFF_0000;
     f32::from_bits(rounded)
+}
+
+/// What invocation `gid` of a verify run on other data than the default writes (fp32 and f16vec2
+/// chains): each chain adds 1 a step to its seed, rounded as the GPU rounds; the sum of the chains
+/// within its rounding.
+fn data_reference(kind: Kind, data: Data, gid: u32) -> Value {
+    let (lanes, half) = (kind.lanes(), kind.lanes() > 1);
+    let ends = (0..CHAINS * lanes).map(|j| {
+        let seed = data_seed(data, half, (gid * CHAINS * lanes + j) & (DATA_SEEDS as u32 - 1));
+        (0..ITERATIONS).fold(seed, |x, _| step(half, x, 1.0, 1.0))
+    });
+    let (sum, magnitude) = ends.fold((0f64, 0f64), |(s, m), x| (s + f64::from(x), m + f64::from(x).abs()));
+    Value::F32Within { value: sum as f32, bound: (magnitude * 2f64.powi(-18)) as f32 }
 }
 
 /// What invocation `gid` of a verify run writes.
@@ -243,9 +334,9 @@ fn reference(kind: Kind, gid: u32) -> Value {
     }
 }
 
-/// The case of `kind` in workgroups of `invocations` (its reference depends on the invocation's
-/// global index only).
-fn case(kind: Kind, invocations: u32) -> CaseSpec {
+/// The case of `kind` on `data` in workgroups of `invocations` (its reference depends on the
+/// invocation's global index only).
+fn case(kind: Kind, data: Data, invocations: u32) -> CaseSpec {
     let (chains, iterations, unroll) =
         (format!("{}u", kind.chains()), format!("{ITERATIONS}u"), format!("{UNROLL}u"));
     let lanes = kind.lanes().to_string();
@@ -287,6 +378,8 @@ fn case(kind: Kind, invocations: u32) -> CaseSpec {
         ),
     };
     let work = Work::new(ops, unit);
+    let seeds = if data == Data::Default { SEEDS } else { DATA_SEEDS };
+    let seed_mask = format!("{}u", seeds - 1);
     CaseSpec::new(kind.name(), GLSL, [invocations, 1, 1])
         .narrowed_from(GROUP.into())
         .defines([
@@ -304,16 +397,29 @@ fn case(kind: Kind, invocations: u32) -> CaseSpec {
             Kind::Dot8 { signed } => Some(("SIGNED", if signed { "1" } else { "0" })),
             _ => None,
         })
-        .resource(Resource::storage_buffer((SEEDS * 4) as u64, fill_seeds))
-        .push(constants(kind))
+        .defines((data != Data::Default).then_some(("SEED_MASK", seed_mask.as_str())))
+        .resource(Resource::storage_buffer((seeds * 4) as u64, fill_seeds(data, kind.lanes() > 1)))
+        .push(constants(kind, data))
         .work([ceiling.map_or(work, |c| work.bounded_by(c))])
         .requires(requires)
-        .reference(move |gid| reference(kind, gid))
+        .reference(move |gid| match data {
+            Data::Default => reference(kind, gid),
+            _ => data_reference(kind, data, gid),
+        })
 }
+
+/// The kinds the energy table reads, which take the `data` axis.
+const ON_DATA: [Kind; 2] = [Kind::Fp32, Kind::Fp16x2];
 
 fn expand(env: &Env) -> Vec<CaseSpec> {
     let n = env.workgroup_width(GROUP);
-    Kind::ALL.map(|kind| case(kind, n)).to_vec()
+    Kind::ALL
+        .into_iter()
+        .flat_map(|kind| match ON_DATA.contains(&kind) {
+            true => Data::ALL.map(|data| case(kind, data, n).data(data)).to_vec(),
+            false => vec![case(kind, Data::Default, n)],
+        })
+        .collect()
 }
 
 inventory::submit! {
@@ -349,7 +455,7 @@ mod tests {
         // of them (OpExtInst Fma for floats; OpIMul then OpIAdd for int32).
         let compiler = crate::shader::ShaderCompiler::new().unwrap();
         for kind in Kind::ALL {
-            let spirv = compiler.compile(&case(kind, GROUP)).unwrap();
+            let spirv = compiler.compile(&case(kind, Data::Default, GROUP)).unwrap();
             let count = spirv::instructions(&spirv)
                 .filter(|i| match kind {
                     Kind::Int32 | Kind::Int16 | Kind::Int64 => i.opcode == spirv::OP_IMUL,
@@ -375,6 +481,67 @@ mod tests {
         }
     }
 
+    /// The operands of gid 0's chains in a timing run on `data`, step by step (16 chains, or 32
+    /// f16vec2 lanes).
+    fn timed_operands(kind: Kind, data: Data) -> Vec<Vec<f32>> {
+        let push = constants(kind, data);
+        let word = |i: usize| f32::from_ne_bytes(push.time[4 * i..4 * i + 4].try_into().unwrap());
+        let (a, b, half) = (word(0), word(1), kind.lanes() > 1);
+        let mut x: Vec<f32> = (0..CHAINS * kind.lanes()).map(|j| data_seed(data, half, j)).collect();
+        let mut steps = vec![x.clone()];
+        for _ in 0..ITERATIONS {
+            x = x.iter().map(|&v| step(half, v, a, b)).collect();
+            steps.push(x.clone());
+        }
+        steps
+    }
+
+    #[test]
+    fn the_data_toggles_the_bits_its_name_says() {
+        for (kind, least) in [(Kind::Fp32, 12.0), (Kind::Fp16x2, 5.0)] {
+            // A lane's FMA unit takes one chain, then the next: the bits that differ between
+            // neighbouring chains' operands toggle.
+            let toggles = |data: Data| {
+                let steps = timed_operands(kind, data);
+                let pairs = steps
+                    .iter()
+                    .flat_map(|x| x.windows(2).map(|p| (p[0].to_bits() ^ p[1].to_bits()).count_ones()));
+                let (sum, n) = pairs.fold((0u64, 0u64), |(s, n), d| (s + u64::from(d), n + 1));
+                (sum as f64 / n as f64, steps)
+            };
+            let (zeros, steps) = toggles(Data::Zeros);
+            assert_eq!(zeros, 0.0);
+            assert!(steps.iter().flatten().all(|&v| v == 0.0));
+            let (constant, steps) = toggles(Data::Constant);
+            let c = fixed_point(kind.lanes() > 1).0;
+            assert_eq!(constant, 0.0);
+            assert!(steps.iter().flatten().all(|&v| v == c), "{c} is no fixed point");
+            assert!(c.to_bits().count_ones() >= 10, "{c} has sparse bits");
+            // Invocations a warp apart (32) hold other chains.
+            let seeds = |gid: u32| (0..CHAINS).map(move |k| data_seed(Data::Random, false, gid * CHAINS + k));
+            assert!(seeds(0).zip(seeds(32)).all(|(a, b)| a != b));
+            let (random, steps) = toggles(Data::Random);
+            assert!(random >= least, "{}: {random} bits toggle", kind.name());
+            assert!(steps.last().unwrap().iter().all(|v| v.is_normal()));
+            // The default (converging chains) lies between.
+            let (default, _) = toggles(Data::Default);
+            assert!(default > 0.0 && default < random, "{}: default {default}, random {random}", kind.name());
+        }
+    }
+
+    #[test]
+    fn data_verify_runs_count_every_step() {
+        // A chain one step short is 1 below: beyond the bound.
+        for kind in ON_DATA {
+            for data in [Data::Zeros, Data::Constant, Data::Random] {
+                let Value::F32Within { value, bound } = data_reference(kind, data, 1) else { panic!() };
+                assert!(bound < 0.5 && value.is_finite(), "{}: {value} within {bound}", kind.name());
+            }
+        }
+        let Value::F32Within { value, .. } = data_reference(Kind::Fp32, Data::Zeros, 0) else { panic!() };
+        assert_eq!(value, (CHAINS * ITERATIONS) as f32);
+    }
+
     #[test]
     fn fp16_verify_values_stay_exact_in_half_precision() {
         // The largest chain value in a verify run must be an integer that fp16 represents.
@@ -384,7 +551,7 @@ mod tests {
 
     #[test]
     fn timing_and_verify_constants_differ_only_where_they_must() {
-        let push = constants(Kind::Fp32);
+        let push = constants(Kind::Fp32, Data::Default);
         assert_eq!(push.verify, Push::words(&[1.0f32.to_bits(), 1.0f32.to_bits()]).verify);
         let a = f32::from_ne_bytes(push.time[0..4].try_into().unwrap());
         assert!(a < 1.0, "timing chains must converge, not grow");
@@ -407,7 +574,7 @@ mod tests {
         // Each chain climbs by 1 from seed - 256 to 256 and stays: 16 chains.
         assert_eq!(reference(Kind::Bf16Dot, 3), Value::F32(16.0 * 256.0));
         // The shader subtracts the same offset.
-        let case = case(Kind::Bf16Dot, GROUP);
+        let case = case(Kind::Bf16Dot, Data::Default, GROUP);
         let define = case.defines.iter().find(|(k, _)| k == "BF16_SEED_OFFSET").map(|(_, v)| v.as_str());
         assert_eq!(define, Some("256.0"));
         // 448 steps from the largest seed fall short of 256.

@@ -11,6 +11,7 @@ use super::rotate;
 use super::sweep::{self, Kind};
 use crate::caps::{Ceiling, MemoryKind};
 use crate::format::format_bytes;
+use crate::registry::data::Data;
 use crate::registry::{self, Axis, AxisUnit, CaseSpec, Env, Family, Unit};
 
 /// `{label} vec4 linear {size}` in memory of `kind` (`None`: device-local).
@@ -20,7 +21,7 @@ fn case(env: &Env, kind: Option<MemoryKind>, bytes: u64, width: u32) -> CaseSpec
     let range = env.device.map(|d| d.limits.storage_buffer_range);
     let (slots, note) = rotate::slots(env, bytes, kind, range);
     // The sweep's case (with its bytes axis), renamed into this family's group and variant.
-    let mut case = sweep::rotated(Kind::Vec4, false, bytes, width, slots).group("host");
+    let mut case = sweep::rotated(Kind::Vec4, false, bytes, width, slots, Data::Default).group("host");
     if let Some(note) = note {
         case = case.note(note);
     }

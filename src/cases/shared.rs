@@ -8,6 +8,7 @@
 //! chases it, repeated as the runner asks (as the latency family does for buffers).
 
 use crate::caps::{Ceiling, Limit, Requirements};
+use crate::registry::data::{Data, CONSTANT_WORD};
 use crate::registry::{self, Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work};
 
 const GLSL: Glsl = Glsl { file: "shared.glsl", source: include_str!("../../glsl/shared.glsl") };
@@ -27,25 +28,38 @@ fn value(k: u32) -> f32 {
     (k % 61) as f32
 }
 
-/// What invocation `gid` of a verify run in workgroups of `invocations` writes: the sum of its loads.
-fn reference(components: u32, stride: u32, invocations: u32, gid: u32) -> Value {
+/// Word `k` of shared memory on `data` (`value` in glsl/shared.glsl).
+fn word(data: Data, k: u32) -> f32 {
+    f32::from_bits(registry::data::word(data, k, value))
+}
+
+/// What invocation `gid` of a verify run in workgroups of `invocations` on `data` writes: the
+/// sum of its loads.
+fn reference(components: u32, stride: u32, invocations: u32, data: Data, gid: u32) -> Value {
     let t = gid % invocations;
     let mask = WORDS / components - 1;
-    let total: f32 = (0..LOADS)
-        .map(|i| {
-            let e = (t.wrapping_mul(stride).wrapping_add(i)) & mask;
-            (0..components).map(|c| value(e * components + c)).sum::<f32>()
-        })
-        .sum();
-    Value::F32(total)
+    let loads = (0..LOADS).map(|i| {
+        let e = (t.wrapping_mul(stride).wrapping_add(i)) & mask;
+        (0..components).map(move |c| word(data, e * components + c))
+    });
+    match data {
+        // Small integers: every sum is exact, in any order.
+        Data::Default => Value::F32(loads.map(|l| l.sum::<f32>()).sum()),
+        // The GPU sums in its own order: within the rounding of that many additions.
+        _ => {
+            let exact: f64 = loads.clone().flatten().map(f64::from).sum();
+            let magnitude: f64 = loads.flatten().map(|v| f64::from(v).abs()).sum();
+            Value::F32Within { value: exact as f32, bound: (magnitude * 2f64.powi(-14)) as f32 }
+        }
+    }
 }
 
 fn needs() -> Requirements {
     Requirements::new().limit(Limit::SharedMemoryBytes(WORDS * 4))
 }
 
-/// `Shared float|vec2|vec4` (stride 1) and `Shared float stride N`.
-fn loads(components: u32, stride: u32, name: String, group: &str, invocations: u32) -> CaseSpec {
+/// `Shared float|vec2|vec4` (stride 1) and `Shared float stride N`, on `data`.
+fn loads(components: u32, stride: u32, name: String, group: &str, invocations: u32, data: Data) -> CaseSpec {
     let kind = match components {
         1 => "0",
         2 => "1",
@@ -57,13 +71,17 @@ fn loads(components: u32, stride: u32, name: String, group: &str, invocations: u
         .narrowed_from(GROUP.into())
         .group(group)
         .defines([("KIND", kind)])
+        .defines((data != Data::Default).then_some(("DATA", data.define())))
+        .defines(
+            (data == Data::Constant).then_some(("CONSTANT_WORD", format!("{CONSTANT_WORD:#x}u").as_str())),
+        )
         .push(Push::words(&[stride, mask, 0, 0]))
         .work([
             Work::new(per_invocation, Unit::Load),
             Work::new(per_invocation * f64::from(4 * components), Unit::Byte).bounded_by(Ceiling::L1Bytes),
         ])
         .requires(needs())
-        .reference(move |gid| reference(components, stride, invocations, gid));
+        .reference(move |gid| reference(components, stride, invocations, data, gid));
     match group {
         "shared stride" => case.axis("stride", u64::from(stride), "Shared float stride"),
         _ => case,
@@ -93,13 +111,21 @@ fn latency(invocations: u32) -> CaseSpec {
 fn expand(env: &Env) -> Vec<CaseSpec> {
     let n = env.workgroup_width(GROUP);
     let mut cases = vec![
-        loads(1, 1, "Shared float".into(), "shared", n),
-        loads(2, 1, "Shared vec2".into(), "shared", n),
-        loads(4, 1, "Shared vec4".into(), "shared", n),
+        loads(1, 1, "Shared float".into(), "shared", n, Data::Default),
+        loads(2, 1, "Shared vec2".into(), "shared", n, Data::Default),
     ];
+    // The energy table's case, on each data.
+    cases.extend(Data::ALL.map(|data| loads(4, 1, "Shared vec4".into(), "shared", n, data).data(data)));
     for stride in env.axis("stride") {
         let stride = stride as u32;
-        cases.push(loads(1, stride, format!("Shared float stride {stride}"), "shared stride", n));
+        cases.push(loads(
+            1,
+            stride,
+            format!("Shared float stride {stride}"),
+            "shared stride",
+            n,
+            Data::Default,
+        ));
     }
     cases.push(latency(n));
     cases
@@ -142,10 +168,10 @@ mod tests {
 
     #[test]
     fn stride_one_sums_every_lane_of_its_window() {
-        let Value::F32(total) = reference(1, 1, GROUP, 0) else { panic!() };
+        let Value::F32(total) = reference(1, 1, GROUP, Data::Default, 0) else { panic!() };
         let expected: f32 = (0..LOADS).map(value).sum();
         assert_eq!(total, expected);
-        let Value::F32(wide) = reference(4, 1, GROUP, 3) else { panic!() };
+        let Value::F32(wide) = reference(4, 1, GROUP, Data::Default, 3) else { panic!() };
         let expected: f32 =
             (0..LOADS).map(|i| (0..4).map(|c| value(((3 + i) & 1023) * 4 + c)).sum::<f32>()).sum();
         assert_eq!(wide, expected);

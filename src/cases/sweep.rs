@@ -10,6 +10,7 @@ use ash::vk;
 
 use crate::caps::Ceiling;
 use crate::format::format_bytes;
+use crate::registry::data::Data;
 use crate::registry::{self, Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, Resource, Unit, Value, Work};
 
 const GLSL: Glsl = Glsl { file: "sweep.glsl", source: include_str!("../../glsl/sweep.glsl") };
@@ -82,13 +83,26 @@ const VARIANTS: [(Kind, bool); 5] = [
     (Kind::Texel, false),
 ];
 
+/// The variant the energy table reads (linear vec4 loads), which takes the `data` axis.
+const ENERGY: (Kind, bool) = (Kind::Vec4, false);
+
 /// The float at position `k` of the set: small integers, so sums of them are exact.
 fn value(k: u64) -> f32 {
     (k % 61) as f32
 }
 
-fn fill(bytes: &mut [u8]) {
-    super::data::fill_elements(bytes, 4, |k, chunk| chunk.copy_from_slice(&value(k as u64).to_ne_bytes()));
+/// Element `k`'s word on `data`.
+fn word(data: Data, k: u64) -> u32 {
+    // The default's values repeat every 61 elements: the index wraps harmlessly.
+    registry::data::word(data, k as u32, |k| value(u64::from(k) % 61))
+}
+
+fn fill(data: Data) -> impl Fn(&mut [u8]) + Send + Sync + 'static {
+    move |bytes: &mut [u8]| {
+        super::data::fill_elements(bytes, 4, |k, chunk| {
+            chunk.copy_from_slice(&word(data, k as u64).to_ne_bytes())
+        })
+    }
 }
 
 /// The element row `row` (of `width` elements), invocation `t` reads (`element` in the GLSL).
@@ -112,6 +126,7 @@ struct Set {
     rows: u64,
     lines: Option<u64>,
     slots: u64,
+    data: Data,
 }
 
 /// What invocation `gid` of a verify run writes.
@@ -122,35 +137,44 @@ fn reference(kind: Kind, set: Set, gid: u32) -> Value {
     let start = group * (u64::from(LOADS) + 1);
     let mut row = start % set.rows;
     let base = (start / set.rows) % set.slots * set.rows * set.width;
-    let mut total = 0f32;
+    let (mut total, mut exact, mut magnitude) = (0f32, 0f64, 0f64);
     for _ in 0..LOADS {
         let e = base + element(row, set.width, t, line, set.lines);
-        total += (0..components).map(|c| value(e * components + c)).sum::<f32>();
+        let words = (0..components).map(|c| f32::from_bits(word(set.data, e * components + c)));
+        total += words.clone().sum::<f32>();
+        exact += words.clone().map(f64::from).sum::<f64>();
+        magnitude += words.map(|v| f64::from(v).abs()).sum::<f64>();
         row = if row + 1 == set.rows { 0 } else { row + 1 };
     }
-    Value::F32(total)
+    match set.data {
+        // Small integers: every sum is exact, in any order.
+        Data::Default => Value::F32(total),
+        // The GPU sums in its own order: within the rounding of that many additions.
+        _ => Value::F32Within { value: exact as f32, bound: (magnitude * 2f64.powi(-14)) as f32 },
+    }
 }
 
 /// The case that loads `bytes` as `kind`, coalesced or with its lines scattered (`random`), in
 /// workgroups of `width` invocations.
 pub(super) fn case(kind: Kind, random: bool, bytes: u64, width: u32) -> CaseSpec {
-    rotated(kind, random, bytes, width, 1)
+    rotated(kind, random, bytes, width, 1, Data::Default)
 }
 
-/// [`case`] over a buffer of `slots` copies of the set, each pass reading the next.
-pub(super) fn rotated(kind: Kind, random: bool, bytes: u64, width: u32, slots: u64) -> CaseSpec {
+/// [`case`] over a buffer of `slots` copies of the set, each pass reading the next, the set
+/// holding `data`.
+pub(super) fn rotated(kind: Kind, random: bool, bytes: u64, width: u32, slots: u64, data: Data) -> CaseSpec {
     let pattern = if random { "random" } else { "linear" };
     let variant = format!("Sweep {} {pattern}", kind.label());
     let rows = bytes / kind.element_bytes() / u64::from(width);
     let lines = random.then_some(bytes / LINE_BYTES);
-    let set = Set { width: width.into(), rows, lines, slots };
+    let set = Set { width: width.into(), rows, lines, slots, data };
     let line = (LINE_BYTES / kind.element_bytes()).to_string();
     let total = bytes * slots;
     let resource = match kind {
-        Kind::Texel => Resource::texel_buffer(vk::Format::R32G32B32A32_SFLOAT, total, fill),
-        Kind::Float | Kind::Vec4 => Resource::storage_buffer(total, fill),
+        Kind::Texel => Resource::texel_buffer(vk::Format::R32G32B32A32_SFLOAT, total, fill(data)),
+        Kind::Float | Kind::Vec4 => Resource::storage_buffer(total, fill(data)),
     }
-    .contents("sweep values");
+    .contents(format!("sweep values{}", data.suffix()));
     let per_invocation = f64::from(LOADS);
     CaseSpec::new(format!("{variant} {}", format_bytes(bytes)), GLSL, [width, 1, 1])
         .narrowed_from(ROW)
@@ -184,9 +208,13 @@ fn expand(env: &Env) -> Vec<CaseSpec> {
     for bytes in sizes {
         for (kind, random) in VARIANTS {
             if !random || (bytes / LINE_BYTES).is_power_of_two() {
-                cases.push(case(kind, random, bytes, width));
+                let case = case(kind, random, bytes, width);
+                cases.push(if (kind, random) == ENERGY { case.data(Data::Default) } else { case });
             }
         }
+        // The energy table's variant, on each data.
+        let on_data = |data: Data| rotated(ENERGY.0, ENERGY.1, bytes, width, 1, data).data(data);
+        cases.extend(Data::ALL[1..].iter().map(|&data| on_data(data)));
     }
     cases
 }
@@ -253,8 +281,13 @@ mod tests {
         let family = registry::families().into_iter().find(|f| f.name == "sweep").unwrap();
         let settings = [registry::parse_setting("sweep.bytes=16K,48K,45000,40K").unwrap()];
         let env = Env { family, settings: &settings, device: None };
-        let names: Vec<String> = expand(&env).into_iter().map(|c| c.name).collect();
+        let (on_data, names): (Vec<CaseSpec>, Vec<CaseSpec>) =
+            expand(&env).into_iter().partition(|c| c.on_request.is_some());
+        let names: Vec<String> = names.into_iter().map(|c| c.name).collect();
         assert_eq!(names.len(), 5 + 3 + 3, "{names:?}");
+        // Each size on zeros, a constant and random data, run only on request.
+        assert_eq!(on_data.len(), 3 * 3);
+        assert_eq!(on_data[2].name, "Sweep SSBO vec4 linear on random data 16 KiB");
         assert_eq!(names[0], "Sweep SSBO float linear 16 KiB");
         assert!(names.contains(&"Sweep SSBO vec4 random 16 KiB".to_owned()));
         assert!(names.contains(&"Sweep texel RGBA32F linear 48 KiB".to_owned()), "{names:?}");
@@ -267,7 +300,7 @@ mod tests {
     fn the_reference_wraps_within_small_sets() {
         // 16 KiB of vec4: 4 rows, so 64 loads visit each row 16 times.
         let rows = 16384 / 16 / ROW;
-        let set = Set { width: ROW, rows, lines: None, slots: 1 };
+        let set = Set { width: ROW, rows, lines: None, slots: 1, data: Data::Default };
         let Value::F32(total) = reference(Kind::Vec4, set, 0) else { panic!() };
         let per_pass: f32 = (0..rows).map(|r| (0..4).map(|c| value((r * ROW) * 4 + c)).sum::<f32>()).sum();
         assert_eq!(total, per_pass * f32::from(LOADS as u16) / rows as f32);
@@ -283,7 +316,7 @@ mod tests {
     fn each_pass_reads_the_next_copy_of_the_set() {
         // A set of LOADS rows: group 1 starts at row LOADS + 1, past the first pass, in copy 1.
         let (rows, slots) = (u64::from(LOADS), 3);
-        let set = Set { width: ROW, rows, lines: None, slots };
+        let set = Set { width: ROW, rows, lines: None, slots, data: Data::Default };
         let one = Set { slots: 1, ..set };
         let vec4 = |e: u64| (0..4).map(|c| value(e * 4 + c)).sum::<f32>();
         let Value::F32(first) = reference(Kind::Vec4, set, 0) else { panic!() };

@@ -281,6 +281,18 @@ pub struct CaseSpec {
     /// Copies the runner records before each dispatch of a [`Scale::Problem`] grid, whose shader
     /// then checks what they left (the corruption screen's copies).
     pub copies: Option<Copies>,
+    /// The string axis by which alone a case runs: only when an `--axis` setting of this axis
+    /// selects it (the non-default values of the [`data`](super::data) axis), so that a run's
+    /// default stays as it was.
+    pub on_request: Option<&'static str>,
+}
+
+/// `name` with `suffix` after its `variant` part (before its axis values, `... 8 MiB`).
+fn insert_suffix(name: &str, variant: &str, suffix: &str) -> String {
+    match name.strip_prefix(variant) {
+        Some(rest) => format!("{variant}{suffix}{rest}"),
+        None => format!("{name}{suffix}"),
+    }
 }
 
 /// `vkCmdCopyBuffer` of storage buffer `source` into `through` and back, `count` copies in all
@@ -389,6 +401,7 @@ impl CaseSpec {
             unit_records: None,
             fault_log: None,
             injected: None,
+            on_request: None,
         }
     }
 
@@ -567,6 +580,17 @@ impl CaseSpec {
     pub fn label(mut self, axis: &'static str, value: impl Into<String>) -> Self {
         self.labels.push((axis, value.into()));
         self
+    }
+
+    /// Has the case hold `data` on the [`data`](super::data) axis: labelled, named with its
+    /// suffix, and, for other data than the default, run only on request.
+    pub fn data(mut self, data: super::data::Data) -> Self {
+        if data != super::data::Data::Default {
+            self.name = insert_suffix(&self.name, &self.variant, data.suffix());
+            self.variant.push_str(data.suffix());
+            self.on_request = Some(super::data::AXIS);
+        }
+        self.label(super::data::AXIS, data.name())
     }
 
     /// Its value on the string axis `axis`, if it has one.

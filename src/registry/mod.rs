@@ -7,6 +7,7 @@
 
 mod axis;
 mod case;
+pub mod data;
 mod format;
 mod resource;
 pub mod suggest;
@@ -85,9 +86,13 @@ pub fn expand(settings: &[AxisSetting], device: Option<&DeviceCaps>) -> Vec<Case
             (family.expand)(&env)
                 .into_iter()
                 .filter(move |case| {
-                    labelled
+                    let selected = labelled
                         .iter()
-                        .all(|s| case.label_of(s.axis).is_some_and(|v| s.labels.iter().any(|l| l == v)))
+                        .all(|s| case.label_of(s.axis).is_some_and(|v| s.labels.iter().any(|l| l == v)));
+                    // A case on request runs where a setting of its axis selected it.
+                    let requested =
+                        case.on_request.is_none_or(|axis| labelled.iter().any(|s| s.axis == axis));
+                    selected && requested
                 })
                 .map(move |mut case| {
                     case.family = family.name;

@@ -12,6 +12,7 @@ const INCLUDES: &[(&str, &str)] = &[
     ("common.glsl", include_str!("../../glsl/common.glsl")),
     ("broadcast.glsl", include_str!("../../glsl/broadcast.glsl")),
     ("fault_log.glsl", include_str!("../../glsl/fault_log.glsl")),
+    ("mix.glsl", include_str!("../../glsl/mix.glsl")),
 ];
 
 /// What compiles the shaders, for the run header: the shaderc crates (shaderc-sys vendors glslang

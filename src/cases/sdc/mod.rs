@@ -33,14 +33,8 @@ const GROUP: u32 = 256;
 /// Where the device names no unit, the injector's "unit" is the workgroup index modulo this.
 const GROUP_UNITS: u32 = 128;
 
-/// The shaders' 32-bit mix (glsl/fault_log.glsl): the memory and shared-memory patterns.
-fn mix32(mut v: u32) -> u32 {
-    v ^= v >> 16;
-    v = v.wrapping_mul(0x7feb_352d);
-    v ^= v >> 15;
-    v = v.wrapping_mul(0x846c_a68b);
-    v ^ (v >> 16)
-}
+// The shaders' 32-bit mix (glsl/mix.glsl): the memory and shared-memory patterns.
+use crate::registry::data::mix32;
 
 /// `case` with the note that its `PERFTEST_INJECT_FAULT` text was not understood, and why.
 fn not_understood(case: CaseSpec, why: &str) -> CaseSpec {

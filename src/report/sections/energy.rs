@@ -4,7 +4,8 @@
 //! chart.
 
 use super::{Block, RunSection};
-use crate::analysis::energy::{in_fmas, table, Level};
+use crate::analysis::energy::{by_data, in_fmas, table, ByData, Level};
+use crate::registry::data::Data;
 use crate::report::compare::EnergyLevel;
 use crate::report::doc::{Cell, Column, Hint, Table};
 use crate::results::model::{Amount, Run};
@@ -23,6 +24,7 @@ fn blocks(run: &Run) -> Vec<Block> {
         inner.push(Block::Para(LEVELS.into()));
         inner.push(Block::Table(levels));
     }
+    inner.extend(data_blocks(run));
     inner.push(Block::Para(CASES.into()));
     inner.push(Block::Table(cases));
     vec![Block::Gap, Block::Section { title: "energy:".into(), id: "energy".into(), blocks: inner }]
@@ -37,6 +39,62 @@ pub const LEVELS: &str =
 const CASES: &str = "Each case: the window its work was held for, the share of it the GPU ran the work (the rest \
                      is between measurements), the board's average watts, and picojoules per unit of its last work \
                      unit (bytes for a load; the record keeps each), for the board and above idle.";
+
+/// What the table by data holds.
+pub const BY_DATA: &str = "By data: each level's board picojoules per unit on its family's default data, on zeros, \
+                           on a constant and on random data (every bit toggling; above idle in brackets), and \
+                           random over zeros: what the data alone moves (--axis FAMILY.data=...; \
+                           docs/design/energy.md says what each holds).";
+
+/// The table by data and the span of each level in words; none where the run measured no level
+/// on other data than the default.
+fn data_blocks(run: &Run) -> Vec<Block> {
+    let rows = by_data(run);
+    if rows.is_empty() {
+        return Vec::new();
+    }
+    vec![Block::Para(BY_DATA.into()), Block::Table(data_table(&rows)), Block::Para(spans(&rows))]
+}
+
+/// `fp32 FMA  pJ/FLOP  6.35 (4.7)  3.74 (2.1)  ...  2.26x`.
+fn data_table(rows: &[ByData]) -> Table {
+    let mut columns = vec![Column::left("level"), Column::left("unit")];
+    columns.extend(Data::ALL.iter().map(|d| Column::right(d.name(), 14)));
+    columns.push(Column::right("random / zeros", 14));
+    let mut out = Table::new(columns);
+    for row in rows {
+        let unit = format!("pJ/{}", row.level.unit.amount_name());
+        let mut cells = vec![Cell::text(row.level.level.as_str()), Cell::text(unit.as_str())];
+        for data in Data::ALL {
+            cells.push(match row.on(data) {
+                Some(l) => {
+                    let cell = Cell::number(l.board, "", Hint::Sig4);
+                    match l.above {
+                        Some(a) => cell.noted(format!("({})", crate::format::sig4(a))),
+                        None => cell,
+                    }
+                }
+                None => Cell::Missing("-".into()),
+            });
+        }
+        cells
+            .push(row.span().map_or(Cell::Missing("-".into()), |s| Cell::text(crate::format::ratio_text(s))));
+        out.push(None, cells);
+    }
+    out
+}
+
+/// `On random data an fp32 FLOP costs 2.26x what it costs on zeros, ...`.
+fn spans(rows: &[ByData]) -> String {
+    let parts: Vec<String> = rows
+        .iter()
+        .filter_map(|r| Some(format!("{} {}", r.level.each, crate::format::ratio_text(r.span()?))))
+        .collect();
+    match parts.is_empty() {
+        true => "Random over zeros: not measured (the run has no level on both).".into(),
+        false => format!("On random data against zeros, for the board: {}.", parts.join(", ")),
+    }
+}
 
 /// The report page's energy section: the chart, then the table by level (one run's, or every
 /// run's side by side); none where no run measured energy.
@@ -61,6 +119,13 @@ pub fn page(labels: &[String], runs: &[Run]) -> Vec<Block> {
             _ => side_by_side(&crate::report::compare::energy(runs), runs.len()),
         }),
     ]
+    .into_iter()
+    .chain(runs.iter().zip(labels).flat_map(|(run, label)| {
+        let blocks = data_blocks(run);
+        let title = (!blocks.is_empty() && runs.len() > 1).then(|| Block::Para(format!("{label}:")));
+        title.into_iter().chain(blocks)
+    }))
+    .collect()
 }
 
 /// What the side-by-side energy table holds, above it.
@@ -152,4 +217,27 @@ fn cases(run: &Run) -> Table {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::energy::tests::{run_on_data, run_with_energy};
+
+    #[test]
+    fn the_table_by_data_says_each_level_on_each_data_and_the_span() {
+        let text = crate::report::doc::text(&blocks(&run_on_data()));
+        let by_data = &text[text.find("By data").unwrap()..];
+        let row = by_data.lines().find(|l| l.trim_start().starts_with("fp32 FMA")).unwrap();
+        // Default, zeros, no constant, random (above idle in brackets), random over zeros.
+        let cells: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(
+            cells[2..],
+            ["pJ/FLOP", "5.130", "(3.110)", "3.740", "(3.110)", "-", "8.470", "(3.110)", "2.265x"]
+        );
+        assert!(text.contains("On random data against zeros, for the board: an fp32 FLOP 2.265x."), "{text}");
+        // A run without other data has no such table.
+        let plain = crate::report::doc::text(&blocks(&run_with_energy()));
+        assert!(!plain.contains("By data"), "{plain}");
+    }
 }

@@ -1,0 +1,261 @@
+// results/energy/data/mirror.cu: perftest's energy cases on each data (issue 64), mirrored in CUDA:
+// the same work per thread, the same operands and the same order as the shaders, so that a
+// picojoule figure of perftest --energy can be held against one of the same work in the same
+// sitting. Each kernel names the shader and the Rust that it mirrors.
+//
+//   fma32    glsl/alu.glsl ALU_FP32, src/cases/alu.rs: 16 chains of 1024 x = fma(x, a, b) per
+//            thread, seeds[(gid * 16 + k) & mask] (63 on the default data, 65535 on others), the
+//            sum of the chains written only if it is the sentinel (common.glsl's write_result in a
+//            timing run).
+//   hfma2    the same in f16vec2 (ALU_FP16, LANES 2): seeds 2i and 2i + 1 per chain i.
+//   shared   glsl/shared.glsl KIND 2: 16 KiB of shared vec4 filled with value(k), then 512 loads
+//            of element (t + i) & 1023 summed into two vec4s.
+//   sweep    glsl/sweep.glsl KIND 1 PATTERN 0: block g reads 64 rows of 256 vec4 from row
+//            g * 65 (wrapping in the set), thread t element t of each, into four sums.
+//
+// The data (src/registry/data.rs): default (the family's own values), zeros, constant, random.
+// Build and run (on the device machine):
+//   nvcc -O3 -arch=sm_90 mirror.cu -lnvidia-ml -o m && ./m [WINDOW]
+#include "../harness.h"
+
+#include <cmath>
+#include <cstring>
+#include <string>
+
+enum Data { DEFAULT = 0, ZEROS = 1, CONSTANT = 2, RANDOM = 3 };
+static const char* DATA_NAMES[] = {"default", "zeros", "constant", "random"};
+static const unsigned CONSTANT_WORD = 0xBFD55555u;
+static const unsigned SENTINEL = 0xFFFFFFFFu;
+
+__host__ __device__ unsigned mix32(unsigned v) {
+  v ^= v >> 16;
+  v *= 0x7feb352du;
+  v ^= v >> 15;
+  v *= 0x846ca68bu;
+  v ^= v >> 16;
+  return v;
+}
+
+// Bit 30 the inverse of bit 29: a finite, normal float.
+__host__ __device__ unsigned random_word(unsigned k) {
+  unsigned h = mix32(k ^ 0x9E3779B9u);
+  return (h & ~(1u << 30)) | (((~h >> 29) & 1u) << 30);
+}
+
+static float bits_float(unsigned w) {
+  float f;
+  memcpy(&f, &w, 4);
+  return f;
+}
+
+// ---- the ALU chains ------------------------------------------------------------------------
+__global__ void k_fma32(const float* seeds, unsigned mask, unsigned* out, float a, float b) {
+  unsigned gid = blockIdx.x * blockDim.x + threadIdx.x;
+  float x[16];
+#pragma unroll
+  for (int k = 0; k < 16; k++) x[k] = seeds[(gid * 16 + k) & mask];
+  for (int i = 0; i < 1024 / 64; i++) {
+#pragma unroll
+    for (int j = 0; j < 64; j++) {
+#pragma unroll
+      for (int k = 0; k < 16; k++) x[k] = fmaf(x[k], a, b);
+    }
+  }
+  float total = 0.0f;
+#pragma unroll
+  for (int k = 0; k < 16; k++) total += x[k];
+  if (__float_as_uint(total) == SENTINEL) out[gid & 1023] = __float_as_uint(total);
+}
+
+__global__ void k_hfma2(const float* seeds, unsigned mask, unsigned* out, float a, float b) {
+  unsigned gid = blockIdx.x * blockDim.x + threadIdx.x;
+  __half2 x[16];
+  __half2 ha = __float2half2_rn(a), hb = __float2half2_rn(b);
+#pragma unroll
+  for (int k = 0; k < 16; k++) {
+    unsigned i = gid * 16 + k;
+    x[k] = __floats2half2_rn(seeds[(2 * i) & mask], seeds[(2 * i + 1) & mask]);
+  }
+  for (int i = 0; i < 1024 / 64; i++) {
+#pragma unroll
+    for (int j = 0; j < 64; j++) {
+#pragma unroll
+      for (int k = 0; k < 16; k++) x[k] = __hfma2(x[k], ha, hb);
+    }
+  }
+  float total = 0.0f;
+#pragma unroll
+  for (int k = 0; k < 16; k++) total += __low2float(x[k]) + __high2float(x[k]);
+  if (__float_as_uint(total) == SENTINEL) out[gid & 1023] = __float_as_uint(total);
+}
+
+// Seed i (src/cases/alu.rs `data_seed`): fp16 seeds exact in fp16.
+static float seed(Data data, bool half, unsigned i) {
+  switch (data) {
+    case DEFAULT: return (float)((i * 37) % 64);
+    case ZEROS: return 0.0f;
+    case CONSTANT: return half ? bits_float(0xBFD56000u) : -5.0f / 3.0f;  // -5/3 rounded to fp16: -1.6669922
+    default: {
+      unsigned w = random_word(i);
+      unsigned mantissa = w & (half ? 0x007FE000u : 0x007FFFFFu);
+      return bits_float((w & 0x80000000u) | ((127 + ((w >> 23) & 7)) << 23) | mantissa);
+    }
+  }
+}
+
+// The multiply-add constants of a timing run (src/cases/alu.rs `constants`).
+static void constants(Data data, bool half, float* a, float* b) {
+  float eps = half ? ldexpf(1.0f, -11) : ldexpf(1.0f, -24);
+  switch (data) {
+    case DEFAULT: *a = 0.999f; *b = 0.01f; break;
+    case ZEROS: *a = 0.0f; *b = 0.0f; break;
+    case CONSTANT: *a = 1.0f - eps; *b = seed(CONSTANT, half, 0) * eps; break;
+    default: *a = 1.0f - eps; *b = 0.0f; break;
+  }
+}
+
+// ---- memory ----------------------------------------------------------------------------------
+__device__ float value(int data, unsigned k) {
+  switch (data) {
+    case ZEROS: return 0.0f;
+    case CONSTANT: return __uint_as_float(CONSTANT_WORD);
+    case RANDOM: return __uint_as_float(random_word(k));
+    default: return (float)(k % 61);
+  }
+}
+
+__global__ void k_shared(unsigned* out, int data, unsigned mask) {
+  __shared__ float4 m[1024];
+  unsigned t = threadIdx.x;
+  for (unsigned e = t; e < 1024; e += blockDim.x)
+    m[e] = make_float4(value(data, e * 4), value(data, e * 4 + 1), value(data, e * 4 + 2), value(data, e * 4 + 3));
+  __syncthreads();
+  float4 a = make_float4(0, 0, 0, 0), b = a;
+  for (unsigned i = 0; i < 512; i += 2) {
+    float4 u = m[(t + i) & mask], v = m[(t + i + 1) & mask];
+    a.x += u.x; a.y += u.y; a.z += u.z; a.w += u.w;
+    b.x += v.x; b.y += v.y; b.z += v.z; b.w += v.w;
+  }
+  float4 s = make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+  float total = s.x + s.y + s.z + s.w;
+  unsigned gid = blockIdx.x * blockDim.x + t;
+  if (__float_as_uint(total) == SENTINEL) out[gid & 1023] = __float_as_uint(total);
+}
+
+__global__ void k_sweep(const float4* __restrict__ set, unsigned* out, unsigned rows) {
+  unsigned t = threadIdx.x, group = blockIdx.x;
+  unsigned start = group * 65;
+  unsigned row = start % rows;
+  float4 sums[4];
+#pragma unroll
+  for (int c = 0; c < 4; c++) sums[c] = make_float4(0, 0, 0, 0);
+  for (int i = 0; i < 64; i += 4) {
+#pragma unroll
+    for (int c = 0; c < 4; c++) {
+      float4 v = set[row * 256 + t];
+      sums[c].x += v.x; sums[c].y += v.y; sums[c].z += v.z; sums[c].w += v.w;
+      row = row + 1 == rows ? 0 : row + 1;
+    }
+  }
+  float4 s = make_float4(0, 0, 0, 0);
+#pragma unroll
+  for (int c = 0; c < 4; c++) { s.x += sums[c].x; s.y += sums[c].y; s.z += sums[c].z; s.w += sums[c].w; }
+  float total = s.x + s.y + s.z + s.w;
+  unsigned gid = blockIdx.x * blockDim.x + t;
+  if (__float_as_uint(total) == SENTINEL) out[gid & 1023] = __float_as_uint(total);
+}
+
+__global__ void k_fill(float* set, size_t words, int data) {
+  for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < words; k += (size_t)gridDim.x * blockDim.x)
+    set[k] = value(data, (unsigned)k);
+}
+
+// ---- the measurement -------------------------------------------------------------------------
+// Blocks per launch so that one launch takes about 10 ms (perftest's dispatches take 20 ms; three
+// launches are kept in flight here).
+static unsigned blocks_for(const std::function<void(unsigned)>& launch, unsigned first) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  unsigned n = first;
+  for (int round = 0; round < 3; round++) {
+    launch(n);
+    CK(cudaEventRecord(a));
+    launch(n);
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    double scaled = n * (10.0 / ms);
+    n = (unsigned)(scaled > 2e9 ? 2e9 : scaled < 1 ? 1 : scaled);
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  return n;
+}
+
+int main(int argc, char** argv) {
+  if (argc > 1) WINDOW = atof(argv[1]);
+  open_device();
+
+  unsigned* out;
+  CK(cudaMalloc(&out, 4096));
+  float* seeds;
+  CK(cudaMalloc(&seeds, 65536 * sizeof(float)));
+  const size_t sizes[] = {32ull << 10, 8ull << 20, 256ull << 20};
+  float* sets[3];
+  for (int i = 0; i < 3; i++) CK(cudaMalloc(&sets[i], sizes[i]));
+
+  double idle0 = idle_watts("start");
+  printf("%-22s %-9s %11s %10s %8s %9s %12s %12s %8s\n", "case", "data", "rate", "unit", "W", "above", "pJ/unit",
+         "pJ above", "window");
+  for (int d = 0; d < 4; d++) {
+    Data data = (Data)d;
+    std::vector<std::pair<std::string, Workload>> work;
+    // Each workload sets up its data, then finds its launch size.
+    auto add = [&](const char* label, const char* unit, double units_per_block, std::function<void()> setup,
+                   std::function<void(unsigned)> launch, unsigned first) {
+      setup();
+      unsigned n = blocks_for(launch, first);
+      work.push_back({label, Workload{label, unit, units_per_block * n, [launch, n] { launch(n); }}});
+    };
+    for (int half = 0; half < 2; half++) {
+      unsigned mask = data == DEFAULT ? 63 : 65535;
+      auto setup = [=] {
+        std::vector<float> h(mask + 1);
+        for (unsigned i = 0; i <= mask; i++) h[i] = seed(data, half, i);
+        CK(cudaMemcpy(seeds, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
+      };
+      float a, b;
+      constants(data, half, &a, &b);
+      auto launch = [=](unsigned n) {
+        if (half)
+          k_hfma2<<<n, 256>>>(seeds, mask, out, a, b);
+        else
+          k_fma32<<<n, 256>>>(seeds, mask, out, a, b);
+      };
+      add(half ? "ALU fp16 FMA (f16vec2)" : "ALU fp32 FMA", "FLOP", 256.0 * 16 * 1024 * 2 * (half ? 2 : 1), setup,
+          launch, 1024);
+    }
+    add("Shared vec4", "B", 256.0 * 512 * 16, [] {}, [=](unsigned n) { k_shared<<<n, 256>>>(out, d, 1023u); }, 1024);
+    for (int i = 0; i < 3; i++) {
+      static char labels[3][64];
+      snprintf(labels[i], 64, "Sweep SSBO vec4 linear %s", i == 0 ? "32 KiB" : i == 1 ? "8 MiB" : "256 MiB");
+      size_t words = sizes[i] / 4;
+      float* set = sets[i];
+      unsigned rows = (unsigned)(sizes[i] / 16 / 256);
+      add(labels[i], "B", 256.0 * 64 * 16, [=] { k_fill<<<1024, 256>>>(set, words, d); CK(cudaDeviceSynchronize()); },
+          [=](unsigned n) { k_sweep<<<n, 256>>>((const float4*)set, out, rows); }, 1024);
+    }
+    for (auto& [label, w] : work) {
+      double r, s;
+      double p = measure(w, &r, &s);
+      printf("%-22s %-9s %11.4g %10s %8.1f %9.1f %12.4g %12.4g %7.2fs\n", label.c_str(), DATA_NAMES[d], r,
+             (std::string(w.unit) + "/s").c_str(), p, p - idle0, p / r * 1e12, (p - idle0) / r * 1e12, s);
+      fflush(stdout);
+    }
+  }
+  idle_watts("end");
+  NK(nvmlShutdown());
+  return 0;
+}
