@@ -68,7 +68,13 @@ impl EnergySensor {
 
     fn file(sensor: Sensor) -> Result<Self, String> {
         let counter = sensor.counter();
-        Ok(EnergySensor { name: sensor.name.clone(), source: Source::File(sensor, counter) })
+        // A power reading is the driver's average over its own interval: a load that changes
+        // faster is sampled, not integrated (NVML's counter integrates: results/energy/square/).
+        let name = match counter {
+            Some(_) => sensor.name.clone(),
+            None => format!("{} (power readings, not an integrating counter)", sensor.name),
+        };
+        Ok(EnergySensor { name, source: Source::File(sensor, counter) })
     }
 
     /// Whether it counts energy (NVML, RAPL, hwmon's `energy1_input`) rather than reads power.
@@ -110,6 +116,19 @@ mod tests {
         let amd = Identity { vendor: 0x1002, uuid: &uuid, pci: Some("0000:1b:00.0"), cpu: false };
         let why = EnergySensor::find(&amd, r).err().unwrap();
         assert!(why.starts_with("no ") && why.contains("hwmon"), "{why}");
+        // A GPU whose hwmon device has only power readings: named as no counter.
+        let hwmon = r.join("class/hwmon/hwmon5");
+        std::fs::create_dir_all(&hwmon).unwrap();
+        std::fs::write(hwmon.join("name"), "amdgpu\n").unwrap();
+        std::fs::write(hwmon.join("power1_average"), "250000000\n").unwrap();
+        let device = r.join("devices/pci0000:00/0000:1b:00.0");
+        std::fs::create_dir_all(&device).unwrap();
+        std::os::unix::fs::symlink(&device, hwmon.join("device")).unwrap();
+        let mut power = EnergySensor::find(&amd, r).unwrap();
+        assert_eq!(power.name, "hwmon amdgpu power1_average (power readings, not an integrating counter)");
+        assert!(!power.counts_energy());
+        assert_eq!(power.read().unwrap(), Reading::Watts(250.0));
+        std::fs::remove_dir_all(&hwmon).unwrap();
         let no_pci = Identity { pci: None, ..amd };
         assert!(EnergySensor::find(&no_pci, r).err().unwrap().contains("no PCI address"));
         // CI has no NVIDIA driver: NVML says why.
