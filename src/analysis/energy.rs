@@ -104,9 +104,7 @@ fn sweep_rows(run: &Run) -> Vec<Level<'_>> {
         .collect();
     // Without levels (few sizes ran) each size is a row; with them, a size no level holds (a
     // level's edge) that the run measured on other data too, so that the table by data has it.
-    let on_data = |c: &CaseResult| {
-        run.cases.iter().any(|o| o.variant != SWEEP && Data::base(&o.variant) == SWEEP && o.axes == c.axes)
-    };
+    let on_data = |c: &CaseResult| run.cases.iter().any(|o| on_other_data(c, o));
     let outside = swept
         .iter()
         .filter(|c| !levels.iter().any(|l| (l.from_bytes..=l.to_bytes).contains(&bytes(c))))
@@ -144,27 +142,38 @@ impl ByData<'_> {
     }
 }
 
+/// Whether `other` is the case `case` on other data: its family, its axis values, its variant
+/// with a data suffix.
+fn on_other_data(case: &CaseResult, other: &CaseResult) -> bool {
+    other.family == case.family
+        && other.axes == case.axes
+        && other.variant != case.variant
+        && Data::base(&other.variant) == case.variant
+}
+
+/// Each level's span in words, where the run has it on both zeros and random data: `an fp32
+/// FLOP 1.589x`.
+pub fn spans(rows: &[ByData]) -> Vec<String> {
+    rows.iter()
+        .filter_map(|r| Some(format!("{} {}", r.level.each, crate::format::ratio_text(r.span()?))))
+        .collect()
+}
+
 /// The levels of [`table`] that the run also measured on other data than the default, each with
 /// those; empty where it measured none.
 pub fn by_data(run: &Run) -> Vec<ByData<'_>> {
     table(run)
         .into_iter()
         .filter_map(|level| {
-            let on: Vec<(Data, Level)> = run
+            let mut on: Vec<(Data, Level)> = run
                 .cases
                 .iter()
-                .filter(|c| {
-                    c.family == level.case.family
-                        && c.axes == level.case.axes
-                        && c.variant != level.case.variant
-                        && Data::base(&c.variant) == level.case.variant
-                })
+                .filter(|c| on_other_data(level.case, c))
                 .filter_map(|c| {
                     let data = Data::named(c.labels.get(data::AXIS)?)?;
                     Some((data, row(&level.level, &level.each, c, level.unit)?))
                 })
                 .collect();
-            let mut on = on;
             on.sort_by_key(|(d, _)| Data::ALL.iter().position(|a| a == d));
             (!on.is_empty()).then_some(ByData { level, on })
         })

@@ -496,10 +496,7 @@ fn energy_levels(run: &Run) -> Option<Finding> {
             }
         }
     }
-    let spans: Vec<String> = super::energy::by_data(run)
-        .iter()
-        .filter_map(|r| Some(format!("{} {}", r.level.each, ratio_text(r.span()?))))
-        .collect();
+    let spans = super::energy::spans(&super::energy::by_data(run));
     if !spans.is_empty() {
         text.push_str(&format!(". What the data costs, on random data against zeros: {}", spans.join(", ")));
     }

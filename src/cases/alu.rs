@@ -152,13 +152,18 @@ fn multiplier(half: bool) -> f32 {
     1.0 - epsilon(half)
 }
 
-/// `x` rounded to fp16's 11 significant bits, to nearest with ties to even (in fp16's normal
-/// range, where the chains stay).
-fn round_half(x: f64) -> f32 {
-    let drop = 52 - 10;
+/// `x` with its significand rounded to `fraction` bits after the point, to nearest with ties to
+/// even (a normal result: the chains stay in fp16's and bfloat16's normal ranges).
+fn round_significand(x: f64, fraction: u32) -> f64 {
+    let drop = 52 - fraction;
     let bits = x.to_bits();
     let rounded = bits.wrapping_add((1u64 << (drop - 1)) - 1 + ((bits >> drop) & 1)) & !((1u64 << drop) - 1);
-    f64::from_bits(rounded) as f32
+    f64::from_bits(rounded)
+}
+
+/// `x` rounded to fp16's 11 significant bits.
+fn round_half(x: f64) -> f32 {
+    round_significand(x, 10) as f32
 }
 
 /// One step `fma(x, a, b)` of a chain, rounded once as fp32 or fp16 computes it.
@@ -248,11 +253,9 @@ fn default_constants(kind: Kind) -> Push {
 /// at 256.
 const BF16_SEED_OFFSET: f32 = 256.0;
 
-/// `x` rounded to bfloat16, to nearest with ties to even.
+/// `x` rounded to bfloat16's 8 significant bits, to nearest with ties to even.
 fn bf16_round(x: f32) -> f32 {
-    let bits = x.to_bits();
-    let rounded = bits.wrapping_add(0x7FFF + ((bits >> 16) & 1)) & 0xFFFF_0000;
-    f32::from_bits(rounded)
+    round_significand(f64::from(x), 7) as f32
 }
 
 /// What invocation `gid` of a verify run on other data than the default writes (fp32 and f16vec2

@@ -2,7 +2,8 @@
 //! values every buffer and texture holds (never zero, exact in fp16), with what a typed load of
 //! them returns. The CPU references compute from the same functions the fills use.
 
-use crate::registry::FormatInfo;
+use crate::registry::data::Data;
+use crate::registry::{FormatInfo, Value};
 
 /// Where each invocation starts reading, as in the original.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,6 +69,20 @@ pub(super) fn half_bits(v: f32) -> u16 {
     let bits = v.to_bits();
     let exponent = ((bits >> 23) & 0xFF) as i32 - 127 + 15;
     (((bits >> 16) & 0x8000) | ((exponent as u32) << 10) | ((bits >> 13) & 0x3FF)) as u16
+}
+
+/// What a verify run of loads summed on `data` writes, `loaded` in the order the loads run: on the
+/// default data (small integers) the exact sum, in any order; on other data the sum within the
+/// rounding of that many additions, which the GPU does in its own order.
+pub(super) fn loads_sum(data: Data, loaded: &[f32]) -> Value {
+    match data {
+        Data::Default => Value::F32(loaded.iter().sum()),
+        _ => {
+            let exact: f64 = loaded.iter().copied().map(f64::from).sum();
+            let magnitude: f64 = loaded.iter().map(|&v| f64::from(v).abs()).sum();
+            Value::F32Within { value: exact as f32, bound: (magnitude * 2f64.powi(-14)) as f32 }
+        }
+    }
 }
 
 /// Fills a buffer or image of format `f` with element k's value at position k.

@@ -38,20 +38,13 @@ fn word(data: Data, k: u32) -> f32 {
 fn reference(components: u32, stride: u32, invocations: u32, data: Data, gid: u32) -> Value {
     let t = gid % invocations;
     let mask = WORDS / components - 1;
-    let loads = (0..LOADS).map(|i| {
-        let e = (t.wrapping_mul(stride).wrapping_add(i)) & mask;
-        (0..components).map(move |c| word(data, e * components + c))
-    });
-    match data {
-        // Small integers: every sum is exact, in any order.
-        Data::Default => Value::F32(loads.map(|l| l.sum::<f32>()).sum()),
-        // The GPU sums in its own order: within the rounding of that many additions.
-        _ => {
-            let exact: f64 = loads.clone().flatten().map(f64::from).sum();
-            let magnitude: f64 = loads.flatten().map(|v| f64::from(v).abs()).sum();
-            Value::F32Within { value: exact as f32, bound: (magnitude * 2f64.powi(-14)) as f32 }
-        }
-    }
+    let loaded: Vec<f32> = (0..LOADS)
+        .flat_map(|i| {
+            let e = (t.wrapping_mul(stride).wrapping_add(i)) & mask;
+            (0..components).map(move |c| word(data, e * components + c))
+        })
+        .collect();
+    super::data::loads_sum(data, &loaded)
 }
 
 fn needs() -> Requirements {

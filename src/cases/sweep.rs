@@ -91,10 +91,9 @@ fn value(k: u64) -> f32 {
     (k % 61) as f32
 }
 
-/// Element `k`'s word on `data`.
+/// Element `k`'s word on `data` (a set of under 4 GiB has fewer than 2^32 words).
 fn word(data: Data, k: u64) -> u32 {
-    // The default's values repeat every 61 elements: the index wraps harmlessly.
-    registry::data::word(data, k as u32, |k| value(u64::from(k) % 61))
+    registry::data::word(data, k as u32, |k| value(u64::from(k)))
 }
 
 fn fill(data: Data) -> impl Fn(&mut [u8]) + Send + Sync + 'static {
@@ -137,21 +136,13 @@ fn reference(kind: Kind, set: Set, gid: u32) -> Value {
     let start = group * (u64::from(LOADS) + 1);
     let mut row = start % set.rows;
     let base = (start / set.rows) % set.slots * set.rows * set.width;
-    let (mut total, mut exact, mut magnitude) = (0f32, 0f64, 0f64);
+    let mut loaded = Vec::with_capacity((u64::from(LOADS) * components) as usize);
     for _ in 0..LOADS {
         let e = base + element(row, set.width, t, line, set.lines);
-        let words = (0..components).map(|c| f32::from_bits(word(set.data, e * components + c)));
-        total += words.clone().sum::<f32>();
-        exact += words.clone().map(f64::from).sum::<f64>();
-        magnitude += words.map(|v| f64::from(v).abs()).sum::<f64>();
+        loaded.extend((0..components).map(|c| f32::from_bits(word(set.data, e * components + c))));
         row = if row + 1 == set.rows { 0 } else { row + 1 };
     }
-    match set.data {
-        // Small integers: every sum is exact, in any order.
-        Data::Default => Value::F32(total),
-        // The GPU sums in its own order: within the rounding of that many additions.
-        _ => Value::F32Within { value: exact as f32, bound: (magnitude * 2f64.powi(-14)) as f32 },
-    }
+    super::data::loads_sum(set.data, &loaded)
 }
 
 /// The case that loads `bytes` as `kind`, coalesced or with its lines scattered (`random`), in

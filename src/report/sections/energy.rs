@@ -86,10 +86,7 @@ fn data_table(rows: &[ByData]) -> Table {
 
 /// `On random data an fp32 FLOP costs 2.26x what it costs on zeros, ...`.
 fn spans(rows: &[ByData]) -> String {
-    let parts: Vec<String> = rows
-        .iter()
-        .filter_map(|r| Some(format!("{} {}", r.level.each, crate::format::ratio_text(r.span()?))))
-        .collect();
+    let parts = crate::analysis::energy::spans(rows);
     match parts.is_empty() {
         true => "Random over zeros: not measured (the run has no level on both).".into(),
         false => format!("On random data against zeros, for the board: {}.", parts.join(", ")),
