@@ -5,12 +5,13 @@
 use std::process::Command;
 
 use super::common::{listed, perftest, temp_dir, text};
-use super::SHORT_AXES;
 
+/// Two families' cases through the command line: every case is verified under the validation
+/// layer by `every_case_verifies_against_its_cpu_reference`, and through the command line by the
+/// main job (ci/main-job.sh) at three subgroup sizes and on three other drivers.
 #[test]
 fn cli_verify_with_validation_passes_quietly() {
-    let axes = SHORT_AXES.iter().flat_map(|a| ["--axis", a]).collect::<Vec<_>>();
-    let out = perftest(&[&["--verify", "--validation", "--verbose"][..], &axes].concat(), &[]);
+    let out = perftest(&["--verify", "--validation", "--verbose", "--family", "alu,load"], &[]);
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
     assert!(stdout.starts_with("perftest "), "{stdout}");
@@ -256,10 +257,12 @@ fn cli_two_ctrl_cs_before_the_first_case_end_130_with_a_document() {
     // A user who sees nothing while pipelines build presses twice: once at once, once a moment later.
     let dir = temp_dir("two-signals");
     let file = dir.join("run.json");
+    // An empty cache folder: the shaders are compiled, not read back from an earlier run's SPIR-V.
     let child = Command::new(env!("CARGO_BIN_EXE_perftest"))
         .args(QUICK)
         .arg("--json")
         .arg(&file)
+        .env("XDG_CACHE_HOME", &dir)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -500,24 +503,40 @@ fn cli_a_device_name_after_a_double_dash_reaches_the_worker() {
 }
 
 #[test]
-fn cli_the_pipeline_cache_is_kept_between_runs_and_a_broken_one_is_replaced() {
+fn cli_the_pipeline_cache_and_the_spirv_are_kept_between_runs_and_broken_ones_replaced() {
     let dir = temp_dir("pipeline-cache");
     let home = dir.to_str().unwrap();
     let args = ["--filter", "ALU fp32 FMA", "--target-ms", "1", "--samples", "3"];
     let out = perftest(&args, &[("XDG_CACHE_HOME", home)]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let files: Vec<_> = std::fs::read_dir(dir.join("perftest")).unwrap().map(|e| e.unwrap().path()).collect();
-    assert_eq!(files.len(), 1, "{files:?}");
-    let name = files[0].file_name().unwrap().to_string_lossy().into_owned();
-    assert!(name.starts_with("pipelines-") && name.ends_with(".bin"), "{name}");
+    let mut files: Vec<_> =
+        std::fs::read_dir(dir.join("perftest")).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    let [pipelines, spirv_folder] = &files[..] else {
+        panic!("the pipelines and a SPIR-V folder: {files:?}")
+    };
+    let name = |path: &std::path::Path| path.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(name(pipelines).starts_with("pipelines-") && name(pipelines).ends_with(".bin"), "{files:?}");
+    assert!(name(spirv_folder).starts_with("spirv-"), "{files:?}");
     // VkPipelineCacheHeaderVersionOne: its own length, 32 bytes, then version one.
     let header = |path: &std::path::Path| std::fs::read(path).unwrap().get(..8).map(<[u8]>::to_vec);
-    assert_eq!(header(&files[0]), Some([32, 0, 0, 0, 1, 0, 0, 0].to_vec()));
-    // A broken file is not the driver's to read: the run goes on and keeps a good one.
-    std::fs::write(&files[0], b"not a pipeline cache").unwrap();
+    assert_eq!(header(pipelines), Some([32, 0, 0, 0, 1, 0, 0, 0].to_vec()));
+    // The case's shader and the warm-up's, each kept in a file of its own.
+    let kept: Vec<_> = std::fs::read_dir(spirv_folder).unwrap().map(|e| e.unwrap().path()).collect();
+    assert!(kept.len() >= 2 && kept.iter().all(|p| name(p).ends_with(".spv")), "{kept:?}");
+    let written = |path: &std::path::Path| std::fs::metadata(path).unwrap().modified().unwrap();
+    let before: Vec<_> = kept.iter().map(|p| written(p)).collect();
+    // A broken file is not the driver's, or shaderc's, to read: the run goes on and keeps good ones;
+    // the SPIR-V that was whole is read, not written again.
+    std::fs::write(pipelines, b"not a pipeline cache").unwrap();
+    std::fs::write(&kept[0], b"not SPIR-V").unwrap();
     let out = perftest(&args, &[("XDG_CACHE_HOME", home)]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert_eq!(header(&files[0]), Some([32, 0, 0, 0, 1, 0, 0, 0].to_vec()));
+    assert_eq!(header(pipelines), Some([32, 0, 0, 0, 1, 0, 0, 0].to_vec()));
+    assert_eq!(header(&kept[0]).as_deref(), Some(&b"ptspirv1"[..]), "the broken one is replaced");
+    for (path, before) in kept.iter().zip(before).skip(1) {
+        assert_eq!(written(path), before, "{path:?} was read, not compiled again");
+    }
     std::fs::remove_dir_all(dir).unwrap();
 }
 

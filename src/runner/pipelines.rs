@@ -148,7 +148,7 @@ pub fn build_raw(on: Device<'_>, cases: &[&CaseSpec], threads: usize, stop: &Ato
     let built: Mutex<Vec<(usize, Result<RawPipeline>)>> = Mutex::new(Vec::with_capacity(unique.len()));
     let Device { device, cache, statistics } = on;
     let work = || {
-        let compiler = ShaderCompiler::new();
+        let compiler = ShaderCompiler::keeping();
         // After a failure the run ends with that error: no point compiling the rest.
         while !failed.load(Ordering::SeqCst) && !stop.load(Ordering::SeqCst) {
             let index = next.fetch_add(1, Ordering::SeqCst);

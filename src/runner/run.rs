@@ -21,7 +21,7 @@ use super::pipelines::{self, Pipelines};
 use super::retry::measure_steady;
 use super::scaling::Policy;
 use super::warmth::Warmth;
-use super::warmup::PLAN;
+use super::warmup::Plan;
 use super::witness::Witness;
 use crate::caps::DeviceCaps;
 use crate::error::{Error, Result};
@@ -204,13 +204,14 @@ pub fn prepare<'ctx>(
 /// fails it) and warms the device up: what a timed run does before its first case.
 fn warm(ctx: &Context) -> Result<(Clock<'_>, Warmth<'_>)> {
     let heater = Heater::new(ctx)?;
+    let plan = Plan::for_device(ctx.info.row.kind);
     let clock = match clock::probe(ctx) {
         Err(reason) => Clock { probe: None, unknown: Some(reason.clone()), witness: Err(reason) },
         Ok(probe) => {
             // A clock still climbing from idle reads unsteady: load the device, then try again.
             let mut calibrated = clock::calibrate(&probe);
             if calibrated.is_err() {
-                heater.heat(PLAN.blind_ms)?;
+                heater.heat(plan.blind_ms)?;
                 calibrated = clock::calibrate(&probe);
             }
             match calibrated {
@@ -219,7 +220,7 @@ fn warm(ctx: &Context) -> Result<(Clock<'_>, Warmth<'_>)> {
             }
         }
     };
-    let warmth = Warmth::start(heater, clock.readers())?;
+    let warmth = Warmth::start(heater, clock.readers(), plan)?;
     Ok((clock, warmth))
 }
 

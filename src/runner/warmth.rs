@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use super::clock::Readers;
 use super::heater::{Heater, Warming};
-use super::warmup::{warm_up, Check, PLAN};
+use super::warmup::{warm_up, Check, Plan};
 use crate::error::Result;
 use crate::record::measurement::below;
 use crate::record::warmup::WarmUp;
@@ -22,15 +22,17 @@ pub struct Warmth<'ctx> {
     /// without a calibrated clock, or if the first warm-up did not settle.
     reference: Cell<Option<f64>>,
     last_work: Cell<Instant>,
+    /// How long to load, and when: [`Plan::for_device`].
+    plan: &'static Plan,
 }
 
 impl<'ctx> Warmth<'ctx> {
-    /// Warms the device up with `heater` before the first timed case, reading the clock with
-    /// `clocks` (beside the load where there is a witness), where there is one.
-    pub fn start(heater: Heater<'ctx>, clocks: Readers<'_, 'ctx>) -> Result<Self> {
-        let first = warm_up(&mut Warming { heater: &heater, clocks }, &PLAN, None)?;
+    /// Warms the device up with `heater` as `plan` says before the first timed case, reading the
+    /// clock with `clocks` (beside the load where there is a witness), where there is one.
+    pub fn start(heater: Heater<'ctx>, clocks: Readers<'_, 'ctx>, plan: &'static Plan) -> Result<Self> {
+        let first = warm_up(&mut Warming { heater: &heater, clocks }, plan, None)?;
         let reference = Cell::new(first.settled_mhz);
-        Ok(Self { heater, first, reference, last_work: Cell::new(Instant::now()) })
+        Ok(Self { heater, first, reference, last_work: Cell::new(Instant::now()), plan })
     }
 
     /// The level cases are held to now, MHz.
@@ -41,19 +43,19 @@ impl<'ctx> Warmth<'ctx> {
     /// Before a case's measurement, by how long the device was idle ([`Plan::check`]): nothing
     /// after a short gap; else back to the reference level if the clock fell below it (one clock
     /// reading when it did not), or, without a reference, a refresh after an idle gap. After an
-    /// idle gap of [`PLAN`]'s `idle_ms` or more, a slice of load comes first: the clock can still
+    /// idle gap of the plan's `idle_ms` or more, a slice of load comes first: the clock can still
     /// read high then and fall a moment later (the H200 after a 2 GiB upload: 1980 MHz at the
     /// check, 1140 before the samples). Returns a note when it loaded the device.
     ///
     /// [`Plan::check`]: super::warmup::Plan::check
     pub fn before_case(&self, clocks: Readers<'_, 'ctx>) -> Result<Option<String>> {
         let idle_ms = self.last_work.get().elapsed().as_secs_f64() * 1e3;
-        let check = PLAN.check(idle_ms);
+        let check = self.plan.check(idle_ms);
         let note = match (self.reference.get(), clocks.probe, check) {
             (_, _, Check::None) => None,
             (Some(level), Some(_), _) => {
                 let idle = check == Check::SliceThenRead;
-                let slice = if idle { self.heater.heat(PLAN.slice_ms)? } else { 0.0 };
+                let slice = if idle { self.heater.heat(self.plan.slice_ms)? } else { 0.0 };
                 let back = self.back_to(level, clocks)?;
                 back.or_else(|| {
                     idle.then(|| {
@@ -67,7 +69,7 @@ impl<'ctx> Warmth<'ctx> {
                 })
             }
             (_, _, Check::SliceThenRead) => {
-                let load_ms = self.heater.heat(PLAN.refresh_ms)?;
+                let load_ms = self.heater.heat(self.plan.refresh_ms)?;
                 Some(format!(
                     "warmed up again first after {:.1} s idle: {:.2} s of load, a fixed time (no clock level \
                      to return to)",
@@ -89,7 +91,7 @@ impl<'ctx> Warmth<'ctx> {
                 self.back_to(level, clocks)?;
             }
             _ => {
-                self.heater.heat(PLAN.refresh_ms)?;
+                self.heater.heat(self.plan.refresh_ms)?;
             }
         }
         Ok(self.reference.get())
@@ -99,7 +101,7 @@ impl<'ctx> Warmth<'ctx> {
     /// it becomes the new reference (the device sustains less now; cases are never held to more
     /// than the first warm-up's level). Returns a note when it loaded the device.
     fn back_to(&self, level: f64, clocks: Readers<'_, 'ctx>) -> Result<Option<String>> {
-        let warm = warm_up(&mut Warming { heater: &self.heater, clocks }, &PLAN, Some(level))?;
+        let warm = warm_up(&mut Warming { heater: &self.heater, clocks }, self.plan, Some(level))?;
         if warm.load_ms == 0.0 {
             return Ok(None);
         }
@@ -117,7 +119,7 @@ impl<'ctx> Warmth<'ctx> {
     /// (the pipelines the warm-up hid): the GPU does not fall idle, and cool, waiting for them.
     pub fn hold_while(&self, busy: impl Fn() -> bool) -> Result<()> {
         while busy() {
-            self.heater.heat(PLAN.slice_ms)?;
+            self.heater.heat(self.plan.slice_ms)?;
         }
         self.worked();
         Ok(())

@@ -83,7 +83,23 @@ pub const PLAN: Plan = Plan {
     check_ms: 250.0,
 };
 
+/// The plan on a CPU implementation (lavapipe, SwiftShader): [`PLAN`] with a tenth of its fixed
+/// loads. Its shaders run on the host's cores, whose clock the operating system raises within
+/// milliseconds of load (cpufreq acts on the scheduler's tick; hardware P-states faster still),
+/// where an idle GPU takes 0.3 s; a second of load before each run only spent the CI machine's
+/// cores (about 170 such runs in the GPU tests).
+pub const CPU_PLAN: Plan = Plan { blind_ms: 100.0, refresh_ms: 25.0, ..PLAN };
+
 impl Plan {
+    /// The plan for a device of `kind`: [`CPU_PLAN`] for a CPU implementation, else [`PLAN`].
+    pub fn for_device(kind: ash::vk::PhysicalDeviceType) -> &'static Plan {
+        if kind == ash::vk::PhysicalDeviceType::CPU {
+            &CPU_PLAN
+        } else {
+            &PLAN
+        }
+    }
+
     /// What comes before a case after `idle_ms` without work.
     pub fn check(&self, idle_ms: f64) -> Check {
         match idle_ms {
@@ -225,6 +241,24 @@ pub(crate) mod tests {
             warm.text(),
             "1.0 s of load, a fixed time: no clock to watch (the device has no usable shader clock)"
         );
+    }
+
+    #[test]
+    fn a_cpu_implementation_is_loaded_a_tenth_as_long() {
+        use ash::vk::PhysicalDeviceType as Kind;
+        for kind in [Kind::DISCRETE_GPU, Kind::INTEGRATED_GPU, Kind::VIRTUAL_GPU, Kind::OTHER] {
+            assert_eq!(Plan::for_device(kind), &PLAN, "{kind:?}");
+        }
+        let cpu = Plan::for_device(Kind::CPU);
+        let mut device = Scripted { clock: |_| None, load_ms: 0.0, has_clock: false };
+        let warm = warm_up(&mut device, cpu, None).unwrap();
+        assert_eq!(warm.load_ms, 100.0);
+        assert_eq!(
+            warm.text(),
+            "0.1 s of load, a fixed time: no clock to watch (the device has no usable shader clock)"
+        );
+        // Only the fixed loads differ: a clock, where one could be read, is watched as on a GPU.
+        assert_eq!((cpu.refresh_ms, cpu.min_ms, cpu.idle_ms), (25.0, PLAN.min_ms, PLAN.idle_ms));
     }
 
     #[test]

@@ -2,7 +2,10 @@
 
 #[cfg(test)]
 pub mod capabilities;
+pub mod kept;
 pub mod spirv;
+
+use kept::Kept;
 
 use crate::error::{Error, Result};
 use crate::registry::CaseSpec;
@@ -32,13 +35,34 @@ pub fn compiler_version() -> String {
 /// A shaderc compiler; each pipeline-building thread has its own.
 pub struct ShaderCompiler {
     raw: shaderc::Compiler,
+    /// Where its SPIR-V is kept between runs, if anywhere.
+    kept: Option<Kept>,
+}
+
+/// The hash of what every compile reads besides its own file and defines: the compiler's version
+/// and the embedded includes ([`kept`]'s generation).
+fn generation() -> u64 {
+    let version = compiler_version();
+    let includes = INCLUDES.iter().flat_map(|(name, text)| [name.as_bytes(), text.as_bytes()]);
+    kept::hash(std::iter::once(version.as_bytes()).chain(includes))
 }
 
 impl ShaderCompiler {
     /// Creates the compiler; the error says why shaderc could not start (the caller knows the case).
     pub fn new() -> Result<Self, String> {
         let raw = shaderc::Compiler::new().map_err(|e| format!("shaderc could not be initialised: {e}"))?;
-        Ok(Self { raw })
+        Ok(Self { raw, kept: None })
+    }
+
+    /// As [`Self::new`], keeping its SPIR-V between runs where the environment names a home for
+    /// caches ([`kept`]).
+    pub fn keeping() -> Result<Self, String> {
+        Ok(Self { kept: Kept::here(generation()), ..Self::new()? })
+    }
+
+    /// As [`Self::new`], keeping its SPIR-V in `kept`.
+    pub fn keeping_in(kept: Kept) -> Result<Self, String> {
+        Ok(Self { kept: Some(kept), ..Self::new()? })
     }
 
     /// Compiles the permutation of its family's snippet that `case` selects.
@@ -64,6 +88,30 @@ impl ShaderCompiler {
 
     /// As [`Self::compile_source`], to SPIR-V 1.6 for Vulkan 1.3 where `vulkan_1_3` says so.
     fn compile_for(
+        &self,
+        case_name: &str,
+        file: &str,
+        source: &str,
+        defines: &[(&str, &str)],
+        vulkan_1_3: bool,
+    ) -> Result<Vec<u32>> {
+        let target: &[u8] = if vulkan_1_3 { b"vulkan1.3" } else { b"vulkan1.2" };
+        let defined = defines.iter().flat_map(|(name, value)| [name.as_bytes(), value.as_bytes()]);
+        let parts = [file.as_bytes(), source.as_bytes(), target].into_iter().chain(defined);
+        let key = self.kept.as_ref().map(|kept| (kept, kept.key(parts)));
+        if let Some(words) = key.and_then(|(kept, key)| kept.read(key)) {
+            return Ok(words);
+        }
+        let words = self.compiled(case_name, file, source, defines, vulkan_1_3)?;
+        if let Some((kept, key)) = key {
+            // A folder that cannot be written costs the next run this compile, nothing more.
+            let _ = kept.write(key, &words);
+        }
+        Ok(words)
+    }
+
+    /// What shaderc makes of `source` as [`Self::compile_for`] asks.
+    fn compiled(
         &self,
         case_name: &str,
         file: &str,
@@ -153,6 +201,40 @@ mod tests {
         assert!(text.contains("\"Broken case\""), "{text}");
         assert!(text.contains("broken.glsl:3"), "log should point at the line: {text}");
         assert!(text.contains("undefined_thing"), "{text}");
+    }
+
+    #[test]
+    fn a_keeping_compiler_reads_what_it_kept_and_compiles_what_it_did_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let kept = Kept::under(dir.path(), generation());
+        let compiler = ShaderCompiler::keeping_in(kept.clone()).unwrap();
+        let source = "#version 460\n#include \"common.glsl\"\nvoid main() { write_result(0u, WHAT); }\n";
+        let defines =
+            |what| [("LOCAL_SIZE_X", "1"), ("LOCAL_SIZE_Y", "1"), ("LOCAL_SIZE_Z", "1"), ("WHAT", what)];
+        let compile = |what| compiler.compile_source("Case", "x.glsl", source, &defines(what)).unwrap();
+        let one = compile("1u");
+        assert_eq!(
+            one,
+            ShaderCompiler::new().unwrap().compile_source("Case", "x.glsl", source, &defines("1u")).unwrap()
+        );
+        let files = || -> Vec<std::path::PathBuf> {
+            let folder = dir.path().join(format!("spirv-{:016x}", generation()));
+            let mut files: Vec<_> = std::fs::read_dir(folder).unwrap().map(|e| e.unwrap().path()).collect();
+            files.sort();
+            files
+        };
+        let [file] = &files()[..] else { panic!("one file per compile: {:?}", files()) };
+        // What is kept under that compile's key is what it gives, not shaderc: keep another
+        // shader's words there and the compile returns them.
+        let key = u64::from_str_radix(file.file_stem().unwrap().to_str().unwrap(), 16).unwrap();
+        let two = compile("2u");
+        assert_ne!(one, two);
+        kept.write(key, &two).unwrap();
+        assert_eq!(compile("1u"), two);
+        // Another define is another file; an error is kept nowhere.
+        assert_eq!(files().len(), 2);
+        assert!(compiler.compile_source("Case", "x.glsl", source, &defines("nothing_such")).is_err());
+        assert_eq!(files().len(), 2);
     }
 
     #[test]
