@@ -32,6 +32,17 @@ pub fn compiler_version() -> String {
     )
 }
 
+/// One compile: the case it is for (named in messages), the file's name and text, the defines, and
+/// whether it targets Vulkan 1.3 (SPIR-V 1.6) rather than 1.2 (SPIR-V 1.5).
+#[derive(Clone, Copy)]
+struct Unit<'a> {
+    case_name: &'a str,
+    file: &'a str,
+    source: &'a str,
+    defines: &'a [(&'a str, &'a str)],
+    vulkan_1_3: bool,
+}
+
 /// A shaderc compiler; each pipeline-building thread has its own.
 pub struct ShaderCompiler {
     raw: shaderc::Compiler,
@@ -71,7 +82,13 @@ impl ShaderCompiler {
         let mut defines = vec![("LOCAL_SIZE_X", x.as_str()), ("LOCAL_SIZE_Y", &y), ("LOCAL_SIZE_Z", &z)];
         defines.extend(case.defines.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         let vulkan_1_3 = case.requirements().vulkan_1_3;
-        self.compile_for(&case.name, case.glsl.file, case.glsl.source, &defines, vulkan_1_3)
+        self.compile_for(&Unit {
+            case_name: &case.name,
+            file: case.glsl.file,
+            source: case.glsl.source,
+            defines: &defines,
+            vulkan_1_3,
+        })
     }
 
     /// Compiles `source` (named `file` in messages) with `defines`, for the case `case_name`, to
@@ -83,18 +100,12 @@ impl ShaderCompiler {
         source: &str,
         defines: &[(&str, &str)],
     ) -> Result<Vec<u32>> {
-        self.compile_for(case_name, file, source, defines, false)
+        self.compile_for(&Unit { case_name, file, source, defines, vulkan_1_3: false })
     }
 
-    /// As [`Self::compile_source`], to SPIR-V 1.6 for Vulkan 1.3 where `vulkan_1_3` says so.
-    fn compile_for(
-        &self,
-        case_name: &str,
-        file: &str,
-        source: &str,
-        defines: &[(&str, &str)],
-        vulkan_1_3: bool,
-    ) -> Result<Vec<u32>> {
+    /// `unit`'s SPIR-V: kept by an earlier run, else compiled (and kept, where this compiler keeps).
+    fn compile_for(&self, unit: &Unit<'_>) -> Result<Vec<u32>> {
+        let Unit { file, source, defines, vulkan_1_3, .. } = *unit;
         let target: &[u8] = if vulkan_1_3 { b"vulkan1.3" } else { b"vulkan1.2" };
         let defined = defines.iter().flat_map(|(name, value)| [name.as_bytes(), value.as_bytes()]);
         let parts = [file.as_bytes(), source.as_bytes(), target].into_iter().chain(defined);
@@ -102,7 +113,7 @@ impl ShaderCompiler {
         if let Some(words) = key.and_then(|(kept, key)| kept.read(key)) {
             return Ok(words);
         }
-        let words = self.compiled(case_name, file, source, defines, vulkan_1_3)?;
+        let words = self.compiled(unit)?;
         if let Some((kept, key)) = key {
             // A folder that cannot be written costs the next run this compile, nothing more.
             let _ = kept.write(key, &words);
@@ -110,15 +121,9 @@ impl ShaderCompiler {
         Ok(words)
     }
 
-    /// What shaderc makes of `source` as [`Self::compile_for`] asks.
-    fn compiled(
-        &self,
-        case_name: &str,
-        file: &str,
-        source: &str,
-        defines: &[(&str, &str)],
-        vulkan_1_3: bool,
-    ) -> Result<Vec<u32>> {
+    /// What shaderc makes of `unit`.
+    fn compiled(&self, unit: &Unit<'_>) -> Result<Vec<u32>> {
+        let Unit { case_name, file, source, defines, vulkan_1_3 } = *unit;
         let fail = |log: String| Error::Compile { case: case_name.into(), file: file.into(), log };
         let mut options = shaderc::CompileOptions::new().map_err(|e| fail(e.to_string()))?;
         let (env, spirv) = if vulkan_1_3 {
