@@ -11,6 +11,7 @@
 use super::rotate;
 use crate::caps::{Ceiling, MemoryKind, QueueKind};
 use crate::format::format_bytes;
+use crate::registry::data::Data;
 use crate::registry::VERIFY_GROUPS;
 use crate::registry::{
     self, Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Push, Resource, ResourceKind, Unit, Value, Work,
@@ -41,17 +42,28 @@ impl Direction {
     }
 }
 
-/// The word at index `w` of every source: distinct from its neighbours, never a fill pattern.
+/// The word at index `w` of every source on the default data: distinct from its neighbours, never
+/// a fill pattern.
 fn word(w: u32) -> u32 {
     w.wrapping_mul(0x9E37_79B1) ^ 0xA5A5_A5A5
 }
 
-fn fill(bytes: &mut [u8]) {
-    super::data::fill_elements(bytes, 4, |w, chunk| chunk.copy_from_slice(&word(w as u32).to_ne_bytes()));
+/// The word at index `w` of a source holding `data`.
+fn word_on(data: Data, w: u32) -> u32 {
+    registry::data::bits(data, w, word)
 }
 
-/// `Copy {direction} {size}` on the run's queue, or `Copy {direction} on a {kind} queue {size}`.
-fn case(env: &Env, direction: Direction, queue: Option<QueueKind>, bytes: u64) -> CaseSpec {
+fn fill(data: Data) -> impl Fn(&mut [u8]) + Send + Sync + 'static {
+    move |bytes: &mut [u8]| {
+        super::data::fill_elements(bytes, 4, |w, chunk| {
+            chunk.copy_from_slice(&word_on(data, w as u32).to_ne_bytes())
+        })
+    }
+}
+
+/// `Copy {direction} {size}` on the run's queue, or `Copy {direction} on a {kind} queue {size}`,
+/// copying `data` (`Copy host to device on zeros 64 MiB`; other data on the run's queue only).
+fn case(env: &Env, direction: Direction, queue: Option<QueueKind>, bytes: u64, data: Data) -> CaseSpec {
     let host = |r: Resource| r.in_memory(MemoryKind::HostCached);
     // As many parts as both ends' memory allows.
     let ends = match direction {
@@ -66,7 +78,7 @@ fn case(env: &Env, direction: Direction, queue: Option<QueueKind>, bytes: u64) -
     let total = bytes * slots;
     // Every source of a size holds the same words: the next case of the same ends copies from it.
     let (source, target) = (
-        Resource::transfer_buffer(total, fill).contents("copy words"),
+        Resource::transfer_buffer(total, fill(data)).contents(format!("copy words{}", data.suffix())),
         Resource::zeros(ResourceKind::TransferBuffer { bytes: total }),
     );
     let (source, target) = match direction {
@@ -83,7 +95,7 @@ fn case(env: &Env, direction: Direction, queue: Option<QueueKind>, bytes: u64) -
     if let Some(kind) = queue {
         case = case.on_queue(kind);
     }
-    match note {
+    let case = match note {
         Some(note) => case.note(note),
         None => case,
     }
@@ -93,7 +105,12 @@ fn case(env: &Env, direction: Direction, queue: Option<QueueKind>, bytes: u64) -
         Direction::DeviceToDevice => Work::new(bytes as f64, Unit::Byte),
         _ => Work::new(bytes as f64, Unit::Byte).bounded_by(Ceiling::HostLink),
     }])
-    .reference(|w| Value::U32(word(w)))
+    .reference(move |w| Value::U32(word_on(data, w)));
+    // The copies on the run's queue take the data axis; those on other queues copy the default.
+    match queue {
+        None => case.data(data),
+        Some(_) => case,
+    }
 }
 
 /// `Copy device to device by shader {size}`: a compute shader copies each part of buffers spanning
@@ -108,7 +125,7 @@ fn shader_case(env: &Env, bytes: u64, width: u32) -> Option<CaseSpec> {
     let (slots, note) = rotate::slots(env, bytes, None, range);
     let total = bytes * slots;
     let variant = "Copy device to device by shader";
-    let source = Resource::storage_buffer(total, fill);
+    let source = Resource::storage_buffer(total, fill(Data::Default));
     let target = Resource::zeroed_storage_buffer(total).read_write();
     let part_vec4s = bytes / 16;
     let groups_per_part = bytes / grain;
@@ -141,7 +158,13 @@ fn expand(env: &Env) -> Vec<CaseSpec> {
     // The run's queue, then a queue of each kind of family (the copy engines among them).
     for queue in std::iter::once(None).chain(QueueKind::ALL.map(Some)) {
         for direction in Direction::ALL {
-            cases.extend(sizes.iter().map(|&bytes| case(env, direction, queue, bytes)));
+            cases.extend(sizes.iter().map(|&bytes| case(env, direction, queue, bytes, Data::Default)));
+        }
+    }
+    // Each direction on the run's queue on zeros, a constant and random data, run only on request.
+    for direction in Direction::ALL {
+        for &data in &Data::ALL[1..] {
+            cases.extend(sizes.iter().map(|&bytes| case(env, direction, None, bytes, data)));
         }
     }
     cases.extend(sizes.iter().filter_map(|&bytes| shader_case(env, bytes, width)));
@@ -196,7 +219,8 @@ mod tests {
         let family = registry::families().into_iter().find(|f| f.name == "copy").unwrap();
         let settings = [registry::parse_setting("copy.bytes=1M").unwrap()];
         let env = Env { family, settings: &settings, device: None };
-        let mut cases = expand(&env);
+        let (on_data, mut cases): (Vec<CaseSpec>, Vec<CaseSpec>) =
+            expand(&env).into_iter().partition(|c| c.on_request.is_some());
         let shader = cases.pop().unwrap();
         assert_eq!(shader.name, "Copy device to device by shader 1 MiB");
         // Each kind of queue family copies the same way as the run's queue, and says so.
@@ -246,5 +270,30 @@ mod tests {
         // Without a device, 256 parts of 1 MiB: the copies never repeat within a cache's reach.
         assert!(cases.iter().all(|c| c.slots == 256 && c.resources[0].kind.bytes() == 256 << 20));
         assert_ne!(word(0), word(1));
+        // Each direction on the run's queue on the other data, run only on request; the copies
+        // on other queues and the shader's take no data.
+        let names: Vec<&str> = on_data.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names.len(), 9);
+        assert_eq!(
+            names[..3],
+            [
+                "Copy host to device on zeros 1 MiB",
+                "Copy host to device on a constant 1 MiB",
+                "Copy host to device on random data 1 MiB"
+            ]
+        );
+        assert!(on_data.iter().all(|c| c.queue.is_none() && c.transfer && c.validate().is_ok()));
+        assert!(cases.iter().all(|c| c.label_of("data") == Some("default")));
+        assert!(on_queues.iter().chain([&shader]).all(|c| c.label_of("data").is_none()));
+        // What a verify run holds each target to, and the contents the sources share by name.
+        let [zeros, constant, random] = [0, 1, 2].map(|i| on_data[i].reference.clone().unwrap());
+        assert_eq!((zeros(5), constant(5)), (Value::U32(0), Value::U32(registry::data::CONSTANT_WORD)));
+        assert_eq!(random(5), Value::U32(registry::data::random_word(5)));
+        let contents: Vec<_> =
+            on_data[..3].iter().map(|c| c.resources[0].contents.clone().unwrap()).collect();
+        assert_eq!(
+            contents,
+            ["copy words on zeros", "copy words on a constant", "copy words on random data"]
+        );
     }
 }

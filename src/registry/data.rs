@@ -95,8 +95,13 @@ pub const CONSTANT_WORD: u32 = 0xBFD5_5555;
 
 /// Word `k` of `data` where a buffer holds 32-bit floats, `default(k)` for the default.
 pub fn word(data: Data, k: u32, default: impl Fn(u32) -> f32) -> u32 {
+    bits(data, k, |k| default(k).to_bits())
+}
+
+/// Word `k` of `data` where a buffer holds words of any type, `default(k)` for the default.
+pub fn bits(data: Data, k: u32, default: impl Fn(u32) -> u32) -> u32 {
     match data {
-        Data::Default => default(k).to_bits(),
+        Data::Default => default(k),
         Data::Zeros => 0,
         Data::Constant => CONSTANT_WORD,
         Data::Random => random_word(k),

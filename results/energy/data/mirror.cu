@@ -12,6 +12,9 @@
 //            of element (t + i) & 1023 summed into two vec4s.
 //   sweep    glsl/sweep.glsl KIND 1 PATTERN 0: block g reads 64 rows of 256 vec4 from row
 //            g * 65 (wrapping in the set), thread t element t of each, into four sums.
+//   copy     src/cases/copy.rs, src/runner/copy.rs (`Copy host to device 64 MiB`): copies of 64 MiB
+//            from pinned (cached) host memory into device memory, one after another, each the next
+//            part of buffers spanning 256 MiB; the source holds copy_word(data, w) at word w.
 //
 // The data (src/registry/data.rs): default (the family's own values), zeros, constant, random.
 // Build and run (on the device machine):
@@ -170,6 +173,19 @@ __global__ void k_fill(float* set, size_t words, int data) {
     set[k] = value(data, (unsigned)k);
 }
 
+// ---- the host link ---------------------------------------------------------------------------
+// Word w of a copy's source (src/cases/copy.rs: word, word_on).
+static unsigned copy_word(Data data, unsigned w) {
+  switch (data) {
+    case DEFAULT: return (w * 0x9E3779B1u) ^ 0xA5A5A5A5u;
+    case ZEROS: return 0;
+    case CONSTANT: return CONSTANT_WORD;
+    default: return random_word(w);
+  }
+}
+
+static const size_t COPY_BYTES = 64ull << 20, COPY_SPAN = 256ull << 20;
+
 // ---- the measurement -------------------------------------------------------------------------
 // Blocks per launch so that one launch takes about 10 ms (perftest's dispatches take 20 ms; three
 // launches are kept in flight here).
@@ -205,6 +221,11 @@ int main(int argc, char** argv) {
   const size_t sizes[] = {32ull << 10, 8ull << 20, 256ull << 20};
   float* sets[3];
   for (int i = 0; i < 3; i++) CK(cudaMalloc(&sets[i], sizes[i]));
+  unsigned* host;
+  CK(cudaMallocHost(&host, COPY_SPAN));
+  unsigned char* device_target;
+  CK(cudaMalloc(&device_target, COPY_SPAN));
+  static size_t part = 0;  // the next part of the span a copy takes
 
   double idle0 = idle_watts("start");
   printf("%-22s %-9s %11s %10s %8s %9s %12s %12s %8s\n", "case", "data", "rate", "unit", "W", "above", "pJ/unit",
@@ -247,6 +268,14 @@ int main(int argc, char** argv) {
       add(labels[i], "B", 256.0 * 64 * 16, [=] { k_fill<<<1024, 256>>>(set, words, d); CK(cudaDeviceSynchronize()); },
           [=](unsigned n) { k_sweep<<<n, 256>>>((const float4*)set, out, rows); }, 1024);
     }
+    add("Copy host to device 64 MiB", "B", (double)COPY_BYTES,
+        [=] { for (size_t w = 0; w < COPY_SPAN / 4; w++) host[w] = copy_word(data, (unsigned)w); },
+        [=](unsigned n) {
+          for (unsigned i = 0; i < n; i++, part = (part + 1) % (COPY_SPAN / COPY_BYTES))
+            CK(cudaMemcpyAsync(device_target + part * COPY_BYTES, (unsigned char*)host + part * COPY_BYTES,
+                               COPY_BYTES, cudaMemcpyHostToDevice));
+        },
+        1);
     for (auto& [label, w] : work) {
       double r, s;
       double p = measure(w, &r, &s);

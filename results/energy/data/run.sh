@@ -15,5 +15,12 @@ all=default,zeros,constant,random
 .bin/perftest --energy --family alu,shared,sweep --axis alu.data=$all --axis shared.data=$all \
     --axis sweep.data=$all --axis sweep.bytes=32K,8M,256M --json "$w/$name-data.json" > "$w/$name-data.txt"
 echo "perftest exit $?" | tee -a "$w/$name-data.txt"
+.bin/perftest --verify --family copy --filter "Copy host to device" --axis copy.bytes=64M --axis copy.data=$all \
+    > "$w/$name-copy-verify.txt"
+echo "perftest exit $?" | tee -a "$w/$name-copy-verify.txt"
+.bin/perftest --energy --family copy --filter "Copy host to device" --axis copy.bytes=64M --axis copy.data=$all \
+    --json "$w/$name-copy.json" > "$w/$name-copy.txt"
+echo "perftest exit $?" | tee -a "$w/$name-copy.txt"
+grep -A12 '^energy:' "$w/$name-copy.txt"
 grep -A30 '^energy:' "$w/$name-data.txt"
 tar -czf "$OUT/$name-data.tar.gz" -C /tmp "$name-data"

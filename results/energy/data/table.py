@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """results/energy/data/table.py: the level-by-data table of one sitting, perftest --energy against
 the CUDA mirror (mirror.cu), from a sitting's folder: data.txt (perftest's text, its per-case
-energy table) and mirror.txt (the CUDA program's lines). Prints Markdown.
+energy table), copy.txt (the same of the host-to-device copies, from the fourth sitting on) and
+mirror.txt (the CUDA program's lines). Prints Markdown.
 
 Usage: python3 results/energy/data/table.py results/energy/data/h200-3 [--above]
 """
+import os
 import re
 import sys
 
@@ -48,6 +50,8 @@ def mirror(path, above):
 def main():
     folder, above = sys.argv[1], "--above" in sys.argv
     ours, theirs = perftest(f"{folder}/data.txt", above), mirror(f"{folder}/mirror.txt", above)
+    if os.path.exists(f"{folder}/copy.txt"):
+        ours.update(perftest(f"{folder}/copy.txt", above))
     cases = list(dict.fromkeys(case for case, _ in theirs))
     print("| case | " + " | ".join(DATA) + " | random / zeros |")
     print("|---" * (len(DATA) + 2) + "|")
