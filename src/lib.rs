@@ -2,7 +2,7 @@
 //! dispatch cost, branches, ALU and tensor cores.
 //!
 //! The library holds everything the `perftest` binary does, so that the GPU integration tests in
-//! `tests-gpu/` drive the same code paths as a user. Layers, leaves first: [`bounded`] (reading input files with a bound), [`caps`] (what a device
+//! `tests-gpu/` drive the same code paths as a user. Layers, leaves first: [`bounded`] (reading input files with a bound), [`cache_files`] (where caches are kept, written whole), [`caps`] (what a device
 //! offers and a case needs, and what a run reports about it, as data), [`record`] (what a run
 //! measured, as data), [`registry`] (families and their cases, as data), [`shader`]
 //! (GLSL to SPIR-V), [`vk`] (Vulkan objects; imports neither the registry nor the shader module),
@@ -15,6 +15,7 @@
 pub mod analysis;
 pub mod app;
 pub mod bounded;
+pub mod cache_files;
 pub mod caps;
 pub mod cases;
 pub mod cli;

@@ -12,7 +12,7 @@
 //! short, changed) is compiled again and replaced. Delete the folders to start afresh.
 
 use std::hash::Hasher;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use fnv::FnvHasher;
@@ -49,13 +49,7 @@ impl Kept {
     /// The folder of the compiler generation `generation` under the home the environment names for
     /// caches (`$XDG_CACHE_HOME`, else `~/.cache`); `None` where it names none.
     pub fn here(generation: u64) -> Option<Self> {
-        let base = match std::env::var_os("XDG_CACHE_HOME").filter(|d| Path::new(d).is_absolute()) {
-            Some(dir) => PathBuf::from(dir),
-            None => {
-                PathBuf::from(std::env::var_os("HOME").filter(|d| Path::new(d).is_absolute())?).join(".cache")
-            }
-        };
-        Some(Self::under(&base.join("perftest"), generation))
+        Some(Self::under(&crate::cache_files::folder()?, generation))
     }
 
     /// The folder of generation `generation` under `base`.
@@ -93,21 +87,14 @@ impl Kept {
     /// Keeps `words` under `key`, replacing what was there whole; makes the folder (owner only)
     /// where there is none, and then removes the folders of other generations.
     pub fn write(&self, key: u64, words: &[u32]) -> std::io::Result<()> {
-        if !self.folder.is_dir() {
-            let mut builder = std::fs::DirBuilder::new();
-            builder.recursive(true);
-            #[cfg(unix)]
-            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-            builder.create(&self.folder)?;
+        let new_folder = !self.folder.is_dir();
+        let body: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let header = [&MAGIC[..], &key.to_le_bytes(), &hash([&body[..]]).to_le_bytes()].concat();
+        crate::cache_files::replace(&self.file(key), &[header, body].concat())?;
+        if new_folder {
             self.remove_other_generations();
         }
-        let body: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let mut file = tempfile::Builder::new().prefix(".spirv-").suffix(".tmp").tempfile_in(&self.folder)?;
-        file.write_all(MAGIC)?;
-        file.write_all(&key.to_le_bytes())?;
-        file.write_all(&hash([&body[..]]).to_le_bytes())?;
-        file.write_all(&body)?;
-        file.persist(self.file(key)).map(drop).map_err(|e| e.error)
+        Ok(())
     }
 
     /// Removes the `spirv-*` folders beside this one (what another perftest kept); nothing else.

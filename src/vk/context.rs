@@ -364,7 +364,7 @@ impl Drop for Context {
             // SAFETY: every pipeline created with the cache is done being created.
             let data = unsafe { self.device.get_pipeline_cache_data(self.pipeline_cache) };
             if let Some(data) = data.ok().filter(|d| d.len() > *began) {
-                let _ = pipeline_cache::write(path, &data);
+                let _ = crate::cache_files::replace(path, &data);
             }
         }
         // SAFETY: every pipeline created with the cache is done being created.

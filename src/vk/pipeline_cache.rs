@@ -9,7 +9,7 @@
 //! driver sees it, it is read only up to [`MAX_BYTES`], and it is replaced whole through a
 //! temporary file, never half-written. Delete those files to start afresh.
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use ash::vk;
@@ -23,14 +23,8 @@ const HEADER_BYTES: usize = 32;
 /// Where the cache of the device with `vendor`, `device` and `uuid` (its `pipelineCacheUUID`) is
 /// kept, where the environment names a home for caches.
 pub fn path(vendor: u32, device: u32, uuid: [u8; 16]) -> Option<PathBuf> {
-    let base = match std::env::var_os("XDG_CACHE_HOME").filter(|d| Path::new(d).is_absolute()) {
-        Some(dir) => PathBuf::from(dir),
-        None => {
-            PathBuf::from(std::env::var_os("HOME").filter(|d| Path::new(d).is_absolute())?).join(".cache")
-        }
-    };
     let uuid: String = uuid.iter().map(|b| format!("{b:02x}")).collect();
-    Some(base.join("perftest").join(format!("pipelines-{vendor:04x}-{device:04x}-{uuid}.bin")))
+    Some(crate::cache_files::folder()?.join(format!("pipelines-{vendor:04x}-{device:04x}-{uuid}.bin")))
 }
 
 /// Whether `data` begins with the header of a cache of this device and driver:
@@ -62,24 +56,10 @@ pub fn read(path: &Path, vendor: u32, device: u32, uuid: [u8; 16]) -> Vec<u8> {
     }
 }
 
-/// Replaces the cache at `path` with `data` whole (a temporary file beside it, renamed over it),
-/// making its folder (owner only) where there is none.
-pub fn write(path: &Path, data: &[u8]) -> std::io::Result<()> {
-    let folder = path.parent().unwrap_or(Path::new("."));
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(folder)?;
-    let mut file = tempfile::Builder::new().prefix(".pipelines-").suffix(".tmp").tempfile_in(folder)?;
-    file.write_all(data)?;
-    file.as_file().sync_all()?;
-    file.persist(path).map(drop).map_err(|e| e.error)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cache_files::replace;
 
     fn header(vendor: u32, device: u32, uuid: [u8; 16]) -> Vec<u8> {
         let mut data = Vec::new();
@@ -98,13 +78,13 @@ mod tests {
         let uuid = [7; 16];
         assert!(read(&file, 0x10de, 0x2335, uuid).is_empty(), "none yet");
         let ours = header(0x10de, 0x2335, uuid);
-        write(&file, &ours).unwrap();
+        replace(&file, &ours).unwrap();
         assert_eq!(read(&file, 0x10de, 0x2335, uuid), ours);
         // Another driver (its UUID), another device, another vendor, a truncated header: nothing.
         assert!(read(&file, 0x10de, 0x2335, [8; 16]).is_empty());
         assert!(read(&file, 0x10de, 0x2330, uuid).is_empty());
         assert!(read(&file, 0x1002, 0x2335, uuid).is_empty());
-        write(&file, &ours[..31]).unwrap();
+        replace(&file, &ours[..31]).unwrap();
         assert!(read(&file, 0x10de, 0x2335, uuid).is_empty());
         // A wrong header length or version.
         let mut odd = ours.clone();
