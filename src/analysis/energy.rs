@@ -57,10 +57,12 @@ pub fn table(run: &Run) -> Vec<Level<'_>> {
     for (level, each, name) in arithmetic {
         rows.extend(named(name).and_then(|c| row(level, each, c, Unit::Flop)));
     }
+    // The fastest of a family's cases on its default data (the others join the table by data).
+    let default_data = |c: &CaseResult| c.labels.get(data::AXIS).is_none_or(|d| d == Data::Default.name());
     let fastest = |family: &str, unit: Unit| {
         run.cases
             .iter()
-            .filter(|c| c.family == family && with_energy(c, unit).is_some())
+            .filter(|c| c.family == family && default_data(c) && with_energy(c, unit).is_some())
             .max_by(|a, b| rate(a).total_cmp(&rate(b)))
     };
     let tensor = fastest("coopmat", Unit::Flop);
@@ -356,6 +358,33 @@ pub(crate) mod tests {
         run.cases.extend(extra);
         run.cases.push(other);
         run
+    }
+
+    #[test]
+    fn the_tensor_row_is_the_fastest_case_on_its_default_data() {
+        let mut run = run_with_energy();
+        let template = run.cases[0].clone();
+        let coopmat = |name: &str, data: Data, rate: f64, board: f64| {
+            let mut c = template.clone();
+            (c.name, c.family, c.variant) = (name.into(), "coopmat".into(), name.into());
+            c.labels = [(data::AXIS.to_owned(), data.name().to_owned())].into();
+            c.rate = Some(Amount { value: rate, unit: "FLOP/s".into() });
+            c.energy = Some(Box::new(energy(Unit::Flop, board, board / 2.0)));
+            c
+        };
+        let base = "CoopMat f16*f16+f32 16x16x16 subgroup";
+        let mut zeros = coopmat(&format!("{base} on zeros"), Data::Zeros, 7e14, 0.4);
+        zeros.variant = zeros.name.clone();
+        run.cases.push(coopmat("CoopMat f16*f16+f16 16x8x8 subgroup", Data::Default, 4e14, 0.6));
+        run.cases.push(coopmat(base, Data::Default, 6e14, 0.8));
+        // Faster, but on zeros: the default's row on zeros, not the row.
+        run.cases.push(zeros);
+        let tensor =
+            |rows: &[Level]| rows.iter().find(|r| r.level == "tensor cores").map(|r| r.case.name.clone());
+        assert_eq!(tensor(&table(&run)).as_deref(), Some(base));
+        let by = by_data(&run);
+        let row = by.iter().find(|r| r.level.level == "tensor cores").unwrap();
+        assert_eq!(row.on(Data::Zeros).unwrap().board, 0.4);
     }
 
     #[test]

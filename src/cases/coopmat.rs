@@ -13,8 +13,10 @@
 use ash::vk;
 
 use super::matrix::{self, a_value, b_value, component, encode, C};
+use super::matrix_data::{self, Operand};
 use crate::caps::component::BFLOAT16;
 use crate::caps::{Ceiling, CoopMatFlexible, CoopMatShape, Requirements};
+use crate::registry::data::Data;
 use crate::registry::{self, CaseSpec, Env, Family, Glsl, Push, Reset, Resource, Unit, Value, Work};
 
 const GLSL: Glsl = Glsl { file: "coopmat.glsl", source: include_str!("../../glsl/coopmat.glsl") };
@@ -131,6 +133,22 @@ fn reference(plan: Plan, written: u64, w: u32) -> Value {
     Value::U32(u32::from_ne_bytes(word))
 }
 
+/// Output word `w` of a verify run on `data` other than the default (32-bit accumulators, one
+/// element a word): the exact sum, the integers wrapped, the floats within their rounding.
+fn data_reference(plan: Plan, data: Data, written: u64, w: u32) -> Value {
+    let shape = plan.shape;
+    let (m, n, k) = (u64::from(shape.m), u64::from(shape.n), u64::from(shape.k));
+    if u64::from(w) / (m * n) >= written {
+        return Value::U32(0);
+    }
+    let e = u64::from(w) % (m * n);
+    let (dot, magnitude) = matrix_data::dot(shape.a, data, [n, k], e / n, e % n);
+    let steps = (plan.chains * u64::from(VERIFY_ITERATIONS)) as f64;
+    let starts = (plan.chains * (plan.chains - 1) / 2) as f64;
+    let bound = matrix_data::rounding(magnitude * steps + starts, k);
+    matrix_data::accumulated(shape.c, dot * steps + starts, bound)
+}
+
 fn name(plan: &Plan) -> Option<String> {
     let shape = &plan.shape;
     let (_, a, _) = component(shape.a)?;
@@ -163,9 +181,10 @@ fn requirements(plan: &Plan) -> Requirements {
     matrix::requirements(scope, shape.a, shape.c)
 }
 
-/// The case for `plan`, if perftest has a shader for it (subgroup scope or a flexible
-/// workgroup-scope family, types GLSL names, A and B of one type, result type = C, no saturation).
-fn case(plan: Plan, subgroup: u64) -> Option<CaseSpec> {
+/// The case for `plan` on `data`, if perftest has a shader for it (subgroup scope or a flexible
+/// workgroup-scope family, types GLSL names, A and B of one type, result type = C, no saturation)
+/// and the data fits its accumulators ([`matrix_data::takes_data`]).
+fn case(plan: Plan, subgroup: u64, data: Data) -> Option<CaseSpec> {
     let shape = plan.shape;
     let scoped = match plan.flexible {
         Some(_) => plan.workgroup(),
@@ -177,21 +196,19 @@ fn case(plan: Plan, subgroup: u64) -> Option<CaseSpec> {
     let (ct, _, c_bytes) = component(shape.c)?;
     // Full subgroups: the workgroup must be a multiple of the subgroup size.
     let whole = plan.workgroup() || u64::from(plan.invocations) % subgroup == 0;
-    if !plain || !whole || shape.a != shape.b {
+    let fits = data == Data::Default || matrix_data::takes_data(shape.a, shape.c);
+    if !plain || !whole || shape.a != shape.b || !fits {
         return None;
     }
     let (m, n, k) = (u64::from(shape.m), u64::from(shape.n), u64::from(shape.k));
-    let (a_ty, b_ty) = (shape.a, shape.b);
-    let a = Resource::storage_buffer((m * k * a_bytes).max(4), move |bytes| {
-        for (e, chunk) in bytes.chunks_exact_mut(a_bytes as usize).enumerate() {
-            encode(a_ty, a_value(a_ty, e as u64), chunk);
-        }
-    });
-    let b = Resource::storage_buffer((k * n * b_bytes).max(4), move |bytes| {
-        for (e, chunk) in bytes.chunks_exact_mut(b_bytes as usize).enumerate() {
-            encode(b_ty, b_value(b_ty, e as u64), chunk);
-        }
-    });
+    let a = Resource::storage_buffer(
+        (m * k * a_bytes).max(4),
+        matrix_data::fill(shape.a, Operand::A, data, a_bytes as usize),
+    );
+    let b = Resource::storage_buffer(
+        (k * n * b_bytes).max(4),
+        matrix_data::fill(shape.b, Operand::B, data, b_bytes as usize),
+    );
     let sums = Resource::zeroed_storage_buffer(u64::from(SLOTS) * m * n * c_bytes)
         .read_write()
         .reset(Reset::Fill(0));
@@ -228,8 +245,11 @@ fn case(plan: Plan, subgroup: u64) -> Option<CaseSpec> {
         .requires(requirements(&plan))
         .work([ceiling.map_or(work, |c| work.bounded_by(c))])
         .checks(2)
-        .reference(move |w| reference(plan, written, w));
-    Some(case)
+        .reference(move |w| match data {
+            Data::Default => reference(plan, written, w),
+            _ => data_reference(plan, data, written, w),
+        });
+    Some(if matrix_data::takes_data(shape.a, shape.c) { case.data(data) } else { case })
 }
 
 /// Every plan for the device (or the common shapes, without one), whose subgroups hold
@@ -252,7 +272,11 @@ fn plans(env: &Env, subgroup: u64) -> Vec<Plan> {
 
 fn expand(env: &Env) -> Vec<CaseSpec> {
     let subgroup = env.device.map_or(32, |d| u64::from(d.subgroup_size.max(1)));
-    plans(env, subgroup).into_iter().filter_map(|p| case(p, subgroup)).collect()
+    // Each case on each data its accumulators take; the other data run only when asked for.
+    plans(env, subgroup)
+        .into_iter()
+        .flat_map(|p| Data::ALL.into_iter().filter_map(move |data| case(p, subgroup, data)))
+        .collect()
 }
 
 inventory::submit! {
@@ -389,6 +413,33 @@ mod tests {
     }
 
     #[test]
+    fn cases_with_32_bit_accumulators_take_the_data_axis_on_request() {
+        let cases: Vec<CaseSpec> = common()
+            .into_iter()
+            .flat_map(|s| Data::ALL.into_iter().filter_map(move |d| case(subgroup_plan(s), 32, d)))
+            .collect();
+        let names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
+        // fp16 accumulators on the default data only; the three others on each data.
+        assert_eq!(names.len(), 1 + 3 * 4, "{names:?}");
+        assert!(names.contains(&"CoopMat f16*f16+f32 16x16x16 subgroup on random data"));
+        assert!(!names.iter().any(|n| n.starts_with("CoopMat f16*f16+f16") && n.contains(" on ")));
+        for c in &cases {
+            let default = c.label_of(registry::data::AXIS).is_none_or(|d| d == "default");
+            assert_eq!(c.on_request.is_some(), !default, "{}", c.name);
+        }
+        // On zeros every written element holds the chains' starts (0 + 1 + ... + 7); the rest 0.
+        let plan = subgroup_plan(common()[1]);
+        let Value::F32Within { value, .. } = data_reference(plan, Data::Zeros, 8, 5) else { panic!() };
+        assert_eq!(value, 28.0);
+        assert_eq!(data_reference(plan, Data::Random, 8, 8 * 256), Value::U32(0));
+        // 8-bit inputs into 32-bit integers: exact, wrapped.
+        let ints = subgroup_plan(common()[2]);
+        let (dot, _) = matrix_data::dot(C::SINT8, Data::Constant, [16, 32], 0, 0);
+        assert_eq!(dot, 32.0 * 43.0 * 43.0);
+        assert_eq!(data_reference(ints, Data::Constant, 8, 0), Value::U32((dot as u32) * 16 + 28));
+    }
+
+    #[test]
     fn bfloat16_inputs_are_the_top_halves_of_their_fp32_bits() {
         let mut bytes = [0u8; 2];
         encode(BFLOAT16, -0.25, &mut bytes);
@@ -447,7 +498,7 @@ mod tests {
             plans.extend(Plan::flexible(family(a, c, 16, 256)));
         }
         for plan in plans {
-            let case = case(plan, 32).unwrap();
+            let case = case(plan, 32, Data::Default).unwrap();
             let spirv = compiler.compile(&case).unwrap_or_else(|e| panic!("{}: {e}", case.name));
             let uncovered = crate::shader::capabilities::uncovered(&spirv, &case.requirements());
             assert!(uncovered.is_empty(), "{}: {uncovered:?}", case.name);
@@ -468,13 +519,13 @@ mod tests {
         // Workgroup scope only through a flexible family (it says the workgroup size).
         let mut odd = common()[0];
         odd.scope = vk::ScopeKHR::WORKGROUP;
-        assert!(case(subgroup_plan(odd), 32).is_none());
+        assert!(case(subgroup_plan(odd), 32, Data::Default).is_none());
         odd = common()[0];
         odd.a = C::FLOAT64;
-        assert!(case(subgroup_plan(odd), 32).is_none());
+        assert!(case(subgroup_plan(odd), 32, Data::Default).is_none());
         // A subgroup-scope flexible family makes no workgroup case.
         let mut sub = family(C::FLOAT16, C::FLOAT32, 16, 32);
         sub.granularity.scope = vk::ScopeKHR::SUBGROUP;
-        assert!(Plan::flexible(sub).into_iter().all(|p| case(p, 32).is_none()));
+        assert!(Plan::flexible(sub).into_iter().all(|p| case(p, 32, Data::Default).is_none()));
     }
 }

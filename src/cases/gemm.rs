@@ -16,9 +16,11 @@
 
 use ash::vk;
 
-use super::matrix::{self, a_value, b_value, component, encode, C};
+use super::matrix::{self, a_value, b_value, component, C};
+use super::matrix_data::{self, Operand};
 use crate::caps::component::BFLOAT16;
 use crate::caps::{Ceiling, CoopMatFlexible, CoopMatShape, Feature, Limit, Requirements};
+use crate::registry::data::Data;
 use crate::registry::{self, Axis, AxisUnit, CaseSpec, Env, Family, Glsl, Resource, Unit, Value, Work};
 
 const GLSL: Glsl = Glsl { file: "gemm.glsl", source: include_str!("../../glsl/gemm.glsl") };
@@ -155,6 +157,22 @@ fn reference(plan: Plan, w: u32) -> Value {
     }
 }
 
+/// [`reference`] on `data` other than the default: the integers exact (wrapped), the floats
+/// within the rounding of n additions ([`matrix_data::rounding`]).
+fn data_reference(plan: Plan, data: Data, w: u32) -> Value {
+    let (i, j) = (u64::from(w) / plan.n, u64::from(w) % plan.n);
+    if sample(i / SAMPLE_BLOCK, j / SAMPLE_BLOCK) != (i, j) {
+        return Value::Unchecked;
+    }
+    let n = plan.n;
+    let (sum, magnitude) = (0..n).fold((0.0, 0.0), |(sum, magnitude), x| {
+        let a = matrix_data::decode(plan.a, matrix_data::element_bits(plan.a, Operand::A, data, i * n + x));
+        let b = matrix_data::decode(plan.a, matrix_data::element_bits(plan.a, Operand::B, data, j * n + x));
+        (sum + a * b, magnitude + (a * b).abs())
+    });
+    matrix_data::accumulated(plan.c, sum, matrix_data::rounding(magnitude, n))
+}
+
 /// The workgroup-scope family the case requires: the device's for these types and
 /// [`WORKGROUP_INVOCATIONS`] whose granularity divides the tile, else NVIDIA's, which a device
 /// without it is told it lacks.
@@ -220,20 +238,22 @@ fn requirements(env: &Env, plan: &Plan) -> Requirements {
     }
 }
 
-fn case(env: &Env, plan: Plan) -> Option<CaseSpec> {
+fn case(env: &Env, plan: Plan, data: Data) -> Option<CaseSpec> {
     let (at, short, bytes) = component(plan.a)?;
     let (ct, _, _) = component(plan.c)?;
     let (a_ty, n) = (plan.a, plan.n);
-    let matrix = move |value: fn(C, u64) -> f64| {
+    let matrix = move |operand: Operand| {
         move |out: &mut [u8]| {
             super::data::fill_elements(out, bytes as usize, |e, chunk| {
-                encode(a_ty, value(a_ty, e as u64), chunk)
+                let word = matrix_data::element_bits(a_ty, operand, data, e as u64).to_le_bytes();
+                chunk.copy_from_slice(&word[..bytes as usize]);
             })
         }
     };
-    // Every tiling of a type multiplies the same A and B.
-    let a = Resource::storage_buffer(n * n * bytes, matrix(a_value)).contents(format!("GEMM {short} A"));
-    let b = Resource::storage_buffer(n * n * bytes, matrix(b_value)).contents(format!("GEMM {short} B"));
+    // Every tiling of a type multiplies the same A and B on the same data.
+    let contents = |m: &str| format!("GEMM {short} {m}{}", data.suffix());
+    let a = Resource::storage_buffer(n * n * bytes, matrix(Operand::A)).contents(contents("A"));
+    let b = Resource::storage_buffer(n * n * bytes, matrix(Operand::B)).contents(contents("B"));
     // All ones: an element the multiply never writes reads NaN or -1.
     let c = Resource::storage_buffer(n * n * 4, |out| out.fill(0xFF)).read_write();
     let (unit, ceiling) = match plan.a {
@@ -282,8 +302,11 @@ fn case(env: &Env, plan: Plan) -> Option<CaseSpec> {
         .scale_by_problem(plan.groups())
         .work([Work::new((2 * n * n * n) as f64, unit).bounded_by(ceiling)])
         .checks(2)
-        .reference(move |w| reference(plan, w));
-    Some(spec)
+        .reference(move |w| match data {
+            Data::Default => reference(plan, w),
+            _ => data_reference(plan, data, w),
+        });
+    Some(spec.data(data))
 }
 
 /// The sizes of a run: `--axis gemm.n`, rounded down to multiples of [`GRAIN`].
@@ -297,7 +320,9 @@ fn expand(env: &Env) -> Vec<CaseSpec> {
     for (a, c) in TYPES {
         for n in sizes(env) {
             for tile in TILES {
-                cases.extend(case(env, Plan { a, c, n, tile, subgroup }));
+                // Each on each data; the other data run only when asked for.
+                let plan = Plan { a, c, n, tile, subgroup };
+                cases.extend(Data::ALL.into_iter().filter_map(|data| case(env, plan, data)));
             }
         }
     }
@@ -388,6 +413,52 @@ mod tests {
     }
 
     #[test]
+    fn other_data_checks_the_same_elements_within_their_rounding() {
+        let p = plan(C::FLOAT16, C::FLOAT32, 256, TILES[0]);
+        for w in 0..256 * 256 {
+            let (default, zeros) = (reference(p, w), data_reference(p, Data::Zeros, w));
+            assert_eq!(default == Value::Unchecked, zeros == Value::Unchecked);
+            if zeros != Value::Unchecked {
+                assert_eq!(zeros, Value::F32Within { value: 0.0, bound: 0.0 });
+                // On random data: row i of A against column j of B (stored as row j), in fp32.
+                let (i, j) = (u64::from(w) / 256, u64::from(w) % 256);
+                let value = |o, e| {
+                    matrix_data::decode(C::FLOAT16, matrix_data::element_bits(C::FLOAT16, o, Data::Random, e))
+                };
+                let terms: Vec<f64> = (0..256)
+                    .map(|x| value(Operand::A, i * 256 + x) * value(Operand::B, j * 256 + x))
+                    .collect();
+                let magnitude: f64 = terms.iter().map(|t| t.abs()).sum();
+                let expected = Value::F32Within {
+                    value: terms.iter().sum::<f64>() as f32,
+                    bound: matrix_data::rounding(magnitude, 256) as f32,
+                };
+                assert_eq!(data_reference(p, Data::Random, w), expected);
+            }
+        }
+        // Each data is a case of its own, on buffers of its own; the default keeps its name.
+        let family = registry::families().into_iter().find(|f| f.name == "gemm").unwrap();
+        let env = Env { family, settings: &[], device: None };
+        let ints = plan(C::SINT8, C::SINT32, 256, TILES[0]);
+        let cases: Vec<CaseSpec> = Data::ALL.into_iter().filter_map(|d| case(&env, ints, d)).collect();
+        let names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names[0], ints.name());
+        assert_eq!(names[3], format!("{} on random data", ints.name()));
+        let sources: Vec<Option<&str>> = cases.iter().map(|c| c.resources[0].contents.as_deref()).collect();
+        assert_eq!(
+            sources,
+            [
+                Some("GEMM s8 A"),
+                Some("GEMM s8 A on zeros"),
+                Some("GEMM s8 A on a constant"),
+                Some("GEMM s8 A on random data")
+            ]
+        );
+        let w = (0..256 * 256).find(|&w| reference(ints, w) != Value::Unchecked).unwrap();
+        assert!(matches!(data_reference(ints, Data::Random, w), Value::U32(_)));
+    }
+
+    #[test]
     fn sums_are_exact_and_tell_wrong_layouts_from_the_right_one() {
         let n = 256;
         for (a, _) in TYPES {
@@ -449,7 +520,7 @@ mod tests {
         let env = Env { family, settings: &[], device: None };
         for (a, c) in TYPES {
             for tile in TILES {
-                let case = case(&env, plan(a, c, 256, tile)).unwrap();
+                let case = case(&env, plan(a, c, 256, tile), Data::Default).unwrap();
                 let spirv = compiler.compile(&case).unwrap_or_else(|e| panic!("{}: {e}", case.name));
                 let uncovered = crate::shader::capabilities::uncovered(&spirv, &case.requirements());
                 assert!(uncovered.is_empty(), "{}: {uncovered:?}", case.name);

@@ -20,6 +20,7 @@ mod instr;
 mod latency;
 mod load;
 mod matrix;
+mod matrix_data;
 mod rotate;
 mod sdc;
 mod shared;

@@ -12,6 +12,10 @@
 //            of element (t + i) & 1023 summed into two vec4s.
 //   sweep    glsl/sweep.glsl KIND 1 PATTERN 0: block g reads 64 rows of 256 vec4 from row
 //            g * 65 (wrapping in the set), thread t element t of each, into four sums.
+//   coopmat  glsl/coopmat.glsl (AT float16_t, CT float, M N K 16, CHAINS 8), src/cases/coopmat.rs:
+//            each warp of a 128-thread block loads A and B (16 x 16 fp16, row-major) once, runs 8
+//            fp32 accumulators starting at 0..7 through 256 multiply-adds each, sums them and
+//            stores the sum into slot (block * 4 + warp) & 31; A and B hold matrix_bits (below).
 //   copy     src/cases/copy.rs, src/runner/copy.rs (`Copy host to device 64 MiB`): copies of 64 MiB
 //            from pinned (cached) host memory into device memory, one after another, each the next
 //            part of buffers spanning 256 MiB; the source holds copy_word(data, w) at word w.
@@ -173,6 +177,53 @@ __global__ void k_fill(float* set, size_t words, int data) {
     set[k] = value(data, (unsigned)k);
 }
 
+// ---- the tensor cores -------------------------------------------------------------------------
+__global__ void k_coopmat(const __half* a_data, const __half* b_data, float* sums, int iterations) {
+  using namespace nvcuda;
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> b;
+  wmma::load_matrix_sync(a, a_data, 16);
+  wmma::load_matrix_sync(b, b_data, 16);
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> c[8];
+#pragma unroll
+  for (int k = 0; k < 8; k++) wmma::fill_fragment(c[k], (float)k);
+  for (int i = 0; i < iterations; i++) {
+#pragma unroll
+    for (int k = 0; k < 8; k++) wmma::mma_sync(c[k], a, b, c[k]);
+  }
+#pragma unroll
+  for (int k = 1; k < 8; k++)
+    for (int t = 0; t < c[0].num_elements; t++) c[0].x[t] += c[k].x[t];
+  unsigned slot = (blockIdx.x * 4 + threadIdx.x / 32) & 31;
+  wmma::store_matrix_sync(sums + slot * 256, c[0], 16, wmma::mem_row_major);
+}
+
+// The fp16 bits of v, a normal fp16 value with at most 11 significant bits, or 0
+// (src/cases/data.rs half_bits).
+static unsigned short half_bits(float v) {
+  if (v == 0.0f) return 0;
+  unsigned bits;
+  memcpy(&bits, &v, 4);
+  int exponent = (int)((bits >> 23) & 0xFF) - 127 + 15;
+  return (unsigned short)(((bits >> 16) & 0x8000) | ((unsigned)exponent << 10) | ((bits >> 13) & 0x3FF));
+}
+
+// Element e of A (b = false) or B (b = true) as fp16 bits (src/cases/matrix_data.rs element_bits;
+// the default: src/cases/matrix.rs a_value, b_value).
+static unsigned short matrix_bits(Data data, bool b, unsigned e) {
+  switch (data) {
+    case DEFAULT: {
+      unsigned salt = b ? 0x5BD1E995u : 0u, period = b ? 4 : 5;
+      int offset = b ? -1 : -2;
+      unsigned h = (((e ^ salt) * 0x9E3779B1u) >> 24) % period;
+      return half_bits(((int)h + offset) / 4.0f);
+    }
+    case ZEROS: return 0;
+    case CONSTANT: return 0xBEAB;  // -5/3 rounded to fp16
+    default: return (unsigned short)(random_word(b ? e ^ 0x5BD1E995u : e) >> 16);
+  }
+}
+
 // ---- the host link ---------------------------------------------------------------------------
 // Word w of a copy's source (src/cases/copy.rs: word, word_on).
 static unsigned copy_word(Data data, unsigned w) {
@@ -226,6 +277,11 @@ int main(int argc, char** argv) {
   unsigned char* device_target;
   CK(cudaMalloc(&device_target, COPY_SPAN));
   static size_t part = 0;  // the next part of the span a copy takes
+  __half *matrix_a, *matrix_b;
+  CK(cudaMalloc(&matrix_a, 256 * sizeof(__half)));
+  CK(cudaMalloc(&matrix_b, 256 * sizeof(__half)));
+  float* matrix_sums;
+  CK(cudaMalloc(&matrix_sums, 32 * 256 * sizeof(float)));
 
   double idle0 = idle_watts("start");
   printf("%-22s %-9s %11s %10s %8s %9s %12s %12s %8s\n", "case", "data", "rate", "unit", "W", "above", "pJ/unit",
@@ -258,6 +314,14 @@ int main(int argc, char** argv) {
       add(half ? "ALU fp16 FMA (f16vec2)" : "ALU fp32 FMA", "FLOP", 256.0 * 16 * 1024 * 2 * (half ? 2 : 1), setup,
           launch, 1024);
     }
+    add("CoopMat f16*f16+f32 16x16x16 subgroup", "FLOP", 2.0 * 16 * 16 * 16 * 8 * 256 * 4,
+        [=] {
+          unsigned short h[2][256];
+          for (unsigned e = 0; e < 256; e++) h[0][e] = matrix_bits(data, false, e), h[1][e] = matrix_bits(data, true, e);
+          CK(cudaMemcpy(matrix_a, h[0], sizeof h[0], cudaMemcpyHostToDevice));
+          CK(cudaMemcpy(matrix_b, h[1], sizeof h[1], cudaMemcpyHostToDevice));
+        },
+        [=](unsigned n) { k_coopmat<<<n, 128>>>(matrix_a, matrix_b, matrix_sums, 256); }, 1024);
     add("Shared vec4", "B", 256.0 * 512 * 16, [] {}, [=](unsigned n) { k_shared<<<n, 256>>>(out, d, 1023u); }, 1024);
     for (int i = 0; i < 3; i++) {
       static char labels[3][64];

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # results/energy/data/run.sh: one device call of the data study (issue 64), from the repository root
 # after tools/h100-prepare.sh here: the CUDA mirror of perftest's energy cases on each data
-# (mirror.cu), then perftest --energy on the same cases and data, in one sitting.
+# (mirror.cu), then perftest --energy on the same cases and data, in one sitting (from the fifth
+# sitting on, the tensor cores too: --verify of every cooperative matrix on each data, then the
+# energy of the one the mirror runs).
 # Usage: bash results/energy/data/run.sh NAME (h100 or h200); the outputs in $OUT/NAME-data.tar.gz.
 set -uo pipefail
 source tools/device-env.sh
@@ -21,6 +23,13 @@ echo "perftest exit $?" | tee -a "$w/$name-copy-verify.txt"
 .bin/perftest --energy --family copy --filter "Copy host to device" --axis copy.bytes=64M --axis copy.data=$all \
     --json "$w/$name-copy.json" > "$w/$name-copy.txt"
 echo "perftest exit $?" | tee -a "$w/$name-copy.txt"
+coopmat="CoopMat f16*f16+f32 16x16x16 subgroup"
+.bin/perftest --verify --family coopmat --axis coopmat.data=$all > "$w/$name-coopmat-verify.txt"
+echo "perftest exit $?" | tee -a "$w/$name-coopmat-verify.txt"
+.bin/perftest --energy --family coopmat --filter "$coopmat" --axis coopmat.data=$all \
+    --json "$w/$name-coopmat.json" > "$w/$name-coopmat.txt"
+echo "perftest exit $?" | tee -a "$w/$name-coopmat.txt"
 grep -A12 '^energy:' "$w/$name-copy.txt"
+grep -A12 '^energy:' "$w/$name-coopmat.txt"
 grep -A30 '^energy:' "$w/$name-data.txt"
 tar -czf "$OUT/$name-data.tar.gz" -C /tmp "$name-data"

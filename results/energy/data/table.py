@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """results/energy/data/table.py: the level-by-data table of one sitting, perftest --energy against
 the CUDA mirror (mirror.cu), from a sitting's folder: data.txt (perftest's text, its per-case
-energy table), copy.txt (the same of the host-to-device copies, from the fourth sitting on) and
+energy table), copy.txt and coopmat.txt (the same of the host-to-device copies, from the fourth
+sitting on, and of the tensor cores, from the fifth) and
 mirror.txt (the CUDA program's lines). Prints Markdown.
 
 Usage: python3 results/energy/data/table.py results/energy/data/h200-3 [--above]
@@ -50,8 +51,9 @@ def mirror(path, above):
 def main():
     folder, above = sys.argv[1], "--above" in sys.argv
     ours, theirs = perftest(f"{folder}/data.txt", above), mirror(f"{folder}/mirror.txt", above)
-    if os.path.exists(f"{folder}/copy.txt"):
-        ours.update(perftest(f"{folder}/copy.txt", above))
+    for part in ("copy", "coopmat"):
+        if os.path.exists(f"{folder}/{part}.txt"):
+            ours.update(perftest(f"{folder}/{part}.txt", above))
     cases = list(dict.fromkeys(case for case, _ in theirs))
     print("| case | " + " | ".join(DATA) + " | random / zeros |")
     print("|---" * (len(DATA) + 2) + "|")
