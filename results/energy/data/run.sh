@@ -9,7 +9,7 @@ set -uo pipefail
 source tools/device-env.sh
 name=${1:?usage: run.sh NAME}
 w=/tmp/$name-data && mkdir -p "$w"
-nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.sm,power.draw,temperature.gpu --format=csv \
+nvidia-smi --query-gpu=name,pci.bus_id,driver_version,power.limit,clocks.sm,power.draw,temperature.gpu --format=csv \
     | tee "$w/$name-nvidia-smi.txt"
 nvcc -O3 -arch=sm_90 results/energy/data/mirror.cu -lnvidia-ml -o /tmp/mirror 2>&1 | tee "$w/$name-nvcc.txt"
 /tmp/mirror | tee "$w/$name-mirror.txt"
