@@ -45,6 +45,11 @@ pub struct ClockFacts {
     /// device.
     #[serde(default)]
     pub own_load: bool,
+    /// Whether [`ClockFacts::own_load`] was known from the family's case before: the first try
+    /// ran steadily below the warm-up's level at the clock that case was held at by its own load,
+    /// so it was not measured again.
+    #[serde(default)]
+    pub held_as_before: bool,
 }
 
 /// How a case's clock was read, as its record keeps it (format 8).
@@ -64,6 +69,10 @@ pub struct ClockRead {
     /// Whether the case's own load held the clock below the warm-up's level.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub own_load: bool,
+    /// Whether that was known from the family's case before, held at the same clock, rather
+    /// than from a second try of its own.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub held_as_before: bool,
 }
 
 /// What a measurement found.
@@ -135,6 +144,7 @@ impl Measurement {
             uncertainty: self.clock.uncertainty,
             witness_change: self.clock.witness_change,
             own_load: self.clock.own_load,
+            held_as_before: self.clock.held_as_before,
         })
     }
 

@@ -229,6 +229,7 @@ pub fn measure(
             uncertainty: clock_uncertainty,
             witness_change,
             own_load: false,
+            held_as_before: false,
         }),
         reference_mhz: None,
         retries: Vec::new(),

@@ -8,6 +8,10 @@
 //! at the clock of the try before (within [`STEADY`]), ends the retries: the case's own load sets
 //! that clock (a power-limited card, as the H100 is under tensor work), more tries would cost time
 //! and change nothing, and the result is kept unflagged ([`ClockFacts::own_load`](crate::record::measurement::ClockFacts::own_load)).
+//! So does a first try that runs steadily below the level at the clock the family's case before
+//! was held at by its own load: the tensor-core families' cases each ran twice in a full run for
+//! that (82 cases, 5.7 s of an H200's), and the record says so
+//! ([`ClockFacts::held_as_before`](crate::record::measurement::ClockFacts::held_as_before)).
 //!
 //! Why it is built so: docs/design/warm-up.md.
 
@@ -44,14 +48,16 @@ fn off_clock(m: &Measurement) -> bool {
 /// Measures with `measure` (each try judged against the warm-up's `reference` clock), and while
 /// a try is in [`trouble`], warms up with `rewarm` where the trouble may be the clock's (which
 /// returns the reference for the next try) and measures again, at most [`RETRIES`] times.
+/// `held`: the clock the family's case before was held at by its own load, if it was.
 pub fn measure_steady(
     mut measure: impl FnMut() -> Result<Measurement>,
     mut rewarm: impl FnMut() -> Result<Option<f64>>,
     mut reference: Option<f64>,
     baseline: bool,
+    held: Option<f64>,
 ) -> Result<Measurement> {
     let mut retries = Vec::new();
-    let mut low_before: Option<f64> = None;
+    let mut low_before: Option<f64> = held;
     let (mut remeasure_ms, mut rewarm_ms) = (0.0, 0.0);
     loop {
         let start = Instant::now();
@@ -59,7 +65,10 @@ pub fn measure_steady(
         let try_ms = Phases::since(start);
         m.reference_mhz = reference;
         let low = m.below_reference().map(|(mhz, _)| mhz);
-        let repeated = low.zip(low_before).is_some_and(|(now, before)| (now / before - 1.0).abs() <= STEADY);
+        // A first try is held to the case before's clock only where its own clock held still.
+        let first = retries.is_empty();
+        let repeated = low.zip(low_before).is_some_and(|(now, before)| (now / before - 1.0).abs() <= STEADY)
+            && (!first || m.unsteady().is_none());
         match trouble(&m, baseline) {
             Some(why) if retries.len() < RETRIES && !repeated => {
                 retries.push(why);
@@ -75,6 +84,7 @@ pub fn measure_steady(
                 // Low again, at the clock of the try before, after a re-warm: the case's own load
                 // sets that clock. That is the card's behaviour under this work, not trouble.
                 m.clock.own_load = repeated && m.unsteady().is_none();
+                m.clock.held_as_before = m.clock.own_load && first;
                 let left = if m.clock.own_load { trouble(&m, baseline) } else { left };
                 (m.retries, m.gave_up) = (retries, left.is_some());
                 m.phases.remeasure_ms += remeasure_ms;
@@ -114,6 +124,16 @@ mod tests {
 
     /// Runs [`measure_steady`] over `tries` in order; returns the kept try and the re-warms.
     fn run(tries: Vec<Measurement>, reference: Option<f64>, baseline: bool) -> (Measurement, usize) {
+        run_held(tries, reference, baseline, None)
+    }
+
+    /// [`run`] after a case of the family held at `held` by its own load.
+    fn run_held(
+        tries: Vec<Measurement>,
+        reference: Option<f64>,
+        baseline: bool,
+        held: Option<f64>,
+    ) -> (Measurement, usize) {
         let mut tries = tries.into_iter();
         let mut rewarms = 0;
         let kept = measure_steady(
@@ -124,6 +144,7 @@ mod tests {
             },
             reference,
             baseline,
+            held,
         )
         .unwrap();
         (kept, rewarms)
@@ -179,13 +200,35 @@ mod tests {
     }
 
     #[test]
+    fn a_first_try_at_the_clock_the_case_before_was_held_at_is_its_own_load_too() {
+        // The family's case before was held at 1700 MHz; this one runs steadily at 1710: kept.
+        let dip = |mhz: f64| try_at(&[mhz, mhz], &STEADY_SAMPLES);
+        let (kept, rewarms) = run_held(vec![dip(1710.0)], Some(1980.0), false, Some(1700.0));
+        assert_eq!((kept.retries.len(), rewarms, kept.gave_up), (0, 0, false));
+        assert!(kept.clock.own_load && kept.clock.held_as_before);
+        // At another low clock it is measured again as before, and a second try at the same
+        // clock is its own proof, not the case before's.
+        let (kept, rewarms) = run_held(vec![dip(1600.0), dip(1600.0)], Some(1980.0), false, Some(1700.0));
+        assert_eq!((kept.retries.len(), rewarms), (1, 1));
+        assert!(kept.clock.own_load && !kept.clock.held_as_before);
+        // A first try whose clock moved during its samples is measured again, never given up.
+        let moved = try_at(&[1700.0, 1600.0], &STEADY_SAMPLES);
+        let (kept, rewarms) = run_held(vec![moved, dip(1980.0)], Some(1980.0), false, Some(1700.0));
+        assert_eq!((kept.retries.len(), rewarms, kept.gave_up, kept.clock.own_load), (1, 1, false, false));
+        // At the warm-up's level there is nothing to hold: measured once, not its own load.
+        let (kept, _) = run_held(vec![dip(1980.0)], Some(1980.0), false, Some(1700.0));
+        assert!(kept.retries.is_empty() && !kept.clock.own_load && !kept.clock.held_as_before);
+    }
+
+    #[test]
     fn a_try_after_a_rewarm_is_held_to_the_level_the_rewarm_settled_at() {
         // The device now sustains 1700 MHz: the re-warm says so, and the next try is fine there.
         let tries =
             vec![try_at(&[1700.0, 1700.0], &STEADY_SAMPLES), try_at(&[1702.0, 1701.0], &STEADY_SAMPLES)];
         let mut tries = tries.into_iter();
         let kept =
-            measure_steady(|| Ok(tries.next().unwrap()), || Ok(Some(1700.0)), Some(1980.0), false).unwrap();
+            measure_steady(|| Ok(tries.next().unwrap()), || Ok(Some(1700.0)), Some(1980.0), false, None)
+                .unwrap();
         assert_eq!((kept.retries.len(), kept.gave_up, kept.reference_mhz), (1, false, Some(1700.0)));
     }
 

@@ -260,6 +260,7 @@ pub fn execute<'ctx>(
             clocks,
             warmth: prepared.warmth.as_ref(),
             baseline: baselines.contains(case.name.as_str()),
+            family: case.family,
         };
         let start = Instant::now();
         let mut phases = Phases::default();
@@ -354,6 +355,8 @@ struct Steady<'a, 'ctx> {
     clocks: Readers<'a, 'ctx>,
     warmth: Option<&'a Warmth<'ctx>>,
     baseline: bool,
+    /// The case's family: a case held by its own load tells the family's next case.
+    family: &'static str,
 }
 
 impl Steady<'_, '_> {
@@ -377,8 +380,12 @@ impl Steady<'_, '_> {
             || warmth.rewarm(self.clocks),
             warmth.reference(),
             self.baseline,
+            warmth.held(self.family),
         );
         warmth.worked();
+        if let Ok(m) = &measured {
+            warmth.keep_held(self.family, m.clock_mhz().filter(|_| m.clock.own_load));
+        }
         measured.map(|mut m| {
             m.phases.rewarm_ms += rewarm_ms;
             m

@@ -1,7 +1,7 @@
 //! The runner's warm state: the first warm-up's level, the check before each case, the re-warm
 //! before a retry (the policy is in [`super::warmup`], the load in [`super::heater`]).
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::time::Instant;
 
 use super::clock::Readers;
@@ -24,6 +24,8 @@ pub struct Warmth<'ctx> {
     last_work: Cell<Instant>,
     /// How long to load, and when: [`Plan::for_device`].
     plan: &'static Plan,
+    /// The family of the case before and the clock its own load held it at, MHz, if it did.
+    held: RefCell<Option<(String, f64)>>,
 }
 
 impl<'ctx> Warmth<'ctx> {
@@ -32,12 +34,23 @@ impl<'ctx> Warmth<'ctx> {
     pub fn start(heater: Heater<'ctx>, clocks: Readers<'_, 'ctx>, plan: &'static Plan) -> Result<Self> {
         let first = warm_up(&mut Warming { heater: &heater, clocks }, plan, None)?;
         let reference = Cell::new(first.settled_mhz);
-        Ok(Self { heater, first, reference, last_work: Cell::new(Instant::now()), plan })
+        let (last_work, held) = (Cell::new(Instant::now()), RefCell::new(None));
+        Ok(Self { heater, first, reference, last_work, plan, held })
     }
 
     /// The level cases are held to now, MHz.
     pub fn reference(&self) -> Option<f64> {
         self.reference.get()
+    }
+
+    /// The clock the case before was held at by its own load, MHz, if it was of `family` and was.
+    pub fn held(&self, family: &str) -> Option<f64> {
+        self.held.borrow().as_ref().filter(|(f, _)| f == family).map(|&(_, mhz)| mhz)
+    }
+
+    /// Keeps how a case of `family` ended: held at `mhz` by its own load, or not (`None`).
+    pub fn keep_held(&self, family: &str, mhz: Option<f64>) {
+        *self.held.borrow_mut() = mhz.map(|mhz| (family.to_owned(), mhz));
     }
 
     /// Before a case's measurement, by how long the device was idle ([`Plan::check`]): nothing
