@@ -142,7 +142,8 @@ fn data_reference(plan: Plan, data: Data, written: u64, w: u32) -> Value {
         return Value::U32(0);
     }
     let e = u64::from(w) % (m * n);
-    let (dot, magnitude) = matrix_data::dot(shape.a, data, [n, k], e / n, e % n);
+    let (i, j) = (e / n, e % n);
+    let (dot, magnitude) = matrix_data::dot(shape.a, data, k, |x| i * k + x, |x| x * n + j);
     let steps = (plan.chains * u64::from(VERIFY_ITERATIONS)) as f64;
     let starts = (plan.chains * (plan.chains - 1) / 2) as f64;
     let bound = matrix_data::rounding(magnitude * steps + starts, k);
@@ -434,7 +435,7 @@ mod tests {
         assert_eq!(data_reference(plan, Data::Random, 8, 8 * 256), Value::U32(0));
         // 8-bit inputs into 32-bit integers: exact, wrapped.
         let ints = subgroup_plan(common()[2]);
-        let (dot, _) = matrix_data::dot(C::SINT8, Data::Constant, [16, 32], 0, 0);
+        let (dot, _) = matrix_data::dot(C::SINT8, Data::Constant, 32, |x| x, |x| x * 16);
         assert_eq!(dot, 32.0 * 43.0 * 43.0);
         assert_eq!(data_reference(ints, Data::Constant, 8, 0), Value::U32((dot as u32) * 16 + 28));
     }

@@ -164,12 +164,9 @@ fn data_reference(plan: Plan, data: Data, w: u32) -> Value {
     if sample(i / SAMPLE_BLOCK, j / SAMPLE_BLOCK) != (i, j) {
         return Value::Unchecked;
     }
+    // Row i of A against column j of B, stored as row j.
     let n = plan.n;
-    let (sum, magnitude) = (0..n).fold((0.0, 0.0), |(sum, magnitude), x| {
-        let a = matrix_data::decode(plan.a, matrix_data::element_bits(plan.a, Operand::A, data, i * n + x));
-        let b = matrix_data::decode(plan.a, matrix_data::element_bits(plan.a, Operand::B, data, j * n + x));
-        (sum + a * b, magnitude + (a * b).abs())
-    });
+    let (sum, magnitude) = matrix_data::dot(plan.a, data, n, |x| i * n + x, |x| j * n + x);
     matrix_data::accumulated(plan.c, sum, matrix_data::rounding(magnitude, n))
 }
 
@@ -241,15 +238,8 @@ fn requirements(env: &Env, plan: &Plan) -> Requirements {
 fn case(env: &Env, plan: Plan, data: Data) -> Option<CaseSpec> {
     let (at, short, bytes) = component(plan.a)?;
     let (ct, _, _) = component(plan.c)?;
-    let (a_ty, n) = (plan.a, plan.n);
-    let matrix = move |operand: Operand| {
-        move |out: &mut [u8]| {
-            super::data::fill_elements(out, bytes as usize, |e, chunk| {
-                let word = matrix_data::element_bits(a_ty, operand, data, e as u64).to_le_bytes();
-                chunk.copy_from_slice(&word[..bytes as usize]);
-            })
-        }
-    };
+    let n = plan.n;
+    let matrix = |operand| matrix_data::fill(plan.a, operand, data, bytes as usize);
     // Every tiling of a type multiplies the same A and B on the same data.
     let contents = |m: &str| format!("GEMM {short} {m}{}", data.suffix());
     let a = Resource::storage_buffer(n * n * bytes, matrix(Operand::A)).contents(contents("A"));

@@ -92,19 +92,20 @@ pub fn decode(ty: C, bits: u32) -> f64 {
 /// Fills a buffer of `ty` elements of `operand` on `data`, element `e` at position `e`.
 pub fn fill(ty: C, operand: Operand, data: Data, element_bytes: usize) -> impl Fn(&mut [u8]) + Send + Sync {
     move |bytes| {
-        for (e, chunk) in bytes.chunks_exact_mut(element_bytes).enumerate() {
+        super::data::fill_elements(bytes, element_bytes, |e, chunk| {
             let word = element_bits(ty, operand, data, e as u64).to_le_bytes();
             chunk.copy_from_slice(&word[..element_bytes]);
-        }
+        })
     }
 }
 
-/// Element (i, j) of A (M x K) times B (K x N), both row-major, on `data`: the exact sum and the
-/// sum of the terms' magnitudes.
-pub fn dot(ty: C, data: Data, [n, k]: [u64; 2], i: u64, j: u64) -> (f64, f64) {
+/// The dot product of `k` elements of A and B on `data`, term x of A's element `a_at(x)` and B's
+/// `b_at(x)` (each family lays its matrices out its own way): the exact sum and the sum of the
+/// terms' magnitudes.
+pub fn dot(ty: C, data: Data, k: u64, a_at: impl Fn(u64) -> u64, b_at: impl Fn(u64) -> u64) -> (f64, f64) {
     (0..k).fold((0.0, 0.0), |(sum, magnitude), x| {
-        let a = decode(ty, element_bits(ty, Operand::A, data, i * k + x));
-        let b = decode(ty, element_bits(ty, Operand::B, data, x * n + j));
+        let a = decode(ty, element_bits(ty, Operand::A, data, a_at(x)));
+        let b = decode(ty, element_bits(ty, Operand::B, data, b_at(x)));
         (sum + a * b, magnitude + (a * b).abs())
     })
 }
@@ -185,7 +186,7 @@ mod tests {
         // B read transposed: the sum moves by far more than the bound a verify run allows.
         let (n, k) = (16, 16);
         for ty in [C::FLOAT16, BFLOAT16] {
-            let (right, magnitude) = dot(ty, Data::Random, [n, k], 2, 5);
+            let (right, magnitude) = dot(ty, Data::Random, k, |x| 2 * k + x, |x| x * n + 5);
             let wrong: f64 = (0..k)
                 .map(|x| {
                     let a = decode(ty, element_bits(ty, Operand::A, Data::Random, 2 * k + x));
