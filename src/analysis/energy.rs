@@ -11,6 +11,12 @@ use crate::results::model::{CaseResult, Run, Status};
 /// The swept variant whose levels give the memory rows.
 pub const SWEEP: &str = "Sweep SSBO vec4 linear";
 
+/// Whether `case` ran on its family's default data (a case without a `data` axis does): a data
+/// variant is another workload, never a family's best rate or its energy row.
+pub fn on_default_data(case: &CaseResult) -> bool {
+    case.labels.get(data::AXIS).is_none_or(|d| d == Data::Default.name())
+}
+
 /// One level's row.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Level<'a> {
@@ -58,7 +64,7 @@ pub fn table(run: &Run) -> Vec<Level<'_>> {
         rows.extend(named(name).and_then(|c| row(level, each, c, Unit::Flop)));
     }
     // The fastest of a family's cases on its default data (the others join the table by data).
-    let default_data = |c: &CaseResult| c.labels.get(data::AXIS).is_none_or(|d| d == Data::Default.name());
+    let default_data = on_default_data;
     let fastest = |family: &str, unit: Unit| {
         run.cases
             .iter()

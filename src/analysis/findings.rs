@@ -451,6 +451,7 @@ fn compute_peaks(run: &Run) -> Option<Finding> {
             .cases
             .iter()
             .filter(|c| c.family == family && c.status == Status::Ok && c.peak_percent.is_some())
+            .filter(|c| super::energy::on_default_data(c))
             .max_by(|a, b| a.peak_percent.unwrap_or(0.0).total_cmp(&b.peak_percent.unwrap_or(0.0)));
         if let Some(best) = best {
             let what =

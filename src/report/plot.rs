@@ -295,7 +295,8 @@ fn bars(
     }
     y += HEADING - 8;
     for m in &panel.rows {
-        root.draw(&Text::new(printable(m.name).into_owned(), (10, y + 1), font(13))).map_err(fail)?;
+        let (name, size) = style::fitted(&printable(m.name), 13, NAME_WIDTH - 20);
+        root.draw(&Text::new(name, (10, y + 1 + (13 - size as i32) / 2), font(size))).map_err(fail)?;
         for (r, found) in m.found.iter().enumerate() {
             let top = y + BAR * r as i32;
             let v = found.and_then(|c| drawn(c, panel.metric));

@@ -52,6 +52,32 @@ fn the_h100_run_says_raw_and_structured_beat_typed_and_where_its_caches_end() {
 }
 
 #[test]
+fn the_best_against_peak_is_never_a_data_variant() {
+    let mut h100 = run(&["results/report/h100/parta.json", "results/report/h100/partb.json"]);
+    let best = |run: &Run| {
+        let found = of(run);
+        let peaks = find(&found, "compute-peaks").text.clone();
+        peaks.split("the best cooperative-matrix multiply-add ").nth(1).unwrap_or_default().to_owned()
+    };
+    let before = best(&h100);
+    let fastest = h100
+        .cases
+        .iter()
+        .filter(|c| c.family == "coopmat" && c.peak_percent.is_some())
+        .max_by(|a, b| a.peak_percent.unwrap().total_cmp(&b.peak_percent.unwrap()))
+        .unwrap()
+        .clone();
+    let mut zeros = fastest.clone();
+    zeros.name = format!("{} on zeros", fastest.name);
+    zeros.labels.insert(crate::registry::data::AXIS.to_owned(), "zeros".to_owned());
+    zeros.peak_percent = zeros.peak_percent.map(|p| p * 1.2);
+    h100.cases.push(zeros);
+    let after = best(&h100);
+    assert!(before.contains(&fastest.name) && !after.contains("on zeros"), "{before} / {after}");
+    assert_eq!(before, after);
+}
+
+#[test]
 fn the_h200_datasheet_is_its_own() {
     let found = of(&run(&["results/report/h200/parta.json", "results/report/h200/partb.json"]));
     assert!(find(&found, "cache-levels").text.contains("H200 SXM 141GB datasheet's 4.80 TB/s"));

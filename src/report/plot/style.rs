@@ -50,6 +50,31 @@ impl Hovers {
     }
 }
 
+/// A sans-serif character's average width in ems (0.55: Helvetica's and DejaVu Sans's lower case
+/// and digits average 0.5 to 0.6): how a chart without its font's metrics sizes a label.
+const EM_PER_CHAR: f64 = 0.55;
+
+/// The smallest label size a chart shrinks a long name to, pixels.
+pub const LEAST_LABEL: u32 = 10;
+
+/// `name` as a label `size` pixels tall fits in `width` pixels: itself at `size` where it fits, at
+/// a smaller size down to [`LEAST_LABEL`] where that fits, else cut in the middle at that size with
+/// an ellipsis, keeping two thirds from its start and a third from its end (where the size or the
+/// data is); the whole name is in its bars' hovers.
+pub fn fitted(name: &str, size: u32, width: i32) -> (String, u32) {
+    let chars = |px: u32| (f64::from(width.max(0)) / (f64::from(px) * EM_PER_CHAR)).floor() as usize;
+    let count = name.chars().count();
+    if let Some(px) = (LEAST_LABEL..=size.max(LEAST_LABEL)).rev().find(|&px| count <= chars(px)) {
+        return (name.to_owned(), px);
+    }
+    let room = chars(LEAST_LABEL).saturating_sub(1);
+    let tail = room / 3;
+    let head = room - tail;
+    let start: String = name.chars().take(head).collect();
+    let end: String = name.chars().skip(count - tail).collect();
+    (format!("{}…{}", start.trim_end(), end.trim_start()), LEAST_LABEL)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,5 +91,26 @@ mod tests {
         );
         assert!(svg.ends_with("</g>\n</svg>\n"), "{svg}");
         assert!((0..7).all(|i| colour(i) != colour(i + 1)));
+    }
+
+    #[test]
+    fn a_name_that_fits_keeps_its_size_a_longer_one_shrinks_then_is_cut_in_the_middle() {
+        assert_eq!(fitted("ALU fp32 FMA", 13, 340), ("ALU fp32 FMA".to_owned(), 13));
+        let long = "Copy host to device on a transfer-only queue 64 MiB";
+        let (text, px) = fitted(long, 13, 340);
+        assert_eq!(text, long);
+        assert!(
+            px < 13
+                && px >= LEAST_LABEL
+                && text.chars().count() as f64 * f64::from(px) * EM_PER_CHAR <= 340.0
+        );
+        let longer = "CoopMat bf16*bf16+f32 128x128x16 workgroup (256 invocations) on random data";
+        let (text, px) = fitted(longer, 13, 340);
+        assert_eq!(px, LEAST_LABEL);
+        assert!(text.starts_with("CoopMat bf16*bf16+f32") && text.ends_with("on random data"), "{text}");
+        assert!(
+            text.contains('…') && text.chars().count() as f64 * f64::from(px) * EM_PER_CHAR <= 340.0,
+            "{text}"
+        );
     }
 }
