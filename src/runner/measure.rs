@@ -135,11 +135,14 @@ pub fn measure(
     let mut run_start = Instant::now();
     let mut ms = timer.time_ms(groups)?;
     let mut runs = 1;
-    while !policy.on_target(ms) && runs < MAX_SCALING_STEPS {
+    // Runs aimed in proportion: after AIMED_TRIES of them, near the target is enough.
+    let mut aimed = 0;
+    while !policy.near_target(ms, aimed) && runs < MAX_SCALING_STEPS {
         let next = timer.actual_groups(policy.next(groups, ms));
         if next == groups {
             break; // at a limit (device maximum or watchdog cap)
         }
+        aimed += usize::from(policy.aims_from(ms));
         groups = next;
         run_start = Instant::now();
         ms = timer.time_ms(groups)?;
@@ -155,7 +158,8 @@ pub fn measure(
     let mut times = Vec::with_capacity(sampling.most);
     let mut samples_start = None;
     while warm_gpu_ms < warmup_cap_ms {
-        if !policy.on_target(ms) {
+        if !policy.near_target(ms, aimed) {
+            aimed += usize::from(policy.aims_from(ms));
             groups = timer.actual_groups(policy.next(groups, ms));
         }
         run_start = Instant::now();
@@ -243,7 +247,7 @@ pub fn measure(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::scaling::MAX_SUBMIT_MS;
+    use crate::runner::scaling::{AIMED_TRIES, MAX_SUBMIT_MS};
 
     /// A device with a fixed cost per group, whose clock doubles after `ramp_after` runs.
     struct FakeGpu {
@@ -373,6 +377,33 @@ mod tests {
         // A timer without a clock (lavapipe) gives none, not zero.
         let mut plain = FakeGpu { ms_per_group: 0.001, ramp_after: usize::MAX, runs: 0, log: vec![] };
         assert_eq!(measure(&mut plain, &policy(), &Sampling::fixed(3), 1000.0).unwrap().clock_mhz(), None);
+    }
+
+    #[test]
+    fn times_that_swing_around_the_band_stop_near_the_target() {
+        /// A contended compare-and-swap loop: a workgroup's time swings by `swing` from run to run.
+        struct Swinging(f64, usize);
+        impl Timer for Swinging {
+            fn time_ms(&mut self, groups: u64) -> Result<f64> {
+                self.1 += 1;
+                Ok(groups as f64 * 0.001 * if self.1 % 2 == 0 { self.0 } else { 1.0 })
+            }
+        }
+        // 1.6x: each run aimed at 20 ms takes 32 or 12.5. In proportion it swung until
+        // MAX_SCALING_STEPS; from the fourth aimed miss (1 to 1000 groups, then four aimed),
+        // half to twice the target does, and the warm-up's second run agrees with scaling's last.
+        let mut swinging = Swinging(1.6, 0);
+        let m = measure(&mut swinging, &policy(), &Sampling::fixed(3), 1000.0).unwrap();
+        assert_eq!(m.warmup_runs, 4 + AIMED_TRIES + 2);
+        assert!(m.settled && m.summary.median >= 10.0 && m.summary.median <= 40.0, "{:?}", m.samples);
+        // 2.5x (8 and 50 ms) is never near enough: scaling gives up at its cap, as before.
+        let mut wide = Swinging(2.5, 0);
+        let m = measure(&mut wide, &policy(), &Sampling::fixed(3), 1000.0).unwrap();
+        assert!(m.warmup_runs >= MAX_SCALING_STEPS, "{}", m.warmup_runs);
+        // A steady device still lands in the band.
+        let mut steady = FakeGpu { ms_per_group: 0.001, ramp_after: usize::MAX, runs: 0, log: vec![] };
+        let m = measure(&mut steady, &policy(), &Sampling::fixed(3), 1000.0).unwrap();
+        assert!(policy().on_target(m.summary.median), "{}", m.summary.median);
     }
 
     #[test]

@@ -100,8 +100,7 @@ mod tests {
         let (text, px) = fitted(long, 13, 340);
         assert_eq!(text, long);
         assert!(
-            px < 13
-                && px >= LEAST_LABEL
+            (LEAST_LABEL..13).contains(&px)
                 && text.chars().count() as f64 * f64::from(px) * EM_PER_CHAR <= 340.0
         );
         let longer = "CoopMat bf16*bf16+f32 128x128x16 workgroup (256 invocations) on random data";
