@@ -33,8 +33,14 @@ use super::metric::value;
 pub use super::metric::Metric;
 
 const WIDTH: u32 = 1200;
+/// The name column's width, at least: the bars take the rest of [`NAMES_AND_BARS`].
 const NAME_WIDTH: i32 = 360;
-const BAR_SPACE: i32 = 640;
+/// The name column's width, at most (the bars keep 440 px).
+const NAME_WIDTH_MOST: i32 = 560;
+/// The names' and the bars' width together; the values beside the bars take the rest.
+const NAMES_AND_BARS: i32 = 1000;
+/// A row name's size, pixels.
+const NAME_SIZE: u32 = 13;
 const BAR: i32 = 13;
 const TITLE: i32 = 34;
 const HEADING: i32 = 30;
@@ -230,6 +236,7 @@ fn render(labels: &[String], runs: &[Run], metric: Metric) -> Result<String, Str
         .collect();
     let mut y = head(&root, title, &legend)?;
     let scales = scales(&panels);
+    let names = name_column(&panels);
     let mut hovers = Hovers::default();
     for panel in &panels {
         y += 8;
@@ -239,13 +246,28 @@ fn render(labels: &[String], runs: &[Run], metric: Metric) -> Result<String, Str
                 let area = root.clone().shrink((0, y), (WIDTH, h as u32));
                 lines(&area, panel, &axis, labels.len(), &families)?;
             }
-            None => bars(&root, panel, y, &scales, &mut hovers)?,
+            None => bars(&root, panel, y, &scales, names, &mut hovers)?,
         }
         y += h;
     }
     root.present().map_err(fail)?;
     drop(root);
     Ok(hovers.over(&svg))
+}
+
+/// The name column of every bar panel of a chart and the names' size: as wide as its longest row
+/// name needs, from [`NAME_WIDTH`] to [`NAME_WIDTH_MOST`], the names [`NAME_SIZE`] or as much
+/// smaller as the longest needs, down to [`style::LEAST_LABEL`] (past that it is cut,
+/// [`style::fitted`]). One width for the chart, so that bars of one scale compare across panels.
+fn name_column(panels: &[Panel<'_>]) -> (i32, u32) {
+    let rows = panels.iter().filter(|p| p.axis().is_none()).flat_map(|p| &p.rows);
+    let longest = rows.map(|m| printable(m.name).chars().count()).max().unwrap_or(0);
+    let wanted = |size: u32| style::label_px(&"m".repeat(longest), size).ceil() as i32 + 20;
+    let width = wanted(NAME_SIZE).clamp(NAME_WIDTH, NAME_WIDTH_MOST);
+    // One size for every name: the largest at which the longest fits, at least the least.
+    let size =
+        (style::LEAST_LABEL..=NAME_SIZE).rev().find(|&s| wanted(s) <= width).unwrap_or(style::LEAST_LABEL);
+    (width, size)
 }
 
 /// The bar panel of `panel` at height `y` of `root`: its heading with a value axis (0, half and
@@ -257,8 +279,10 @@ fn bars(
     panel: &Panel<'_>,
     mut y: i32,
     scales: &HashMap<(String, String), f64>,
+    (name_width, name_size): (i32, u32),
     hovers: &mut Hovers,
 ) -> Result<(), String> {
+    let bar_space = NAMES_AND_BARS - name_width;
     let scale = |case: &crate::results::model::CaseResult| {
         let unit = drawn(case, panel.metric).map(|(_, unit)| unit);
         unit.and_then(|unit| scales.get(&(case.family.clone(), unit)).copied()).unwrap_or(0.0)
@@ -276,7 +300,7 @@ fn bars(
     let bottom = y + HEADING - 8 + (BAR * runs as i32 + ROW_GAP) * panel.rows.len() as i32;
     if let Some((max, unit)) = first {
         for fraction in [0.0, 0.5, 1.0] {
-            let x = NAME_WIDTH + (fraction * f64::from(BAR_SPACE)).round() as i32;
+            let x = name_width + (fraction * f64::from(bar_space)).round() as i32;
             let tick = match (unit.as_str(), fraction) {
                 (_, 0.0) => "0".to_owned(),
                 ("x", _) => ratio_text(max * fraction),
@@ -295,14 +319,15 @@ fn bars(
     }
     y += HEADING - 8;
     for m in &panel.rows {
-        let (name, size) = style::fitted(&printable(m.name), 13, NAME_WIDTH - 20);
-        root.draw(&Text::new(name, (10, y + 1 + (13 - size as i32) / 2), font(size))).map_err(fail)?;
+        let (name, size) = style::fitted(&printable(m.name), name_size, name_width - 20);
+        let top = y + 1 + (NAME_SIZE - size) as i32 / 2;
+        root.draw(&Text::new(name, (10, top), font(size))).map_err(fail)?;
         for (r, found) in m.found.iter().enumerate() {
             let top = y + BAR * r as i32;
             let v = found.and_then(|c| drawn(c, panel.metric));
             let max = found.map_or(0.0, scale);
             let length = match &v {
-                Some((v, _)) if max > 0.0 => ((v / max) * f64::from(BAR_SPACE)).round() as i32,
+                Some((v, _)) if max > 0.0 => ((v / max) * f64::from(bar_space)).round() as i32,
                 _ => 0,
             };
             let label = match (found, v) {
@@ -317,15 +342,15 @@ fn bars(
                 (_, Some((v, _))) => ratio_text(v),
                 (Some(c), None) => rate_text(c),
             };
-            let rect = [(NAME_WIDTH, top), (NAME_WIDTH + length.max(1), top + BAR - 2)];
+            let rect = [(name_width, top), (name_width + length.max(1), top + BAR - 2)];
             root.draw(&Rectangle::new(rect, colour(r).filled())).map_err(fail)?;
             let label = printable(&label).into_owned();
             hovers.push(
-                (NAME_WIDTH, top),
-                (NAME_WIDTH + BAR_SPACE, top + BAR - 2),
+                (name_width, top),
+                (name_width + bar_space, top + BAR - 2),
                 format!("{}, run {}: {label}", m.name, r + 1),
             );
-            root.draw(&Text::new(label, (NAME_WIDTH + length + 6, top), font(11))).map_err(fail)?;
+            root.draw(&Text::new(label, (name_width + length + 6, top), font(11))).map_err(fail)?;
         }
         y += BAR * runs as i32 + ROW_GAP;
     }

@@ -54,15 +54,20 @@ impl Hovers {
 /// and digits average 0.5 to 0.6): how a chart without its font's metrics sizes a label.
 const EM_PER_CHAR: f64 = 0.55;
 
-/// The smallest label size a chart shrinks a long name to, pixels.
-pub const LEAST_LABEL: u32 = 10;
+/// The smallest label size a chart shrinks a long name to, pixels (no chart text is smaller).
+pub const LEAST_LABEL: u32 = 11;
+
+/// About how wide `text` is drawn `size` pixels tall, pixels.
+pub fn label_px(text: &str, size: u32) -> f64 {
+    text.chars().count() as f64 * f64::from(size) * EM_PER_CHAR
+}
 
 /// `name` as a label `size` pixels tall fits in `width` pixels: itself at `size` where it fits, at
 /// a smaller size down to [`LEAST_LABEL`] where that fits, else cut in the middle at that size with
 /// an ellipsis, keeping two thirds from its start and a third from its end (where the size or the
 /// data is); the whole name is in its bars' hovers.
 pub fn fitted(name: &str, size: u32, width: i32) -> (String, u32) {
-    let chars = |px: u32| (f64::from(width.max(0)) / (f64::from(px) * EM_PER_CHAR)).floor() as usize;
+    let chars = |px: u32| (f64::from(width.max(0)) / label_px("m", px)).floor() as usize;
     let count = name.chars().count();
     if let Some(px) = (LEAST_LABEL..=size.max(LEAST_LABEL)).rev().find(|&px| count <= chars(px)) {
         return (name.to_owned(), px);
@@ -72,7 +77,17 @@ pub fn fitted(name: &str, size: u32, width: i32) -> (String, u32) {
     let head = room - tail;
     let start: String = name.chars().take(head).collect();
     let end: String = name.chars().skip(count - tail).collect();
-    (format!("{}…{}", start.trim_end(), end.trim_start()), LEAST_LABEL)
+    // Whole words: "tiles … on random data", not "tiles…ions) on random data" (the start keeps
+    // its partial last word where cutting it would lose more than half).
+    let start = match start.rfind(' ') {
+        Some(at) if at >= start.len() / 2 && !name[start.len()..].starts_with(' ') => &start[..at],
+        _ => start.as_str(),
+    };
+    let end = match end.find(' ') {
+        Some(at) if at + 1 < end.len() && !name[..name.len() - end.len()].ends_with(' ') => &end[at + 1..],
+        _ => end.as_str(),
+    };
+    (format!("{} … {}", start.trim_end(), end.trim_start()), LEAST_LABEL)
 }
 
 #[cfg(test)]
@@ -106,7 +121,7 @@ mod tests {
         let longer = "CoopMat bf16*bf16+f32 128x128x16 workgroup (256 invocations) on random data";
         let (text, px) = fitted(longer, 13, 340);
         assert_eq!(px, LEAST_LABEL);
-        assert!(text.starts_with("CoopMat bf16*bf16+f32") && text.ends_with("on random data"), "{text}");
+        assert!(text.starts_with("CoopMat bf16*bf16+f32") && text.ends_with(" … on random data"), "{text}");
         assert!(
             text.contains('…') && text.chars().count() as f64 * f64::from(px) * EM_PER_CHAR <= 340.0,
             "{text}"

@@ -221,3 +221,33 @@ fn a_missing_folder_is_an_error_not_a_panic() {
         plot(&["a".into()], &runs, Metric::Rate, Path::new("/nonexistent-perftest/x.svg")).unwrap_err();
     assert!(error.to_string().starts_with("could not write /nonexistent-perftest/x.svg"), "{error}");
 }
+
+#[test]
+fn a_long_name_widens_the_name_column_for_every_panel_and_is_drawn_whole() {
+    let short = svg(&["a"], &[sample_run()], Metric::Rate);
+    assert!(short.contains("<rect x=\"360\""), "names that fit keep the 360 px column");
+    let mut run = sample_run();
+    let long = "GEMM f16*f16+f32 8192^3 workgroup tiles 128x256x64 (256 invocations) on random data";
+    run.cases[0].name = long.into();
+    let text = svg(&["a"], &[run], Metric::Rate);
+    assert!(text.contains(&format!("\n{long}\n</text>")), "drawn whole, not cut");
+    // 85 characters: at 13 px wider than the widest column, so drawn smaller, never under 11 px.
+    let size = text.split(long).next().unwrap().rsplit("font-size=\"").next().unwrap();
+    let size: f64 = size.split('"').next().unwrap().parse().unwrap();
+    assert!((11.0..13.0).contains(&size), "{size}");
+    // Every name in the chart at that one size.
+    let size_of = |name: &str| -> f64 {
+        let before = text.split(&format!("\n{name}\n</text>")).next().unwrap();
+        before.rsplit("font-size=\"").next().unwrap().split('"').next().unwrap().parse().unwrap()
+    };
+    let names: Vec<String> = sample_run().cases.iter().skip(1).map(|c| c.name.clone()).collect();
+    assert!(!names.is_empty() && names.iter().all(|n| size_of(n) == size), "{names:?}");
+    // Every bar panel starts its bars at the one wider column.
+    let starts: Vec<&str> = text
+        .split("<rect x=\"")
+        .skip(2)
+        .map(|r| r.split('"').next().unwrap())
+        .filter(|x| *x != "0")
+        .collect();
+    assert!(!starts.is_empty() && starts.iter().all(|x| *x == "560"), "{starts:?}");
+}
