@@ -64,11 +64,10 @@ pub fn table(run: &Run) -> Vec<Level<'_>> {
         rows.extend(named(name).and_then(|c| row(level, each, c, Unit::Flop)));
     }
     // The fastest of a family's cases on its default data (the others join the table by data).
-    let default_data = on_default_data;
     let fastest = |family: &str, unit: Unit| {
         run.cases
             .iter()
-            .filter(|c| c.family == family && default_data(c) && with_energy(c, unit).is_some())
+            .filter(|c| c.family == family && on_default_data(c) && with_energy(c, unit).is_some())
             .max_by(|a, b| rate(a).total_cmp(&rate(b)))
     };
     let tensor = fastest("coopmat", Unit::Flop);

@@ -261,13 +261,11 @@ fn render(labels: &[String], runs: &[Run], metric: Metric) -> Result<String, Str
 /// [`style::fitted`]). One width for the chart, so that bars of one scale compare across panels.
 fn name_column(panels: &[Panel<'_>]) -> (i32, u32) {
     let rows = panels.iter().filter(|p| p.axis().is_none()).flat_map(|p| &p.rows);
-    let longest = rows.map(|m| printable(m.name).chars().count()).max().unwrap_or(0);
-    let wanted = |size: u32| style::label_px(&"m".repeat(longest), size).ceil() as i32 + 20;
-    let width = wanted(NAME_SIZE).clamp(NAME_WIDTH, NAME_WIDTH_MOST);
-    // One size for every name: the largest at which the longest fits, at least the least.
-    let size =
-        (style::LEAST_LABEL..=NAME_SIZE).rev().find(|&s| wanted(s) <= width).unwrap_or(style::LEAST_LABEL);
-    (width, size)
+    let longest = rows.map(|m| printable(m.name).into_owned()).max_by_key(|name| name.chars().count());
+    let longest = longest.unwrap_or_default();
+    let width = (style::label_px(&longest, NAME_SIZE).ceil() as i32 + 20).clamp(NAME_WIDTH, NAME_WIDTH_MOST);
+    // One size for every name: the one the longest is drawn at in that width.
+    (width, style::fitted(&longest, NAME_SIZE, width - 20).1)
 }
 
 /// The bar panel of `panel` at height `y` of `root`: its heading with a value axis (0, half and

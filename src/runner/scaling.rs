@@ -39,7 +39,7 @@ impl Policy {
     pub fn next(&self, groups: u64, ms: f64) -> u64 {
         let groups_f = groups as f64;
         let wanted =
-            if !self.aims_from(ms) { groups_f * 10.0 } else { (groups_f * self.target_ms / ms).round() };
+            if self.aims_from(ms) { (groups_f * self.target_ms / ms).round() } else { groups_f * 10.0 };
         let watchdog_cap = (groups_f * self.max_submit_ms / ms).floor();
         (wanted.min(watchdog_cap) as u64).clamp(1, self.max_groups.max(1))
     }

@@ -114,17 +114,11 @@ mod tests {
         let long = "Copy host to device on a transfer-only queue 64 MiB";
         let (text, px) = fitted(long, 13, 340);
         assert_eq!(text, long);
-        assert!(
-            (LEAST_LABEL..13).contains(&px)
-                && text.chars().count() as f64 * f64::from(px) * EM_PER_CHAR <= 340.0
-        );
+        assert!((LEAST_LABEL..13).contains(&px) && label_px(&text, px) <= 340.0);
         let longer = "CoopMat bf16*bf16+f32 128x128x16 workgroup (256 invocations) on random data";
         let (text, px) = fitted(longer, 13, 340);
         assert_eq!(px, LEAST_LABEL);
         assert!(text.starts_with("CoopMat bf16*bf16+f32") && text.ends_with(" … on random data"), "{text}");
-        assert!(
-            text.contains('…') && text.chars().count() as f64 * f64::from(px) * EM_PER_CHAR <= 340.0,
-            "{text}"
-        );
+        assert!(text.contains('…') && label_px(&text, px) <= 340.0, "{text}");
     }
 }
