@@ -212,6 +212,44 @@ fn a_copy_is_verified_word_by_word_against_the_source() {
 }
 
 #[test]
+fn a_copy_buffer_waits_on_the_shelf_for_the_last_case_that_copies_between_its_end() {
+    use perftest::runner::copy::{CopyBench, Shelf};
+    let words = |times: u32| {
+        move |b: &mut [u8]| {
+            b.chunks_exact_mut(4)
+                .enumerate()
+                .for_each(|(w, c)| c.copy_from_slice(&(w as u32 * times).to_ne_bytes()))
+        }
+    };
+    let x = perftest::registry::Resource::transfer_buffer(4096, words(3)).contents("words times 3");
+    let y = perftest::registry::Resource::transfer_buffer(4096, words(5)).contents("words times 5");
+    let t = perftest::registry::Resource::transfer_buffer(4096, |_| {});
+    // X to T, Y to T, X to T again: X waits through the second case, Y goes after it.
+    let cases = vec![
+        CaseSpec::copy("copy x", x.clone(), t.clone()).reference(|w| Value::U32(w * 3)),
+        CaseSpec::copy("copy y", y, t.clone()).reference(|w| Value::U32(w * 5)),
+        CaseSpec::copy("copy x again", x, t).reference(|w| Value::U32(w * 3)),
+    ];
+    let gpu = Gpu::with_cases(cases.clone());
+    let ctx = &gpu.ctx;
+    let shelf = Shelf::new(ctx, &cases, &[0, 1, 2]);
+    let mut held_after = Vec::new();
+    for (position, case) in cases.iter().enumerate() {
+        let mut bench = CopyBench::new(ctx, case, None, &shelf).unwrap_or_else(|e| panic!("{e}"));
+        let taken_from = shelf.held();
+        assert_eq!(bench.verify().unwrap_or_else(|e| panic!("{}: {e}", case.name)), 1024);
+        bench.shelve(&shelf);
+        shelf.after(position);
+        held_after.push((taken_from, shelf.held()));
+    }
+    // The second case takes T and leaves X; the third takes both; nothing waits after the last.
+    assert_eq!(held_after, [(0, 2), (1, 2), (0, 0)]);
+    assert!(!shelf.clear(), "nothing is held at the end");
+    drop(shelf);
+    gpu.close();
+}
+
+#[test]
 fn a_latency_chain_reads_the_shader_clock_around_itself_without_touching_verify() {
     // Lavapipe has shaderSubgroupClock (a CPU's clock, which no run turns into clocks per
     // operation), so the case is built with SHADER_CLOCK: its span is written and read here.

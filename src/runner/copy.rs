@@ -26,13 +26,15 @@ const MAX_COPIES: u64 = 4096;
 /// What the target and the readback hold before a verify run's copy.
 const POISON: u32 = 0xDEAD_BEEF;
 
-/// What makes a transfer buffer fit another case: the queue family it is shared with (the run's
-/// alone, or that and a side queue's), its kind (with its size), its placement, and for a source,
-/// the name of its contents. A target's contents never matter: a timed copy overwrites them and a
-/// verify run poisons them first.
+/// What makes a transfer buffer fit another case: the queue families that may use it (the run's
+/// alone for a copy on the run's queue; every family of the context for a copy on a side queue,
+/// whose buffers are shared, so that one side queue's serve another's), its kind (with its size),
+/// its placement, and for a source, the name of its contents. A target's contents never matter: a
+/// timed copy overwrites them and a verify run poisons them first.
 #[derive(Clone, Debug, PartialEq)]
 struct End {
-    family: u32,
+    /// The run's family for an exclusive buffer; `None` for one shared by every family.
+    family: Option<u32>,
     kind: ResourceKind,
     placement: Placement,
     /// The source's contents (a source without a name is never shared); `None` for a target.
@@ -41,8 +43,9 @@ struct End {
 }
 
 impl End {
-    fn of(family: u32, resource: &Resource, source: bool) -> Self {
+    fn of(ctx: &Context, family: u32, resource: &Resource, source: bool) -> Self {
         let contents = resource.contents.clone().filter(|_| source);
+        let family = Some(family).filter(|&f| f == ctx.info.row.family);
         End { family, kind: resource.kind, placement: resource.placement, contents, source }
     }
 
@@ -52,17 +55,70 @@ impl End {
     }
 }
 
-/// The buffers of the last transfer case, for the next one that copies between the same ends:
-/// the copy family's sizes up to 256 MiB all rotate through 256 MiB buffers, so each direction's
-/// first five cases share one source and one target, allocated (host memory pinned) and filled
-/// once, not five times. Holds one case's at most: a case takes what fits and lets the rest go
-/// before it allocates; a case with a shader lets all go ([`Shelf::clear`]).
-#[derive(Default)]
+/// The queue family `case`'s copies run on: the run's own, or its side queue's.
+fn family_of(ctx: &Context, case: &CaseSpec) -> Result<u32> {
+    match case.queue {
+        None => Ok(ctx.info.row.family),
+        Some(kind) => ctx
+            .queue_family(kind)
+            .ok_or_else(|| spec_error(case, &format!("the device has no {} queue family", kind.label()))),
+    }
+}
+
+/// The source's and the target's ends of transfer case `case`, where it is one the run copies
+/// with (not one on a side queue of the run's own family, which the run skips).
+fn ends_of(ctx: &Context, case: &CaseSpec) -> Option<[End; 2]> {
+    let [from, to] = case.resources.as_slice() else { return None };
+    let run = ctx.info.row.family;
+    let family =
+        family_of(ctx, case).ok().filter(|&f| case.transfer && (case.queue.is_none() || f != run))?;
+    Some([End::of(ctx, family, from, true), End::of(ctx, family, to, false)])
+}
+
+/// The buffers of the transfer cases run so far that a later case copies between: the copy
+/// family's sizes up to 256 MiB all rotate through 256 MiB buffers, and a device-to-device copy
+/// reads the source the copy to the host read and writes the target the copy from the host wrote,
+/// so the run's queue and the side queues (whose buffers every family shares) each allocate (host
+/// memory pinned) and fill two sources and two targets of a size, not a pair per direction, queue
+/// and size: the copies' setup in a full H200 run fell from 5.1 to 2.6 s (results/half-the-time-8/).
+/// A buffer is let go after the last case in the run's order that copies between its end
+/// ([`Shelf::after`]), where holding it would pass a quarter of the largest device-local heap,
+/// and when a case with a shader runs or a copy finds no room ([`Shelf::clear`]).
 pub struct Shelf<'ctx> {
     held: std::cell::RefCell<Vec<(End, Buffer<'ctx>)>>,
+    /// Each shareable end, and the last position in the run's order whose case copies between it;
+    /// `None`: every end is held until [`Shelf::clear`].
+    last: Option<Vec<(End, usize)>>,
+    /// The most bytes held at once.
+    budget: u64,
+}
+
+impl Default for Shelf<'_> {
+    /// A shelf that holds whatever is shelved, until [`Shelf::clear`].
+    fn default() -> Self {
+        Shelf { held: Default::default(), last: None, budget: u64::MAX }
+    }
 }
 
 impl<'ctx> Shelf<'ctx> {
+    /// An empty shelf for a run of `cases` at the positions `order` gives.
+    pub fn new(ctx: &Context, cases: &[CaseSpec], order: &[usize]) -> Self {
+        let mut last: Vec<(End, usize)> = Vec::new();
+        for (position, &index) in order.iter().enumerate() {
+            for end in cases.get(index).and_then(|case| ends_of(ctx, case)).into_iter().flatten() {
+                match last.iter_mut().find(|(e, _)| *e == end) {
+                    Some((_, at)) => *at = position,
+                    None if end.shareable() => last.push((end, position)),
+                    None => {}
+                }
+            }
+        }
+        let types = &ctx.caps.memory_types;
+        let device_local = types.iter().filter(|t| t.flags.contains(vk::MemoryPropertyFlags::DEVICE_LOCAL));
+        let budget = device_local.map(|t| t.heap_bytes).max().unwrap_or(0) / 4;
+        Shelf { held: Default::default(), last: Some(last), budget }
+    }
+
     /// The buffer held for `end` (only shareable ends are held), renamed `name` for the case that
     /// takes it, so that a validation message names that case.
     fn take(&self, ctx: &Context, end: &End, name: &str) -> Option<Buffer<'ctx>> {
@@ -73,14 +129,33 @@ impl<'ctx> Shelf<'ctx> {
         Some(buffer)
     }
 
+    /// Holds `buffer` for a later case copying between `end`, where the budget has room.
+    fn hold(&self, end: End, buffer: Buffer<'ctx>) {
+        let mut held = self.held.borrow_mut();
+        let bytes: u64 = held.iter().map(|(_, b)| b.size).sum();
+        if end.shareable() && bytes.saturating_add(buffer.size) <= self.budget {
+            held.push((end, buffer));
+        }
+    }
+
     /// How many buffers it holds.
     pub fn held(&self) -> usize {
         self.held.borrow().len()
     }
 
-    /// Lets go of every buffer held.
-    pub fn clear(&self) {
-        self.held.borrow_mut().clear();
+    /// Lets go of the buffers no case after `position` (in the run's order) copies between.
+    pub fn after(&self, position: usize) {
+        let Some(last) = &self.last else { return };
+        let later = |end: &End| last.iter().any(|(e, at)| e == end && *at > position);
+        self.held.borrow_mut().retain(|(end, _)| later(end));
+    }
+
+    /// Lets go of every buffer held; whether any was.
+    pub fn clear(&self) -> bool {
+        let mut held = self.held.borrow_mut();
+        let any = !held.is_empty();
+        held.clear();
+        any
     }
 }
 
@@ -135,18 +210,12 @@ impl<'ctx, 'p> CopyBench<'ctx, 'p> {
         let usage = vk::BufferUsageFlags::empty();
         let name = &case.name;
         // Requirements hold that the device has a family of the kind, with timestamps.
-        let family = match case.queue {
-            None => ctx.info.row.family,
-            Some(kind) => ctx.queue_family(kind).ok_or_else(|| {
-                spec_error(case, &format!("the device has no {} queue family", kind.label()))
-            })?,
-        };
+        let family = family_of(ctx, case)?;
         let shared = |desc| shared_with_run(ctx, family, desc);
-        let ends = [End::of(family, from, true), End::of(family, to, false)];
-        // What the case before left that fits; the rest goes before anything is allocated.
+        let ends = [End::of(ctx, family, from, true), End::of(ctx, family, to, false)];
+        // What a case before left that fits.
         let names = [format!("{name}: source"), format!("{name}: target")];
         let (source, target) = (shelf.take(ctx, &ends[0], &names[0]), shelf.take(ctx, &ends[1], &names[1]));
-        shelf.clear();
         let source = match source {
             Some(kept) => kept,
             None => {
@@ -172,8 +241,8 @@ impl<'ctx, 'p> CopyBench<'ctx, 'p> {
     pub fn shelve(self, shelf: &Shelf<'ctx>) {
         let Self { timestamps, source, target, ends: [from, to], .. } = self;
         drop(timestamps);
-        let mut held = shelf.held.borrow_mut();
-        held.extend([(from, source), (to, target)].into_iter().filter(|(end, _)| end.shareable()));
+        shelf.hold(from, source);
+        shelf.hold(to, target);
     }
 
     /// Which memory types the source and target got, where they were placed by kind.

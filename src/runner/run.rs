@@ -249,7 +249,7 @@ pub fn execute<'ctx>(
     // Verify and compile-only runs time nothing, so they read no clock.
     let clocks = if settings.timed() { prepared.clock.readers() } else { Readers::default() };
     let kept = Kept::new(ctx, cases, order);
-    let shelf = super::copy::Shelf::default();
+    let shelf = super::copy::Shelf::new(ctx, cases, order);
     for (position, &index) in order.iter().enumerate() {
         let case = &cases[index];
         if STOP.load(Ordering::SeqCst) {
@@ -282,6 +282,7 @@ pub fn execute<'ctx>(
                 (m.samples_gpu_ms, m.rewarm_ms, m.remeasure_ms);
         }
         kept.after(position);
+        shelf.after(position);
         phases.total_ms = Phases::since(start);
         record.phases = phases;
         on_done(record)?;
@@ -424,7 +425,13 @@ fn run_case<'ctx>(
             return Ok(Record::of(case, Outcome::Skipped(reason), Vec::new(), None));
         }
         let start = Instant::now();
-        let mut bench = CopyBench::new(ctx, case, steady.clocks.probe, shelf)?;
+        // Buffers held for later copies give their room back to a case that finds none.
+        let mut bench = match CopyBench::new(ctx, case, steady.clocks.probe, shelf) {
+            Err(error) if takes_room(&error) && shelf.clear() => {
+                CopyBench::new(ctx, case, steady.clocks.probe, shelf)
+            }
+            made => made,
+        }?;
         phases.setup_ms = Phases::since(start);
         let mut notes = bench.memory_notes();
         if settings.verify {
