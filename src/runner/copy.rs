@@ -15,6 +15,7 @@ use super::gpu_time::gpu_ms_of;
 use super::measure::Timer;
 use super::resources::buffer_desc;
 use super::verify;
+use crate::caps::MemoryType;
 use crate::error::{Error, Result};
 use crate::registry::{CaseSpec, Placement, Resource, ResourceKind, Work};
 use crate::vk::buffer::BufferDesc;
@@ -82,21 +83,22 @@ fn ends_of(ctx: &Context, case: &CaseSpec) -> Option<[End; 2]> {
 /// memory pinned) and fill two sources and two targets of a size, not a pair per direction, queue
 /// and size: the copies' setup in a full H200 run fell from 5.1 to 2.6 s (results/half-the-time-8/).
 /// A buffer is let go after the last case in the run's order that copies between its end
-/// ([`Shelf::after`]), where holding it would pass a quarter of the largest device-local heap,
-/// and when a case with a shader runs or a copy finds no room ([`Shelf::clear`]).
+/// ([`Shelf::after`]), where holding it would pass a quarter of the largest heap of its placement
+/// (pinned host memory is the host's, not the device's), and when a case with a shader runs or a
+/// copy finds no room ([`Shelf::clear`]).
 pub struct Shelf<'ctx> {
     held: std::cell::RefCell<Vec<(End, Buffer<'ctx>)>>,
     /// Each shareable end, and the last position in the run's order whose case copies between it;
     /// `None`: every end is held until [`Shelf::clear`].
     last: Option<Vec<(End, usize)>>,
-    /// The most bytes held at once.
-    budget: u64,
+    /// The device's memory types, whose heaps bound what is held; `None`: no bound.
+    types: Option<Vec<MemoryType>>,
 }
 
 impl Default for Shelf<'_> {
     /// A shelf that holds whatever is shelved, until [`Shelf::clear`].
     fn default() -> Self {
-        Shelf { held: Default::default(), last: None, budget: u64::MAX }
+        Shelf { held: Default::default(), last: None, types: None }
     }
 }
 
@@ -113,10 +115,18 @@ impl<'ctx> Shelf<'ctx> {
                 }
             }
         }
-        let types = &ctx.caps.memory_types;
-        let device_local = types.iter().filter(|t| t.flags.contains(vk::MemoryPropertyFlags::DEVICE_LOCAL));
-        let budget = device_local.map(|t| t.heap_bytes).max().unwrap_or(0) / 4;
-        Shelf { held: Default::default(), last: Some(last), budget }
+        Shelf { held: Default::default(), last: Some(last), types: Some(ctx.caps.memory_types.clone()) }
+    }
+
+    /// The most bytes of `placement` held at once: a quarter of the largest heap with memory of it.
+    fn budget(&self, placement: Placement) -> u64 {
+        let Some(types) = &self.types else { return u64::MAX };
+        let wanted = match placement {
+            Placement::DeviceLocal => vk::MemoryPropertyFlags::DEVICE_LOCAL,
+            Placement::HostVisible => vk::MemoryPropertyFlags::HOST_VISIBLE,
+            Placement::Memory(kind) => return kind.largest_heap(types).unwrap_or(0) / 4,
+        };
+        types.iter().filter(|t| t.flags.contains(wanted)).map(|t| t.heap_bytes).max().unwrap_or(0) / 4
     }
 
     /// The buffer held for `end` (only shareable ends are held), renamed `name` for the case that
@@ -129,11 +139,12 @@ impl<'ctx> Shelf<'ctx> {
         Some(buffer)
     }
 
-    /// Holds `buffer` for a later case copying between `end`, where the budget has room.
+    /// Holds `buffer` for a later case copying between `end`, where its placement's budget has room.
     fn hold(&self, end: End, buffer: Buffer<'ctx>) {
         let mut held = self.held.borrow_mut();
-        let bytes: u64 = held.iter().map(|(_, b)| b.size).sum();
-        if end.shareable() && bytes.saturating_add(buffer.size) <= self.budget {
+        let placed = held.iter().filter(|(e, _)| e.placement == end.placement);
+        let bytes: u64 = placed.map(|(_, b)| b.size).sum();
+        if end.shareable() && bytes.saturating_add(buffer.size) <= self.budget(end.placement) {
             held.push((end, buffer));
         }
     }
@@ -334,5 +345,33 @@ impl Timer for CopyBench<'_, '_> {
 
     fn clock_mhz(&mut self) -> Result<Option<f64>> {
         self.probe.map_or(Ok(None), ClockProbe::mhz)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::caps::MemoryKind;
+
+    fn memory(flags: vk::MemoryPropertyFlags, heap: u32, gib: u64) -> MemoryType {
+        MemoryType { flags, heap, heap_bytes: gib << 30 }
+    }
+
+    #[test]
+    fn held_buffers_are_bounded_by_their_own_heap() {
+        use vk::MemoryPropertyFlags as F;
+        // An H200's types: device memory (140 GiB) and the host's (94 GiB, cached and not).
+        let types = vec![
+            memory(F::DEVICE_LOCAL, 0, 140),
+            memory(F::HOST_VISIBLE | F::HOST_COHERENT, 1, 94),
+            memory(F::HOST_VISIBLE | F::HOST_COHERENT | F::HOST_CACHED, 1, 94),
+        ];
+        let shelf = Shelf { held: Default::default(), last: None, types: Some(types) };
+        assert_eq!(shelf.budget(Placement::DeviceLocal), 35 << 30);
+        assert_eq!(shelf.budget(Placement::Memory(MemoryKind::HostCached)), (94 << 30) / 4);
+        // A device without a memory of the kind holds none of it.
+        let device_only = Shelf { types: Some(vec![memory(F::DEVICE_LOCAL, 0, 8)]), ..Shelf::default() };
+        assert_eq!(device_only.budget(Placement::Memory(MemoryKind::HostCached)), 0);
+        assert_eq!(Shelf::default().budget(Placement::DeviceLocal), u64::MAX, "a test's shelf has no bound");
     }
 }
