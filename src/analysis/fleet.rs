@@ -580,9 +580,11 @@ pub fn judge_with(
             }));
             continue;
         }
-        let mut judged_group = group::judge_group(key, &group, model.flatten(), tolerance);
+        let model = model.flatten();
+        let mut judged_group = group::judge_group(key, &group, model, tolerance);
         // Bits no CPU knows, held to the reference's or to the siblings'.
-        let prints = fingerprint::judge(&group, model.flatten());
+        let prints =
+            fingerprint::judge(&group, |name| model.and_then(|m| m.case(name)).and_then(|e| e.fingerprint));
         corrupt.extend(prints.corrupt);
         judged_group.same_bits = prints.same;
         for left in prints.unjudged {

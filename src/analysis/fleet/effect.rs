@@ -37,8 +37,9 @@ pub const HEAVY: f64 = 0.01;
 /// devices can be zero by chance.
 pub const MIN_SPREAD: f64 = 0.001;
 /// How many of its uncertainties an effect must sit above a slowdown past the tolerance to rule
-/// it out (as a confirmation rules one out, [`crate::analysis::confirm::CONFIRM_Z`]).
-pub const RULE_OUT_Z: f64 = crate::analysis::confirm::CONFIRM_Z;
+/// it out: three, as `compare` holds a change to three times its noise (and a confirmation rules
+/// one out, `analysis::confirm::CONFIRM_Z`).
+pub const RULE_OUT_Z: f64 = crate::analysis::verdict::NOISE_FACTOR;
 /// The asymptotic efficiency of a median: its standard error is this times the mean's.
 const MEDIAN_SE: f64 = 1.2533;
 

@@ -10,7 +10,6 @@
 use std::collections::BTreeMap;
 
 use super::device::{devices, Device};
-use super::reference::Model;
 use super::{Left, Member, SameBits};
 
 /// What the fingerprints of one group's devices say: the devices that computed other bits, and
@@ -49,9 +48,9 @@ fn fingerprinted(members: &[&Member<'_>]) -> Vec<String> {
     names
 }
 
-/// Judges one group's fingerprints, against its model in a reference where given (its case's
-/// fingerprint, where the reference keeps one), else among its devices.
-pub(super) fn judge(members: &[&Member<'_>], model: Option<&Model>) -> Verdicts {
+/// Judges one group's fingerprints, against the fingerprint `expected` gives for a case (a
+/// reference's model keeps one for each case that has one), else among its devices.
+pub(super) fn judge(members: &[&Member<'_>], expected: impl Fn(&str) -> Option<u32>) -> Verdicts {
     let mut out = Verdicts::default();
     let names = fingerprinted(members);
     let devices = match names.is_empty() {
@@ -75,7 +74,7 @@ pub(super) fn judge(members: &[&Member<'_>], model: Option<&Model>) -> Verdicts 
                 false => agreed.push((label, prints[0])),
             }
         }
-        let expected = model.and_then(|m| m.case(&name)).and_then(|e| e.fingerprint);
+        let expected = expected(&name);
         if let Some(print) = alike.filter(|p| expected.is_none_or(|k| k == *p)) {
             let reference = expected.is_some();
             out.same.push(SameBits {
