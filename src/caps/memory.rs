@@ -178,6 +178,12 @@ impl Footprint {
     }
 }
 
+/// The size of the largest heap among `types` with a memory type that has all of `flags`
+/// (`DEVICE_LOCAL`: where gpu-allocator places device memory).
+pub fn largest_heap_with(types: &[MemoryType], flags: vk::MemoryPropertyFlags) -> Option<u64> {
+    types.iter().filter(|t| t.flags.contains(flags)).map(|t| t.heap_bytes).max()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,6 +12,7 @@
 
 use ash::vk::MemoryPropertyFlags;
 
+use crate::caps::memory::largest_heap_with;
 use crate::caps::MemoryKind;
 use crate::format::format_bytes;
 use crate::registry::Env;
@@ -36,7 +37,7 @@ pub(super) fn slots(
     let heap = match kind {
         Some(kind) => kind.largest_heap(types),
         // Device-local memory, as gpu-allocator places it.
-        None => types.iter().filter(|t| t.flags.contains(DEVICE_LOCAL)).map(|t| t.heap_bytes).max(),
+        None => largest_heap_with(types, DEVICE_LOCAL),
     }
     .unwrap_or(0);
     let mut room = heap / 2;

@@ -12,9 +12,11 @@ use ash::vk;
 
 use super::clock::ClockProbe;
 use super::gpu_time::gpu_ms_of;
+use super::last_use::LastUse;
 use super::measure::Timer;
 use super::resources::buffer_desc;
 use super::verify;
+use crate::caps::memory::largest_heap_with;
 use crate::caps::MemoryType;
 use crate::error::{Error, Result};
 use crate::registry::{CaseSpec, Placement, Resource, ResourceKind, Work};
@@ -50,6 +52,11 @@ impl End {
         End { family, kind: resource.kind, placement: resource.placement, contents, source }
     }
 
+    /// A copy's source and target ends, on queue family `family`.
+    fn pair(ctx: &Context, family: u32, from: &Resource, to: &Resource) -> [Self; 2] {
+        [End::of(ctx, family, from, true), End::of(ctx, family, to, false)]
+    }
+
     /// Whether a buffer made for this end may serve another case's.
     fn shareable(&self) -> bool {
         !self.source || self.contents.is_some()
@@ -73,7 +80,7 @@ fn ends_of(ctx: &Context, case: &CaseSpec) -> Option<[End; 2]> {
     let run = ctx.info.row.family;
     let family =
         family_of(ctx, case).ok().filter(|&f| case.transfer && (case.queue.is_none() || f != run))?;
-    Some([End::of(ctx, family, from, true), End::of(ctx, family, to, false)])
+    Some(End::pair(ctx, family, from, to))
 }
 
 /// The buffers of the transfer cases run so far that a later case copies between: the copy
@@ -88,9 +95,9 @@ fn ends_of(ctx: &Context, case: &CaseSpec) -> Option<[End; 2]> {
 /// copy finds no room ([`Shelf::clear`]).
 pub struct Shelf<'ctx> {
     held: std::cell::RefCell<Vec<(End, Buffer<'ctx>)>>,
-    /// Each shareable end, and the last position in the run's order whose case copies between it;
-    /// `None`: every end is held until [`Shelf::clear`].
-    last: Option<Vec<(End, usize)>>,
+    /// Where in the run's order each end is copied between last; `None`: every end is held until
+    /// [`Shelf::clear`].
+    last: Option<LastUse<End>>,
     /// The device's memory types, whose heaps bound what is held; `None`: no bound.
     types: Option<Vec<MemoryType>>,
 }
@@ -105,28 +112,21 @@ impl Default for Shelf<'_> {
 impl<'ctx> Shelf<'ctx> {
     /// An empty shelf for a run of `cases` at the positions `order` gives.
     pub fn new(ctx: &Context, cases: &[CaseSpec], order: &[usize]) -> Self {
-        let mut last: Vec<(End, usize)> = Vec::new();
-        for (position, &index) in order.iter().enumerate() {
-            for end in cases.get(index).and_then(|case| ends_of(ctx, case)).into_iter().flatten() {
-                match last.iter_mut().find(|(e, _)| *e == end) {
-                    Some((_, at)) => *at = position,
-                    None if end.shareable() => last.push((end, position)),
-                    None => {}
-                }
-            }
-        }
+        let last = LastUse::new(order, |index| {
+            cases.get(index).and_then(|case| ends_of(ctx, case)).into_iter().flatten()
+        });
         Shelf { held: Default::default(), last: Some(last), types: Some(ctx.caps.memory_types.clone()) }
     }
 
     /// The most bytes of `placement` held at once: a quarter of the largest heap with memory of it.
     fn budget(&self, placement: Placement) -> u64 {
         let Some(types) = &self.types else { return u64::MAX };
-        let wanted = match placement {
-            Placement::DeviceLocal => vk::MemoryPropertyFlags::DEVICE_LOCAL,
-            Placement::HostVisible => vk::MemoryPropertyFlags::HOST_VISIBLE,
-            Placement::Memory(kind) => return kind.largest_heap(types).unwrap_or(0) / 4,
+        let heap = match placement {
+            Placement::DeviceLocal => largest_heap_with(types, vk::MemoryPropertyFlags::DEVICE_LOCAL),
+            Placement::HostVisible => largest_heap_with(types, vk::MemoryPropertyFlags::HOST_VISIBLE),
+            Placement::Memory(kind) => kind.largest_heap(types),
         };
-        types.iter().filter(|t| t.flags.contains(wanted)).map(|t| t.heap_bytes).max().unwrap_or(0) / 4
+        heap.unwrap_or(0) / 4
     }
 
     /// The buffer held for `end` (only shareable ends are held), renamed `name` for the case that
@@ -157,8 +157,7 @@ impl<'ctx> Shelf<'ctx> {
     /// Lets go of the buffers no case after `position` (in the run's order) copies between.
     pub fn after(&self, position: usize) {
         let Some(last) = &self.last else { return };
-        let later = |end: &End| last.iter().any(|(e, at)| e == end && *at > position);
-        self.held.borrow_mut().retain(|(end, _)| later(end));
+        self.held.borrow_mut().retain(|(end, _)| last.later(end, position));
     }
 
     /// Lets go of every buffer held; whether any was.
@@ -223,7 +222,7 @@ impl<'ctx, 'p> CopyBench<'ctx, 'p> {
         // Requirements hold that the device has a family of the kind, with timestamps.
         let family = family_of(ctx, case)?;
         let shared = |desc| shared_with_run(ctx, family, desc);
-        let ends = [End::of(ctx, family, from, true), End::of(ctx, family, to, false)];
+        let ends = End::pair(ctx, family, from, to);
         // What a case before left that fits.
         let names = [format!("{name}: source"), format!("{name}: target")];
         let (source, target) = (shelf.take(ctx, &ends[0], &names[0]), shelf.take(ctx, &ends[1], &names[1]));

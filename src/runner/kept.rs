@@ -8,6 +8,8 @@ use std::rc::Rc;
 
 use ash::vk;
 
+use super::last_use::LastUse;
+use crate::caps::memory::largest_heap_with;
 use crate::error::Result;
 use crate::registry::{CaseSpec, Placement, Resource, ResourceKind};
 use crate::vk::image::Image;
@@ -39,7 +41,7 @@ pub(super) enum Object<'ctx> {
 /// The contents kept now, and the last place in the run's order each is read.
 pub struct Kept<'ctx> {
     shelf: RefCell<Vec<(Key, Object<'ctx>, u64)>>,
-    last: Vec<(Key, usize)>,
+    last: LastUse<Key>,
     /// The most bytes kept at once: a quarter of the largest device-local heap, so that kept
     /// contents seldom take the room a later case needs (and [`Kept::clear`] gives it back when
     /// they do).
@@ -49,24 +51,15 @@ pub struct Kept<'ctx> {
 impl<'ctx> Kept<'ctx> {
     /// Nothing kept yet, for a run of `cases` at the positions `order` gives.
     pub fn new(ctx: &Context, cases: &[CaseSpec], order: &[usize]) -> Self {
-        let mut last: Vec<(Key, usize)> = Vec::new();
-        for (position, &index) in order.iter().enumerate() {
-            for key in cases[index].resources.iter().filter_map(Key::of) {
-                match last.iter_mut().find(|(k, _)| *k == key) {
-                    Some((_, at)) => *at = position,
-                    None => last.push((key, position)),
-                }
-            }
-        }
+        let last = LastUse::new(order, |index| cases[index].resources.iter().filter_map(Key::of));
         let types = &ctx.caps.memory_types;
-        let device_local = types.iter().filter(|t| t.flags.contains(vk::MemoryPropertyFlags::DEVICE_LOCAL));
-        let budget = device_local.map(|t| t.heap_bytes).max().unwrap_or(0) / 4;
+        let budget = largest_heap_with(types, vk::MemoryPropertyFlags::DEVICE_LOCAL).unwrap_or(0) / 4;
         Kept { shelf: RefCell::new(Vec::new()), last, budget }
     }
 
     /// A shelf that keeps nothing: each case makes its own.
     pub fn nothing() -> Self {
-        Kept { shelf: RefCell::new(Vec::new()), last: Vec::new(), budget: 0 }
+        Kept { shelf: RefCell::new(Vec::new()), last: LastUse::none(), budget: 0 }
     }
 
     /// The bytes kept now.
@@ -97,8 +90,7 @@ impl<'ctx> Kept<'ctx> {
 
     /// Lets go of the contents no case after `position` (in the run's order) reads.
     pub fn after(&self, position: usize) {
-        let later = |key: &Key| self.last.iter().any(|(k, at)| k == key && *at > position);
-        self.shelf.borrow_mut().retain(|(key, _, _)| later(key));
+        self.shelf.borrow_mut().retain(|(key, _, _)| self.last.later(key, position));
     }
 
     /// Lets go of everything kept (for a case whose memory did not fit beside it); whether

@@ -12,6 +12,7 @@ pub mod gpu_time;
 pub mod heater;
 pub mod kept;
 pub mod kernel;
+pub mod last_use;
 pub mod later;
 pub mod measure;
 pub mod message;
