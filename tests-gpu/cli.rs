@@ -269,8 +269,7 @@ fn cli_two_ctrl_cs_before_the_first_case_end_130_with_a_document() {
         .expect("the perftest binary runs");
     // The second 50 ms after the first: a run stopped before its first case ends about 0.1 s after
     // the first signal on lavapipe (its pipelines are built in the worker, which stops), so a
-    // second 200 ms later, as this test sent it until 2026-11-30, came as the process exited and
-    // was never handled.
+    // second 200 ms later came as the process exited and was never handled.
     for pause in [0.3, 0.05] {
         std::thread::sleep(std::time::Duration::from_secs_f64(pause));
         let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();

@@ -41,6 +41,8 @@ const NAME_WIDTH_MOST: i32 = 560;
 const NAMES_AND_BARS: i32 = 1000;
 /// A row name's size, pixels.
 const NAME_SIZE: u32 = 13;
+/// The space before a row name and between it and its bars, pixels.
+const NAME_PAD: i32 = 10;
 const BAR: i32 = 13;
 const TITLE: i32 = 34;
 const HEADING: i32 = 30;
@@ -263,9 +265,10 @@ fn name_column(panels: &[Panel<'_>]) -> (i32, u32) {
     let rows = panels.iter().filter(|p| p.axis().is_none()).flat_map(|p| &p.rows);
     let longest = rows.map(|m| printable(m.name).into_owned()).max_by_key(|name| name.chars().count());
     let longest = longest.unwrap_or_default();
-    let width = (style::label_px(&longest, NAME_SIZE).ceil() as i32 + 20).clamp(NAME_WIDTH, NAME_WIDTH_MOST);
+    let width = (style::label_px(&longest, NAME_SIZE).ceil() as i32 + 2 * NAME_PAD)
+        .clamp(NAME_WIDTH, NAME_WIDTH_MOST);
     // One size for every name: the one the longest is drawn at in that width.
-    (width, style::fitted(&longest, NAME_SIZE, width - 20).1)
+    (width, style::fitted(&longest, NAME_SIZE, width - 2 * NAME_PAD).1)
 }
 
 /// The bar panel of `panel` at height `y` of `root`: its heading with a value axis (0, half and
@@ -317,9 +320,9 @@ fn bars(
     }
     y += HEADING - 8;
     for m in &panel.rows {
-        let (name, size) = style::fitted(&printable(m.name), name_size, name_width - 20);
+        let (name, size) = style::fitted(&printable(m.name), name_size, name_width - 2 * NAME_PAD);
         let top = y + 1 + (NAME_SIZE - size) as i32 / 2;
-        root.draw(&Text::new(name, (10, top), font(size))).map_err(fail)?;
+        root.draw(&Text::new(name, (NAME_PAD, top), font(size))).map_err(fail)?;
         for (r, found) in m.found.iter().enumerate() {
             let top = y + BAR * r as i32;
             let v = found.and_then(|c| drawn(c, panel.metric));
