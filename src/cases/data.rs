@@ -97,15 +97,18 @@ pub(super) fn fill_typed(f: &FormatInfo, bytes: &mut [u8]) {
 
 /// Writes each `size`-byte element of `bytes` with `write(index, element)`, on all cores, in
 /// blocks of about 1 MiB: a 2 GiB input is the work of one core for seconds, and its element's
-/// value depends only on its index. Bytes after the last whole element are left as they are.
+/// value depends only on its index. Bytes after the last whole element are zeroed (a fill writes
+/// every byte: `vk::buffer::Contents`).
 pub(super) fn fill_elements(bytes: &mut [u8], size: usize, write: impl Fn(usize, &mut [u8]) + Sync) {
     use rayon::prelude::*;
     let block = ((1 << 20) / size).max(1) * size;
     bytes.par_chunks_mut(block).enumerate().for_each(|(b, chunk)| {
         let first = b * (block / size);
-        for (i, element) in chunk.chunks_exact_mut(size).enumerate() {
+        let mut elements = chunk.chunks_exact_mut(size);
+        for (i, element) in elements.by_ref().enumerate() {
             write(first + i, element);
         }
+        elements.into_remainder().fill(0);
     });
 }
 
@@ -128,15 +131,15 @@ mod tests {
     #[test]
     fn elements_filled_on_all_cores_are_those_of_one_loop() {
         // Three blocks and a bit, elements of 3 bytes (a block is not a multiple of them), and a
-        // tail shorter than an element that stays as it was.
+        // tail shorter than an element, which is zeroed.
         let mut parallel = vec![0xEEu8; 3 * (1 << 20) + 3 * 1000 + 2];
         fill_elements(&mut parallel, 3, |e, element| element.copy_from_slice(&(e as u32).to_le_bytes()[..3]));
         let mut serial = vec![0xEEu8; parallel.len()];
         for (e, element) in serial.chunks_exact_mut(3).enumerate() {
             element.copy_from_slice(&(e as u32).to_le_bytes()[..3]);
         }
-        assert!(parallel == serial);
-        assert_eq!(parallel[parallel.len() - 2..], [0xEE, 0xEE]);
+        assert!(parallel[..parallel.len() - 2] == serial[..serial.len() - 2]);
+        assert_eq!(parallel[parallel.len() - 2..], [0, 0]);
     }
 
     #[test]

@@ -9,9 +9,9 @@ use crate::caps::{Feature, FormatUse, Limit, MemoryKind, Requirements};
 /// Writes a resource's initial contents (the CPU reference reads the same data).
 pub type Fill = Arc<dyn Fn(&mut [u8]) + Send + Sync>;
 
-/// Turns the byte offsets a fill wrote into device addresses, given the buffer's address: for
-/// data that points into itself (a pointer chase).
-pub type Relocate = Arc<dyn Fn(&mut [u8], u64) + Send + Sync>;
+/// Writes the initial contents of a buffer reached by its address, given that address: data that
+/// points into itself (a pointer chase), written once into the staging buffer.
+pub type FillAt = Arc<dyn Fn(&mut [u8], u64) + Send + Sync>;
 
 /// What kind of resource, and its size.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -190,10 +190,11 @@ pub struct Resource {
     pub access: Access,
     /// What happens before each measurement.
     pub reset: Option<Reset>,
-    /// The initial contents; `None` leaves them zero.
+    /// The initial contents; `None` leaves them zero (or `fill_at` writes them).
     pub fill: Option<Fill>,
-    /// Run after the fill with the buffer's device address ([`ResourceKind::BufferAddress`] only).
-    pub relocate: Option<Relocate>,
+    /// The initial contents written given the buffer's device address, in place of `fill`
+    /// ([`ResourceKind::BufferAddress`] only).
+    pub fill_at: Option<FillAt>,
     /// The name of what `fill` writes, where other cases read the same ([`Resource::contents`]).
     pub contents: Option<String>,
 }
@@ -206,7 +207,7 @@ impl std::fmt::Debug for Resource {
             .field("access", &self.access)
             .field("reset", &self.reset)
             .field("filled", &self.fill.is_some())
-            .field("relocated", &self.relocate.is_some())
+            .field("filled at its address", &self.fill_at.is_some())
             .field("contents", &self.contents)
             .finish()
     }
@@ -228,7 +229,7 @@ impl Resource {
             access: Access::ReadOnly,
             reset: None,
             fill: None,
-            relocate: None,
+            fill_at: None,
             contents: None,
         }
     }
@@ -239,17 +240,17 @@ impl Resource {
     }
 
     /// A read-only buffer reached through its device address, which goes into the family's push
-    /// block at `push_offset`; `relocate` runs after `fill` with that address, so the contents
-    /// can hold pointers into the buffer itself.
+    /// block at `push_offset`; `fill_at` writes its contents given that address, so they can hold
+    /// pointers into the buffer itself.
     pub fn buffer_address(
         bytes: u64,
         push_offset: u32,
-        fill: impl Fn(&mut [u8]) + Send + Sync + 'static,
-        relocate: impl Fn(&mut [u8], u64) + Send + Sync + 'static,
+        fill_at: impl Fn(&mut [u8], u64) + Send + Sync + 'static,
     ) -> Self {
-        let mut resource = Self::new(ResourceKind::BufferAddress { bytes, push_offset }, fill);
-        resource.relocate = Some(Arc::new(relocate));
-        resource
+        Self {
+            fill_at: Some(Arc::new(fill_at)),
+            ..Self::zeros(ResourceKind::BufferAddress { bytes, push_offset })
+        }
     }
 
     /// A read-only storage buffer.
@@ -311,7 +312,7 @@ impl Resource {
                     ResourceKind::SampledImage { format, .. } | ResourceKind::StorageImage { format, .. } => {
                         (self.kind.bytes() * super::format::texel_bytes(format).unwrap_or(16), true)
                     }
-                    _ => (self.kind.bytes(), self.fill.is_some()),
+                    _ => (self.kind.bytes(), self.fill.is_some() || self.fill_at.is_some()),
                 };
                 needs.device_local(bytes, if staged { bytes } else { 0 })
             }

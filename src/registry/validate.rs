@@ -78,12 +78,16 @@ impl CaseSpec {
             if resource.reset.is_some() && resource.access == Access::ReadOnly {
                 return Err(format!("resource {n} is read-only but has a reset"));
             }
-            if resource.relocate.is_some() {
+            if resource.fill_at.is_some() {
                 if !matches!(resource.kind, ResourceKind::BufferAddress { .. }) {
-                    return Err(format!("resource {n}: only a buffer reached by its address is relocated"));
+                    return Err(format!(
+                        "resource {n}: only a buffer reached by its address is filled at it"
+                    ));
                 }
-                if resource.reset.is_some() {
-                    return Err(format!("resource {n}: a relocated buffer cannot be reset"));
+                if resource.fill.is_some() || resource.reset.is_some() {
+                    return Err(format!(
+                        "resource {n}: a buffer filled at its address has no other fill and no reset"
+                    ));
                 }
             }
             if resource.contents.is_some() {
@@ -100,10 +104,10 @@ impl CaseSpec {
                          that the case does not check may do"
                     ));
                 }
-                if resource.fill.is_none() || resource.relocate.is_some() {
+                if resource.fill.is_none() {
                     return Err(format!(
-                        "resource {n} names its contents but has no fill, or is relocated: a name is for \
-                         the same filled bytes in every case"
+                        "resource {n} names its contents but has no fill: a name is for the same filled \
+                         bytes in every case"
                     ));
                 }
             }

@@ -301,7 +301,7 @@ fn filled_image<'ctx>(
     let texel_bytes = crate::registry::texel_bytes(format)
         .ok_or_else(|| spec_error(case, format!("perftest does not know the texel size of {format:?}")))?;
     let desc = ImageDesc { format, size, storage, texel_bytes };
-    let staging = Buffer::staging(ctx, &format!("{label}: staging"), desc.bytes(), fill.unwrap_or(&|_| {}))?;
+    let staging = Buffer::staging(ctx, &format!("{label}: staging"), desc.bytes(), fill)?;
     let image = transfer::image(ctx, label, desc, &staging)?;
     Ok((image, staging))
 }
@@ -360,10 +360,10 @@ pub(super) fn buffer_desc(placement: Placement, bytes: u64, usage: vk::BufferUsa
     }
 }
 
-/// Creates a buffer-backed resource of `bytes` with its kind's usage ([`buffer_usage`]), placed and filled (then relocated to
-/// its own address) as it asks, keeps it, and records its reset (a fill, or a copy from a pristine
-/// device-local copy; validate() refuses a reset of a relocated buffer). Returns its index in
-/// `resources.buffers`.
+/// Creates a buffer-backed resource of `bytes` with its kind's usage ([`buffer_usage`]), placed and
+/// filled (given its own address, where it asks) as it asks, keeps it, and records its reset (a
+/// fill, or a copy from a pristine device-local copy; validate() refuses a reset of a buffer filled
+/// at its address). Returns its index in `resources.buffers`.
 fn add_buffer<'ctx>(
     ctx: &'ctx Context,
     label: &str,
@@ -375,22 +375,11 @@ fn add_buffer<'ctx>(
     let fill = resource.fill.as_deref().map(|f| f as &dyn Fn(&mut [u8]));
     let usage = buffer_usage(resource.kind);
     let mut buffer = Buffer::new(ctx, label, buffer_desc(resource.placement, bytes, usage))?;
-    match &resource.relocate {
+    match &resource.fill_at {
         None => transfer::upload(ctx, &mut buffer, label, fill)?,
-        Some(relocate) => {
+        Some(fill_at) => {
             let address = buffer.device_address();
-            // Made in ordinary memory, then copied: relocating reads back what the fill wrote, and
-            // a read of mapped (write-combined) memory waits for the bus. A 2 GiB chain took 35 s
-            // in place on the H100, 3 s this way.
-            let contents = |bytes: &mut [u8]| {
-                let mut made = vec![0u8; bytes.len()];
-                if let Some(fill) = fill {
-                    fill(&mut made);
-                }
-                relocate(&mut made, address);
-                copy_on_all_cores(&made, bytes);
-            };
-            transfer::upload(ctx, &mut buffer, label, Some(&contents))?;
+            transfer::upload(ctx, &mut buffer, label, Some(&|bytes: &mut [u8]| fill_at(bytes, address)))?;
         }
     }
     let at = resources.buffer(buffer);
@@ -405,11 +394,4 @@ fn add_buffer<'ctx>(
         }
     }
     Ok(at)
-}
-
-/// Copies `from` into `to` (of the same length) a MiB at a time on all cores: one core's copy into
-/// write-combined memory was 0.3 s of a 2 GiB chain's setup.
-fn copy_on_all_cores(from: &[u8], to: &mut [u8]) {
-    use rayon::prelude::*;
-    to.par_chunks_mut(1 << 20).zip(from.par_chunks(1 << 20)).for_each(|(to, from)| to.copy_from_slice(from));
 }

@@ -5,7 +5,7 @@
 
 use ash::vk;
 
-use super::buffer::{zero, Buffer, BufferDesc, Contents};
+use super::buffer::{write, Buffer, BufferDesc, Contents};
 use super::commands::submit;
 use super::context::Context;
 use super::image::{Image, ImageDesc};
@@ -31,11 +31,7 @@ pub fn with_data<'ctx>(
 /// host-visible, else through a staging buffer named after `name`.
 pub fn upload(ctx: &Context, buffer: &mut Buffer<'_>, name: &str, fill: Contents<'_>) -> Result<()> {
     if buffer.mapped() {
-        let bytes = buffer.bytes_mut()?;
-        zero(bytes);
-        if let Some(fill) = fill {
-            fill(bytes);
-        }
+        write(buffer.bytes_mut()?, fill);
         return Ok(());
     }
     match fill {
@@ -45,7 +41,7 @@ pub fn upload(ctx: &Context, buffer: &mut Buffer<'_>, name: &str, fill: Contents
         })
         .map(drop),
         Some(fill) => {
-            let staging = Buffer::staging(ctx, &format!("{name}: staging"), buffer.size, fill)?;
+            let staging = Buffer::staging(ctx, &format!("{name}: staging"), buffer.size, Some(fill))?;
             submit(ctx, |rec| {
                 rec.copy_buffer(&staging, buffer);
                 rec.transfer_to_compute();

@@ -9,6 +9,7 @@
 
 use super::memory::Layout;
 use super::{mix32, not_understood, Stuck, GROUP};
+use crate::cases::data::fill_elements;
 use crate::format::format_bytes;
 use crate::record::faults::{LOG_BYTES, RECORDS};
 use crate::registry::{CaseSpec, Copies, FaultLog, Glsl, Push, Resource, Unit, Value, Work};
@@ -45,9 +46,7 @@ pub(super) fn case(width: u32, inject: Option<&Result<Stuck, String>>, checked: 
     let grid = groups * width;
     let (records, per_text) = (RECORDS.to_string(), per.to_string());
     let fill = |bytes: &mut [u8]| {
-        for (w, word) in bytes.chunks_exact_mut(4).enumerate() {
-            word.copy_from_slice(&pattern(w as u32).to_ne_bytes());
-        }
+        fill_elements(bytes, 4, |w, word| word.copy_from_slice(&pattern(w as u32).to_ne_bytes()));
     };
     let name = format!("SDC buffer copies {}, {COPIES} then a check", format_bytes(bytes));
     let mut case = CaseSpec::new(name, GLSL, [width, 1, 1])
