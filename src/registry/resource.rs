@@ -114,6 +114,18 @@ impl ResourceKind {
         }
     }
 
+    /// The bytes its contents take, as a fill writes and a staging copy holds them: an image's
+    /// texels tightly packed (16 bytes a texel where perftest does not know the format's size),
+    /// else [`ResourceKind::bytes`].
+    pub fn content_bytes(&self) -> u64 {
+        match *self {
+            ResourceKind::SampledImage { format, .. } | ResourceKind::StorageImage { format, .. } => {
+                self.bytes() * super::format::texel_bytes(format).unwrap_or(16)
+            }
+            _ => self.bytes(),
+        }
+    }
+
     /// What the device must offer to hold and bind it: format uses, the buffer-address feature,
     /// and the limits its size meets. A case needs these whatever else it states.
     pub fn requirements(&self) -> Requirements {
@@ -308,12 +320,12 @@ impl Resource {
             Placement::Memory(kind) => needs.memory(kind, self.kind.bytes()),
             Placement::HostVisible => needs,
             Placement::DeviceLocal => {
-                let (bytes, staged) = match self.kind {
-                    ResourceKind::SampledImage { format, .. } | ResourceKind::StorageImage { format, .. } => {
-                        (self.kind.bytes() * super::format::texel_bytes(format).unwrap_or(16), true)
-                    }
-                    _ => (self.kind.bytes(), self.fill.is_some() || self.fill_at.is_some()),
-                };
+                let image = matches!(
+                    self.kind,
+                    ResourceKind::SampledImage { .. } | ResourceKind::StorageImage { .. }
+                );
+                let staged = image || self.fill.is_some() || self.fill_at.is_some();
+                let bytes = self.kind.content_bytes();
                 needs.device_local(bytes, if staged { bytes } else { 0 })
             }
         }

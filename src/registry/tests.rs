@@ -333,12 +333,7 @@ fn every_fill_writes_every_byte() {
     let (mut checked, mut families_checked) = (0, std::collections::BTreeSet::new());
     for case in cases {
         for (n, resource) in case.resources.iter().enumerate() {
-            let bytes = match resource.kind {
-                ResourceKind::SampledImage { format, .. } | ResourceKind::StorageImage { format, .. } => {
-                    resource.kind.bytes() * format::texel_bytes(format).unwrap()
-                }
-                kind => kind.bytes(),
-            };
+            let bytes = resource.kind.content_bytes();
             let over = |byte: u8| {
                 let mut out = vec![byte; bytes.min(LIMIT) as usize];
                 match (&resource.fill, &resource.fill_at) {
