@@ -267,6 +267,12 @@ pub fn execute<'ctx>(
         let mut record = match &prepared.skipped[index] {
             Some(reason) => Record::of(case, Outcome::Skipped(reason.clone()), Vec::new(), None),
             None => {
+                // A pass over the device's free memory was sized when the run began: what later
+                // cases keep makes room for it (they make theirs again), wherever it runs (stagger).
+                if case.requires.own_memory {
+                    kept.clear();
+                    shelf.clear();
+                }
                 match run_case(ctx, case, prepared, settings, &policy, &steady, &kept, &shelf, &mut phases) {
                     Ok(record) => Record { notes: [&case.notes[..], &record.notes].concat(), ..record },
                     Err(error) => Record::of(case, case_failure(error.in_case(&case.name)), Vec::new(), None),

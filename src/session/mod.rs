@@ -13,7 +13,7 @@ use crate::analysis::trust::Trust;
 use crate::error::{Error, Result};
 use crate::report::{self, text};
 use crate::results::model::{self, Peer};
-use crate::runner::assemble::order;
+use crate::runner::assemble::{order, stagger};
 use crate::runner::message::Job;
 use crate::runner::open::{check_validation, plan};
 use crate::runner::run::{HURRY, STOP};
@@ -126,7 +126,7 @@ pub fn benchmark(session: &Session) -> Result<()> {
     let options = &session.request.options;
     if !session.all_devices {
         let paths = Paths { output: session.output.as_deref(), json: session.json.as_deref() };
-        return benchmark_row(session, options.device_index, paths, Vec::new(), None);
+        return benchmark_row(session, options.device_index, paths, Vec::new(), None, 0);
     }
     // An output that cannot take each device's suffix is refused before Vulkan is touched.
     for (option, path) in [("--output", &session.output), ("--json", &session.json)] {
@@ -193,7 +193,9 @@ pub fn benchmark(session: &Session) -> Result<()> {
         let output = outputs.as_ref().map(|all| all[n - 1].clone());
         let json = jsons.as_ref().map(|all| all[n - 1].clone());
         let paths = Paths { output: output.as_deref(), json: json.as_deref() };
-        benchmark_row(session, Some(index), paths, together, planned)
+        // The devices running at once take their passes over free memory at different times.
+        let slot = if together.is_empty() { 0 } else { n - 1 };
+        benchmark_row(session, Some(index), paths, together, planned, slot)
     };
     let results: Vec<Result<()>> = if session.one_at_a_time || devices.len() == 1 {
         let mut results = Vec::new();
@@ -263,13 +265,15 @@ struct Paths<'p> {
 /// `planned` is the row's facts and cases where the caller read them already: several devices
 /// running at once are planned one after another on the calling thread, so this process opens
 /// Vulkan on one thread at a time (with NVIDIA's driver 580 it crashed at exit when two threads
-/// had each opened and closed an instance).
+/// had each opened and closed an instance). `slot` is the row's place among the devices running
+/// at once (`together` and it), which moves its pass over free memory ([`stagger`]).
 fn benchmark_row(
     session: &Session,
     index: Option<usize>,
     paths: Paths<'_>,
     together: Vec<Peer>,
     planned: Option<Planned>,
+    slot: usize,
 ) -> Result<()> {
     let request = &session.request;
     let settings = &request.settings;
@@ -302,7 +306,10 @@ fn benchmark_row(
     let planned_device = model::Device::from(&info);
     let job = Job {
         row: index,
-        cases: order(&selected, !settings.timed()).into_iter().map(|i| selected[i].name.clone()).collect(),
+        cases: stagger(&selected, order(&selected, !settings.timed()), slot, together.len() + 1)
+            .into_iter()
+            .map(|i| selected[i].name.clone())
+            .collect(),
         lazy: false,
     };
     // Text goes to stdout line by line; every other destination gets one document at the end, as
