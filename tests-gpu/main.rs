@@ -1,6 +1,7 @@
 //! GPU integration tests: every case verified and a short timed run under the validation layer,
 //! and leak detection, here; the command line in cli.rs, fleet --confirm in confirm.rs, energy in
-//! energy.rs, health in health.rs. Needs a Vulkan device (lavapipe in CI).
+//! energy.rs, health in health.rs, the staging buffer kept between uploads in staging.rs. Needs
+//! a Vulkan device (lavapipe in CI).
 
 use ash::vk;
 use common::{perftest, temp_dir, text};
@@ -23,6 +24,7 @@ mod isolation;
 mod plumbing;
 mod sdc;
 mod simulate;
+mod staging;
 mod trust;
 
 /// Every case, with the branch cases swept over N = 0 and 8 only (each builds two 16 MB textures)

@@ -33,6 +33,7 @@ use crate::record::phases::Phases;
 use crate::registry::{CaseSpec, Scale};
 use crate::sensors::energy::EnergySensor;
 use crate::vk::debug::{drain, Sink};
+use crate::vk::transfer::let_go_of_staging;
 use crate::vk::Context;
 
 /// What a measurement timed by CPU fences aims at, at least. On the H100 the fence (submission,
@@ -272,6 +273,7 @@ pub fn execute<'ctx>(
                 if case.requires.own_memory {
                     kept.clear();
                     shelf.clear();
+                    let_go_of_staging(ctx);
                 }
                 match run_case(ctx, case, prepared, settings, &policy, &steady, &kept, &shelf, &mut phases) {
                     Ok(record) => Record { notes: [&case.notes[..], &record.notes].concat(), ..record },
@@ -431,9 +433,10 @@ fn run_case<'ctx>(
             return Ok(Record::of(case, Outcome::Skipped(reason), Vec::new(), None));
         }
         let start = Instant::now();
-        // Buffers held for later copies give their room back to a case that finds none.
+        // Buffers held for later copies, and the staging buffer kept from the last upload, give
+        // their room back to a case that finds none (both let go: `|`, not `||`).
         let mut bench = match CopyBench::new(ctx, case, steady.clocks.probe, shelf) {
-            Err(error) if takes_room(&error) && shelf.clear() => {
+            Err(error) if takes_room(&error) && (shelf.clear() | let_go_of_staging(ctx)) => {
                 CopyBench::new(ctx, case, steady.clocks.probe, shelf)
             }
             made => made,
@@ -484,9 +487,12 @@ fn run_case<'ctx>(
         ));
     }
     let start = Instant::now();
-    // Contents kept for later cases give their room back to a case that did not fit beside them.
+    // Contents kept for later cases, and the kept staging buffer, give their room back to a case
+    // that did not fit beside them.
     let bench = match Bench::keeping(ctx, case, pipeline, kept) {
-        Err(error) if takes_room(&error) && kept.clear() => Bench::keeping(ctx, case, pipeline, kept),
+        Err(error) if takes_room(&error) && (kept.clear() | let_go_of_staging(ctx)) => {
+            Bench::keeping(ctx, case, pipeline, kept)
+        }
         made => made,
     };
     let mut bench = bench?.with_clocks(steady.clocks);

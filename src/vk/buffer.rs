@@ -196,6 +196,38 @@ impl<'ctx> Buffer<'ctx> {
     }
 }
 
+/// A staging buffer put aside for the next upload ([`super::transfer`] keeps one in the context):
+/// its handle and memory, borrowing nothing, so that the context can hold it.
+pub(crate) struct Parked {
+    raw: vk::Buffer,
+    size: u64,
+    memory: Memory,
+}
+
+impl Parked {
+    /// Its size in bytes.
+    pub(crate) fn size(&self) -> u64 {
+        self.size
+    }
+}
+
+impl<'ctx> Buffer<'ctx> {
+    /// Puts the buffer aside, handle and memory, for [`Buffer::unpark`]; `None` (and the buffer
+    /// destroyed) for one without memory.
+    pub(crate) fn park(mut self) -> Option<Parked> {
+        let memory = self.memory.take()?;
+        // The buffer drops with a null handle, which vkDestroyBuffer ignores.
+        let raw = std::mem::replace(&mut self.raw, vk::Buffer::null());
+        Some(Parked { raw, size: self.size, memory })
+    }
+
+    /// The buffer `parked` put aside, on the context it was made on.
+    pub(crate) fn unpark(ctx: &'ctx Context, parked: Parked) -> Self {
+        let Parked { raw, size, memory } = parked;
+        Self { ctx, raw, size, memory_type: None, memory: Some(memory) }
+    }
+}
+
 /// Writes `bytes` with `fill`, or zeroes them on all cores a MiB at a time without one (a 2 GiB
 /// staging buffer is seconds of one core's stores to write-combined memory).
 pub(super) fn write(bytes: &mut [u8], fill: Contents<'_>) {

@@ -97,6 +97,8 @@ pub struct Context {
     /// A queue of each other kind of family the selected cases copy on, for transfers timed there.
     pub(crate) side: Vec<Submitter>,
     debug_utils: Option<ash::ext::debug_utils::Device>,
+    /// The staging buffer kept from one upload to the next ([`super::transfer::upload`]).
+    pub(crate) staging: RefCell<Option<super::buffer::Parked>>,
     // Dropped last, after the device is destroyed in Drop::drop.
     instance: Instance,
 }
@@ -183,6 +185,7 @@ impl Context {
             fenced,
             side,
             debug_utils,
+            staging: RefCell::new(None),
             instance,
         })
     }
@@ -352,6 +355,10 @@ impl Drop for Context {
         // SAFETY: nothing else uses the device once the context is dropped; an error from the
         // wait (a lost device) leaves nothing better to do than tear down.
         let _ = unsafe { self.device.device_wait_idle() };
+        // The kept staging buffer goes back to the allocator before it is dropped.
+        if let Some(parked) = self.staging.get_mut().take() {
+            drop(super::buffer::Buffer::unpark(self, parked));
+        }
         // SAFETY: dropped once, before the device it allocates from.
         unsafe { ManuallyDrop::drop(&mut self.allocator) };
         // Idle after the wait; each destroyed once (its pool frees its command buffer).

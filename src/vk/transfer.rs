@@ -41,14 +41,62 @@ pub fn upload(ctx: &Context, buffer: &mut Buffer<'_>, name: &str, fill: Contents
         })
         .map(drop),
         Some(fill) => {
-            let staging = Buffer::staging(ctx, &format!("{name}: staging"), buffer.size, Some(fill))?;
+            let mut staging = staging(ctx, &format!("{name}: staging"), buffer.size)?;
+            let size = buffer.size as usize;
+            write(&mut staging.bytes_mut()?[..size], Some(fill));
             submit(ctx, |rec| {
-                rec.copy_buffer(&staging, buffer);
+                rec.copy_range(&staging, buffer, 0, buffer.size);
                 rec.transfer_to_compute();
-            })
-            .map(drop)
+            })?;
+            keep_staging(ctx, staging);
+            Ok(())
         }
     }
+}
+
+/// A staging buffer of at least `size` bytes named `name`: the one kept from the last upload where
+/// it is large enough, else a new one (the kept one let go first). Allocating and freeing staging
+/// memory cost about 50 ms a GiB on an H200, more than half of an upload (results/half-the-time-9/).
+pub fn staging<'ctx>(ctx: &'ctx Context, name: &str, size: u64) -> Result<Buffer<'ctx>> {
+    let parked = ctx.staging.borrow_mut().take();
+    match parked {
+        Some(parked) if parked.size() >= size => {
+            let staging = Buffer::unpark(ctx, parked);
+            ctx.set_name(staging.raw, name);
+            Ok(staging)
+        }
+        smaller => {
+            drop(smaller.map(|parked| Buffer::unpark(ctx, parked)));
+            Buffer::new(ctx, name, BufferDesc::cpu_to_gpu(size, vk::BufferUsageFlags::TRANSFER_SRC))
+        }
+    }
+}
+
+/// The largest staging buffer kept from one upload to the next: a sixteenth of the largest
+/// device-local heap (2 GiB would do for every upload of the default list; staging memory may be
+/// the device's own, reached through its BAR, so it is held to the device's size).
+pub fn kept_staging_bytes(ctx: &Context) -> u64 {
+    let types = &ctx.caps.memory_types;
+    crate::caps::memory::largest_heap_with(types, vk::MemoryPropertyFlags::DEVICE_LOCAL).unwrap_or(0) / 16
+}
+
+/// Keeps `staging` (a buffer from [`staging`], done with) for the next upload where it is no larger
+/// than [`kept_staging_bytes`]; else lets it go.
+pub fn keep_staging<'ctx>(ctx: &'ctx Context, staging: Buffer<'ctx>) {
+    if staging.size <= kept_staging_bytes(ctx) {
+        let parked = staging.park();
+        let before = std::mem::replace(&mut *ctx.staging.borrow_mut(), parked);
+        drop(before.map(|parked| Buffer::unpark(ctx, parked)));
+    }
+}
+
+/// Lets go of the staging buffer kept from the last upload (for a case that needs its room);
+/// whether there was one.
+pub fn let_go_of_staging(ctx: &Context) -> bool {
+    let parked = ctx.staging.borrow_mut().take();
+    let held = parked.is_some();
+    drop(parked.map(|parked| Buffer::unpark(ctx, parked)));
+    held
 }
 
 /// Creates an image and uploads `staging` (texels row by row, tightly packed) into it, leaving it
