@@ -355,7 +355,7 @@ impl Drop for Context {
         // SAFETY: nothing else uses the device once the context is dropped; an error from the
         // wait (a lost device) leaves nothing better to do than tear down.
         let _ = unsafe { self.device.device_wait_idle() };
-        // The kept staging buffer goes back to the allocator before it is dropped.
+        // The kept staging buffer is destroyed, and its memory freed, before the allocator goes.
         if let Some(parked) = self.staging.get_mut().take() {
             drop(super::buffer::Buffer::unpark(self, parked));
         }

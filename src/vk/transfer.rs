@@ -80,10 +80,10 @@ pub fn kept_staging_bytes(ctx: &Context) -> u64 {
     crate::caps::memory::largest_heap_with(types, vk::MemoryPropertyFlags::DEVICE_LOCAL).unwrap_or(0) / 16
 }
 
-/// Keeps `staging` (a buffer from [`staging`], done with) for the next upload where it is no larger
-/// than [`kept_staging_bytes`]; else lets it go.
+/// Keeps `staging` (a buffer from [`staging`], done with) for the next upload where it is mapped
+/// and no larger than [`kept_staging_bytes`]; else lets it go.
 pub fn keep_staging<'ctx>(ctx: &'ctx Context, staging: Buffer<'ctx>) {
-    if staging.size <= kept_staging_bytes(ctx) {
+    if staging.mapped() && staging.size <= kept_staging_bytes(ctx) {
         let parked = staging.park();
         let before = std::mem::replace(&mut *ctx.staging.borrow_mut(), parked);
         drop(before.map(|parked| Buffer::unpark(ctx, parked)));
