@@ -5,7 +5,7 @@ use ash::vk;
 use gpu_allocator::vulkan::Allocation;
 use gpu_allocator::MemoryLocation;
 
-use super::context::Context;
+use super::context::{Context, Parked};
 use crate::caps::MemoryKind;
 use crate::error::{vk_err, Error, Result};
 
@@ -196,35 +196,27 @@ impl<'ctx> Buffer<'ctx> {
     }
 }
 
-/// A staging buffer put aside for the next upload ([`super::transfer`] keeps one in the context):
-/// its handle and memory, borrowing nothing, so that the context can hold it.
-pub(crate) struct Parked {
-    raw: vk::Buffer,
-    size: u64,
-    memory: Memory,
-}
-
-impl Parked {
-    /// Its size in bytes.
-    pub(crate) fn size(&self) -> u64 {
-        self.size
-    }
-}
-
 impl<'ctx> Buffer<'ctx> {
     /// Puts the buffer aside, handle and memory, for [`Buffer::unpark`]; `None` (and the buffer
-    /// destroyed) for one without memory.
+    /// destroyed) for one whose memory is not the allocator's.
     pub(crate) fn park(mut self) -> Option<Parked> {
-        let memory = self.memory.take()?;
-        // The buffer drops with a null handle, which vkDestroyBuffer ignores.
-        let raw = std::mem::replace(&mut self.raw, vk::Buffer::null());
-        Some(Parked { raw, size: self.size, memory })
+        match self.memory.take() {
+            Some(Memory::Allocated(allocation)) => {
+                // The buffer drops with a null handle, which vkDestroyBuffer ignores.
+                let raw = std::mem::replace(&mut self.raw, vk::Buffer::null());
+                Some(Parked { raw, size: self.size, allocation })
+            }
+            other => {
+                self.memory = other;
+                None
+            }
+        }
     }
 
     /// The buffer `parked` put aside, on the context it was made on.
     pub(crate) fn unpark(ctx: &'ctx Context, parked: Parked) -> Self {
-        let Parked { raw, size, memory } = parked;
-        Self { ctx, raw, size, memory_type: None, memory: Some(memory) }
+        let Parked { raw, size, allocation } = parked;
+        Self { ctx, raw, size, memory_type: None, memory: Some(Memory::Allocated(allocation)) }
     }
 }
 

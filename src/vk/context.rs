@@ -18,6 +18,18 @@ use crate::caps::{DeviceCaps, Feature, FeatureSet, QueueKind};
 use crate::caps::{DeviceInfo, Row};
 use crate::error::{vk_err, Error, Result};
 
+/// A staging buffer put aside for the next upload ([`super::transfer`] keeps one here): its handle
+/// and its allocator's memory, borrowing nothing, so that the context can hold it
+/// (`Buffer::park`, `Buffer::unpark`).
+pub(crate) struct Parked {
+    /// The buffer handle.
+    pub(crate) raw: vk::Buffer,
+    /// Its size in bytes.
+    pub(crate) size: u64,
+    /// The memory bound to it.
+    pub(crate) allocation: Allocation,
+}
+
 /// Which device row to use and how.
 #[derive(Clone, Debug, Default)]
 pub struct ContextOptions {
@@ -98,7 +110,7 @@ pub struct Context {
     pub(crate) side: Vec<Submitter>,
     debug_utils: Option<ash::ext::debug_utils::Device>,
     /// The staging buffer kept from one upload to the next ([`super::transfer::upload`]).
-    pub(crate) staging: RefCell<Option<super::buffer::Parked>>,
+    pub(crate) staging: RefCell<Option<Parked>>,
     // Dropped last, after the device is destroyed in Drop::drop.
     instance: Instance,
 }
@@ -357,7 +369,9 @@ impl Drop for Context {
         let _ = unsafe { self.device.device_wait_idle() };
         // The kept staging buffer is destroyed, and its memory freed, before the allocator goes.
         if let Some(parked) = self.staging.get_mut().take() {
-            drop(super::buffer::Buffer::unpark(self, parked));
+            // SAFETY: idle after the wait; the buffer goes before the memory bound to it.
+            unsafe { self.device.destroy_buffer(parked.raw, None) };
+            self.free(parked.allocation);
         }
         // SAFETY: dropped once, before the device it allocates from.
         unsafe { ManuallyDrop::drop(&mut self.allocator) };

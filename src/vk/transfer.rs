@@ -60,7 +60,7 @@ pub fn upload(ctx: &Context, buffer: &mut Buffer<'_>, name: &str, fill: Contents
 pub fn staging<'ctx>(ctx: &'ctx Context, name: &str, size: u64) -> Result<Buffer<'ctx>> {
     let parked = ctx.staging.borrow_mut().take();
     match parked {
-        Some(parked) if parked.size() >= size => {
+        Some(parked) if parked.size >= size => {
             let staging = Buffer::unpark(ctx, parked);
             ctx.set_name(staging.raw, name);
             Ok(staging)
