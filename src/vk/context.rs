@@ -30,6 +30,16 @@ pub(crate) struct Parked {
     pub(crate) allocation: Allocation,
 }
 
+impl Parked {
+    /// Destroys the buffer and gives its memory back to `ctx`'s allocator (every upload is waited
+    /// for, so the GPU is done with it).
+    pub(crate) fn free(self, ctx: &Context) {
+        // SAFETY: no pending submission uses the buffer; it goes before the memory bound to it.
+        unsafe { ctx.device.destroy_buffer(self.raw, None) };
+        ctx.free(self.allocation);
+    }
+}
+
 /// Which device row to use and how.
 #[derive(Clone, Debug, Default)]
 pub struct ContextOptions {
@@ -368,10 +378,8 @@ impl Drop for Context {
         // wait (a lost device) leaves nothing better to do than tear down.
         let _ = unsafe { self.device.device_wait_idle() };
         // The kept staging buffer is destroyed, and its memory freed, before the allocator goes.
-        if let Some(parked) = self.staging.get_mut().take() {
-            // SAFETY: idle after the wait; the buffer goes before the memory bound to it.
-            unsafe { self.device.destroy_buffer(parked.raw, None) };
-            self.free(parked.allocation);
+        if let Some(parked) = self.staging.take() {
+            parked.free(self);
         }
         // SAFETY: dropped once, before the device it allocates from.
         unsafe { ManuallyDrop::drop(&mut self.allocator) };

@@ -43,7 +43,7 @@ pub fn upload(ctx: &Context, buffer: &mut Buffer<'_>, name: &str, fill: Contents
         Some(fill) => {
             let mut staging = staging(ctx, &format!("{name}: staging"), buffer.size)?;
             let size = buffer.size as usize;
-            write(&mut staging.bytes_mut()?[..size], Some(fill));
+            fill(&mut staging.bytes_mut()?[..size]);
             submit(ctx, |rec| {
                 rec.copy_range(&staging, buffer, 0, buffer.size);
                 rec.transfer_to_compute();
@@ -58,15 +58,16 @@ pub fn upload(ctx: &Context, buffer: &mut Buffer<'_>, name: &str, fill: Contents
 /// it is large enough, else a new one (the kept one let go first). Allocating and freeing staging
 /// memory cost about 50 ms a GiB on an H200, more than half of an upload (results/half-the-time-9/).
 pub fn staging<'ctx>(ctx: &'ctx Context, name: &str, size: u64) -> Result<Buffer<'ctx>> {
-    let parked = ctx.staging.borrow_mut().take();
-    match parked {
+    match ctx.staging.take() {
         Some(parked) if parked.size >= size => {
             let staging = Buffer::unpark(ctx, parked);
             ctx.set_name(staging.raw, name);
             Ok(staging)
         }
         smaller => {
-            drop(smaller.map(|parked| Buffer::unpark(ctx, parked)));
+            if let Some(parked) = smaller {
+                parked.free(ctx);
+            }
             Buffer::new(ctx, name, BufferDesc::cpu_to_gpu(size, vk::BufferUsageFlags::TRANSFER_SRC))
         }
     }
@@ -84,18 +85,20 @@ pub fn kept_staging_bytes(ctx: &Context) -> u64 {
 /// and no larger than [`kept_staging_bytes`]; else lets it go.
 pub fn keep_staging<'ctx>(ctx: &'ctx Context, staging: Buffer<'ctx>) {
     if staging.mapped() && staging.size <= kept_staging_bytes(ctx) {
-        let parked = staging.park();
-        let before = std::mem::replace(&mut *ctx.staging.borrow_mut(), parked);
-        drop(before.map(|parked| Buffer::unpark(ctx, parked)));
+        if let Some(before) = ctx.staging.replace(staging.park()) {
+            before.free(ctx);
+        }
     }
 }
 
 /// Lets go of the staging buffer kept from the last upload (for a case that needs its room);
 /// whether there was one.
 pub fn let_go_of_staging(ctx: &Context) -> bool {
-    let parked = ctx.staging.borrow_mut().take();
+    let parked = ctx.staging.take();
     let held = parked.is_some();
-    drop(parked.map(|parked| Buffer::unpark(ctx, parked)));
+    if let Some(parked) = parked {
+        parked.free(ctx);
+    }
     held
 }
 
