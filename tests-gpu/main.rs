@@ -171,6 +171,20 @@ fn a_short_timed_run_gives_finite_positive_rates() {
 }
 
 #[test]
+fn each_case_says_where_its_time_went_its_freeing_included() {
+    let gpu = Gpu::open(&["sweep.bytes=16K,1M"], of("sweep", "Sweep SSBO vec4 linear"));
+    let mut phases = Vec::new();
+    gpu.run(&short(1.0), |done| phases.push(done.record.phases));
+    gpu.close();
+    assert_eq!(phases.len(), 2);
+    for p in phases {
+        assert!(p.setup_ms > 0.0 && p.samples_ms > 0.0 && p.free_ms > 0.0, "{p:?}");
+        let named: f64 = p.named().iter().map(|(_, ms)| ms).sum();
+        assert!(named <= p.total_ms, "each phase is a part of the case's whole: {p:?}");
+    }
+}
+
+#[test]
 fn without_the_baseline_load_lines_say_why_there_is_no_ratio() {
     // The read-only cases only (the RWBuffer and broadcast twins have the same baseline).
     let gpu = Gpu::open(&["load.type=typed", "load.format=R8"], of("load", ""));

@@ -27,14 +27,17 @@ pub struct Phases {
     pub verify_ms: f64,
     /// Holding its work for the energy sensor's window (`--energy`).
     pub energy_ms: f64,
+    /// Letting go of its resources: its buffers, images and descriptor set, and the kept contents
+    /// and copy buffers no later case uses.
+    pub free_ms: f64,
     /// The whole case in the worker, from its start to its record: the phases above, and what
-    /// none of them names (freeing its resources, reading its statistics).
+    /// none of them names (reading its statistics, clock chains and fault log).
     pub total_ms: f64,
 }
 
 impl Phases {
     /// The named phases, each with its wall time in ms (not the samples' GPU time or the total).
-    pub fn named(&self) -> [(&'static str, f64); 9] {
+    pub fn named(&self) -> [(&'static str, f64); 10] {
         [
             ("pipeline", self.pipeline_ms),
             ("setup", self.setup_ms),
@@ -45,6 +48,7 @@ impl Phases {
             ("re-measuring", self.remeasure_ms),
             ("verifying", self.verify_ms),
             ("energy", self.energy_ms),
+            ("freeing", self.free_ms),
         ]
     }
 
@@ -68,6 +72,7 @@ impl Phases {
             remeasure_ms: a.remeasure_ms + p.remeasure_ms,
             verify_ms: a.verify_ms + p.verify_ms,
             energy_ms: a.energy_ms + p.energy_ms,
+            free_ms: a.free_ms + p.free_ms,
             total_ms: a.total_ms + p.total_ms,
         })
     }
@@ -91,11 +96,12 @@ mod tests {
             total_ms: 25.0,
             ..Phases::default()
         };
-        let b = Phases { setup_ms: 2.0, verify_ms: 5.0, total_ms: 8.0, ..Phases::default() };
+        let b = Phases { setup_ms: 2.0, verify_ms: 5.0, free_ms: 0.5, total_ms: 8.0, ..Phases::default() };
         let sum = Phases::sum([&a, &b]);
-        assert_eq!((sum.setup_ms, sum.samples_ms, sum.verify_ms, sum.total_ms), (3.0, 20.0, 5.0, 33.0));
+        assert_eq!((sum.setup_ms, sum.samples_ms, sum.verify_ms, sum.free_ms), (3.0, 20.0, 5.0, 0.5));
+        assert_eq!(sum.total_ms, 33.0);
         let named: f64 = sum.named().iter().map(|(_, ms)| ms).sum();
-        assert_eq!(named, 28.0, "the GPU time and the total are not phases of their own");
+        assert_eq!(named, 28.5, "the GPU time and the total are not phases of their own");
         // A record without them (an older worker) reads as zeros.
         assert_eq!(serde_json::from_str::<Phases>("{}").unwrap(), Phases::default());
     }

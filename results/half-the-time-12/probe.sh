@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+set -uo pipefail
+source tools/device-env.sh >/dev/null 2>&1
+o=$OUT/p; mkdir -p "$o"
+stamp() { date +%s.%N; }
+took() { python3 -c "print(f'{$(stamp) - $1:.2f}')"; }
+n=0
+for b in "$@"; do
+  n=$((n+1)); export XDG_CACHE_HOME=/tmp/pc-$b-$n; rm -rf "$XDG_CACHE_HOME"
+  t=$(stamp); s=$(date -u +%H:%M:%S)
+  timeout 200 .bin/perftest-$b --json "$o/full-$n-$b.json" > "$o/full-$n-$b.txt" 2> "$o/full-$n-$b.err"
+  echo "$s full-$n-$b rc=$? wall $(took "$t") s" >> "$o/times.txt"; grep "^time:" -A1 "$o/full-$n-$b.txt" >> "$o/times.txt"
+done
+grep -c PROBE "$o"/*.err >> "$o/times.txt"
+cat "$o/times.txt"; tar czf $OUT/p.tgz -C $OUT p && rm -rf "$o"
