@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# issue 61, twelfth step, one H200: one full default run and one --quick of perftest-free (b74a97a with
+# the freeing phase), from an empty cache home.
 set -uo pipefail
 source tools/device-env.sh >/dev/null 2>&1
 o=$OUT/d; mkdir -p "$o"

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# issue 61, twelfth step, one H200: full default runs of the binaries named (.bin/perftest-NAME), each from
+# an empty cache home, keeping each run's stderr (the probe binaries print a PROBE line per case they probed).
 set -uo pipefail
 source tools/device-env.sh >/dev/null 2>&1
 o=$OUT/p; mkdir -p "$o"

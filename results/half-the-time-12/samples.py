@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""What freeing and allocating beside a timed sample do to it, from the runs' records:
-`samples.py WALLS PROBE` (the folders walls.sh and probe.sh left). For each run: the phases summed
+"""What freeing, allocating and copying beside a timed sample do to it, from the runs' records:
+`samples.py WALLS ALLOC UPLOAD` (the folders walls.sh and the two probe.sh calls left). For each run: the phases summed
 over its cases and the samples taken; then the first sample of each case against the median of
 its others, where the case before let go of memory (freed between the cases, or beside the first
-long run), and where the first long run allocated 1 GiB beside it (probe.sh's PROBE lines)."""
+long run), and where the first long run had 1 GiB allocated or 256 MiB copied beside it (the
+probe binaries' PROBE lines)."""
 import json
 import statistics
 import sys
 
-walls, probe = sys.argv[1], sys.argv[2]
+walls, probe, upload = sys.argv[1], sys.argv[2], sys.argv[3]
 WALLS = ["full-1-free", "full-2-retire", "full-3-retire", "full-4-free"]
 
 
@@ -55,17 +56,27 @@ for lo, hi in ((1, 5), (5, 20), (20, 1000)):
         print(f"  freed {lo:>2}-{hi:<4} ms  {kind:6}  cases x runs {len(v):3}  median {100 * statistics.median(v):+.2f}%  "
               f"mean {100 * statistics.mean(v):+.2f}%  largest {100 * max(v):+.2f}%  over 0.5%: {sum(x > 0.005 for x in v)}")
 
-alloc = {c["name"]: c for c in load(f"{probe}/full-1-alloc.json")}
-ref = {c["name"]: c for c in load(f"{probe}/full-2-free.json")}
-probes = [line.rstrip("\n").split("\t") for line in open(f"{probe}/full-1-alloc.err") if line.startswith("PROBE")]
-print(f"\n1 GiB allocated beside the first long run of {len(probes)} cases (probe.sh): the first sample against the others")
-for kind in ("device", "host"):
-    mine = [p for p in probes if p[1] == kind]
-    took = statistics.median(float(p[2]) for p in mine)
-    for label, run in (("allocating", alloc), ("not (free run)", ref)):
-        v = [first_vs_rest(run[p[3]]) for p in mine if p[3] in run]
-        v = [x for x in v if x is not None]
-        taken = sum(len(run[p[3]].get("samples_ms") or []) for p in mine if p[3] in run)
-        print(f"  {kind:6} memory, {label:15} cases {len(v):3}  median {100 * statistics.median(v):+.3f}%  "
-              f"mean {100 * statistics.mean(v):+.3f}%  largest {100 * max(v):+.2f}%  over 0.5%: {sum(x > 0.005 for x in v)}  samples {taken}"
-              + (f"  (allocating took {took:.1f} ms, median)" if label == "allocating" else ""))
+
+
+def beside(folder, binary, what):
+    """The first sample of each case the probe binary ran `what` beside, against its others."""
+    mine_run = {c["name"]: c for c in load(f"{folder}/full-1-{binary}.json")}
+    ref = {c["name"]: c for c in load(f"{folder}/full-2-free.json")}
+    probes = [line.rstrip("\n").split("\t") for line in open(f"{folder}/full-1-{binary}.err")
+              if line.startswith("PROBE")]
+    print(f"\n{what} beside the first long run of {len(probes)} cases ({binary}): the first sample against the others")
+    for kind in sorted({p[1] for p in probes}):
+        mine = [p for p in probes if p[1] == kind]
+        took = statistics.median(float(p[2]) for p in mine)
+        for label, run in (("beside", mine_run), ("not (free run)", ref)):
+            v = [first_vs_rest(run[p[3]]) for p in mine if p[3] in run]
+            v = [x for x in v if x is not None]
+            taken = sum(len(run[p[3]].get("samples_ms") or []) for p in mine if p[3] in run)
+            print(f"  {kind:6} {label:15} cases {len(v):3}  median {100 * statistics.median(v):+.3f}%  "
+                  f"mean {100 * statistics.mean(v):+.3f}%  largest {100 * max(v):+.2f}%  over 0.5%: "
+                  f"{sum(x > 0.005 for x in v)}  samples {taken}"
+                  + (f"  (it took {took:.1f} ms, median)" if label == "beside" else ""))
+
+
+beside(probe, "alloc", "1 GiB allocated (device-local or host-visible memory)")
+beside(upload, "upload", "256 MiB copied from a host-visible buffer on the copy engine")

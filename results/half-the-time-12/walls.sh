@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# issue 61, twelfth step, one H200 (called as walls.sh free retire retire free).
 # full default runs of the binaries named, in the order given, each from an empty cache home;
 # then --quick of each of the last two named, alternating, twice.
 set -uo pipefail
