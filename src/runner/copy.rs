@@ -29,15 +29,14 @@ const MAX_COPIES: u64 = 4096;
 /// What the target and the readback hold before a verify run's copy.
 const POISON: u32 = 0xDEAD_BEEF;
 
-/// What makes a transfer buffer fit another case: the queue families that may use it (the run's
-/// alone for a copy on the run's queue; every family of the context for a copy on a side queue,
-/// whose buffers are shared, so that one side queue's serve another's), its kind (with its size),
-/// its placement, and for a source, the name of its contents. A target's contents never matter: a
-/// timed copy overwrites them and a verify run poisons them first.
+/// What makes a transfer buffer fit another case: its kind (with its size), its placement, and for
+/// a source, the name of its contents. A target's contents never matter: a timed copy overwrites
+/// them and a verify run poisons them first. Whether the queue families share it does not: a copy
+/// on the run's queue takes a buffer the run's family owns, one on a side queue a buffer every
+/// family shares, and a held buffer made the other way gets a new buffer object on the same memory
+/// ([`Buffer::reshare`]).
 #[derive(Clone, Debug, PartialEq)]
 struct End {
-    /// The run's family for an exclusive buffer; `None` for one shared by every family.
-    family: Option<u32>,
     kind: ResourceKind,
     placement: Placement,
     /// The source's contents (a source without a name is never shared); `None` for a target.
@@ -46,15 +45,14 @@ struct End {
 }
 
 impl End {
-    fn of(ctx: &Context, family: u32, resource: &Resource, source: bool) -> Self {
+    fn of(resource: &Resource, source: bool) -> Self {
         let contents = resource.contents.clone().filter(|_| source);
-        let family = Some(family).filter(|&f| f == ctx.info.row.family);
-        End { family, kind: resource.kind, placement: resource.placement, contents, source }
+        End { kind: resource.kind, placement: resource.placement, contents, source }
     }
 
-    /// A copy's source and target ends, on queue family `family`.
-    fn pair(ctx: &Context, family: u32, from: &Resource, to: &Resource) -> [Self; 2] {
-        [End::of(ctx, family, from, true), End::of(ctx, family, to, false)]
+    /// A copy's source and target ends.
+    fn pair(from: &Resource, to: &Resource) -> [Self; 2] {
+        [End::of(from, true), End::of(to, false)]
     }
 
     /// Whether a buffer made for this end may serve another case's.
@@ -78,17 +76,17 @@ fn family_of(ctx: &Context, case: &CaseSpec) -> Result<u32> {
 fn ends_of(ctx: &Context, case: &CaseSpec) -> Option<[End; 2]> {
     let [from, to] = case.resources.as_slice() else { return None };
     let run = ctx.info.row.family;
-    let family =
-        family_of(ctx, case).ok().filter(|&f| case.transfer && (case.queue.is_none() || f != run))?;
-    Some(End::pair(ctx, family, from, to))
+    family_of(ctx, case).ok().filter(|&f| case.transfer && (case.queue.is_none() || f != run))?;
+    Some(End::pair(from, to))
 }
 
 /// The buffers of the transfer cases run so far that a later case copies between: the copy
 /// family's sizes up to 256 MiB all rotate through 256 MiB buffers, and a device-to-device copy
 /// reads the source the copy to the host read and writes the target the copy from the host wrote,
-/// so the run's queue and the side queues (whose buffers every family shares) each allocate (host
-/// memory pinned) and fill two sources and two targets of a size, not a pair per direction, queue
-/// and size: the copies' setup in a full H200 run fell from 5.1 to 2.6 s (results/half-the-time-8/).
+/// so the run allocates (host memory pinned) and fills two sources and two targets of a size, not a
+/// pair per direction, queue and size: the copies' setup in a full H200 run fell from 5.1 to 2.6 s
+/// (results/half-the-time-8/); the side queues' copies take the run's queue's buffers as shared
+/// ones (results/half-the-time-12/).
 /// A buffer is let go after the last case in the run's order that copies between its end
 /// ([`Shelf::after`]), where holding it would pass a quarter of the largest heap of its placement
 /// (pinned host memory is the host's, not the device's), and when a case with a shader runs or a
@@ -129,14 +127,15 @@ impl<'ctx> Shelf<'ctx> {
         heap.unwrap_or(0) / 4
     }
 
-    /// The buffer held for `end` (only shareable ends are held), renamed `name` for the case that
-    /// takes it, so that a validation message names that case.
-    fn take(&self, ctx: &Context, end: &End, name: &str) -> Option<Buffer<'ctx>> {
+    /// The buffer held for `end` (only shareable ends are held), shared by every queue family of
+    /// the context where `concurrent` and owned by the run's otherwise, renamed `name` for the
+    /// case that takes it, so that a validation message names that case.
+    fn take(&self, ctx: &Context, end: &End, name: &str, concurrent: bool) -> Result<Option<Buffer<'ctx>>> {
         let mut held = self.held.borrow_mut();
-        let at = held.iter().position(|(e, _)| e == end)?;
-        let buffer = held.swap_remove(at).1;
+        let Some(at) = held.iter().position(|(e, _)| e == end) else { return Ok(None) };
+        let buffer = held.swap_remove(at).1.reshare(name, concurrent)?;
         ctx.set_name(buffer.raw, name);
-        Some(buffer)
+        Ok(Some(buffer))
     }
 
     /// Holds `buffer` for a later case copying between `end`, where its placement's budget has room.
@@ -222,10 +221,12 @@ impl<'ctx, 'p> CopyBench<'ctx, 'p> {
         // Requirements hold that the device has a family of the kind, with timestamps.
         let family = family_of(ctx, case)?;
         let shared = |desc| shared_with_run(ctx, family, desc);
-        let ends = End::pair(ctx, family, from, to);
+        let ends = End::pair(from, to);
         // What a case before left that fits.
         let names = [format!("{name}: source"), format!("{name}: target")];
-        let (source, target) = (shelf.take(ctx, &ends[0], &names[0]), shelf.take(ctx, &ends[1], &names[1]));
+        let concurrent = family != ctx.info.row.family;
+        let source = shelf.take(ctx, &ends[0], &names[0], concurrent)?;
+        let target = shelf.take(ctx, &ends[1], &names[1], concurrent)?;
         let source = match source {
             Some(kept) => kept,
             None => {
@@ -350,7 +351,7 @@ impl Timer for CopyBench<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::caps::MemoryKind;
+    use crate::caps::{MemoryKind, QueueKind};
 
     fn memory(flags: vk::MemoryPropertyFlags, heap: u32, gib: u64) -> MemoryType {
         MemoryType { flags, heap, heap_bytes: gib << 30 }
@@ -372,5 +373,21 @@ mod tests {
         let device_only = Shelf { types: Some(vec![memory(F::DEVICE_LOCAL, 0, 8)]), ..Shelf::default() };
         assert_eq!(device_only.budget(Placement::Memory(MemoryKind::HostCached)), 0);
         assert_eq!(Shelf::default().budget(Placement::DeviceLocal), u64::MAX, "a test's shelf has no bound");
+    }
+
+    #[test]
+    fn a_copy_on_a_side_queue_takes_the_buffers_of_the_same_copy_on_the_runs_queue() {
+        let source = |name: &str| Resource::transfer_buffer(1 << 20, |_| {}).contents(name);
+        let target = Resource::transfer_buffer(1 << 20, |_| {});
+        let run = CaseSpec::copy("on the run's queue", source("words"), target.clone());
+        let side = CaseSpec::copy("on a copy engine", source("words"), target.clone())
+            .on_queue(QueueKind::TransferOnly);
+        let ends = |case: &CaseSpec| End::pair(&case.resources[0], &case.resources[1]);
+        assert_eq!(ends(&run), ends(&side), "the queue is not part of what a buffer fits");
+        // Other contents make another source; a target's contents never matter.
+        let other = CaseSpec::copy("other words", source("other"), target);
+        assert_ne!(ends(&run)[0], ends(&other)[0]);
+        assert_eq!(ends(&run)[1], ends(&other)[1]);
+        assert!(ends(&run).iter().all(End::shareable));
     }
 }

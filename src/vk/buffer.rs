@@ -86,19 +86,19 @@ pub struct Buffer<'ctx> {
     /// The memory type of a dedicated allocation ([`Location::Kind`]); `None` from the allocator.
     pub memory_type: Option<u32>,
     memory: Option<Memory>,
+    /// What it was created for ([`Buffer::reshare`] makes its like).
+    usage: vk::BufferUsageFlags,
+    /// Whether every queue family of the context shares it (`VK_SHARING_MODE_CONCURRENT`).
+    concurrent: bool,
 }
 
 impl<'ctx> Buffer<'ctx> {
     /// Creates a buffer named `name`; its contents are undefined (host-visible ones are mapped).
     pub fn new(ctx: &'ctx Context, name: &str, desc: BufferDesc) -> Result<Self> {
-        let families = ctx.families();
-        let mut info = vk::BufferCreateInfo::default().size(desc.size.max(4)).usage(desc.usage);
-        if desc.concurrent && families.len() > 1 {
-            info = info.sharing_mode(vk::SharingMode::CONCURRENT).queue_family_indices(&families);
-        }
-        // SAFETY: valid device and create-info (concurrent sharing names distinct families).
-        let raw = unsafe { ctx.device.create_buffer(&info, None) }.map_err(vk_err("vkCreateBuffer"))?;
-        let mut buffer = Self { ctx, raw, size: desc.size, memory_type: None, memory: None };
+        let concurrent = desc.concurrent && ctx.families().len() > 1;
+        let raw = create(ctx, desc.size, desc.usage, concurrent)?;
+        let (usage, size) = (desc.usage, desc.size);
+        let mut buffer = Self { ctx, raw, size, memory_type: None, memory: None, usage, concurrent };
         // SAFETY: raw is a live buffer of this device.
         let requirements = unsafe { ctx.device.get_buffer_memory_requirements(raw) };
         let (memory, offset) = match desc.location {
@@ -133,6 +133,64 @@ impl<'ctx> Buffer<'ctx> {
             .map_err(vk_err("vkBindBufferMemory"))?;
         ctx.set_name(raw, name);
         Ok(buffer)
+    }
+
+    /// The buffer's memory, contents and all, behind a new buffer object that every queue family
+    /// of the context shares (`concurrent`) or that the run's owns: nothing is allocated, where
+    /// host memory costs the driver about 0.34 s a GiB to pin on an H200. An error (the buffer
+    /// dropped) where the new object would not fit the memory.
+    pub fn reshare(mut self, name: &str, concurrent: bool) -> Result<Self> {
+        let ctx = self.ctx;
+        let concurrent = concurrent && ctx.families().len() > 1;
+        let Some((memory, offset)) = self.bound_to().filter(|_| concurrent != self.concurrent) else {
+            return Ok(self);
+        };
+        let raw = create(ctx, self.size, self.usage, concurrent)?;
+        // SAFETY: both are live buffers of this device.
+        let [old, new] = [self.raw, raw].map(|b| unsafe { ctx.device.get_buffer_memory_requirements(b) });
+        let fits = new.size <= old.size
+            && new.memory_type_bits & old.memory_type_bits == old.memory_type_bits
+            && offset % new.alignment.max(1) == 0;
+        let bound = match fits {
+            // SAFETY: the memory holds the new buffer (checked above), which nothing else binds;
+            // the old one stays bound to it until the new one is: buffers are linear, so an
+            // alias reads what another wrote, and the contents stay.
+            true => unsafe { ctx.device.bind_buffer_memory(raw, memory, offset) }
+                .map_err(vk_err("vkBindBufferMemory")),
+            false => Err(Error::CaseSpec {
+                case: name.to_owned(),
+                problem: "its memory does not hold a buffer shared another way".into(),
+            }),
+        };
+        if let Err(error) = bound {
+            // SAFETY: not bound, never used.
+            unsafe { ctx.device.destroy_buffer(raw, None) };
+            return Err(error);
+        }
+        // SAFETY: no pending submission uses it (every submission is waited for); its memory
+        // stays with `self`, bound to the new buffer.
+        unsafe { ctx.device.destroy_buffer(self.raw, None) };
+        (self.raw, self.concurrent) = (raw, concurrent);
+        ctx.set_name(raw, name);
+        Ok(self)
+    }
+
+    /// The memory the buffer is bound to, and where in it.
+    fn bound_to(&self) -> Option<(vk::DeviceMemory, u64)> {
+        match &self.memory {
+            Some(Memory::Allocated(allocation)) => {
+                // SAFETY: the memory stays allocated while the buffer holds the allocation.
+                let memory = unsafe { allocation.memory() };
+                Some((memory, allocation.offset()))
+            }
+            Some(Memory::Dedicated { memory, .. }) => Some((*memory, 0)),
+            None => None,
+        }
+    }
+
+    /// Whether every queue family of the context shares it.
+    pub fn concurrent(&self) -> bool {
+        self.concurrent
     }
 
     /// A host-visible transfer source of `size` bytes written by `fill` (zeros without one).
@@ -204,7 +262,13 @@ impl<'ctx> Buffer<'ctx> {
             Some(Memory::Allocated(allocation)) => {
                 // The buffer drops with a null handle, which vkDestroyBuffer ignores.
                 let raw = std::mem::replace(&mut self.raw, vk::Buffer::null());
-                Some(Parked { raw, size: self.size, allocation })
+                Some(Parked {
+                    raw,
+                    size: self.size,
+                    usage: self.usage,
+                    concurrent: self.concurrent,
+                    allocation,
+                })
             }
             other => {
                 self.memory = other;
@@ -215,8 +279,9 @@ impl<'ctx> Buffer<'ctx> {
 
     /// The buffer `parked` put aside, on the context it was made on.
     pub(crate) fn unpark(ctx: &'ctx Context, parked: Parked) -> Self {
-        let Parked { raw, size, allocation } = parked;
-        Self { ctx, raw, size, memory_type: None, memory: Some(Memory::Allocated(allocation)) }
+        let Parked { raw, size, usage, concurrent, allocation } = parked;
+        let memory = Some(Memory::Allocated(allocation));
+        Self { ctx, raw, size, memory_type: None, memory, usage, concurrent }
     }
 }
 
@@ -246,6 +311,18 @@ impl Drop for Buffer<'_> {
             None => {}
         }
     }
+}
+
+/// A buffer object of `size` bytes for `usage`, shared by every queue family of `ctx` where
+/// `concurrent` (which then has two or more), owned by one otherwise; no memory bound.
+fn create(ctx: &Context, size: u64, usage: vk::BufferUsageFlags, concurrent: bool) -> Result<vk::Buffer> {
+    let families = ctx.families();
+    let mut info = vk::BufferCreateInfo::default().size(size.max(4)).usage(usage);
+    if concurrent {
+        info = info.sharing_mode(vk::SharingMode::CONCURRENT).queue_family_indices(&families);
+    }
+    // SAFETY: valid device and create-info (concurrent sharing names distinct families).
+    unsafe { ctx.device.create_buffer(&info, None) }.map_err(vk_err("vkCreateBuffer"))
 }
 
 /// A dedicated allocation for `requirements` from the first memory type of `kind` that holds it.

@@ -26,6 +26,9 @@ pub(crate) struct Parked {
     pub(crate) raw: vk::Buffer,
     /// Its size in bytes.
     pub(crate) size: u64,
+    /// What it was created for, and whether every queue family shares it.
+    pub(crate) usage: vk::BufferUsageFlags,
+    pub(crate) concurrent: bool,
     /// The memory bound to it.
     pub(crate) allocation: Allocation,
 }
