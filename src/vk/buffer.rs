@@ -188,11 +188,6 @@ impl<'ctx> Buffer<'ctx> {
         }
     }
 
-    /// Whether every queue family of the context shares it.
-    pub fn concurrent(&self) -> bool {
-        self.concurrent
-    }
-
     /// A host-visible transfer source of `size` bytes written by `fill` (zeros without one).
     pub fn staging(ctx: &'ctx Context, name: &str, size: u64, fill: Contents<'_>) -> Result<Self> {
         let mut staging =
