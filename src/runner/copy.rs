@@ -75,9 +75,9 @@ fn family_of(ctx: &Context, case: &CaseSpec) -> Result<u32> {
 /// with (not one on a side queue of the run's own family, which the run skips).
 fn ends_of(ctx: &Context, case: &CaseSpec) -> Option<[End; 2]> {
     let [from, to] = case.resources.as_slice() else { return None };
-    let run = ctx.info.row.family;
-    family_of(ctx, case).ok().filter(|&f| case.transfer && (case.queue.is_none() || f != run))?;
-    Some(End::pair(from, to))
+    let copies = family_of(ctx, case)
+        .is_ok_and(|family| case.transfer && (case.queue.is_none() || on_side_queue(ctx, family)));
+    copies.then(|| End::pair(from, to))
 }
 
 /// The buffers of the transfer cases run so far that a later case copies between: the copy
@@ -190,13 +190,17 @@ fn spec_error(case: &CaseSpec, problem: &str) -> Error {
     Error::CaseSpec { case: case.name.clone(), problem: problem.into() }
 }
 
-/// `desc`, shared by the run's queue family and `family` where the copies run on another: a side
-/// queue copies buffers the run's queue filled.
+/// Whether copies on queue family `family` run on a side queue, not the run's own: their buffers
+/// are shared by every family, as a side queue copies buffers the run's queue filled.
+fn on_side_queue(ctx: &Context, family: u32) -> bool {
+    family != ctx.info.row.family
+}
+
+/// `desc`, shared by the run's queue family and `family` where the copies run on another.
 fn shared_with_run(ctx: &Context, family: u32, desc: BufferDesc) -> BufferDesc {
-    if family == ctx.info.row.family {
-        desc
-    } else {
-        desc.concurrent()
+    match on_side_queue(ctx, family) {
+        true => desc.concurrent(),
+        false => desc,
     }
 }
 
@@ -224,7 +228,7 @@ impl<'ctx, 'p> CopyBench<'ctx, 'p> {
         let ends = End::pair(from, to);
         // What a case before left that fits.
         let names = [format!("{name}: source"), format!("{name}: target")];
-        let concurrent = family != ctx.info.row.family;
+        let concurrent = on_side_queue(ctx, family);
         let source = shelf.take(ctx, &ends[0], &names[0], concurrent)?;
         let target = shelf.take(ctx, &ends[1], &names[1], concurrent)?;
         let source = match source {
@@ -311,7 +315,7 @@ impl<'ctx, 'p> CopyBench<'ctx, 'p> {
 impl Timer for CopyBench<'_, '_> {
     fn time_ms(&mut self, count: u64) -> Result<f64> {
         let copies = count.clamp(1, MAX_COPIES);
-        let side = self.family != self.ctx.info.row.family;
+        let side = on_side_queue(self.ctx, self.family);
         if side {
             // A transfer-only queue may not reset queries: the run's queue does, before.
             submit(self.ctx, |rec| rec.reset_timestamps(&self.timestamps))?;

@@ -290,10 +290,13 @@ pub fn execute<'ctx>(
                 (m.samples_gpu_ms, m.rewarm_ms, m.remeasure_ms);
         }
         // The kept contents and copy buffers no later case reads go with the case's own resources.
-        let freeing = Instant::now();
-        kept.after(position);
-        shelf.after(position);
-        phases.free_ms += Phases::since(freeing);
+        let_go(
+            || {
+                kept.after(position);
+                shelf.after(position);
+            },
+            &mut phases,
+        );
         phases.total_ms = Phases::since(start);
         record.phases = phases;
         on_done(record)?;

@@ -95,7 +95,7 @@ pub struct Buffer<'ctx> {
 impl<'ctx> Buffer<'ctx> {
     /// Creates a buffer named `name`; its contents are undefined (host-visible ones are mapped).
     pub fn new(ctx: &'ctx Context, name: &str, desc: BufferDesc) -> Result<Self> {
-        let concurrent = desc.concurrent && ctx.families().len() > 1;
+        let concurrent = shared_by_all(ctx, desc.concurrent);
         let raw = create(ctx, desc.size, desc.usage, concurrent)?;
         let (usage, size) = (desc.usage, desc.size);
         let mut buffer = Self { ctx, raw, size, memory_type: None, memory: None, usage, concurrent };
@@ -141,7 +141,7 @@ impl<'ctx> Buffer<'ctx> {
     /// dropped) where the new object would not fit the memory.
     pub fn reshare(mut self, name: &str, concurrent: bool) -> Result<Self> {
         let ctx = self.ctx;
-        let concurrent = concurrent && ctx.families().len() > 1;
+        let concurrent = shared_by_all(ctx, concurrent);
         let Some((memory, offset)) = self.bound_to().filter(|_| concurrent != self.concurrent) else {
             return Ok(self);
         };
@@ -308,8 +308,14 @@ impl Drop for Buffer<'_> {
     }
 }
 
+/// Whether a buffer `wanted` shared by every queue family of `ctx` is: only where it has two or
+/// more (`VK_SHARING_MODE_CONCURRENT` names distinct families).
+fn shared_by_all(ctx: &Context, wanted: bool) -> bool {
+    wanted && ctx.families().len() > 1
+}
+
 /// A buffer object of `size` bytes for `usage`, shared by every queue family of `ctx` where
-/// `concurrent` (which then has two or more), owned by one otherwise; no memory bound.
+/// `concurrent` ([`shared_by_all`]), owned by one otherwise; no memory bound.
 fn create(ctx: &Context, size: u64, usage: vk::BufferUsageFlags, concurrent: bool) -> Result<vk::Buffer> {
     let families = ctx.families();
     let mut info = vk::BufferCreateInfo::default().size(size.max(4)).usage(usage);

@@ -94,12 +94,7 @@ pub fn keep_staging<'ctx>(ctx: &'ctx Context, staging: Buffer<'ctx>) {
 /// Lets go of the staging buffer kept from the last upload (for a case that needs its room);
 /// whether there was one.
 pub fn let_go_of_staging(ctx: &Context) -> bool {
-    let parked = ctx.staging.take();
-    let held = parked.is_some();
-    if let Some(parked) = parked {
-        parked.free(ctx);
-    }
-    held
+    ctx.staging.take().map(|parked| parked.free(ctx)).is_some()
 }
 
 /// Creates an image and uploads `staging` (texels row by row, tightly packed) into it, leaving it
