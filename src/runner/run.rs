@@ -269,11 +269,13 @@ pub fn execute<'ctx>(
             Some(reason) => Record::of(case, Outcome::Skipped(reason.clone()), Vec::new(), None),
             None => {
                 // A pass over the device's free memory was sized when the run began: what later
-                // cases keep makes room for it (they make theirs again), wherever it runs (stagger).
+                // cases keep makes room for it (they make theirs again), wherever it runs (stagger);
+                // the spare memory goes last, as what the others let go is kept spare first.
                 if case.requires.own_memory {
                     kept.clear();
                     shelf.clear();
                     let_go_of_staging(ctx);
+                    ctx.let_go_of_spares();
                 }
                 match run_case(ctx, case, prepared, settings, &policy, &steady, &kept, &shelf, &mut phases) {
                     Ok(record) => Record { notes: [&case.notes[..], &record.notes].concat(), ..record },
