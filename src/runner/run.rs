@@ -326,6 +326,16 @@ fn case_failure(error: Error) -> Outcome {
     Outcome::Failed { failure, detail: error.to_string() }
 }
 
+/// What `make` gives, made again where it found no room once `clear` (what the run keeps for later
+/// cases) and the staging buffer kept from the last upload gave theirs back (both let go: `|`, not
+/// `||`). The spare memory is given back inside the allocation ([`Context::let_go_of_spares`]).
+fn with_room<T>(ctx: &Context, make: impl Fn() -> Result<T>, clear: impl FnOnce() -> bool) -> Result<T> {
+    match make() {
+        Err(error) if takes_room(&error) && (clear() | let_go_of_staging(ctx)) => make(),
+        made => made,
+    }
+}
+
 /// Whether `error` says memory ran out or a heap had no room.
 fn takes_room(error: &Error) -> bool {
     match error {
@@ -441,14 +451,9 @@ fn run_case<'ctx>(
             return Ok(Record::of(case, Outcome::Skipped(reason), Vec::new(), None));
         }
         let start = Instant::now();
-        // Buffers held for later copies, and the staging buffer kept from the last upload, give
-        // their room back to a case that finds none (both let go: `|`, not `||`).
-        let mut bench = match CopyBench::new(ctx, case, steady.clocks.probe, shelf) {
-            Err(error) if takes_room(&error) && (shelf.clear() | let_go_of_staging(ctx)) => {
-                CopyBench::new(ctx, case, steady.clocks.probe, shelf)
-            }
-            made => made,
-        }?;
+        // Buffers held for later copies give their room back to a case that finds none.
+        let make = || CopyBench::new(ctx, case, steady.clocks.probe, shelf);
+        let mut bench = with_room(ctx, make, || shelf.clear())?;
         phases.setup_ms = Phases::since(start);
         let mut notes = bench.memory_notes();
         if settings.verify {
@@ -495,15 +500,9 @@ fn run_case<'ctx>(
         ));
     }
     let start = Instant::now();
-    // Contents kept for later cases, and the kept staging buffer, give their room back to a case
-    // that did not fit beside them.
-    let bench = match Bench::keeping(ctx, case, pipeline, kept) {
-        Err(error) if takes_room(&error) && (kept.clear() | let_go_of_staging(ctx)) => {
-            Bench::keeping(ctx, case, pipeline, kept)
-        }
-        made => made,
-    };
-    let mut bench = bench?.with_clocks(steady.clocks);
+    // Contents kept for later cases give their room back to a case that did not fit beside them.
+    let bench = with_room(ctx, || Bench::keeping(ctx, case, pipeline, kept), || kept.clear())?;
+    let mut bench = bench.with_clocks(steady.clocks);
     phases.setup_ms = Phases::since(start);
     let statistics = bench.shader_statistics()?;
     let mut notes = stats_notes(settings.shader_stats, statistics.as_deref());

@@ -68,6 +68,11 @@ impl BufferDesc {
     pub fn gpu_to_cpu(size: u64, usage: vk::BufferUsageFlags) -> Self {
         Self::new(size, usage, MemoryLocation::GpuToCpu)
     }
+
+    /// An upload's staging buffer: host-visible, a transfer's source.
+    pub fn staging(size: u64) -> Self {
+        Self::cpu_to_gpu(size, vk::BufferUsageFlags::TRANSFER_SRC)
+    }
 }
 
 /// A buffer's memory: from the allocator, or a dedicated allocation mapped whole.
@@ -190,8 +195,7 @@ impl<'ctx> Buffer<'ctx> {
 
     /// A host-visible transfer source of `size` bytes written by `fill` (zeros without one).
     pub fn staging(ctx: &'ctx Context, name: &str, size: u64, fill: Contents<'_>) -> Result<Self> {
-        let mut staging =
-            Self::new(ctx, name, BufferDesc::cpu_to_gpu(size, vk::BufferUsageFlags::TRANSFER_SRC))?;
+        let mut staging = Self::new(ctx, name, BufferDesc::staging(size))?;
         write(staging.bytes_mut()?, fill);
         Ok(staging)
     }

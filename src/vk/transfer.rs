@@ -68,7 +68,7 @@ pub fn staging<'ctx>(ctx: &'ctx Context, name: &str, size: u64) -> Result<Buffer
             if let Some(parked) = smaller {
                 parked.free(ctx);
             }
-            Buffer::new(ctx, name, BufferDesc::cpu_to_gpu(size, vk::BufferUsageFlags::TRANSFER_SRC))
+            Buffer::new(ctx, name, BufferDesc::staging(size))
         }
     }
 }
