@@ -184,6 +184,14 @@ pub fn largest_heap_with(types: &[MemoryType], flags: vk::MemoryPropertyFlags) -
     types.iter().filter(|t| t.flags.contains(flags)).map(|t| t.heap_bytes).max()
 }
 
+/// A `1/divisor` share of the largest device-local heap (0 without one): the most a run holds for
+/// later cases in each of its keeps, so that together they leave a case most of the device (kept
+/// contents 1/4, spare memory 1/8, the staging buffer 1/16; the copy shelf 1/4 of each placement's
+/// heap), and each is let go where a case needs the room.
+pub fn device_local_share(types: &[MemoryType], divisor: u64) -> u64 {
+    largest_heap_with(types, vk::MemoryPropertyFlags::DEVICE_LOCAL).unwrap_or(0) / divisor
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,6 +206,14 @@ mod tests {
             t(F::HOST_VISIBLE | F::HOST_COHERENT | F::HOST_CACHED, 1 << 40),
             t(F::DEVICE_LOCAL | F::HOST_VISIBLE | F::HOST_COHERENT, 256 << 20),
         ]
+    }
+
+    #[test]
+    fn a_share_of_the_device_is_of_its_largest_device_local_heap() {
+        // The 80 GiB heap, not the host's 1 TiB nor the 256 MiB BAR.
+        assert_eq!(device_local_share(&nvidia(), 8), 10 << 30);
+        let host_only = [MemoryType { flags: F::HOST_VISIBLE, heap: 0, heap_bytes: 1 << 40 }];
+        assert_eq!(device_local_share(&host_only, 8), 0, "nothing held where no heap is the device's");
     }
 
     #[test]

@@ -6,10 +6,8 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use ash::vk;
-
 use super::last_use::LastUse;
-use crate::caps::memory::largest_heap_with;
+use crate::caps::memory::device_local_share;
 use crate::error::Result;
 use crate::registry::{CaseSpec, Placement, Resource, ResourceKind};
 use crate::vk::image::Image;
@@ -52,8 +50,7 @@ impl<'ctx> Kept<'ctx> {
     /// Nothing kept yet, for a run of `cases` at the positions `order` gives.
     pub fn new(ctx: &Context, cases: &[CaseSpec], order: &[usize]) -> Self {
         let last = LastUse::new(order, |index| cases[index].resources.iter().filter_map(Key::of));
-        let types = &ctx.caps.memory_types;
-        let budget = largest_heap_with(types, vk::MemoryPropertyFlags::DEVICE_LOCAL).unwrap_or(0) / 4;
+        let budget = device_local_share(&ctx.caps.memory_types, 4);
         Kept { shelf: RefCell::new(Vec::new()), last, budget }
     }
 

@@ -204,10 +204,7 @@ impl Context {
         let debug_utils =
             instance.debug_utils.then(|| ash::ext::debug_utils::Device::new(&instance.raw, &device));
         let fenced = info.timestamp_valid_bits == 0;
-        let spare_budget =
-            crate::caps::memory::largest_heap_with(&caps.memory_types, vk::MemoryPropertyFlags::DEVICE_LOCAL)
-                .unwrap_or(0)
-                / 8;
+        let spare_budget = crate::caps::memory::device_local_share(&caps.memory_types, 8);
         Ok(Self {
             device,
             physical,

@@ -77,8 +77,7 @@ pub fn staging<'ctx>(ctx: &'ctx Context, name: &str, size: u64) -> Result<Buffer
 /// device-local heap (2 GiB would do for every upload of the default list; staging memory may be
 /// the device's own, reached through its BAR, so it is held to the device's size).
 pub fn kept_staging_bytes(ctx: &Context) -> u64 {
-    let types = &ctx.caps.memory_types;
-    crate::caps::memory::largest_heap_with(types, vk::MemoryPropertyFlags::DEVICE_LOCAL).unwrap_or(0) / 16
+    crate::caps::memory::device_local_share(&ctx.caps.memory_types, 16)
 }
 
 /// Keeps `staging` (a buffer from [`staging`], done with) for the next upload where it is mapped
