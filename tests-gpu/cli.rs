@@ -512,13 +512,17 @@ fn cli_the_pipeline_cache_and_the_spirv_are_kept_between_runs_and_broken_ones_re
     let args = ["--filter", "ALU fp32 FMA", "--target-ms", "1", "--samples", "3"];
     let out = perftest(&args, &[("XDG_CACHE_HOME", home)]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let mut files: Vec<_> =
-        std::fs::read_dir(dir.join("perftest")).unwrap().map(|e| e.unwrap().path()).collect();
+    let name = |path: &std::path::Path| path.file_name().unwrap().to_string_lossy().into_owned();
+    // The dispatch counts kept beside them have a test of their own.
+    let mut files: Vec<_> = std::fs::read_dir(dir.join("perftest"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| !name(p).starts_with("counts-"))
+        .collect();
     files.sort();
     let [pipelines, spirv_folder] = &files[..] else {
         panic!("the pipelines and a SPIR-V folder: {files:?}")
     };
-    let name = |path: &std::path::Path| path.file_name().unwrap().to_string_lossy().into_owned();
     assert!(name(pipelines).starts_with("pipelines-") && name(pipelines).ends_with(".bin"), "{files:?}");
     assert!(name(spirv_folder).starts_with("spirv-"), "{files:?}");
     // VkPipelineCacheHeaderVersionOne: its own length, 32 bytes, then version one.
@@ -539,6 +543,61 @@ fn cli_the_pipeline_cache_and_the_spirv_are_kept_between_runs_and_broken_ones_re
     assert_eq!(header(&kept[0]).as_deref(), Some(&b"ptspirv1"[..]), "the broken one is replaced");
     for (path, before) in kept.iter().zip(before).skip(1) {
         assert_eq!(written(path), before, "{path:?} was read, not compiled again");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn cli_the_counts_a_timed_run_settled_on_target_are_kept_for_the_next_and_a_broken_file_replaced() {
+    use serde_json::Value;
+    let dir = temp_dir("counts");
+    let home = dir.to_str().unwrap();
+    let record = dir.join("run.json");
+    let args = ["--family", "alu", "--target-ms", "2", "--samples", "3", "--json", record.to_str().unwrap()];
+    let cases = || -> Vec<Value> {
+        let run: Value = serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+        run["cases"].as_array().unwrap().iter().filter(|c| c["status"] == "ok").cloned().collect()
+    };
+    // Whatever this machine's timing made of each case, the code decides from the record: a case
+    // that settled on the target (0.8 to 1.25 times it) with nothing flagged is kept at its count
+    // and median, one off the target is not.
+    let on_target = |c: &Value| c["median_ms"].as_f64().is_some_and(|ms| (1.6..=2.5).contains(&ms));
+    let clean = |c: &Value| c["flags"].as_array().is_none_or(|f| f.is_empty());
+    let settled = |cases: &[Value]| cases.iter().any(|c| on_target(c) && clean(c));
+    let check = |counts: &Value, cases: &[Value]| {
+        assert_eq!(counts["format"], 1);
+        for case in cases {
+            let entry = &counts["counts"][case["name"].as_str().unwrap()];
+            if on_target(case) && clean(case) {
+                assert_eq!(entry["count"], case["dispatch"]["count"], "{case}");
+                assert_eq!(entry["ms"], case["median_ms"], "{case}");
+            } else if !on_target(case) {
+                assert!(entry.is_null(), "off the target, not kept: {case}");
+            }
+        }
+    };
+    let kept = || -> Vec<std::path::PathBuf> {
+        let files = std::fs::read_dir(dir.join("perftest")).unwrap().map(|e| e.unwrap().path());
+        files.filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("counts-")).collect()
+    };
+    let read = |path: &std::path::Path| serde_json::from_slice::<Value>(&std::fs::read(path).unwrap());
+    let out = perftest(&args, &[("XDG_CACHE_HOME", home)]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    match &kept()[..] {
+        [file] => {
+            check(&read(file).unwrap(), &cases());
+            // A file that is not this program's is not read: the run goes on and replaces it
+            // where it settles a case.
+            std::fs::write(file, b"{\"format\": 1, \"counts\": ").unwrap();
+            let out = perftest(&args, &[("XDG_CACHE_HOME", home)]);
+            assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+            match read(file) {
+                Ok(counts) => check(&counts, &cases()),
+                Err(_) => assert!(!settled(&cases()), "a case settled on the target: the file is replaced"),
+            }
+        }
+        [] => assert!(!settled(&cases()), "a case settled on the target: its count is kept"),
+        more => panic!("one file for the one device: {more:?}"),
     }
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -136,6 +136,26 @@ pub struct ShaderCounts {
 }
 
 impl Measurement {
+    /// A settled first try of `groups` that took `samples` and read nothing else (for tests).
+    #[cfg(test)]
+    pub fn of_samples(groups: u64, samples: &[f64]) -> Measurement {
+        Measurement {
+            groups,
+            samples: samples.to_vec(),
+            summary: super::stats::summarize(samples).expect("one sample at least"),
+            warmup_runs: 3,
+            settled: true,
+            clocks_mhz: Vec::new(),
+            clock: Box::default(),
+            reference_mhz: None,
+            retries: Vec::new(),
+            gave_up: false,
+            fenced: false,
+            phases: Box::default(),
+            shader: Box::default(),
+        }
+    }
+
     /// How its clock was read, for the record; `None` where no clock was read.
     pub fn clock_read(&self) -> Option<ClockRead> {
         (!self.clocks_mhz.is_empty()).then(|| ClockRead {

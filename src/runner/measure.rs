@@ -118,8 +118,9 @@ fn agrees(rate: f64, before: f64) -> bool {
 /// Growth steps before scaling gives up (x10 from one group reaches 1e30).
 const MAX_SCALING_STEPS: usize = 30;
 
-/// Measures with `timer`: scale to `policy.target_ms`, warm up for at most `warmup_cap_ms` of
-/// GPU time until two rates agree within [`SETTLED`], then take samples as `sampling` says.
+/// Measures with `timer`: scale to `policy.target_ms` (from the count `from`, where a run before
+/// settled there, else from one), warm up for at most `warmup_cap_ms` of GPU time until two rates
+/// agree within [`SETTLED`], then take samples as `sampling` says.
 ///
 /// The runs that settle the warm-up are samples: the one that agrees, and the one it agrees with
 /// where that ran at the same size (a run already on target is not re-aimed). Timed at the
@@ -127,11 +128,12 @@ const MAX_SCALING_STEPS: usize = 30;
 pub fn measure(
     timer: &mut dyn Timer,
     policy: &Policy,
+    from: Option<u64>,
     sampling: &Sampling,
     warmup_cap_ms: f64,
 ) -> Result<Measurement> {
     let start = Instant::now();
-    let mut groups = timer.actual_groups(1);
+    let mut groups = timer.actual_groups(from.unwrap_or(1));
     let mut run_start = Instant::now();
     let mut ms = timer.time_ms(groups)?;
     let mut runs = 1;
@@ -284,22 +286,24 @@ mod tests {
         let converging = Sampling::converging(10);
         // 20 ms every time, as an H100 case (cv near 10^-5).
         let mut gpu = Scripted(vec![20.0], 0);
-        let steady = measure(&mut gpu, &policy(), &converging, 1000.0).unwrap();
+        let steady = measure(&mut gpu, &policy(), None, &converging, 1000.0).unwrap();
         assert_eq!(steady.samples.len(), LEAST_SAMPLES);
         assert_eq!(gpu.1, 3, "scaling's last run and the warm-up run agreeing with it are samples");
         // Scaling and warm-up take what they take; then samples swinging 10%: all ten.
         let mut swinging = Scripted([20.0, 22.0].repeat(20), 0);
-        let noisy = measure(&mut swinging, &policy(), &converging, 1000.0).unwrap();
+        let noisy = measure(&mut swinging, &policy(), None, &converging, 1000.0).unwrap();
         assert_eq!(noisy.samples.len(), 10);
         // One sample 2% off among steady ones: cv / sqrt(n) first falls under 0.3% at seven.
         let mut slight = Scripted(vec![20.0, 20.0, 20.4], 0);
         slight.0.extend([20.0; 10]);
-        let some = measure(&mut slight, &policy(), &converging, 1000.0).unwrap();
+        let some = measure(&mut slight, &policy(), None, &converging, 1000.0).unwrap();
         assert_eq!(some.samples.len(), 7, "{:?}", some.samples);
         // --fixed-samples takes exactly what it says.
-        let fixed = measure(&mut Scripted(vec![20.0], 0), &policy(), &Sampling::fixed(10), 1000.0).unwrap();
+        let fixed =
+            measure(&mut Scripted(vec![20.0], 0), &policy(), None, &Sampling::fixed(10), 1000.0).unwrap();
         assert_eq!(fixed.samples.len(), 10);
-        let one = measure(&mut Scripted(vec![20.0], 0), &policy(), &Sampling::fixed(1), 1000.0).unwrap();
+        let one =
+            measure(&mut Scripted(vec![20.0], 0), &policy(), None, &Sampling::fixed(1), 1000.0).unwrap();
         assert_eq!(one.samples.len(), 1, "the two settling runs never make more samples than asked");
         assert_eq!(Sampling::converging(2).least, 2, "never more than the most");
     }
@@ -323,7 +327,7 @@ mod tests {
         let gpu = FakeGpu { ms_per_group: 0.001, ramp_after: usize::MAX, runs: 0, log: vec![] };
         let scaling_runs = 5; // 1 to 1000 groups by tens (1 ms: past a fortieth of 20), then 19 802 for 20 ms
         let mut preempted = Preempted(gpu, scaling_runs + 1);
-        let m = measure(&mut preempted, &policy(), &Sampling::fixed(3), 1000.0).unwrap();
+        let m = measure(&mut preempted, &policy(), None, &Sampling::fixed(3), 1000.0).unwrap();
         assert!(m.settled);
         assert_eq!((m.warmup_runs, m.samples.len()), (scaling_runs + 2, 3));
     }
@@ -331,7 +335,7 @@ mod tests {
     #[test]
     fn scales_from_one_group_to_the_target() {
         let mut gpu = FakeGpu { ms_per_group: 0.001, ramp_after: usize::MAX, runs: 0, log: vec![] };
-        let m = measure(&mut gpu, &policy(), &Sampling::fixed(5), 1000.0).unwrap();
+        let m = measure(&mut gpu, &policy(), None, &Sampling::fixed(5), 1000.0).unwrap();
         assert_eq!(&gpu.log[..4], &[1, 10, 100, 1000]);
         assert!(policy().on_target(m.summary.median), "{}", m.summary.median);
         assert!(m.settled);
@@ -339,10 +343,26 @@ mod tests {
     }
 
     #[test]
+    fn a_kept_count_starts_at_the_target_and_one_off_it_is_aimed_again() {
+        // The count a run before settled at (20 ms): its first run and the next are the first
+        // two samples; nothing grows from one group.
+        let mut gpu = FakeGpu { ms_per_group: 0.001, ramp_after: usize::MAX, runs: 0, log: vec![] };
+        let m = measure(&mut gpu, &policy(), Some(19_990), &Sampling::fixed(3), 1000.0).unwrap();
+        assert_eq!(gpu.log, [19_990; 3]);
+        assert!(m.settled && m.warmup_runs == 2 && m.samples.len() == 3, "{m:?}");
+        // A device now four times slower per group: the kept count takes 80 ms, and is aimed
+        // down to the target from there.
+        let mut slower = FakeGpu { ms_per_group: 0.004, ramp_after: usize::MAX, runs: 0, log: vec![] };
+        let m = measure(&mut slower, &policy(), Some(19_990), &Sampling::fixed(3), 1000.0).unwrap();
+        assert_eq!(slower.log[..2], [19_990, 4_999]);
+        assert!(policy().on_target(m.summary.median) && m.groups == 4_999, "{m:?}");
+    }
+
+    #[test]
     fn warm_up_follows_a_clock_ramp() {
         // Scaling reaches 19 802 groups on run 5; the clock doubles from run 6, inside warm-up.
         let mut gpu = FakeGpu { ms_per_group: 0.001, ramp_after: 5, runs: 0, log: vec![] };
-        let m = measure(&mut gpu, &policy(), &Sampling::fixed(3), 1000.0).unwrap();
+        let m = measure(&mut gpu, &policy(), None, &Sampling::fixed(3), 1000.0).unwrap();
         assert!(m.settled);
         // After the clock doubles, the dispatch doubles to stay at about 20 ms.
         assert!((m.groups as f64 - 40_000.0).abs() < 400.0, "{}", m.groups);
@@ -365,7 +385,7 @@ mod tests {
         }
         let gpu = FakeGpu { ms_per_group: 0.001, ramp_after: usize::MAX, runs: 0, log: vec![] };
         let mut clocked = Clocked(gpu, vec![]);
-        let m = measure(&mut clocked, &policy(), &Sampling::fixed(4), 1000.0).unwrap();
+        let m = measure(&mut clocked, &policy(), None, &Sampling::fixed(4), 1000.0).unwrap();
         let log = &clocked.1;
         // Scaling's last run and the one that agreed with it are the first two samples; the clock
         // is read after them.
@@ -376,7 +396,10 @@ mod tests {
         assert_eq!(m.clock_mhz(), Some((m.clocks_mhz[0] + m.clocks_mhz[1]) / 2.0));
         // A timer without a clock (lavapipe) gives none, not zero.
         let mut plain = FakeGpu { ms_per_group: 0.001, ramp_after: usize::MAX, runs: 0, log: vec![] };
-        assert_eq!(measure(&mut plain, &policy(), &Sampling::fixed(3), 1000.0).unwrap().clock_mhz(), None);
+        assert_eq!(
+            measure(&mut plain, &policy(), None, &Sampling::fixed(3), 1000.0).unwrap().clock_mhz(),
+            None
+        );
     }
 
     #[test]
@@ -393,16 +416,16 @@ mod tests {
         // MAX_SCALING_STEPS; from the fourth aimed miss (1 to 1000 groups, then four aimed),
         // half to twice the target does, and the warm-up's second run agrees with scaling's last.
         let mut swinging = Swinging(1.6, 0);
-        let m = measure(&mut swinging, &policy(), &Sampling::fixed(3), 1000.0).unwrap();
+        let m = measure(&mut swinging, &policy(), None, &Sampling::fixed(3), 1000.0).unwrap();
         assert_eq!(m.warmup_runs, 4 + AIMED_TRIES + 2);
         assert!(m.settled && m.summary.median >= 10.0 && m.summary.median <= 40.0, "{:?}", m.samples);
         // 2.5x (8 and 50 ms) is never near enough: scaling gives up at its cap, as before.
         let mut wide = Swinging(2.5, 0);
-        let m = measure(&mut wide, &policy(), &Sampling::fixed(3), 1000.0).unwrap();
+        let m = measure(&mut wide, &policy(), None, &Sampling::fixed(3), 1000.0).unwrap();
         assert!(m.warmup_runs >= MAX_SCALING_STEPS, "{}", m.warmup_runs);
         // A steady device still lands in the band.
         let mut steady = FakeGpu { ms_per_group: 0.001, ramp_after: usize::MAX, runs: 0, log: vec![] };
-        let m = measure(&mut steady, &policy(), &Sampling::fixed(3), 1000.0).unwrap();
+        let m = measure(&mut steady, &policy(), None, &Sampling::fixed(3), 1000.0).unwrap();
         assert!(policy().on_target(m.summary.median), "{}", m.summary.median);
     }
 
@@ -410,7 +433,7 @@ mod tests {
     fn a_device_that_cannot_reach_the_target_is_capped_not_looped() {
         let tiny = Policy { max_groups: 50, ..policy() };
         let mut gpu = FakeGpu { ms_per_group: 0.001, ramp_after: usize::MAX, runs: 0, log: vec![] };
-        let m = measure(&mut gpu, &tiny, &Sampling::fixed(3), 100.0).unwrap();
+        let m = measure(&mut gpu, &tiny, None, &Sampling::fixed(3), 100.0).unwrap();
         assert_eq!(m.groups, 50);
         assert!(gpu.runs < 40, "{} runs", gpu.runs);
     }
@@ -425,7 +448,7 @@ mod tests {
                 Ok(groups as f64 * 0.001 * 0.95f64.powi(self.0))
             }
         }
-        let m = measure(&mut Climbing(0), &policy(), &Sampling::fixed(3), 200.0).unwrap();
+        let m = measure(&mut Climbing(0), &policy(), None, &Sampling::fixed(3), 200.0).unwrap();
         assert!(!m.settled);
         // Scaling gives up after MAX_SCALING_STEPS; warm-up after about 200 ms of 10-40 ms runs.
         assert!(m.warmup_runs <= MAX_SCALING_STEPS + 20, "{}", m.warmup_runs);

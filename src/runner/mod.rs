@@ -1,12 +1,14 @@
 //! The worker: running cases. Pure measurement logic first (scaling, measure, warmup, retry,
-//! verify), then the GPU side, the only place where the registry and Vulkan meet (open, kernel,
-//! clock, heater, warmth, pipelines, later, kept, resources, bench, gpu_time, copy, run, work), and the
-//! messages it sends its parent (the session layer), which it never imports.
+//! verify, and the counts kept between runs), then the GPU side, the only place where the registry
+//! and Vulkan meet (open, kernel, clock, heater, warmth, pipelines, later, kept, resources, bench,
+//! gpu_time, copy, run, work), and the messages it sends its parent (the session layer), which it
+//! never imports.
 
 pub mod assemble;
 pub mod bench;
 pub mod clock;
 pub mod copy;
+pub mod counts;
 pub mod energy;
 pub mod gpu_time;
 pub mod heater;

@@ -99,25 +99,10 @@ pub fn measure_steady(
 mod tests {
     use super::*;
     use crate::record::measurement::OFF_CLOCK;
-    use crate::record::stats::summarize;
 
     /// A try whose clock read `clocks` around samples `samples`.
     fn try_at(clocks: &[f64], samples: &[f64]) -> Measurement {
-        Measurement {
-            groups: 100,
-            samples: samples.to_vec(),
-            summary: summarize(samples).unwrap(),
-            warmup_runs: 3,
-            settled: true,
-            clocks_mhz: clocks.to_vec(),
-            clock: Box::default(),
-            reference_mhz: None,
-            retries: Vec::new(),
-            gave_up: false,
-            fenced: false,
-            phases: Box::default(),
-            shader: Box::default(),
-        }
+        Measurement { clocks_mhz: clocks.to_vec(), ..Measurement::of_samples(100, samples) }
     }
 
     const STEADY_SAMPLES: [f64; 3] = [20.0, 20.0, 20.0];

@@ -11,6 +11,7 @@ use super::assemble::{order, Assembler, Finished};
 use super::bench::Bench;
 use super::clock::{self, Clock, Readers};
 use super::copy::CopyBench;
+use super::counts::Counts;
 use super::energy::Meter;
 use super::heater::Heater;
 use super::kept::Kept;
@@ -251,6 +252,7 @@ pub fn execute<'ctx>(
     let clocks = if settings.timed() { prepared.clock.readers() } else { Readers::default() };
     let kept = Kept::new(ctx, cases, order);
     let shelf = super::copy::Shelf::new(ctx, cases, order);
+    let mut counts = Counts::open(&ctx.info.identity);
     for (position, &index) in order.iter().enumerate() {
         let case = &cases[index];
         if STOP.load(Ordering::SeqCst) {
@@ -262,6 +264,7 @@ pub fn execute<'ctx>(
             warmth: prepared.warmth.as_ref(),
             baseline: baselines.contains(case.name.as_str()),
             family: case.family,
+            from: counts.start(&case.name, &policy),
         };
         let start = Instant::now();
         let mut phases = Phases::default();
@@ -286,6 +289,7 @@ pub fn execute<'ctx>(
         let lost = matches!(record.outcome, Outcome::Failed { failure: Failure::DeviceLost, .. });
         record.validation = drain(sink);
         if let Outcome::Timed { measurement, .. } = &record.outcome {
+            counts.learn(&case.name, measurement, &policy);
             let m = *measurement.phases;
             (phases.scale_ms, phases.warm_ms, phases.samples_ms) = (m.scale_ms, m.warm_ms, m.samples_ms);
             (phases.samples_gpu_ms, phases.rewarm_ms, phases.remeasure_ms) =
@@ -306,6 +310,8 @@ pub fn execute<'ctx>(
             break;
         }
     }
+    // A cache: a count that cannot be kept costs the next run its scaling, never a result.
+    let _ = counts.save();
     Ok(())
 }
 
@@ -376,14 +382,17 @@ pub fn run_cases<'ctx>(
     Ok(results)
 }
 
-/// What holds a case's measurement to a steady clock: what reads the clock, the warm state, and
-/// whether the case is a baseline.
+/// What holds a case's measurement to a steady clock: what reads the clock, the warm state,
+/// whether the case is a baseline, and the count a run before settled at.
 struct Steady<'a, 'ctx> {
     clocks: Readers<'a, 'ctx>,
     warmth: Option<&'a Warmth<'ctx>>,
     baseline: bool,
     /// The case's family: a case held by its own load tells the family's next case.
     family: &'static str,
+    /// Where the first try's scaling starts ([`Counts::start`]); a later try starts where the one
+    /// before settled.
+    from: Option<u64>,
 }
 
 impl Steady<'_, '_> {
@@ -397,13 +406,18 @@ impl Steady<'_, '_> {
         notes: &mut Vec<String>,
     ) -> Result<Measurement> {
         let Some(warmth) = self.warmth else {
-            return measure(timer, policy, &settings.sampling(), settings.warmup_cap_ms());
+            return measure(timer, policy, self.from, &settings.sampling(), settings.warmup_cap_ms());
         };
         let start = Instant::now();
         notes.extend(warmth.before_case(self.clocks)?);
         let rewarm_ms = Phases::since(start);
+        let mut from = self.from;
         let measured = measure_steady(
-            || measure(timer, policy, &settings.sampling(), settings.warmup_cap_ms()),
+            || {
+                let m = measure(timer, policy, from, &settings.sampling(), settings.warmup_cap_ms())?;
+                from = Some(policy.next(m.groups, m.summary.median));
+                Ok(m)
+            },
             || warmth.rewarm(self.clocks),
             warmth.reference(),
             self.baseline,
