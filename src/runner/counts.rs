@@ -112,8 +112,8 @@ impl Counts {
         self.known.is_empty()
     }
 
-    /// Writes the counts back where this run settled one that was not kept, whole; nothing where
-    /// there is no home for caches.
+    /// Writes the counts back, whole, where this run settled a case at a count or median other
+    /// than the kept one; nothing where there is no home for caches.
     pub fn save(&self) -> std::io::Result<()> {
         let Some(path) = self.path.as_deref().filter(|_| self.learned) else { return Ok(()) };
         let file = File {
