@@ -81,15 +81,10 @@ impl Counts {
         Counts { path, device, driver, known, learned: false }
     }
 
-    /// The count to start case `name` at under `policy`: the kept count where it took this
-    /// target (so that run after run does the same work), else that count aimed at the target
-    /// (`Policy::next`); `None` where no run kept one.
+    /// The count to start case `name` at under `policy` ([`Policy::again`] from the kept one: run
+    /// after run the same work where it takes this target); `None` where no run kept one.
     pub fn start(&self, name: &str, policy: &Policy) -> Option<u64> {
-        let known = self.known.get(name)?;
-        Some(match policy.on_target(known.ms) {
-            true => known.count,
-            false => policy.next(known.count, known.ms),
-        })
+        self.known.get(name).map(|k| policy.again(k.count, k.ms))
     }
 
     /// Keeps what `m` settled on for case `name`: only a settled measurement that kept its result
@@ -100,16 +95,6 @@ impl Counts {
         if m.settled && !m.gave_up && known.usable() && policy.on_target(known.ms) {
             self.learned |= self.known.insert(name.to_owned(), known) != Some(known);
         }
-    }
-
-    /// How many cases have a kept count.
-    pub fn len(&self) -> usize {
-        self.known.len()
-    }
-
-    /// Whether no case has a kept count.
-    pub fn is_empty(&self) -> bool {
-        self.known.is_empty()
     }
 
     /// Writes the counts back, whole, where this run settled a case at a count or median other
@@ -160,7 +145,7 @@ mod tests {
         // Unsettled, or off the target (a device's group limit reached): not kept.
         first.learn("Unsettled", &measured(1000, &[20.0; 3], false), &POLICY);
         first.learn("Capped", &measured(4_294_836_225, &[3.0; 3], true), &POLICY);
-        assert_eq!(first.len(), 1);
+        assert_eq!(first.known.len(), 1);
         first.save().unwrap();
         let second = counts(dir.path(), "dev", "drv");
         assert_eq!(second.start("Load", &POLICY), Some(150_000));
@@ -171,8 +156,8 @@ mod tests {
         assert_eq!(second.start("Load", &longer), Some(300_000));
         assert_eq!(second.start("Capped", &POLICY), None);
         // Another device's or driver's file is not read.
-        assert!(counts(dir.path(), "other", "drv").is_empty());
-        assert!(counts(dir.path(), "dev", "newer").is_empty());
+        assert!(counts(dir.path(), "other", "drv").known.is_empty());
+        assert!(counts(dir.path(), "dev", "newer").known.is_empty());
     }
 
     #[test]
@@ -182,17 +167,17 @@ mod tests {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         for text in ["not json", "{\"format\": 1}", "[1, 2]", ""] {
             std::fs::write(&path, text).unwrap();
-            assert!(counts(dir.path(), "dev", "drv").is_empty(), "{text}");
+            assert!(counts(dir.path(), "dev", "drv").known.is_empty(), "{text}");
         }
         // Entries no run could have written are dropped, the rest kept.
         let file = r#"{"format":1,"device":"dev","driver":"drv","counts":{
             "Zero":{"count":0,"ms":20.0},"Negative":{"count":5,"ms":-1.0},"Fine":{"count":5,"ms":20.0}}}"#;
         std::fs::write(&path, file).unwrap();
         let mut kept = counts(dir.path(), "dev", "drv");
-        assert_eq!((kept.len(), kept.start("Fine", &POLICY)), (1, Some(5)));
+        assert_eq!((kept.known.len(), kept.start("Fine", &POLICY)), (1, Some(5)));
         // Too large: not read.
         std::fs::write(&path, vec![b' '; MAX_BYTES as usize + 1]).unwrap();
-        assert!(counts(dir.path(), "dev", "drv").is_empty());
+        assert!(counts(dir.path(), "dev", "drv").known.is_empty());
         // A run of other cases keeps the ones it did not run; nothing new, nothing written.
         kept.learn("Other", &measured(7, &[20.0; 3], true), &POLICY);
         kept.save().unwrap();

@@ -415,7 +415,7 @@ impl Steady<'_, '_> {
         let measured = measure_steady(
             || {
                 let m = measure(timer, policy, from, &settings.sampling(), settings.warmup_cap_ms())?;
-                from = Some(policy.next(m.groups, m.summary.median));
+                from = Some(policy.again(m.groups, m.summary.median));
                 Ok(m)
             },
             || warmth.rewarm(self.clocks),

@@ -44,6 +44,16 @@ impl Policy {
         (wanted.min(watchdog_cap) as u64).clamp(1, self.max_groups.max(1))
     }
 
+    /// Where to start again from `groups` that took `ms` (a run before, a try before): the same
+    /// count where it took the target, so that the work is the same again, else that count aimed
+    /// at the target ([`Policy::next`]).
+    pub fn again(&self, groups: u64, ms: f64) -> u64 {
+        match self.on_target(ms) {
+            true => groups,
+            false => self.next(groups, ms),
+        }
+    }
+
     /// Whether `ms` is close enough to the target to stop growing.
     pub fn on_target(&self, ms: f64) -> bool {
         ms >= 0.8 * self.target_ms && ms <= 1.25 * self.target_ms
@@ -111,6 +121,14 @@ mod tests {
         let small = Policy { max_groups: 5000, ..POLICY };
         assert_eq!(small.next(1000, 0.1), 5000);
         assert_eq!(POLICY.next(1, 500.0), 1);
+    }
+
+    #[test]
+    fn a_count_that_took_the_target_is_kept_and_one_off_it_aimed() {
+        assert_eq!(POLICY.again(1000, 16.0), 1000);
+        assert_eq!(POLICY.again(1000, 25.0), 1000);
+        assert_eq!(POLICY.again(1000, 40.0), 500);
+        assert_eq!(POLICY.again(1000, 10.0), 2000);
     }
 
     #[test]
