@@ -2,8 +2,8 @@
 //! device and driver, so that a later run (a health check every few minutes, a fleet's next
 //! screen, a study's second run) starts each case there rather than growing it from one
 //! workgroup. Scaling took 6.4-6.7 s of a full H200 run, about 4 ms a case: runs of 1, 10, 100
-//! ... workgroups until one takes a fortieth of the target, then one aimed at it
-//! (results/half-the-time-14/). A count that no longer takes the target (a slower clock, another
+//! ... workgroups until one takes a fortieth of the target (a hundredth since
+//! results/half-the-time-15/: 5.2-5.3 s), then one aimed at it (results/half-the-time-14/). A count that no longer takes the target (a slower clock, another
 //! build of the case) is aimed again from its first run as any other, so a stale file costs time,
 //! never a result.
 //!

@@ -325,7 +325,7 @@ mod tests {
             }
         }
         let gpu = FakeGpu { ms_per_group: 0.001, ramp_after: usize::MAX, runs: 0, log: vec![] };
-        let scaling_runs = 5; // 1 to 1000 groups by tens (1 ms: past a fortieth of 20), then 19 802 for 20 ms
+        let scaling_runs = 5; // 1 to 1000 groups by tens (1 ms: past a hundredth of 20), then 19 802 for 20 ms
         let mut preempted = Preempted(gpu, scaling_runs + 1);
         let m = measure(&mut preempted, &policy(), None, &Sampling::fixed(3), 1000.0).unwrap();
         assert!(m.settled);
