@@ -246,6 +246,24 @@ pub fn measure(
     })
 }
 
+/// The tries of one case: each a [`measure`] of `timer`, the first scaled from `from` and each
+/// later one from where the try before settled ([`Policy::again`]: its count where it took the
+/// target, else that count aimed at it), so that a retry after a clock fell does not grow from
+/// one group again.
+pub fn tries<'t>(
+    timer: &'t mut dyn Timer,
+    policy: &'t Policy,
+    mut from: Option<u64>,
+    sampling: Sampling,
+    warmup_cap_ms: f64,
+) -> impl FnMut() -> Result<Measurement> + 't {
+    move || {
+        let m = measure(timer, policy, from, &sampling, warmup_cap_ms)?;
+        from = Some(policy.again(m.groups, m.summary.median));
+        Ok(m)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -356,6 +374,37 @@ mod tests {
         let m = measure(&mut slower, &policy(), Some(19_990), &Sampling::fixed(3), 1000.0).unwrap();
         assert_eq!(slower.log[..2], [19_990, 4_999]);
         assert!(policy().on_target(m.summary.median) && m.groups == 4_999, "{m:?}");
+    }
+
+    #[test]
+    fn a_retry_starts_where_the_try_before_settled_and_one_off_the_target_is_aimed() {
+        let (mut gpu, policy) =
+            (FakeGpu { ms_per_group: 0.001, ramp_after: usize::MAX, runs: 0, log: vec![] }, policy());
+        let mut next = tries(&mut gpu, &policy, None, Sampling::fixed(3), 1000.0);
+        let (first, second) = (next().unwrap(), next().unwrap());
+        drop(next);
+        assert_eq!(gpu.log[..4], [1, 10, 100, 1000], "the first try grows from one group");
+        assert_eq!(gpu.log.iter().filter(|&&g| g == 1).count(), 1, "the second does not: {:?}", gpu.log);
+        // Its first run is at the settled count, on target, so it and the next are samples.
+        assert!(second.groups == first.groups && second.warmup_runs == 2, "{second:?}");
+
+        // A try that ended off the target (every run takes 40 ms: after four aimed runs twice the
+        // target will do): the next starts from its count aimed at the target.
+        struct Always(Vec<u64>);
+        impl Timer for Always {
+            fn time_ms(&mut self, groups: u64) -> Result<f64> {
+                self.0.push(groups);
+                Ok(40.0)
+            }
+        }
+        let mut slow = Always(vec![]);
+        let mut next = tries(&mut slow, &policy, Some(1000), Sampling::fixed(1), 0.0);
+        let off = next().unwrap();
+        let runs = off.warmup_runs + 1;
+        next().unwrap();
+        drop(next);
+        assert_eq!(slow.0[..runs], [1000, 500, 250, 125, 63, 63]);
+        assert_eq!(slow.0[runs], policy.next(63, 40.0), "{:?}", slow.0);
     }
 
     #[test]

@@ -16,7 +16,7 @@ use super::energy::Meter;
 use super::heater::Heater;
 use super::kept::Kept;
 use super::later::{Beside, Later};
-use super::measure::{measure, Sampling, Timer};
+use super::measure::{measure, tries, Sampling, Timer};
 use super::message::Record;
 use super::pipelines::{self, Pipelines};
 use super::retry::measure_steady;
@@ -411,13 +411,8 @@ impl Steady<'_, '_> {
         let start = Instant::now();
         notes.extend(warmth.before_case(self.clocks)?);
         let rewarm_ms = Phases::since(start);
-        let mut from = self.from;
         let measured = measure_steady(
-            || {
-                let m = measure(timer, policy, from, &settings.sampling(), settings.warmup_cap_ms())?;
-                from = Some(policy.again(m.groups, m.summary.median));
-                Ok(m)
-            },
+            tries(timer, policy, self.from, settings.sampling(), settings.warmup_cap_ms()),
             || warmth.rewarm(self.clocks),
             warmth.reference(),
             self.baseline,
