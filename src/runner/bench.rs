@@ -21,7 +21,7 @@ use crate::registry::{
     CaseSpec, Mode, Placement, Scale, Work, HEADER_BYTES, VERIFY_DISPATCHES, VERIFY_GROUPS,
 };
 use crate::vk::buffer::BufferDesc;
-use crate::vk::commands::{submit, Recorder, Stamp};
+use crate::vk::commands::{submit, Recorded, Recorder, Stamp};
 use crate::vk::pipeline::{Binding, DescriptorSet};
 use crate::vk::{Buffer, Context, Pipeline, TimestampPool};
 
@@ -36,6 +36,9 @@ const POISON: u32 = 0xDEAD_BEEF;
 
 /// A case ready to run. Fields drop in order: the set before the resources it binds.
 pub struct Bench<'ctx, 'p> {
+    /// The train of dispatches last timed, with its count and barrier ([`Bench::time_train`]):
+    /// first, so that it is freed before what it records.
+    train: Option<(u64, bool, Recorded<'ctx>)>,
     ctx: &'ctx Context,
     case: &'p CaseSpec,
     pipeline: &'p Pipeline<'ctx>,
@@ -114,6 +117,7 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
             _ => None,
         };
         Ok(Self {
+            train: None,
             ctx,
             case,
             pipeline,
@@ -472,10 +476,18 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
                 word.copy_from_slice(&count.to_ne_bytes());
                 self.record_timed([1, 1, 1], beside)
             }
-            Scale::Dispatches { barrier, .. } => {
-                self.record_dispatches(groups.clamp(1, MAX_DISPATCHES), barrier, beside)
+            Scale::Dispatches { .. } | Scale::Problem { .. } => {
+                // A problem's train orders each dispatch after the one before.
+                let barrier = match self.case.scale {
+                    Scale::Dispatches { barrier, .. } => barrier,
+                    _ => true,
+                };
+                let count = groups.clamp(1, MAX_DISPATCHES);
+                match beside {
+                    Some(_) => self.record_dispatches(count, barrier, beside),
+                    None => self.time_train(count, barrier),
+                }
             }
-            Scale::Problem { .. } => self.record_dispatches(groups.clamp(1, MAX_DISPATCHES), true, beside),
             Scale::Submissions => self.time_submissions(groups.clamp(1, MAX_SUBMISSIONS)),
         }
     }
@@ -496,29 +508,63 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
     /// wait for earlier commands, so a reset recorded before it in the same submission could run
     /// into the timed interval.
     fn time_between_stamps(&self, body: impl FnOnce(&Recorder<'_>) -> Result<()>) -> Result<f64> {
+        self.submit_resets()?;
+        let mut recorded = Ok(());
+        let wall = submit(self.ctx, |rec| recorded = self.record_stamped(rec, body))?;
+        recorded?;
+        gpu_ms(self.ctx, &self.timestamps, wall, &self.case.name)
+    }
+
+    /// [`Bench::time_between_stamps`] of a train of `count` dispatches ([`Bench::record_train`],
+    /// no witness), recorded once for each count and barrier and submitted again for every
+    /// measurement of that size ([`Recorded`]).
+    fn time_train(&mut self, count: u64, barrier: bool) -> Result<f64> {
+        if !matches!(&self.train, Some((c, b, _)) if (*c, *b) == (count, barrier)) {
+            // The size before is let go of before the next is recorded.
+            self.train = None;
+            let mut recorded = Ok(());
+            let train = Recorded::new(self.ctx, |rec| {
+                recorded = self.record_stamped(rec, |rec| self.record_train(rec, count, barrier, None))
+            })?;
+            recorded?;
+            self.train = Some((count, barrier, train));
+        }
+        self.submit_resets()?;
+        let Some((_, _, train)) = &self.train else { unreachable!("recorded above") };
+        let wall = train.submit()?;
+        gpu_ms(self.ctx, &self.timestamps, wall, &self.case.name)
+    }
+
+    /// The case's resets, in a submission of their own (none where it has none).
+    fn submit_resets(&self) -> Result<()> {
         if !self.resets.is_empty() {
             submit(self.ctx, |rec| self.record_resets(rec))?;
         }
-        let mut recorded = Ok(());
-        let wall = submit(self.ctx, |rec| {
-            rec.reset_timestamps(&self.timestamps);
-            rec.bind(self.pipeline, &self.set, &self.push[0]);
-            // Orders this measurement after the previous submission's writes and transfers (and
-            // indirect dispatches after the upload of their workgroup count).
-            rec.compute_barrier();
-            if self.indirect.is_some() {
-                rec.indirect_barrier();
-            }
-            rec.timestamp(&self.timestamps, Stamp::Start);
-            recorded = body(rec);
-            rec.timestamp(&self.timestamps, Stamp::End);
-            // The chain's clock span (chain_clocks) and the witness's readings are read on the host.
-            if self.case.chain_clock || self.clocks.witness.is_some() {
-                rec.host_barrier();
-            }
-        })?;
-        recorded?;
-        gpu_ms(self.ctx, &self.timestamps, wall, &self.case.name)
+        Ok(())
+    }
+
+    /// Records what `body` records between two timestamps, with the pipeline bound.
+    fn record_stamped(
+        &self,
+        rec: &Recorder<'_>,
+        body: impl FnOnce(&Recorder<'_>) -> Result<()>,
+    ) -> Result<()> {
+        rec.reset_timestamps(&self.timestamps);
+        rec.bind(self.pipeline, &self.set, &self.push[0]);
+        // Orders this measurement after the previous submission's writes and transfers (and
+        // indirect dispatches after the upload of their workgroup count).
+        rec.compute_barrier();
+        if self.indirect.is_some() {
+            rec.indirect_barrier();
+        }
+        rec.timestamp(&self.timestamps, Stamp::Start);
+        let recorded = body(rec);
+        rec.timestamp(&self.timestamps, Stamp::End);
+        // The chain's clock span (chain_clocks) and the witness's readings are read on the host.
+        if self.case.chain_clock || self.clocks.witness.is_some() {
+            rec.host_barrier();
+        }
+        recorded
     }
 }
 
