@@ -519,20 +519,22 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
     /// no witness), recorded once for each count and barrier and submitted again for every
     /// measurement of that size ([`Recorded`]).
     fn time_train(&mut self, count: u64, barrier: bool) -> Result<f64> {
-        if !matches!(&self.train, Some((c, b, _)) if (*c, *b) == (count, barrier)) {
-            // The size before is let go of before the next is recorded.
-            self.train = None;
-            let mut recorded = Ok(());
-            let train = Recorded::new(self.ctx, |rec| {
-                recorded = self.record_stamped(rec, |rec| self.record_train(rec, count, barrier, None))
-            })?;
-            recorded?;
-            self.train = Some((count, barrier, train));
-        }
-        self.submit_resets()?;
-        let Some((_, _, train)) = &self.train else { unreachable!("recorded above") };
-        let wall = train.submit()?;
-        gpu_ms(self.ctx, &self.timestamps, wall, &self.case.name)
+        let train = match self.train.take() {
+            Some(kept) if (kept.0, kept.1) == (count, barrier) => kept,
+            stale => {
+                // The size before is let go of before the next is recorded.
+                drop(stale);
+                let mut recorded = Ok(());
+                let train = Recorded::new(self.ctx, |rec| {
+                    recorded = self.record_stamped(rec, |rec| self.record_train(rec, count, barrier, None))
+                })?;
+                recorded?;
+                (count, barrier, train)
+            }
+        };
+        let wall = self.submit_resets().and_then(|()| train.2.submit());
+        self.train = Some(train);
+        gpu_ms(self.ctx, &self.timestamps, wall?, &self.case.name)
     }
 
     /// The case's resets, in a submission of their own (none where it has none).
