@@ -2,7 +2,6 @@
 
 use super::*;
 use crate::record::measurement::Measurement;
-use crate::record::stats::summarize;
 use crate::registry::Work;
 
 /// The H100 as perftest sees it: 132 SMs, Hopper.
@@ -16,22 +15,8 @@ pub(crate) fn h100() -> Trust {
 
 /// A timed outcome of `work` (amount per measurement) in 10 ms at `clocks` MHz.
 pub(crate) fn timed(work: Vec<(f64, Work)>, clocks: Vec<f64>) -> Outcome {
-    let summary = summarize(&[10.0, 10.0, 10.0]).unwrap();
-    let measurement = Measurement {
-        groups: 1000,
-        samples: vec![10.0; 3],
-        summary,
-        warmup_runs: 4,
-        settled: true,
-        clocks_mhz: clocks,
-        clock: Box::default(),
-        reference_mhz: None,
-        retries: Vec::new(),
-        gave_up: false,
-        fenced: false,
-        phases: Default::default(),
-        shader: Box::default(),
-    };
+    let measurement =
+        Measurement { warmup_runs: 4, clocks_mhz: clocks, ..Measurement::of_samples(1000, &[10.0; 3]) };
     Outcome::Timed { measurement, work, ratio: None, with_time: false, counted: Counted::Workgroups }
 }
 

@@ -70,7 +70,6 @@ fn levels_read_as_one_line_per_variant() {
 }
 use crate::record::measurement::Measurement;
 use crate::record::outcome::Counted;
-use crate::record::stats::summarize;
 
 /// The line of case `name` that ended as `outcome`, on a device with nothing known.
 fn line_of(name: &str, outcome: &Outcome, baseline: Option<&Outcome>) -> String {
@@ -78,22 +77,7 @@ fn line_of(name: &str, outcome: &Outcome, baseline: Option<&Outcome>) -> String 
 }
 
 fn timed(samples: &[f64], settled: bool) -> Outcome {
-    let summary = summarize(samples).unwrap();
-    let measurement = Measurement {
-        groups: 4000,
-        samples: samples.to_vec(),
-        summary,
-        warmup_runs: 6,
-        settled,
-        clocks_mhz: vec![],
-        clock: Box::default(),
-        reference_mhz: None,
-        retries: Vec::new(),
-        gave_up: false,
-        fenced: false,
-        phases: Default::default(),
-        shader: Box::default(),
-    };
+    let measurement = Measurement { warmup_runs: 6, settled, ..Measurement::of_samples(4000, samples) };
     let work = Work::new(16384.0, Unit::Flop);
     Outcome::Timed {
         measurement,
@@ -134,22 +118,7 @@ fn a_case_over_the_submission_cap_says_so() {
 
 #[test]
 fn ratio_lines_have_the_original_shape() {
-    let summary = summarize(&[20.0, 20.0, 20.0]).unwrap();
-    let measurement = Measurement {
-        groups: 100,
-        samples: vec![20.0; 3],
-        summary,
-        warmup_runs: 3,
-        settled: true,
-        clocks_mhz: vec![],
-        clock: Box::default(),
-        reference_mhz: None,
-        retries: Vec::new(),
-        gave_up: false,
-        fenced: false,
-        phases: Default::default(),
-        shader: Box::default(),
-    };
+    let measurement = Measurement::of_samples(100, &[20.0; 3]);
     // 2^32 loads in 20 ms: the time for 2^32 loads is 20 ms.
     let loads = Work::new(256.0, Unit::Load);
     let bytes = Work::new(1024.0, Unit::Byte);
