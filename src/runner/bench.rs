@@ -448,9 +448,13 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
     }
 
     /// One measurement: `count` dispatches between two timestamps ([`Scale::Dispatches`],
-    /// [`Scale::Problem`]), with the witness beside those `beside` names.
-    fn record_dispatches(&self, count: u64, barrier: bool, beside: Option<&Beside<'_, '_>>) -> Result<f64> {
-        self.time_between_stamps(|rec| self.record_train(rec, count, barrier, beside))
+    /// [`Scale::Problem`]): with the witness beside those `beside` names, recorded for this one;
+    /// without, the train kept for its count ([`Bench::time_train`]).
+    fn time_dispatches(&mut self, count: u64, barrier: bool, beside: Option<&Beside<'_, '_>>) -> Result<f64> {
+        match beside {
+            Some(_) => self.time_between_stamps(|rec| self.record_train(rec, count, barrier, beside)),
+            None => self.time_train(count, barrier),
+        }
     }
 
     /// The dispatches one measurement of `groups` makes: [`DISPATCHES`], or the train's length.
@@ -476,18 +480,10 @@ impl<'ctx, 'p> Bench<'ctx, 'p> {
                 word.copy_from_slice(&count.to_ne_bytes());
                 self.record_timed([1, 1, 1], beside)
             }
-            Scale::Dispatches { .. } | Scale::Problem { .. } => {
-                // A problem's train orders each dispatch after the one before.
-                let barrier = match self.case.scale {
-                    Scale::Dispatches { barrier, .. } => barrier,
-                    _ => true,
-                };
-                let count = groups.clamp(1, MAX_DISPATCHES);
-                match beside {
-                    Some(_) => self.record_dispatches(count, barrier, beside),
-                    None => self.time_train(count, barrier),
-                }
+            Scale::Dispatches { barrier, .. } => {
+                self.time_dispatches(groups.clamp(1, MAX_DISPATCHES), barrier, beside)
             }
+            Scale::Problem { .. } => self.time_dispatches(groups.clamp(1, MAX_DISPATCHES), true, beside),
             Scale::Submissions => self.time_submissions(groups.clamp(1, MAX_SUBMISSIONS)),
         }
     }

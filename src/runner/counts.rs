@@ -3,9 +3,9 @@
 //! screen, a study's second run) starts each case there rather than growing it from one
 //! workgroup. Scaling took 6.4-6.7 s of a full H200 run, about 4 ms a case: runs of 1, 10, 100
 //! ... workgroups until one takes a fortieth of the target (a hundredth since
-//! results/half-the-time-15/: 5.2-5.3 s), then one aimed at it (results/half-the-time-14/). A count that no longer takes the target (a slower clock, another
-//! build of the case) is aimed again from its first run as any other, so a stale file costs time,
-//! never a result.
+//! results/half-the-time-15/: 5.2-5.3 s), then one aimed at it (results/half-the-time-14/). A
+//! count that no longer takes the target (a slower clock, another build of the case) is aimed
+//! again from its first run as any other, so a stale file costs time, never a result.
 //!
 //! The file is `$XDG_CACHE_HOME/perftest/counts-DEVICEUUID.json` (else under `~/.cache`), its
 //! entries used only where it names this device's UUID and its driver's, read only up to

@@ -34,17 +34,28 @@ pub fn submit_on(ctx: &Context, family: u32, record: impl FnOnce(&Recorder<'_>))
 /// Records into `submitter`'s command buffer, submits it on its queue with its fence, and waits.
 fn run(ctx: &Context, submitter: &Submitter, record: impl FnOnce(&Recorder<'_>)) -> Result<Duration> {
     let cmd = submitter.command_buffer;
-    let device = &ctx.device;
-    let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
     // SAFETY: the buffer is not pending (every submission is waited for) and its pool allows reset.
-    unsafe { device.reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty()) }
+    unsafe { ctx.device.reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty()) }
         .map_err(vk_err("vkResetCommandBuffer"))?;
-    // SAFETY: as above.
+    record_into(&ctx.device, cmd, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT, record)?;
+    execute(ctx, submitter, cmd)
+}
+
+/// Begins `cmd` (in the initial state: new or reset) with `flags`, records `record` into it and
+/// ends it.
+fn record_into(
+    device: &ash::Device,
+    cmd: vk::CommandBuffer,
+    flags: vk::CommandBufferUsageFlags,
+    record: impl FnOnce(&Recorder<'_>),
+) -> Result<()> {
+    let begin = vk::CommandBufferBeginInfo::default().flags(flags);
+    // SAFETY: the caller hands a buffer in the initial state, not pending.
     unsafe { device.begin_command_buffer(cmd, &begin) }.map_err(vk_err("vkBeginCommandBuffer"))?;
     record(&Recorder { device, cmd });
     // SAFETY: recording state.
     unsafe { device.end_command_buffer(cmd) }.map_err(vk_err("vkEndCommandBuffer"))?;
-    execute(ctx, submitter, cmd)
+    Ok(())
 }
 
 /// Submits `cmd` (recorded, of `submitter`'s family) on `submitter`'s queue with its fence, and
@@ -93,12 +104,8 @@ impl<'ctx> Recorded<'ctx> {
             .map_err(vk_err("vkAllocateCommandBuffers"))?[0];
         // Made before recording, so that a failed step below still frees the buffer.
         let recorded = Recorded { ctx, cmd };
-        // SAFETY: a new buffer, in the initial state.
-        unsafe { ctx.device.begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default()) }
-            .map_err(vk_err("vkBeginCommandBuffer"))?;
-        record(&Recorder { device: &ctx.device, cmd });
-        // SAFETY: recording state.
-        unsafe { ctx.device.end_command_buffer(cmd) }.map_err(vk_err("vkEndCommandBuffer"))?;
+        // A new buffer, in the initial state; submitted again, so not one-time-submit.
+        record_into(&ctx.device, cmd, vk::CommandBufferUsageFlags::empty(), record)?;
         Ok(recorded)
     }
 
