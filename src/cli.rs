@@ -155,12 +155,12 @@ pub struct RunArgs {
           value_parser = parse_target_ms)]
     pub target_ms: f64,
 
-    /// The most timed samples per case after warm-up: a case stops at 3 once its samples agree
-    /// (their mean's standard error under 0.3%), a noisy one takes them all; the report gives
-    /// their median, min and spread; env PERFTEST_SAMPLES.
-    #[arg(hide_short_help = true, long, value_name = "N", default_value_t = 10, allow_negative_numbers = true,
+    /// The most timed samples per case after warm-up [default: 10, 5 on a CPU implementation]: a
+    /// case stops at 3 once its samples agree (their mean's standard error under 0.3%), a noisy one
+    /// takes them all; the report gives their median, min and spread; env PERFTEST_SAMPLES.
+    #[arg(hide_short_help = true, long, value_name = "N", allow_negative_numbers = true,
           value_parser = clap::value_parser!(u32).range(3..=1000))]
-    pub samples: u32,
+    pub samples: Option<u32>,
 
     /// Also measure what each case's work costs in energy, where the GPU's vendor tells it (NVML
     /// on NVIDIA, hwmon on AMD and Intel, RAPL for a CPU driver): after its samples, each case's
@@ -385,7 +385,7 @@ impl RunArgs {
                 self.target_ms = QUICK_TARGET_MS;
             }
             if !given("samples") {
-                self.samples = QUICK_SAMPLES;
+                self.samples = Some(QUICK_SAMPLES);
             }
         }
         self.apply_env(matches, lookup, is_run)?;
@@ -444,9 +444,9 @@ impl RunArgs {
                 }
                 _ => {
                     self.samples =
-                        value.parse::<u32>().ok().filter(|n| (3..=1000).contains(n)).ok_or_else(|| {
-                            env_error(variable, value, "expected a whole number from 3 to 1000")
-                        })?
+                        Some(value.parse::<u32>().ok().filter(|n| (3..=1000).contains(n)).ok_or_else(
+                            || env_error(variable, value, "expected a whole number from 3 to 1000"),
+                        )?)
                 }
             }
         }

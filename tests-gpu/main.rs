@@ -104,7 +104,7 @@ fn check_skips(driver: &str, results: &[(String, Outcome)]) {
 fn every_case_verifies_against_its_cpu_reference() {
     let (_, results) = run_all(RunSettings {
         target_ms: 2.0,
-        samples: 3,
+        samples: Some(3),
         verify: true,
         compile_only: false,
         shader_stats: true,
@@ -270,7 +270,7 @@ fn empty_run() -> perftest::results::Run {
 fn short(target_ms: f64) -> RunSettings {
     RunSettings {
         target_ms,
-        samples: 3,
+        samples: Some(3),
         verify: false,
         compile_only: false,
         shader_stats: false,

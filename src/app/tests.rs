@@ -61,10 +61,10 @@ fn environment_variables_apply_to_runs_only_and_say_their_name() {
         &[("PERFTEST_SAMPLES", "5"), ("PERFTEST_VALIDATION", "1"), ("PERFTEST_FORMAT", "JSON")],
     )
     .unwrap();
-    assert_eq!((run.samples, run.validation, run.format), (5, true, Format::Json));
+    assert_eq!((run.samples, run.validation, run.format), (Some(5), true, Format::Json));
     assert_eq!(
         with_env(&["--samples", "7"], &[("PERFTEST_SAMPLES", "5")]).unwrap().samples,
-        7,
+        Some(7),
         "a flag wins"
     );
     assert_eq!(with_env(&[], &[("PERFTEST_TARGET_MS", "")]).unwrap().target_ms, 20.0, "empty is unset");
@@ -118,18 +118,19 @@ fn row_shorthand_and_name_combine() {
 fn quick_shortens_measurements_unless_told_otherwise() {
     let quick = run(&["--quick"]).unwrap();
     assert!(quick.quick && quick.selection().quick);
-    assert_eq!((quick.target_ms, quick.samples), (QUICK_TARGET_MS, QUICK_SAMPLES));
+    assert_eq!((quick.target_ms, quick.samples), (QUICK_TARGET_MS, Some(QUICK_SAMPLES)));
     let told = run(&["--quick", "--samples", "20"]).unwrap();
-    assert_eq!((told.target_ms, told.samples), (QUICK_TARGET_MS, 20));
+    assert_eq!((told.target_ms, told.samples), (QUICK_TARGET_MS, Some(20)));
     let env = with_env(&["--quick"], &[("PERFTEST_TARGET_MS", "30")]).unwrap();
     assert_eq!(env.target_ms, 30.0, "the environment wins over --quick's default");
 }
 
 #[test]
-fn defaults_are_twenty_ms_and_ten_samples() {
+fn defaults_are_twenty_ms_and_the_devices_samples() {
     let parsed = run(&[]).unwrap();
     assert_eq!(parsed.target_ms, 20.0);
-    assert_eq!(parsed.samples, 10);
+    // Ten on a GPU, five on a CPU implementation (`RunSettings::most_samples`).
+    assert_eq!(parsed.samples, None);
     assert!(parsed.device_name.is_none() && parsed.device_index.is_none());
 }
 
@@ -242,7 +243,7 @@ fn a_models_settings_run_again_as_the_same_options() {
         host: None,
     };
     let cli = parsed(&child_args(&job));
-    assert_eq!((cli.target_ms, cli.samples, cli.quick, cli.all_devices), (10.0, 5, true, true));
+    assert_eq!((cli.target_ms, cli.samples, cli.quick, cli.all_devices), (10.0, Some(5), true, true));
     assert_eq!(cli.family, ["alu", "load"]);
     assert_eq!((cli.filter.as_deref(), cli.skip.as_slice()), (Some("fp32"), ["sin".to_owned()].as_slice()));
     assert_eq!(cli.device_name.as_deref(), Some("NVIDIA H100"));

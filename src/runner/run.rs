@@ -55,8 +55,8 @@ pub static HURRY: AtomicBool = AtomicBool::new(false);
 pub struct RunSettings {
     /// Target milliseconds per measurement.
     pub target_ms: f64,
-    /// Samples after warm-up.
-    pub samples: u32,
+    /// The most samples after warm-up; `None` for the device's default ([`RunSettings::most_samples`]).
+    pub samples: Option<u32>,
     /// Verify instead of timing.
     pub verify: bool,
     /// Build the pipelines and report their statistics, running nothing (`--compile-only`).
@@ -73,12 +73,32 @@ pub struct RunSettings {
     pub energy: Option<Option<f64>>,
 }
 
+/// The most samples a case takes on a GPU unless `--samples` says otherwise.
+pub const MOST_SAMPLES: u32 = 10;
+
+/// The most samples a case takes on a CPU implementation (lavapipe, SwiftShader) unless
+/// `--samples` says otherwise: its samples spread with the host's scheduler and seldom meet the
+/// 0.3% at which a GPU's stop at three, so a third to half of a lavapipe run's cases took all ten;
+/// with five, full runs on two cores took 162 and 181 s against 209 and 267 s
+/// (results/half-the-time-16/).
+pub const CPU_MOST_SAMPLES: u32 = 5;
+
 impl RunSettings {
-    /// How many samples a case takes.
-    pub fn sampling(&self) -> Sampling {
+    /// The most samples a case takes on a device of `kind`: `--samples`, else [`MOST_SAMPLES`],
+    /// [`CPU_MOST_SAMPLES`] on a CPU implementation.
+    pub fn most_samples(&self, kind: ash::vk::PhysicalDeviceType) -> u32 {
+        self.samples.unwrap_or(match kind {
+            ash::vk::PhysicalDeviceType::CPU => CPU_MOST_SAMPLES,
+            _ => MOST_SAMPLES,
+        })
+    }
+
+    /// How many samples a case takes on a device of `kind`.
+    pub fn sampling(&self, kind: ash::vk::PhysicalDeviceType) -> Sampling {
+        let most = self.most_samples(kind) as usize;
         match self.fixed_samples {
-            true => Sampling::fixed(self.samples as usize),
-            false => Sampling::converging(self.samples as usize),
+            true => Sampling::fixed(most),
+            false => Sampling::converging(most),
         }
     }
 
@@ -253,6 +273,7 @@ pub fn execute<'ctx>(
     let kept = Kept::new(ctx, cases, order);
     let shelf = super::copy::Shelf::new(ctx, cases, order);
     let mut counts = Counts::open(&ctx.info.identity);
+    let sampling = settings.sampling(ctx.info.row.kind);
     for (position, &index) in order.iter().enumerate() {
         let case = &cases[index];
         if STOP.load(Ordering::SeqCst) {
@@ -265,6 +286,7 @@ pub fn execute<'ctx>(
             baseline: baselines.contains(case.name.as_str()),
             family: case.family,
             from: counts.start(&case.name, &policy),
+            sampling,
         };
         let start = Instant::now();
         let mut phases = Phases::default();
@@ -393,6 +415,8 @@ struct Steady<'a, 'ctx> {
     /// Where the first try's scaling starts ([`Counts::start`]); a later try starts where the one
     /// before settled.
     from: Option<u64>,
+    /// How many samples each try takes on this device ([`RunSettings::sampling`]).
+    sampling: Sampling,
 }
 
 impl Steady<'_, '_> {
@@ -406,13 +430,13 @@ impl Steady<'_, '_> {
         notes: &mut Vec<String>,
     ) -> Result<Measurement> {
         let Some(warmth) = self.warmth else {
-            return measure(timer, policy, self.from, &settings.sampling(), settings.warmup_cap_ms());
+            return measure(timer, policy, self.from, &self.sampling, settings.warmup_cap_ms());
         };
         let start = Instant::now();
         notes.extend(warmth.before_case(self.clocks)?);
         let rewarm_ms = Phases::since(start);
         let measured = measure_steady(
-            tries(timer, policy, self.from, settings.sampling(), settings.warmup_cap_ms()),
+            tries(timer, policy, self.from, self.sampling, settings.warmup_cap_ms()),
             || warmth.rewarm(self.clocks),
             warmth.reference(),
             self.baseline,
@@ -613,6 +637,30 @@ fn stats_notes(wanted: bool, statistics: Option<&[String]>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cpu_implementation_takes_five_samples_unless_told_and_a_gpu_ten() {
+        use ash::vk::PhysicalDeviceType as Kind;
+        let settings = |samples, fixed_samples| RunSettings {
+            target_ms: 20.0,
+            samples,
+            verify: false,
+            compile_only: false,
+            shader_stats: false,
+            fence_timing: false,
+            fixed_samples,
+            energy: None,
+        };
+        let default = settings(None, false);
+        assert_eq!(default.most_samples(Kind::DISCRETE_GPU), MOST_SAMPLES);
+        assert_eq!(default.most_samples(Kind::INTEGRATED_GPU), MOST_SAMPLES);
+        assert_eq!(default.most_samples(Kind::CPU), CPU_MOST_SAMPLES);
+        assert_eq!(default.sampling(Kind::CPU), Sampling::converging(5));
+        // `--samples` (or PERFTEST_SAMPLES, or --quick's 5) is taken on every device.
+        assert_eq!(settings(Some(10), false).sampling(Kind::CPU), Sampling::converging(10));
+        assert_eq!(settings(Some(4), false).sampling(Kind::DISCRETE_GPU), Sampling::converging(4));
+        assert_eq!(settings(None, true).sampling(Kind::CPU), Sampling::fixed(5));
+    }
 
     #[test]
     fn an_error_in_a_case_fails_or_skips_that_case_as_its_kind_says() {

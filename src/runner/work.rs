@@ -97,7 +97,7 @@ pub fn work(request: &Request, job: &Job, emit: &mut dyn FnMut(Message) -> Resul
     };
     let mut facts = Facts::of(&ctx.info, pipelines, timer);
     facts.dispatches = DISPATCHES;
-    let sampling = settings.sampling();
+    let sampling = settings.sampling(ctx.info.row.kind);
     facts.converging = (sampling.least < sampling.most)
         .then_some(Converging { least: sampling.least, spread: sampling.spread });
     match steps {

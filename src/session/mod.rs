@@ -320,7 +320,7 @@ fn benchmark_row(
         date,
         settings: model::Settings {
             target_ms: settings.target_ms,
-            samples: settings.samples,
+            samples: settings.most_samples(info.row.kind),
             verify: settings.verify,
             compile_only: settings.compile_only,
             families: request.selection.families.clone(),
