@@ -53,7 +53,7 @@ fn cli_compile_only_builds_every_pipeline_and_runs_nothing() {
 #[test]
 fn cli_a_closed_stdout_is_an_error_not_a_panic() {
     use std::io::Read;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_perftest"))
+    let mut child = super::common::command()
         .args(["--verify", "--filter", "fp32"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -221,7 +221,7 @@ fn cli_ctrl_c_stops_after_the_current_case_and_writes_what_finished() {
     use std::io::BufRead;
     // Text on a pipe: wait for the first finished case (pipelines are built first, and how long
     // that takes depends on the machine's load), then interrupt.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_perftest"))
+    let mut child = super::common::command()
         .args(QUICK)
         .args(["--target-ms", "5", "--samples", "3"])
         .stdout(std::process::Stdio::piped())
@@ -237,8 +237,7 @@ fn cli_ctrl_c_stops_after_the_current_case_and_writes_what_finished() {
         }
     }
     assert_eq!(finished, 1, "a case finished before stdout ended");
-    let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
-    assert!(killed.success());
+    super::common::signal(child.id(), rustix::process::Signal::INT);
     finished += lines.map_while(Result::ok).filter(|l| l.contains("loads/s") || l.contains("FLOPS")).count();
     let out = child.wait_with_output().unwrap();
     let stderr = text(&out.stderr);
@@ -258,7 +257,7 @@ fn cli_two_ctrl_cs_before_the_first_case_end_130_with_a_document() {
     let dir = temp_dir("two-signals");
     let file = dir.join("run.json");
     // An empty cache folder: the shaders are compiled, not read back from an earlier run's SPIR-V.
-    let child = Command::new(env!("CARGO_BIN_EXE_perftest"))
+    let child = super::common::command()
         .args(QUICK)
         .arg("--json")
         .arg(&file)
@@ -267,14 +266,13 @@ fn cli_two_ctrl_cs_before_the_first_case_end_130_with_a_document() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("the perftest binary runs");
-    // The second 50 ms after the first: a run stopped before its first case ends about 0.1 s after
-    // the first signal on lavapipe (its pipelines are built in the worker, which stops), so a
-    // second 200 ms later came as the process exited and was never handled.
-    for pause in [0.3, 0.05] {
-        std::thread::sleep(std::time::Duration::from_secs_f64(pause));
-        let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
-        assert!(killed.success());
-    }
+    // 0.3 s in, the pipelines building; the second signal at once after the first. A run stopped
+    // before its first case ends about 0.1 s after the first signal on lavapipe, so a second sent
+    // 50-200 ms later could come as the process exited and never be handled. The second is a
+    // SIGTERM: two signals of one kind sent together may reach the process as one.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    super::common::signal(child.id(), rustix::process::Signal::INT);
+    super::common::signal(child.id(), rustix::process::Signal::TERM);
     let out = child.wait_with_output().unwrap();
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{stderr}");
@@ -290,12 +288,12 @@ fn cli_two_ctrl_cs_before_the_first_case_end_130_with_a_document() {
 fn cli_all_devices_writes_each_device_into_a_folder() {
     let dir = temp_dir("all-devices-folder");
     let folder = format!("{}/", dir.display());
-    let out =
-        perftest(&["--all-devices", "--filter", "ALU fp32 FMA", "--target-ms", "2", "--json", &folder], &[]);
+    // The host's name given: any host's own may be no DNS label (and is then left out).
+    let args = ["--all-devices", "--filter", "ALU fp32 FMA", "--target-ms", "2", "--json", &folder];
+    let out = perftest(&args, &[("PERFTEST_HOST_NAME", "citest")]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let host = rustix::system::uname().nodename().to_string_lossy().into_owned();
     assert!(
-        dir.join(format!("{host}-gpu1.json")).is_file(),
+        dir.join("citest-gpu1.json").is_file(),
         "{:?}",
         std::fs::read_dir(&dir).unwrap().collect::<Vec<_>>()
     );
@@ -307,7 +305,7 @@ fn cli_sigterm_during_the_baseline_pass_keeps_the_measured_baselines() {
     // The branch baselines (one per N) are timed first; a stop during that pass used to drop them.
     let dir = temp_dir("sigterm");
     let file = dir.join("run.json");
-    let child = Command::new(env!("CARGO_BIN_EXE_perftest"))
+    let child = super::common::command()
         .args(["--family", "branch", "--axis", "branch.n=0:1024:8", "--target-ms", "5", "--samples", "3"])
         .args(["--format", "json", "--output"])
         .arg(&file)
@@ -315,8 +313,7 @@ fn cli_sigterm_during_the_baseline_pass_keeps_the_measured_baselines() {
         .spawn()
         .expect("the perftest binary runs");
     std::thread::sleep(std::time::Duration::from_secs(8));
-    let killed = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
-    assert!(killed.success());
+    super::common::signal(child.id(), rustix::process::Signal::TERM);
     let out = child.wait_with_output().unwrap();
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "SIGTERM is a stop, like Ctrl-C: {stderr}");
@@ -332,7 +329,7 @@ fn cli_sigterm_during_the_baseline_pass_keeps_the_measured_baselines() {
 fn cli_ctrl_c_writes_an_interrupted_document() {
     let dir = temp_dir("interrupt");
     let file = dir.join("run.json");
-    let child = Command::new(env!("CARGO_BIN_EXE_perftest"))
+    let child = super::common::command()
         .args(QUICK)
         .args(["--target-ms", "5", "--samples", "3", "--format", "json", "--output"])
         .arg(&file)
@@ -340,8 +337,7 @@ fn cli_ctrl_c_writes_an_interrupted_document() {
         .spawn()
         .expect("the perftest binary runs");
     std::thread::sleep(std::time::Duration::from_secs(4));
-    let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
-    assert!(killed.success());
+    super::common::signal(child.id(), rustix::process::Signal::INT);
     let out = child.wait_with_output().unwrap();
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{stderr}");
@@ -493,10 +489,10 @@ fn cli_a_portability_driver_is_listed_and_runs() {
 #[test]
 fn cli_a_device_name_after_a_double_dash_reaches_the_worker() {
     // `perftest [OPTIONS] -- DEVICE` once failed every case: the worker's own flag came after the `--`.
-    let devices = Command::new(env!("CARGO_BIN_EXE_perftest")).arg("--devices").output().unwrap();
+    let devices = super::common::command().arg("--devices").output().unwrap();
     let rows = text(&devices.stdout);
     let name = rows.lines().next().and_then(|row| row.split_whitespace().nth(1)).expect("a device row");
-    let out = Command::new(env!("CARGO_BIN_EXE_perftest"))
+    let out = super::common::command()
         .args(["--filter", "ALU fp32 FMA", "--target-ms", "2", "--samples", "3", "--", name])
         .output()
         .unwrap();

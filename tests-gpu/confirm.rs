@@ -3,6 +3,10 @@
 
 use super::common::{perftest, temp_dir, text};
 
+/// This host's name, given to the runs and to the fleet that finds their suspect here: the
+/// machine's own may be no DNS label (and is then left out of a run).
+const HOST: [(&str, &str); 1] = [("PERFTEST_HOST_NAME", "citest")];
+
 #[test]
 fn cli_fleet_confirm_measures_a_suspect_again_on_this_host() {
     // A run of this device, then a fleet of it: the device itself (its UUID, this host) with its
@@ -10,7 +14,7 @@ fn cli_fleet_confirm_measures_a_suspect_again_on_this_host() {
     // alone, against the fleet's medians (no peer of its model on this host), it is slow: exit 16.
     let dir = temp_dir("confirm");
     let base = dir.join("base.json");
-    let out = perftest(&["--family", "alu", "--quick", "--json", base.to_str().unwrap()], &[]);
+    let out = perftest(&["--family", "alu", "--quick", "--json", base.to_str().unwrap()], &HOST);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&base).unwrap()).unwrap();
     std::fs::remove_file(&base).unwrap();
@@ -30,7 +34,7 @@ fn cli_fleet_confirm_measures_a_suspect_again_on_this_host() {
         }
         std::fs::write(dir.join(format!("gpu{n}.json")), copy.to_string()).unwrap();
     }
-    let out = perftest(&["fleet", dir.to_str().unwrap(), "--confirm"], &[]);
+    let out = perftest(&["fleet", dir.to_str().unwrap(), "--confirm"], &HOST);
     // Words as a reader sees them, wherever the verdict's lines wrap.
     let stdout = text(&out.stdout).split_whitespace().collect::<Vec<_>>().join(" ");
     let stderr = text(&out.stderr);
@@ -55,7 +59,7 @@ fn cli_fleet_confirm_never_reads_a_device_in_a_run_as_an_option() {
     let base = dir.join("base.json");
     let cases = ["--case", "ALU fp32 FMA", "--case", "ALU int32 multiply-add"];
     let settings = ["--target-ms", "1", "--samples", "3", "--json", base.to_str().unwrap()];
-    let out = perftest(&[&cases[..], &settings].concat(), &[]);
+    let out = perftest(&[&cases[..], &settings].concat(), &HOST);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&base).unwrap()).unwrap();
     std::fs::remove_file(&base).unwrap();
@@ -73,7 +77,7 @@ fn cli_fleet_confirm_never_reads_a_device_in_a_run_as_an_option() {
         }
         std::fs::write(dir.join(format!("gpu{n}.json")), copy.to_string()).unwrap();
     }
-    let out = perftest(&["fleet", dir.to_str().unwrap(), "--confirm"], &[]);
+    let out = perftest(&["fleet", dir.to_str().unwrap(), "--confirm"], &HOST);
     assert_eq!(out.status.code(), Some(10), "{}{}", text(&out.stdout), text(&out.stderr));
     assert!(!planted.exists(), "nothing written at the planted path");
     std::fs::remove_dir_all(dir).unwrap();

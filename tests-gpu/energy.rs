@@ -20,8 +20,19 @@ fn rapl_at(root: &std::path::Path, watts: f64, stop: &std::sync::atomic::AtomicB
 fn cli_energy_on_lavapipe_is_unknown_with_a_reason_or_measured_from_a_rapl_counter() {
     let dir = temp_dir("energy-rapl");
     let run = dir.join("run.json");
-    let args =
-        ["--energy", "--energy-window", "0.5", "--case", "ALU fp32 FMA", "--json", run.to_str().unwrap()];
+    // 5 ms measurements: a hundred in the half-second window, ten times the fewest it needs
+    // however slow a busy machine makes them.
+    let args = [
+        "--energy",
+        "--energy-window",
+        "0.5",
+        "--target-ms",
+        "5",
+        "--case",
+        "ALU fp32 FMA",
+        "--json",
+        run.to_str().unwrap(),
+    ];
     // No RAPL counter under an empty /sys: the header says why, and the case still runs.
     let empty = dir.join("empty-sys");
     std::fs::create_dir_all(&empty).unwrap();

@@ -3,7 +3,7 @@
 //! watchdog and real stop signals, through the binary's worker processes.
 
 use std::io::BufRead;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use perftest::results::model::{Run, Status};
 
@@ -51,7 +51,7 @@ fn cli_a_worker_that_dies_by_a_signal_costs_its_case_and_a_fresh_worker_goes_on(
         "--axis",
         "latency.bytes=16K,32K,64K",
     ];
-    let mut child = Command::new(env!("CARGO_BIN_EXE_perftest"))
+    let mut child = super::common::command()
         .args(args)
         .args(["--json", &file_arg])
         .stdout(Stdio::piped())
@@ -71,8 +71,7 @@ fn cli_a_worker_that_dies_by_a_signal_costs_its_case_and_a_fresh_worker_goes_on(
     std::thread::sleep(std::time::Duration::from_millis(200));
     let workers = children(child.id());
     assert_eq!(workers.len(), 1, "one worker runs the cases: {workers:?}");
-    let killed = Command::new("kill").args(["-ABRT", &workers[0].to_string()]).status().unwrap();
-    assert!(killed.success());
+    super::common::signal(workers[0], rustix::process::Signal::ABORT);
     stdout.extend(lines.map_while(Result::ok));
     let out = child.wait_with_output().unwrap();
     let stderr = text(&out.stderr);
@@ -102,8 +101,12 @@ fn cli_a_worker_that_dies_by_a_signal_costs_its_case_and_a_fresh_worker_goes_on(
 
 #[test]
 fn cli_a_worker_that_dies_building_the_pipelines_is_followed_by_one_building_each_as_it_runs() {
-    let child = Command::new(env!("CARGO_BIN_EXE_perftest"))
+    // An empty cache folder: the worker compiles its shaders rather than reading an earlier run's
+    // SPIR-V back, so it is still building when the signal comes, whatever ran before.
+    let dir = temp_dir("dies-building");
+    let child = super::common::command()
         .args(["--verify", "--verbose", "--family", "dispatch"])
+        .env("XDG_CACHE_HOME", &dir)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -118,8 +121,7 @@ fn cli_a_worker_that_dies_building_the_pipelines_is_followed_by_one_building_eac
         assert!(started.elapsed().as_secs() < 30, "no worker started");
         std::thread::sleep(std::time::Duration::from_millis(1));
     };
-    let killed = Command::new("kill").args(["-ABRT", &worker.to_string()]).status().unwrap();
-    assert!(killed.success());
+    super::common::signal(worker, rustix::process::Signal::ABORT);
     let out = child.wait_with_output().unwrap();
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(0), "{stderr}");
@@ -132,6 +134,7 @@ fn cli_a_worker_that_dies_building_the_pipelines_is_followed_by_one_building_eac
     );
     assert!(stdout.contains("\npipelines:  each case's built just before it runs"), "{stdout}");
     assert_eq!(stdout.matches(": verified (4 results match the CPU reference)").count(), 5, "{stdout}");
+    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -160,7 +163,7 @@ fn cli_a_case_past_the_watchdog_is_recorded_hung_and_the_next_one_runs() {
 
 #[test]
 fn cli_a_second_signal_stops_the_case_in_progress_and_keeps_what_finished() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_perftest"))
+    let mut child = super::common::command()
         .args(["--filter", "ALU fp32 FMA", "--samples", "100", "--fixed-samples"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -171,8 +174,7 @@ fn cli_a_second_signal_stops_the_case_in_progress_and_keeps_what_finished() {
     assert!(first.is_some_and(|l| l.contains("GFLOPS")), "the first case finished");
     // The second case takes 2 s: both signals come while it runs.
     for _ in 0..2 {
-        let killed = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
-        assert!(killed.success());
+        super::common::signal(child.id(), rustix::process::Signal::TERM);
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
     let rest: Vec<String> = lines.map_while(Result::ok).collect();

@@ -162,7 +162,10 @@ fn cli_a_timed_run_warms_the_device_up_first_and_says_how() {
         // Lavapipe: no clock to watch, so a fixed time of load and no readings.
         Some(clock) if clock.starts_with("unknown") => {
             assert!(!warm.watched, "{warm:?}");
-            assert!(warm.load_ms >= plan.blind_ms && warm.load_ms < 2.0 * plan.blind_ms, "{warm:?}");
+            // The load stops at its first submission past the plan's time (a busy machine may
+            // stretch that one): never before it, nor by half a GPU's plan (lavapipe's is a tenth).
+            let slack = perftest::runner::warmup::PLAN.blind_ms / 2.0;
+            assert!(warm.load_ms >= plan.blind_ms && warm.load_ms < plan.blind_ms + slack, "{warm:?}");
             assert!(warm.readings.is_empty() && warm.settled_mhz.is_none() && warm.reference_mhz.is_none());
             assert!(warm
                 .text()
@@ -194,17 +197,19 @@ fn cli_all_devices_writes_one_document_per_device_and_who_ran_where() {
     let path = dir.join("gpus.json");
     let args =
         ["--all-devices", "--filter", "ALU int32", "--target-ms", "1", "--samples", "3", "--format", "json"];
-    let out = perftest(&[&args[..], &["--output", path.to_str().unwrap()]].concat(), &[]);
+    // The host's name given: any host's own may be no DNS label (and is then left out).
+    let host = [("PERFTEST_HOST_NAME", "citest")];
+    let out = perftest(&[&args[..], &["--output", path.to_str().unwrap()]].concat(), &host);
     assert_eq!(out.status.code(), Some(0), "{}", utf8(&out.stderr));
     let first = perftest::results::load(&dir.join("gpus-gpu1.json")).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(first.cases.len(), 1);
     assert!(!path.exists(), "devices get their own files, never the bare name");
     // Who ran where: the host and the device's UUIDs (lavapipe has no PCI address).
-    assert!(first.host.as_deref().is_some_and(|h| !h.is_empty()), "{:?}", first.host);
+    assert_eq!(first.host.as_deref(), Some("citest"));
     assert!(first.device.uuid.as_deref().is_some_and(|u| u.len() == 36), "{:?}", first.device.uuid);
     assert!(first.together.is_empty(), "lavapipe alone ran alone");
     // --no-host-name leaves the host out.
-    let out = perftest(&[&args[..], &["--output", path.to_str().unwrap(), "--no-host-name"]].concat(), &[]);
+    let out = perftest(&[&args[..], &["--output", path.to_str().unwrap(), "--no-host-name"]].concat(), &host);
     assert_eq!(out.status.code(), Some(0), "{}", utf8(&out.stderr));
     let anonymous = perftest::results::load(&dir.join("gpus-gpu1.json")).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(anonymous.host, None);

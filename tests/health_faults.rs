@@ -177,7 +177,7 @@ fn history_skips_odd_entries_and_refuses_a_date_it_cannot_read() {
     assert!(made.success());
     std::os::unix::fs::symlink(dir.join("gone.json"), odd.join("dangling.json")).unwrap();
     std::os::unix::fs::symlink(&runs, odd.join("folder.json")).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_perftest"))
+    let mut child = common::command()
         .args(["history", arg(&runs)])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -297,12 +297,8 @@ fn a_reader_that_stops_early_is_a_quiet_end() {
     fleet_of_h200s(&dir, 0.0);
     let run = dir.join("node07-gpu1.json");
     for args in [&["--list"][..], &["show", arg(&run)], &["fleet", arg(&dir)], &["--describe"]] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_perftest"))
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child =
+            common::command().args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
         // As `| head -0`: the reader gone before the first line (`| head -1` once a pipe's buffer is full).
         drop(child.stdout.take());
         let out = child.wait_with_output().unwrap();

@@ -13,12 +13,7 @@ use common::{arg, edited, perftest, plain, results, temp_dir, text, NO_LOADER};
 
 /// Runs perftest with `args`, killing it after `limit`: whether it finished, and its exit code.
 fn within(args: &[&str], limit: Duration) -> (bool, Option<i32>) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_perftest"))
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = common::command().args(args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
     let started = Instant::now();
     while started.elapsed() < limit {
         if let Some(status) = child.try_wait().unwrap() {

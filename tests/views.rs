@@ -7,7 +7,6 @@
 mod common;
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use common::{first_difference, temp_dir, text};
 
@@ -69,11 +68,7 @@ fn root() -> PathBuf {
 
 /// perftest with `args` from the repository root: exit code, stdout, stderr.
 fn perftest(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_perftest"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("the perftest binary runs");
+    let out = common::command().args(args).current_dir(root()).output().expect("the perftest binary runs");
     (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
 }
 

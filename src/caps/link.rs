@@ -158,6 +158,8 @@ mod tests {
     #[test]
     fn a_link_is_what_both_ends_can_carry_or_the_reason_is_given() {
         let root = std::env::temp_dir().join(format!("perftest-link-{}", std::process::id()));
+        // An earlier process of the same number may have left its links.
+        let _ = std::fs::remove_dir_all(&root);
         let write = |folder: &Path, which: &str, speed: &str, width: &str| {
             std::fs::create_dir_all(folder).unwrap();
             std::fs::write(folder.join(format!("{which}_link_speed")), speed).unwrap();

@@ -7,9 +7,28 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-/// Runs the perftest binary with `args` and the environment variables `env`.
-pub fn perftest(args: &[&str], env: &[(&str, &str)]) -> Output {
+/// The caller's environment variables that would change what the perftest binary does or prints
+/// beside those starting `PERFTEST_` (its options' variables, its test hooks): a node's name,
+/// help's width, colour.
+const UNSET: [&str; 6] = ["SLURMD_NODENAME", "COLUMNS", "LINES", "CLICOLOR", "CLICOLOR_FORCE", "NO_COLOR"];
+
+/// The perftest binary as a command in the caller's environment (the Vulkan driver it names)
+/// less what would change its behaviour or its text ([`UNSET`], `PERFTEST_*`): a test gives what
+/// it means to.
+pub fn command() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_perftest"));
+    for (key, _) in std::env::vars_os() {
+        let name = key.to_string_lossy();
+        if name.starts_with("PERFTEST_") || UNSET.contains(&name.as_ref()) {
+            command.env_remove(&key);
+        }
+    }
+    command
+}
+
+/// Runs the perftest binary ([`command`]) with `args` and the environment variables `env`.
+pub fn perftest(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = command();
     command.args(args);
     for (key, value) in env {
         command.env(key, value);
@@ -17,14 +36,22 @@ pub fn perftest(args: &[&str], env: &[(&str, &str)]) -> Output {
     command.output().expect("the perftest binary runs")
 }
 
+/// Sends `signal` to process `pid` at once (a `kill` process would take milliseconds to start).
+pub fn signal(pid: u32, signal: rustix::process::Signal) {
+    let pid = rustix::process::Pid::from_raw(pid as i32).expect("a process id is positive");
+    rustix::process::kill_process(pid, signal).expect("the process is there to signal");
+}
+
 /// Output bytes as text.
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// A fresh folder in the temporary directory, named for the test and this process.
+/// A fresh folder in the temporary directory, named for the test and this process (an earlier
+/// process of the same number may have left one: it is emptied).
 pub fn temp_dir(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("perftest-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
