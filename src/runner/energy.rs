@@ -106,64 +106,95 @@ impl<G: Gauge> Meter<G> {
             (ends, Ok(ran))
         });
         let ran = ran?;
-        Ok(ends.and_then(|ends| {
-            // Each measurement that ended in the window, with the part of its GPU time inside it
-            // (the first began before the window opened).
-            let within: Vec<f64> = ran
-                .iter()
-                .filter(|(at, _)| *at > ends.first.0 && *at <= ends.last.0)
-                .map(|(at, s)| s.min((*at - ends.first.0).as_secs_f64()))
-                .collect();
-            let seconds = (ends.last.0 - ends.first.0).as_secs_f64();
-            if within.len() < MIN_MEASUREMENTS {
-                return Err(format!(
-                    "the {seconds:.2} s window held {}, fewer than {MIN_MEASUREMENTS}: give \
-                     --energy-window at least {MIN_MEASUREMENTS} measurements' time",
-                    crate::format::count(within.len(), "measurement")
-                ));
-            }
-            Ok(Held {
-                seconds,
-                joules: ends.last.1 - ends.first.1,
-                measurements: within.len() as u64,
-                gpu_s: within.iter().sum(),
-            })
-        }))
+        Ok(ends.and_then(|ends| tally(&ran, ends)))
     }
 }
 
+/// What the window between `ends` held of the measurements `ran` (each as the instant it ended
+/// and its GPU seconds): those that ended in it, with the part of each one's GPU time inside it
+/// (the first began before the window opened); too few to know its ends is an error.
+fn tally(ran: &[(Instant, f64)], ends: Ends) -> std::result::Result<Held, String> {
+    let within: Vec<f64> = ran
+        .iter()
+        .filter(|(at, _)| *at > ends.first.0 && *at <= ends.last.0)
+        .map(|(at, s)| s.min((*at - ends.first.0).as_secs_f64()))
+        .collect();
+    let seconds = (ends.last.0 - ends.first.0).as_secs_f64();
+    if within.len() < MIN_MEASUREMENTS {
+        return Err(format!(
+            "the {seconds:.2} s window held {}, fewer than {MIN_MEASUREMENTS}: give --energy-window at least \
+             {MIN_MEASUREMENTS} measurements' time",
+            crate::format::count(within.len(), "measurement")
+        ));
+    }
+    Ok(Held {
+        seconds,
+        joules: ends.last.1 - ends.first.1,
+        measurements: within.len() as u64,
+        gpu_s: within.iter().sum(),
+    })
+}
+
 /// Reads `gauge` until a window from its first update at least [`SETTLE`] after `start` to the
-/// first update `span` after that one; gives up on a sensor that stops updating, or when `stop`
-/// is set (the work failed).
+/// first update `span` after that one ([`Watch`]); gives up on a sensor that stops updating, or
+/// when `stop` is set (the work failed).
 fn window(
     gauge: &mut dyn Gauge,
     span: Duration,
     start: Instant,
     stop: &AtomicBool,
 ) -> std::result::Result<Ends, String> {
-    let give_up = SETTLE + span * 3 + Duration::from_secs(2);
-    let mut energy = Energy::default();
-    let mut last = energy.take(gauge.read()?, Instant::now());
-    let mut first: Option<(Instant, f64)> = None;
+    let mut watch = Watch::new(start, span, gauge.read()?, Instant::now());
     loop {
         std::thread::sleep(POLL);
         let now = Instant::now();
-        let joules = energy.take(gauge.read()?, now);
-        let updated = joules != last;
-        last = joules;
-        if updated {
-            match first {
-                None if now - start >= SETTLE => first = Some((now, joules)),
-                Some(f) if now - f.0 >= span => return Ok(Ends { first: f, last: (now, joules) }),
-                _ => {}
-            }
-        }
-        if now - start > give_up {
-            return Err(format!("the energy sensor did not update within {:.1} s", give_up.as_secs_f64()));
+        if let Some(ends) = watch.take(gauge.read()?, now) {
+            return ends;
         }
         if stop.load(Ordering::SeqCst) {
             return Err("stopped: the work failed".into());
         }
+    }
+}
+
+/// A window being found in a sensor's readings, each taken with the instant it was read: it
+/// opens at the first update of the counter [`SETTLE`] after the start and closes at the first
+/// update its span after that.
+struct Watch {
+    start: Instant,
+    span: Duration,
+    energy: Energy,
+    /// The joules of the reading before.
+    last: f64,
+    first: Option<(Instant, f64)>,
+}
+
+impl Watch {
+    /// A window of `span` from `start`, the sensor first read at `at`.
+    fn new(start: Instant, span: Duration, reading: Reading, at: Instant) -> Self {
+        let mut energy = Energy::default();
+        let last = energy.take(reading, at);
+        Watch { start, span, energy, last, first: None }
+    }
+
+    /// Takes `reading`, read at `at`: the window's ends once it closes, an error once the sensor
+    /// has not closed it long past its time (it stopped updating), else nothing yet.
+    fn take(&mut self, reading: Reading, at: Instant) -> Option<std::result::Result<Ends, String>> {
+        let joules = self.energy.take(reading, at);
+        let updated = joules != self.last;
+        self.last = joules;
+        if updated {
+            match self.first {
+                None if at - self.start >= SETTLE => self.first = Some((at, joules)),
+                Some(first) if at - first.0 >= self.span => {
+                    return Some(Ok(Ends { first, last: (at, joules) }));
+                }
+                _ => {}
+            }
+        }
+        let give_up = SETTLE + self.span * 3 + Duration::from_secs(2);
+        (at - self.start > give_up)
+            .then(|| Err(format!("the energy sensor did not update within {:.1} s", give_up.as_secs_f64())))
     }
 }
 
@@ -192,115 +223,4 @@ impl Energy {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::sync::{Arc, Mutex};
-
-    /// A board at `watts` whose counter (mJ) updates every `update`, read against the real clock;
-    /// each reading takes `read` (an NVML reading on the H100 takes milliseconds).
-    struct Board {
-        watts: Arc<Mutex<f64>>,
-        update: Duration,
-        start: Instant,
-        read: Duration,
-    }
-
-    impl Gauge for Board {
-        fn read(&mut self) -> std::result::Result<Reading, String> {
-            std::thread::sleep(self.read);
-            let updates = (self.start.elapsed().as_secs_f64() / self.update.as_secs_f64()).floor();
-            let joules = updates * self.update.as_secs_f64() * *self.watts.lock().unwrap();
-            Ok(Reading::Joules((joules * 1e3).floor() * 1e-3))
-        }
-    }
-
-    struct Work {
-        ms: f64,
-    }
-
-    impl Timer for Work {
-        /// What the measurement took, as a GPU's timestamps would say: the sleep as it ran (a
-        /// busy machine oversleeps).
-        fn time_ms(&mut self, _: u64) -> Result<f64> {
-            let start = Instant::now();
-            std::thread::sleep(Duration::from_secs_f64(self.ms * 1e-3));
-            Ok(start.elapsed().as_secs_f64() * 1e3)
-        }
-    }
-
-    #[test]
-    fn a_window_between_counter_updates_gives_the_boards_watts_and_its_measurements() {
-        // A 300 W board whose counter updates every 20 ms and takes 1 ms to read, held 0.4 s
-        // with 2 ms measurements.
-        let watts = Arc::new(Mutex::new(300.0));
-        let board = Board {
-            watts: watts.clone(),
-            update: Duration::from_millis(20),
-            start: Instant::now(),
-            read: Duration::from_millis(1),
-        };
-        let mut meter = Meter::new(board, Duration::from_millis(400));
-        let held = meter.hold(&mut Work { ms: 2.0 }, 1).unwrap().unwrap();
-        assert!(held.seconds >= 0.4 && held.seconds < 0.5, "{held:?}");
-        // Both ends are updates, each known to within one measurement (2 ms, plus the sleep's slack).
-        let error = (held.watts() / 300.0 - 1.0).abs();
-        assert!(error < 0.05, "{} W over {} s", held.watts(), held.seconds);
-        // Each measurement at least its 2 ms, the first's GPU time only as far as it ran inside
-        // the window.
-        assert!(held.seconds / held.measurements as f64 >= 0.0019, "{held:?}");
-        assert!(held.gpu_s <= held.seconds + 1e-9, "{held:?}");
-        // The sensor is read beside the work, not between its measurements: a slow reading
-        // leaves no gap (read between them, a 5 ms NVML reading left the H100 idle 20% of the
-        // time; here each 1 ms reading would leave the work busy at most 2 ms of every 3).
-        assert!(held.busy() > 0.75 && held.busy() <= 1.0, "{held:?}");
-        *watts.lock().unwrap() = 120.0;
-        let idle = meter.idle_watts().unwrap();
-        assert!((idle / 120.0 - 1.0).abs() < 0.05, "{idle} W idle");
-    }
-
-    #[test]
-    fn a_power_reading_is_held_over_the_time_since_the_last() {
-        struct Power;
-        impl Gauge for Power {
-            fn read(&mut self) -> std::result::Result<Reading, String> {
-                Ok(Reading::Watts(250.0))
-            }
-        }
-        let mut meter = Meter::new(Power, Duration::from_millis(100));
-        let held = meter.hold(&mut Work { ms: 5.0 }, 1).unwrap().unwrap();
-        assert!((held.watts() - 250.0).abs() < 1e-6, "{held:?}");
-        // 40 ms measurements in a 0.1 s window: too few to know its ends.
-        let why = meter.hold(&mut Work { ms: 40.0 }, 1).unwrap().unwrap_err();
-        assert!(why.contains("fewer than 10: give --energy-window at least"), "{why}");
-    }
-
-    #[test]
-    fn a_sensor_that_never_updates_is_an_error_not_a_hang() {
-        struct Stuck;
-        impl Gauge for Stuck {
-            fn read(&mut self) -> std::result::Result<Reading, String> {
-                Ok(Reading::Joules(0.0))
-            }
-        }
-        let mut meter = Meter::new(Stuck, Duration::from_millis(10));
-        let why = meter.hold(&mut Work { ms: 5.0 }, 1).unwrap().unwrap_err();
-        assert!(why.contains("did not update within 2.3 s"), "{why}");
-        // A failing measurement stops the sensor's thread and is the case's error.
-        struct Lost;
-        impl Timer for Lost {
-            fn time_ms(&mut self, _: u64) -> Result<f64> {
-                Err(crate::Error::DeviceLost { case: "ALU fp32 FMA".into() })
-            }
-        }
-        let lost = meter.hold(&mut Lost, 1).unwrap_err();
-        assert!(lost.to_string().contains("VK_ERROR_DEVICE_LOST"), "{lost}");
-        struct Broken;
-        impl Gauge for Broken {
-            fn read(&mut self) -> std::result::Result<Reading, String> {
-                Err("NVML gives no energy counter".into())
-            }
-        }
-        let why = Meter::new(Broken, Duration::from_millis(10)).idle_watts().unwrap_err();
-        assert!(why.contains("NVML gives no energy counter"), "{why}");
-    }
-}
+mod tests;
