@@ -1,4 +1,5 @@
-//! One case's measurement: scale the dispatch to the target, warm up until rates agree, take samples.
+//! One case's measurement: scale the dispatch to the target, warm up (until rates agree, on a
+//! GPU), take samples.
 //!
 //! Why it is built so: docs/design/timing.md.
 
@@ -115,22 +116,42 @@ fn agrees(rate: f64, before: f64) -> bool {
     (rate / before - 1.0).abs() <= SETTLED
 }
 
+/// What the warm-up waits for before the runs after scaling become samples.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Settling {
+    /// A GPU's clocks ramp under load and fall in idle gaps: runs aimed at the target until a
+    /// rate agrees within [`SETTLED`] with one before it.
+    Agreeing {
+        /// The GPU time the warm-up may spend before it gives up (the case is then unsettled).
+        cap_ms: f64,
+    },
+    /// A CPU implementation (lavapipe, SwiftShader) has no clock that idles between cases, and
+    /// its runs spread with the host's scheduler: the second run on the target (or at a limit it
+    /// cannot be aimed past) at one size is a sample, and the first there too where the two agree
+    /// within [`SETTLED`]; the samples' own spread says how many follow. (Lavapipe's first run at
+    /// a new size is often slow, and a case's first run builds the shader's machine code.)
+    Repeated {
+        /// The GPU time runs may be aimed for before the warm-up gives up.
+        cap_ms: f64,
+    },
+}
+
 /// Growth steps before scaling gives up (x10 from one group reaches 1e30).
 const MAX_SCALING_STEPS: usize = 30;
 
 /// Measures with `timer`: scale to `policy.target_ms` (from the count `from`, where a run before
-/// settled there, else from one), warm up for at most `warmup_cap_ms` of GPU time until two rates
-/// agree within [`SETTLED`], then take samples as `sampling` says.
+/// settled there, else from one), warm up as `settling` says, then take samples as `sampling`
+/// says.
 ///
-/// The runs that settle the warm-up are samples: the one that agrees, and the one it agrees with
-/// where that ran at the same size (a run already on target is not re-aimed). Timed at the
-/// samples' size on a clock that held for both, they are what the next samples would be.
+/// The runs that settle the warm-up are samples: the one that settles it, and the one before it
+/// where that ran at the same size (a run already on target is not re-aimed) and agrees with it,
+/// timed at the samples' size on a clock that held for both.
 pub fn measure(
     timer: &mut dyn Timer,
     policy: &Policy,
     from: Option<u64>,
     sampling: &Sampling,
-    warmup_cap_ms: f64,
+    settling: Settling,
 ) -> Result<Measurement> {
     let start = Instant::now();
     let mut groups = timer.actual_groups(from.unwrap_or(1));
@@ -159,7 +180,8 @@ pub fn measure(
     let mut warm_gpu_ms = 0.0;
     let mut times = Vec::with_capacity(sampling.most);
     let mut samples_start = None;
-    while warm_gpu_ms < warmup_cap_ms {
+    let (Settling::Agreeing { cap_ms } | Settling::Repeated { cap_ms }) = settling;
+    while warm_gpu_ms < cap_ms {
         if !policy.near_target(ms, aimed) {
             aimed += usize::from(policy.aims_from(ms));
             groups = timer.actual_groups(policy.next(groups, ms));
@@ -171,7 +193,14 @@ pub fn measure(
         let rate = groups as f64 / ms;
         let (size, time, began) = before_run;
         let before_rate = size as f64 / time;
-        if settles(rate, [before_rate, earlier_rate]) {
+        let settled = match settling {
+            Settling::Agreeing { .. } => settles(rate, [before_rate, earlier_rate]),
+            Settling::Repeated { .. } => {
+                let at_limit = timer.actual_groups(policy.next(groups, ms)) == groups;
+                size == groups && (policy.near_target(ms, aimed) || at_limit)
+            }
+        };
+        if settled {
             if size == groups && agrees(rate, before_rate) {
                 times.push(time);
                 samples_start = Some(began);
@@ -255,10 +284,10 @@ pub fn tries<'t>(
     policy: &'t Policy,
     mut from: Option<u64>,
     sampling: Sampling,
-    warmup_cap_ms: f64,
+    settling: Settling,
 ) -> impl FnMut() -> Result<Measurement> + 't {
     move || {
-        let m = measure(timer, policy, from, &sampling, warmup_cap_ms)?;
+        let m = measure(timer, policy, from, &sampling, settling)?;
         from = Some(policy.again(m.groups, m.summary.median));
         Ok(m)
     }
@@ -304,24 +333,40 @@ mod tests {
         let converging = Sampling::converging(10);
         // 20 ms every time, as an H100 case (cv near 10^-5).
         let mut gpu = Scripted(vec![20.0], 0);
-        let steady = measure(&mut gpu, &policy(), None, &converging, 1000.0).unwrap();
+        let steady =
+            measure(&mut gpu, &policy(), None, &converging, Settling::Agreeing { cap_ms: 1000.0 }).unwrap();
         assert_eq!(steady.samples.len(), LEAST_SAMPLES);
         assert_eq!(gpu.1, 3, "scaling's last run and the warm-up run agreeing with it are samples");
         // Scaling and warm-up take what they take; then samples swinging 10%: all ten.
         let mut swinging = Scripted([20.0, 22.0].repeat(20), 0);
-        let noisy = measure(&mut swinging, &policy(), None, &converging, 1000.0).unwrap();
+        let noisy =
+            measure(&mut swinging, &policy(), None, &converging, Settling::Agreeing { cap_ms: 1000.0 })
+                .unwrap();
         assert_eq!(noisy.samples.len(), 10);
         // One sample 2% off among steady ones: cv / sqrt(n) first falls under 0.3% at seven.
         let mut slight = Scripted(vec![20.0, 20.0, 20.4], 0);
         slight.0.extend([20.0; 10]);
-        let some = measure(&mut slight, &policy(), None, &converging, 1000.0).unwrap();
+        let some = measure(&mut slight, &policy(), None, &converging, Settling::Agreeing { cap_ms: 1000.0 })
+            .unwrap();
         assert_eq!(some.samples.len(), 7, "{:?}", some.samples);
         // --fixed-samples takes exactly what it says.
-        let fixed =
-            measure(&mut Scripted(vec![20.0], 0), &policy(), None, &Sampling::fixed(10), 1000.0).unwrap();
+        let fixed = measure(
+            &mut Scripted(vec![20.0], 0),
+            &policy(),
+            None,
+            &Sampling::fixed(10),
+            Settling::Agreeing { cap_ms: 1000.0 },
+        )
+        .unwrap();
         assert_eq!(fixed.samples.len(), 10);
-        let one =
-            measure(&mut Scripted(vec![20.0], 0), &policy(), None, &Sampling::fixed(1), 1000.0).unwrap();
+        let one = measure(
+            &mut Scripted(vec![20.0], 0),
+            &policy(),
+            None,
+            &Sampling::fixed(1),
+            Settling::Agreeing { cap_ms: 1000.0 },
+        )
+        .unwrap();
         assert_eq!(one.samples.len(), 1, "the two settling runs never make more samples than asked");
         assert_eq!(Sampling::converging(2).least, 2, "never more than the most");
     }
@@ -345,7 +390,14 @@ mod tests {
         let gpu = FakeGpu { ms_per_group: 0.001, ramp_after: usize::MAX, runs: 0, log: vec![] };
         let scaling_runs = 5; // 1 to 1000 groups by tens (1 ms: past a hundredth of 20), then 19 802 for 20 ms
         let mut preempted = Preempted(gpu, scaling_runs + 1);
-        let m = measure(&mut preempted, &policy(), None, &Sampling::fixed(3), 1000.0).unwrap();
+        let m = measure(
+            &mut preempted,
+            &policy(),
+            None,
+            &Sampling::fixed(3),
+            Settling::Agreeing { cap_ms: 1000.0 },
+        )
+        .unwrap();
         assert!(m.settled);
         assert_eq!((m.warmup_runs, m.samples.len()), (scaling_runs + 2, 3));
     }
@@ -353,7 +405,9 @@ mod tests {
     #[test]
     fn scales_from_one_group_to_the_target() {
         let mut gpu = FakeGpu { ms_per_group: 0.001, ramp_after: usize::MAX, runs: 0, log: vec![] };
-        let m = measure(&mut gpu, &policy(), None, &Sampling::fixed(5), 1000.0).unwrap();
+        let m =
+            measure(&mut gpu, &policy(), None, &Sampling::fixed(5), Settling::Agreeing { cap_ms: 1000.0 })
+                .unwrap();
         assert_eq!(&gpu.log[..4], &[1, 10, 100, 1000]);
         assert!(policy().on_target(m.summary.median), "{}", m.summary.median);
         assert!(m.settled);
@@ -365,13 +419,27 @@ mod tests {
         // The count a run before settled at (20 ms): its first run and the next are the first
         // two samples; nothing grows from one group.
         let mut gpu = FakeGpu { ms_per_group: 0.001, ramp_after: usize::MAX, runs: 0, log: vec![] };
-        let m = measure(&mut gpu, &policy(), Some(19_990), &Sampling::fixed(3), 1000.0).unwrap();
+        let m = measure(
+            &mut gpu,
+            &policy(),
+            Some(19_990),
+            &Sampling::fixed(3),
+            Settling::Agreeing { cap_ms: 1000.0 },
+        )
+        .unwrap();
         assert_eq!(gpu.log, [19_990; 3]);
         assert!(m.settled && m.warmup_runs == 2 && m.samples.len() == 3, "{m:?}");
         // A device now four times slower per group: the kept count takes 80 ms, and is aimed
         // down to the target from there.
         let mut slower = FakeGpu { ms_per_group: 0.004, ramp_after: usize::MAX, runs: 0, log: vec![] };
-        let m = measure(&mut slower, &policy(), Some(19_990), &Sampling::fixed(3), 1000.0).unwrap();
+        let m = measure(
+            &mut slower,
+            &policy(),
+            Some(19_990),
+            &Sampling::fixed(3),
+            Settling::Agreeing { cap_ms: 1000.0 },
+        )
+        .unwrap();
         assert_eq!(slower.log[..2], [19_990, 4_999]);
         assert!(policy().on_target(m.summary.median) && m.groups == 4_999, "{m:?}");
     }
@@ -380,7 +448,8 @@ mod tests {
     fn a_retry_starts_where_the_try_before_settled_and_one_off_the_target_is_aimed() {
         let (mut gpu, policy) =
             (FakeGpu { ms_per_group: 0.001, ramp_after: usize::MAX, runs: 0, log: vec![] }, policy());
-        let mut next = tries(&mut gpu, &policy, None, Sampling::fixed(3), 1000.0);
+        let mut next =
+            tries(&mut gpu, &policy, None, Sampling::fixed(3), Settling::Agreeing { cap_ms: 1000.0 });
         let (first, second) = (next().unwrap(), next().unwrap());
         drop(next);
         assert_eq!(gpu.log[..4], [1, 10, 100, 1000], "the first try grows from one group");
@@ -398,7 +467,8 @@ mod tests {
             }
         }
         let mut slow = Always(vec![]);
-        let mut next = tries(&mut slow, &policy, Some(1000), Sampling::fixed(1), 0.0);
+        let mut next =
+            tries(&mut slow, &policy, Some(1000), Sampling::fixed(1), Settling::Agreeing { cap_ms: 0.0 });
         let off = next().unwrap();
         let runs = off.warmup_runs + 1;
         next().unwrap();
@@ -411,7 +481,9 @@ mod tests {
     fn warm_up_follows_a_clock_ramp() {
         // Scaling reaches 19 802 groups on run 5; the clock doubles from run 6, inside warm-up.
         let mut gpu = FakeGpu { ms_per_group: 0.001, ramp_after: 5, runs: 0, log: vec![] };
-        let m = measure(&mut gpu, &policy(), None, &Sampling::fixed(3), 1000.0).unwrap();
+        let m =
+            measure(&mut gpu, &policy(), None, &Sampling::fixed(3), Settling::Agreeing { cap_ms: 1000.0 })
+                .unwrap();
         assert!(m.settled);
         // After the clock doubles, the dispatch doubles to stay at about 20 ms.
         assert!((m.groups as f64 - 40_000.0).abs() < 400.0, "{}", m.groups);
@@ -434,7 +506,14 @@ mod tests {
         }
         let gpu = FakeGpu { ms_per_group: 0.001, ramp_after: usize::MAX, runs: 0, log: vec![] };
         let mut clocked = Clocked(gpu, vec![]);
-        let m = measure(&mut clocked, &policy(), None, &Sampling::fixed(4), 1000.0).unwrap();
+        let m = measure(
+            &mut clocked,
+            &policy(),
+            None,
+            &Sampling::fixed(4),
+            Settling::Agreeing { cap_ms: 1000.0 },
+        )
+        .unwrap();
         let log = &clocked.1;
         // Scaling's last run and the one that agreed with it are the first two samples; the clock
         // is read after them.
@@ -446,7 +525,9 @@ mod tests {
         // A timer without a clock (lavapipe) gives none, not zero.
         let mut plain = FakeGpu { ms_per_group: 0.001, ramp_after: usize::MAX, runs: 0, log: vec![] };
         assert_eq!(
-            measure(&mut plain, &policy(), None, &Sampling::fixed(3), 1000.0).unwrap().clock_mhz(),
+            measure(&mut plain, &policy(), None, &Sampling::fixed(3), Settling::Agreeing { cap_ms: 1000.0 })
+                .unwrap()
+                .clock_mhz(),
             None
         );
     }
@@ -465,16 +546,27 @@ mod tests {
         // MAX_SCALING_STEPS; from the fourth aimed miss (1 to 1000 groups, then four aimed),
         // half to twice the target does, and the warm-up's second run agrees with scaling's last.
         let mut swinging = Swinging(1.6, 0);
-        let m = measure(&mut swinging, &policy(), None, &Sampling::fixed(3), 1000.0).unwrap();
+        let m = measure(
+            &mut swinging,
+            &policy(),
+            None,
+            &Sampling::fixed(3),
+            Settling::Agreeing { cap_ms: 1000.0 },
+        )
+        .unwrap();
         assert_eq!(m.warmup_runs, 4 + AIMED_TRIES + 2);
         assert!(m.settled && m.summary.median >= 10.0 && m.summary.median <= 40.0, "{:?}", m.samples);
         // 2.5x (8 and 50 ms) is never near enough: scaling gives up at its cap, as before.
         let mut wide = Swinging(2.5, 0);
-        let m = measure(&mut wide, &policy(), None, &Sampling::fixed(3), 1000.0).unwrap();
+        let m =
+            measure(&mut wide, &policy(), None, &Sampling::fixed(3), Settling::Agreeing { cap_ms: 1000.0 })
+                .unwrap();
         assert!(m.warmup_runs >= MAX_SCALING_STEPS, "{}", m.warmup_runs);
         // A steady device still lands in the band.
         let mut steady = FakeGpu { ms_per_group: 0.001, ramp_after: usize::MAX, runs: 0, log: vec![] };
-        let m = measure(&mut steady, &policy(), None, &Sampling::fixed(3), 1000.0).unwrap();
+        let m =
+            measure(&mut steady, &policy(), None, &Sampling::fixed(3), Settling::Agreeing { cap_ms: 1000.0 })
+                .unwrap();
         assert!(policy().on_target(m.summary.median), "{}", m.summary.median);
     }
 
@@ -482,9 +574,61 @@ mod tests {
     fn a_device_that_cannot_reach_the_target_is_capped_not_looped() {
         let tiny = Policy { max_groups: 50, ..policy() };
         let mut gpu = FakeGpu { ms_per_group: 0.001, ramp_after: usize::MAX, runs: 0, log: vec![] };
-        let m = measure(&mut gpu, &tiny, None, &Sampling::fixed(3), 100.0).unwrap();
+        let m = measure(&mut gpu, &tiny, None, &Sampling::fixed(3), Settling::Agreeing { cap_ms: 100.0 })
+            .unwrap();
         assert_eq!(m.groups, 50);
         assert!(gpu.runs < 40, "{} runs", gpu.runs);
+    }
+
+    /// A CPU implementation's runs: time follows the group count, each run 3% off the one before
+    /// it the other way (a scheduler's noise, past [`SETTLED`]); each time kept.
+    #[derive(Default)]
+    struct Jittery(Vec<f64>);
+    impl Timer for Jittery {
+        fn time_ms(&mut self, groups: u64) -> Result<f64> {
+            let off = if self.0.len() % 2 == 0 { 0.97 } else { 1.03 };
+            self.0.push(groups as f64 * 0.001 * off);
+            Ok(self.0[self.0.len() - 1])
+        }
+    }
+
+    #[test]
+    fn where_no_clock_settles_a_second_run_on_target_at_one_size_is_a_sample() {
+        let repeated = Settling::Repeated { cap_ms: 1000.0 };
+        // Scaling: 1, 10, 100, 1,000 groups, then 19,417 aimed (18.8 ms, on target). The next
+        // run there (20.0 ms) is 6% off it: it is the first sample, one run after scaling.
+        let mut cpu = Jittery::default();
+        let m = measure(&mut cpu, &policy(), None, &Sampling::fixed(3), repeated).unwrap();
+        assert!(m.settled && m.warmup_runs == 6, "{m:?}");
+        assert_eq!(m.samples, cpu.0[5..], "{:?}", cpu.0);
+        // Waiting for two rates to agree spends one run more on the same device.
+        let agreeing = Settling::Agreeing { cap_ms: 1000.0 };
+        let mut gpu = Jittery::default();
+        let waited = measure(&mut gpu, &policy(), None, &Sampling::fixed(3), agreeing).unwrap();
+        assert_eq!((waited.warmup_runs, gpu.0.len()), (7, cpu.0.len() + 1));
+        // Two runs at the final size that agree are both samples.
+        let mut steady = FakeGpu { ms_per_group: 0.001, ramp_after: usize::MAX, runs: 0, log: Vec::new() };
+        let m = measure(&mut steady, &policy(), None, &Sampling::fixed(3), repeated).unwrap();
+        assert_eq!((m.warmup_runs, steady.runs), (6, 7), "{m:?}");
+        // Where the target cannot be reached (at most 1,000 groups: 1 ms), the second run at the
+        // limit is the first sample.
+        let small = Policy { max_groups: 1000, ..policy() };
+        let mut limited = Jittery::default();
+        let m = measure(&mut limited, &small, None, &Sampling::fixed(3), repeated).unwrap();
+        assert!(m.settled && (m.warmup_runs, m.groups) == (5, 1000), "{m:?}");
+        assert_eq!(m.samples, limited.0[4..], "{:?}", limited.0);
+        // A first run that built the shader (20 ms at one group) is on the target but no sample:
+        // the next, at one group, is 0.97 us, and scaling goes on from there in the warm-up.
+        struct Compiling(Jittery);
+        impl Timer for Compiling {
+            fn time_ms(&mut self, groups: u64) -> Result<f64> {
+                let ms = self.0.time_ms(groups)?;
+                Ok(if self.0 .0.len() == 1 { 20.0 } else { ms })
+            }
+        }
+        let mut compiling = Compiling(Jittery::default());
+        let m = measure(&mut compiling, &policy(), None, &Sampling::fixed(3), repeated).unwrap();
+        assert!(m.settled && m.groups > 10_000 && policy().on_target(m.summary.median), "{m:?}");
     }
 
     #[test]
@@ -497,7 +641,14 @@ mod tests {
                 Ok(groups as f64 * 0.001 * 0.95f64.powi(self.0))
             }
         }
-        let m = measure(&mut Climbing(0), &policy(), None, &Sampling::fixed(3), 200.0).unwrap();
+        let m = measure(
+            &mut Climbing(0),
+            &policy(),
+            None,
+            &Sampling::fixed(3),
+            Settling::Agreeing { cap_ms: 200.0 },
+        )
+        .unwrap();
         assert!(!m.settled);
         // Scaling gives up after MAX_SCALING_STEPS; warm-up after about 200 ms of 10-40 ms runs.
         assert!(m.warmup_runs <= MAX_SCALING_STEPS + 20, "{}", m.warmup_runs);

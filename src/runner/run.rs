@@ -16,7 +16,7 @@ use super::energy::Meter;
 use super::heater::Heater;
 use super::kept::Kept;
 use super::later::{Beside, Later};
-use super::measure::{measure, tries, Sampling, Timer};
+use super::measure::{measure, tries, Sampling, Settling, Timer};
 use super::message::Record;
 use super::pipelines::{self, Pipelines};
 use super::retry::measure_steady;
@@ -107,9 +107,15 @@ impl RunSettings {
         !self.verify && !self.compile_only
     }
 
-    /// GPU time that warm-up may spend per case before it gives up on settled clocks.
-    pub fn warmup_cap_ms(&self) -> f64 {
-        50.0 * self.target_ms
+    /// What a case's warm-up waits for on a device of `kind`: agreeing rates on a GPU, a second
+    /// run on the target on a CPU implementation (no clock idles there between cases:
+    /// results/half-the-time-17/); either for at most 50 measurements' GPU time.
+    pub fn settling(&self, kind: ash::vk::PhysicalDeviceType) -> Settling {
+        let cap_ms = 50.0 * self.target_ms;
+        match kind {
+            ash::vk::PhysicalDeviceType::CPU => Settling::Repeated { cap_ms },
+            _ => Settling::Agreeing { cap_ms },
+        }
     }
 }
 
@@ -273,7 +279,7 @@ pub fn execute<'ctx>(
     let kept = Kept::new(ctx, cases, order);
     let shelf = super::copy::Shelf::new(ctx, cases, order);
     let mut counts = Counts::open(&ctx.info.identity);
-    let sampling = settings.sampling(ctx.info.row.kind);
+    let (sampling, settling) = (settings.sampling(ctx.info.row.kind), settings.settling(ctx.info.row.kind));
     for (position, &index) in order.iter().enumerate() {
         let case = &cases[index];
         if STOP.load(Ordering::SeqCst) {
@@ -287,6 +293,7 @@ pub fn execute<'ctx>(
             family: case.family,
             from: counts.start(&case.name, &policy),
             sampling,
+            settling,
         };
         let start = Instant::now();
         let mut phases = Phases::default();
@@ -417,6 +424,8 @@ struct Steady<'a, 'ctx> {
     from: Option<u64>,
     /// How many samples each try takes on this device ([`RunSettings::sampling`]).
     sampling: Sampling,
+    /// What each try's warm-up waits for on this device ([`RunSettings::settling`]).
+    settling: Settling,
 }
 
 impl Steady<'_, '_> {
@@ -426,17 +435,16 @@ impl Steady<'_, '_> {
         &self,
         timer: &mut dyn Timer,
         policy: &Policy,
-        settings: &RunSettings,
         notes: &mut Vec<String>,
     ) -> Result<Measurement> {
         let Some(warmth) = self.warmth else {
-            return measure(timer, policy, self.from, &self.sampling, settings.warmup_cap_ms());
+            return measure(timer, policy, self.from, &self.sampling, self.settling);
         };
         let start = Instant::now();
         notes.extend(warmth.before_case(self.clocks)?);
         let rewarm_ms = Phases::since(start);
         let measured = measure_steady(
-            tries(timer, policy, self.from, self.sampling, settings.warmup_cap_ms()),
+            tries(timer, policy, self.from, self.sampling, self.settling),
             || warmth.rewarm(self.clocks),
             warmth.reference(),
             self.baseline,
@@ -496,7 +504,7 @@ fn run_case<'ctx>(
             let_go(|| bench.shelve(shelf), phases);
             return Ok(Record::of(case, Outcome::Verified { checked }, notes, None));
         }
-        let mut measurement = steady.measure(&mut bench, policy, settings, &mut notes)?;
+        let mut measurement = steady.measure(&mut bench, policy, &mut notes)?;
         measurement.fenced = ctx.fenced;
         let energy = prepared.hold(&mut bench, measurement.groups, &mut notes, phases)?;
         let work = bench.work(measurement.groups);
@@ -548,7 +556,7 @@ fn run_case<'ctx>(
         let_go(|| drop(own), phases);
         return Ok(Record::of(case, Outcome::Verified { checked }, notes, statistics));
     }
-    let mut measurement = steady.measure(&mut bench, policy, settings, &mut notes)?;
+    let mut measurement = steady.measure(&mut bench, policy, &mut notes)?;
     // Round trips are the CPU's time, whatever the queue's timestamps.
     measurement.fenced = ctx.fenced || case.scale == Scale::Submissions;
     measurement.shader.chain_clocks = bench.chain_clocks(measurement.groups)?;
@@ -660,6 +668,9 @@ mod tests {
         assert_eq!(settings(Some(10), false).sampling(Kind::CPU), Sampling::converging(10));
         assert_eq!(settings(Some(4), false).sampling(Kind::DISCRETE_GPU), Sampling::converging(4));
         assert_eq!(settings(None, true).sampling(Kind::CPU), Sampling::fixed(5));
+        // A CPU implementation's warm-up waits for a second run on target, a GPU's for agreeing rates.
+        assert_eq!(default.settling(Kind::CPU), Settling::Repeated { cap_ms: 1000.0 });
+        assert_eq!(default.settling(Kind::INTEGRATED_GPU), Settling::Agreeing { cap_ms: 1000.0 });
     }
 
     #[test]
