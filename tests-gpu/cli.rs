@@ -252,8 +252,8 @@ fn cli_ctrl_c_stops_after_the_current_case_and_writes_what_finished() {
 }
 
 #[test]
-fn cli_two_ctrl_cs_before_the_first_case_end_130_with_a_document() {
-    // A user who sees nothing while pipelines build presses twice: once at once, once a moment later.
+fn cli_two_stop_signals_before_the_first_case_end_130_with_a_document() {
+    // A user who sees nothing while pipelines build presses Ctrl-C, then stops it harder.
     let dir = temp_dir("two-signals");
     let file = dir.join("run.json");
     // An empty cache folder: the shaders are compiled, not read back from an earlier run's SPIR-V.
@@ -420,7 +420,7 @@ fn cli_under_an_address_space_limit_ends_with_a_sentence_never_hangs() {
     // One case: with two compiled on two threads, an out-of-memory glslang can still deadlock the
     // other thread (docs/design/faults.md, a known limitation).
     let script = format!("ulimit -v 700000; exec {} --verify --filter fp64", env!("CARGO_BIN_EXE_perftest"));
-    let mut child = Command::new("sh")
+    let mut child = super::common::clean(&mut Command::new("sh"))
         .args(["-c", &script])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())

@@ -174,7 +174,7 @@ fn a_results_file_costs_memory_in_proportion_to_its_size() {
     results(&file, "H100", "first", 100, 300);
     let bytes = std::fs::metadata(&file).unwrap().len();
     assert!(bytes > 10 << 20, "{bytes} bytes");
-    let out = Command::new(time)
+    let out = common::clean(&mut Command::new(time))
         .args(["-f", "%M", env!("CARGO_BIN_EXE_perftest"), "show", arg(&file), "--format", "json"])
         .args(["--output", "/dev/null"])
         .output()

@@ -7,7 +7,7 @@ a lavapipe run's scaling and warm-up go, and what other warm-up rules would have
 replayed on the same runs (runs.txt).
 
 ab DIR TAG: the four full runs of ab.sh in DIR (head1, TAG1, head2, TAG2; records not kept: 2 MB
-each): wall, phases, samples, noise, statuses and rates, and data/ab-TAG.tsv.gz (each timed case's
+each; TAG: unguarded, ontarget, repeated): wall, phases, samples, noise, statuses and rates, and data/ab-TAG.tsv.gz (each timed case's
 samples, median, cv and warm-up runs in each run) (ab-TAG.txt)."""
 import collections, gzip, json, math, statistics, sys
 
@@ -138,7 +138,8 @@ def ab(where, new):
                   f"{phases['warm_ms'] / 1e3:5.1f}, samples {phases['samples_ms'] / 1e3:6.1f}, re-measuring "
                   f"{phases['remeasure_ms'] / 1e3:4.1f} s; warm-up runs {runs}; median cv "
                   f"{statistics.median(c['cv'] for c in cases):.4f}, {sum(c['cv'] > 0.03 for c in cases)} noisy "
-                  f"(cv above 3%); samples a case {statistics.mean(len(c['samples_ms']) for c in cases):.2f}; statuses "
+                  f"(cv above 3%); samples a case {statistics.mean(len(c['samples_ms']) for c in cases):.2f}; "
+                  f"{sum((c.get('dispatch') or {}).get('count') == 1 for c in cases)} timed at one workgroup; statuses "
                   f"{dict(collections.Counter(c['status'] for c in run['cases']))}")
 
     def against(a, b):

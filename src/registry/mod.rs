@@ -216,7 +216,8 @@ After the rates
 
 Flags on a result line
   [noisy: cv above 3%]   the samples disagree; rerun, or distrust the median
-  [unsettled: ...]       warm-up rates never agreed within 2% (clocks ramping, a busy machine)
+  [unsettled: ...]       warm-up rates never agreed within 2% (clocks ramping, a busy machine;
+                         on a CPU implementation, no two runs at one size reached the target)
   [over the submission cap: ...]
                          one workgroup per dispatch already takes over 100 ms: lower the axis value
   [unsteady clock: ...]  the clock before and after the samples differs by 5% or more

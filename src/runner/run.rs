@@ -647,7 +647,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_cpu_implementation_takes_five_samples_unless_told_and_a_gpu_ten() {
+    fn a_cpu_implementation_takes_five_samples_unless_told_and_settles_on_target() {
         use ash::vk::PhysicalDeviceType as Kind;
         let settings = |samples, fixed_samples| RunSettings {
             target_ms: 20.0,

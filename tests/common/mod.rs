@@ -13,10 +13,16 @@ use std::process::{Command, Output};
 const UNSET: [&str; 6] = ["SLURMD_NODENAME", "COLUMNS", "LINES", "CLICOLOR", "CLICOLOR_FORCE", "NO_COLOR"];
 
 /// The perftest binary as a command in the caller's environment (the Vulkan driver it names)
-/// less what would change its behaviour or its text ([`UNSET`], `PERFTEST_*`): a test gives what
-/// it means to.
+/// less what would change its behaviour or its text ([`clean`]): a test gives what it means to.
 pub fn command() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_perftest"));
+    clean(&mut command);
+    command
+}
+
+/// Removes from `command`'s environment what would change perftest's behaviour or its text
+/// ([`UNSET`], `PERFTEST_*`), for a command that runs perftest itself or through another program.
+pub fn clean(command: &mut Command) -> &mut Command {
     for (key, _) in std::env::vars_os() {
         let name = key.to_string_lossy();
         if name.starts_with("PERFTEST_") || UNSET.contains(&name.as_ref()) {

@@ -91,6 +91,34 @@ fn a_power_reading_is_held_over_the_time_since_the_last() {
 
 #[test]
 fn the_sensor_is_read_on_a_thread_beside_the_work() {
+    use std::sync::atomic::AtomicUsize;
+    // A counter of the work's measurements whose every reading waits for one to end meanwhile:
+    // read between measurements, on the work's own thread, it would wait in vain.
+    struct Beside(Arc<AtomicUsize>);
+    impl Gauge for Beside {
+        fn read(&mut self) -> std::result::Result<Reading, String> {
+            let (before, start) = (self.0.load(Ordering::SeqCst), Instant::now());
+            while self.0.load(Ordering::SeqCst) == before {
+                if start.elapsed() > Duration::from_secs(5) {
+                    return Err("no measurement ended while the sensor was read".into());
+                }
+                std::thread::sleep(Duration::from_micros(100));
+            }
+            Ok(Reading::Joules(self.0.load(Ordering::SeqCst) as f64))
+        }
+    }
+    struct Counted(Arc<AtomicUsize>);
+    impl Timer for Counted {
+        fn time_ms(&mut self, _: u64) -> Result<f64> {
+            std::thread::sleep(Duration::from_millis(1));
+            self.0.fetch_add(1, Ordering::SeqCst);
+            Ok(1.0)
+        }
+    }
+    let count = Arc::new(AtomicUsize::new(0));
+    let mut meter = Meter::new(Beside(count.clone()), Duration::from_millis(100));
+    let held = meter.hold(&mut Counted(count), 1).unwrap().unwrap();
+    assert!(held.seconds >= 0.1 && held.measurements >= MIN_MEASUREMENTS as u64, "{held:?}");
     // A 300 W board whose counter updates every 20 ms and takes 1 ms to read, held 0.4 s with
     // 2 ms measurements, against the real clock: what this machine's timing cannot change.
     let watts = Arc::new(Mutex::new(300.0));
