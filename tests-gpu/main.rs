@@ -1,8 +1,7 @@
 //! GPU integration tests: every case verified and a short timed run under the validation layer,
 //! and leak detection, here; the command line in cli.rs, fleet --confirm in confirm.rs, energy in
-//! energy.rs, health in health.rs, the staging buffer kept between uploads in staging.rs, spare
-//! memory in spare.rs, a command buffer recorded once in recorded.rs. Needs a Vulkan device
-//! (lavapipe in CI).
+//! energy.rs, health in health.rs, the staging buffer kept between uploads in staging.rs, a
+//! command buffer recorded once in recorded.rs. Needs a Vulkan device (lavapipe in CI).
 
 use ash::vk;
 use common::{perftest, temp_dir, text};
@@ -26,7 +25,6 @@ mod plumbing;
 mod recorded;
 mod sdc;
 mod simulate;
-mod spare;
 mod staging;
 mod trust;
 

@@ -301,13 +301,11 @@ pub fn execute<'ctx>(
             Some(reason) => Record::of(case, Outcome::Skipped(reason.clone()), Vec::new(), None),
             None => {
                 // A pass over the device's free memory was sized when the run began: what later
-                // cases keep makes room for it (they make theirs again), wherever it runs (stagger);
-                // the spare memory goes last, as what the others let go is kept spare first.
+                // cases keep makes room for it (they make theirs again), wherever it runs (stagger).
                 if case.requires.own_memory {
                     kept.clear();
                     shelf.clear();
                     let_go_of_staging(ctx);
-                    ctx.let_go_of_spares();
                 }
                 match run_case(ctx, case, prepared, settings, &policy, &steady, &kept, &shelf, &mut phases) {
                     Ok(record) => Record { notes: [&case.notes[..], &record.notes].concat(), ..record },
@@ -363,7 +361,7 @@ fn case_failure(error: Error) -> Outcome {
 
 /// What `make` gives, made again where it found no room once `clear` (what the run keeps for later
 /// cases) and the staging buffer kept from the last upload gave theirs back (both let go: `|`, not
-/// `||`). The spare memory is given back inside the allocation ([`Context::let_go_of_spares`]).
+/// `||`).
 fn with_room<T>(ctx: &Context, make: impl Fn() -> Result<T>, clear: impl FnOnce() -> bool) -> Result<T> {
     match make() {
         Err(error) if takes_room(&error) && (clear() | let_go_of_staging(ctx)) => make(),

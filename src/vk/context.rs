@@ -1,7 +1,6 @@
 //! The Context: instance, device, queue, allocator, command buffer and compiler, torn down in order.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::mem::ManuallyDrop;
 
 use ash::vk;
@@ -15,7 +14,6 @@ use super::device;
 use super::instance::Instance;
 use super::pipeline_cache;
 use super::select;
-use super::spare::{self, Key, Spares};
 use crate::caps::{DeviceCaps, Feature, FeatureSet, QueueKind};
 use crate::caps::{DeviceInfo, Row};
 use crate::error::{vk_err, Error, Result};
@@ -126,11 +124,6 @@ pub struct Context {
     debug_utils: Option<ash::ext::debug_utils::Device>,
     /// The staging buffer kept from one upload to the next ([`super::transfer::upload`]).
     pub(crate) staging: RefCell<Option<Parked>>,
-    /// Memory freed resources gave back, kept for the next of their size ([`spare`]).
-    spares: RefCell<Spares>,
-    /// What each allocation in use large enough to be kept spare was made for, by its memory
-    /// object and offset.
-    lent: RefCell<HashMap<(vk::DeviceMemory, u64), Key>>,
     // Dropped last, after the device is destroyed in Drop::drop.
     instance: Instance,
 }
@@ -204,7 +197,6 @@ impl Context {
         let debug_utils =
             instance.debug_utils.then(|| ash::ext::debug_utils::Device::new(&instance.raw, &device));
         let fenced = info.timestamp_valid_bits == 0;
-        let spare_budget = crate::caps::memory::device_local_share(&caps.memory_types, 8);
         Ok(Self {
             device,
             physical,
@@ -219,8 +211,6 @@ impl Context {
             side,
             debug_utils,
             staging: RefCell::new(None),
-            spares: RefCell::new(Spares::new(spare_budget)),
-            lent: RefCell::new(HashMap::new()),
             instance,
         })
     }
@@ -239,38 +229,12 @@ impl Context {
         let _ = unsafe { debug_utils.set_debug_utils_object_name(&info) };
     }
 
-    /// Allocates memory for a resource named `name`: a spare one of its size ([`spare`]), else
-    /// from gpu-allocator; where the heap is full, the spares are given back and it is asked again.
+    /// Allocates memory for a resource named `name` with gpu-allocator: always memory the driver
+    /// gives afresh, never one a freed resource gave back. Memory taken again for the next
+    /// resource of its size (fcafcbf) saved 5 s of a full H200 run's setup and freeing but moved
+    /// 26 cases' rates: 20 slower by 3-87% (stores, int8 GEMMs, sweeps, a constant-buffer read),
+    /// 6 convolutions faster by 4-8% (results/half-the-time-18/).
     pub(crate) fn allocate(
-        &self,
-        name: &str,
-        requirements: vk::MemoryRequirements,
-        location: MemoryLocation,
-        linear: bool,
-    ) -> Result<Allocation> {
-        let key = Key { location, memory_type_bits: requirements.memory_type_bits, linear };
-        let spare = self.spares.borrow_mut().take(key, requirements.size, requirements.alignment);
-        let allocation = match spare {
-            Some(mut allocation) => {
-                let _ = self.allocator.borrow_mut().rename_allocation(&mut allocation, name);
-                allocation
-            }
-            None => match self.allocate_new(name, requirements, location, linear) {
-                Err(Error::NoRoom { .. }) if self.let_go_of_spares() => {
-                    self.allocate_new(name, requirements, location, linear)?
-                }
-                made => made?,
-            },
-        };
-        if allocation.size() >= spare::SMALLEST {
-            // SAFETY: only the handle is read, as the key of the allocation in use.
-            let memory = unsafe { allocation.memory() };
-            self.lent.borrow_mut().insert((memory, allocation.offset()), key);
-        }
-        Ok(allocation)
-    }
-
-    fn allocate_new(
         &self,
         name: &str,
         requirements: vk::MemoryRequirements,
@@ -294,37 +258,10 @@ impl Context {
         })
     }
 
-    /// Takes memory back (after the resource using it was destroyed): kept spare where it is
-    /// large enough and the spares' budget has room, else returned to the allocator.
+    /// Returns memory to the allocator (after the resource using it was destroyed).
     pub(crate) fn free(&self, allocation: Allocation) {
-        // SAFETY: only the handle is read, as the key of the allocation in use.
-        let memory = unsafe { allocation.memory() };
-        let key = self.lent.borrow_mut().remove(&(memory, allocation.offset()));
-        let given_up = match key {
-            Some(key) => self.spares.borrow_mut().offer(key, allocation),
-            None => vec![allocation],
-        };
-        given_up.into_iter().for_each(|allocation| self.release(allocation));
-    }
-
-    /// Returns memory to the allocator.
-    fn release(&self, allocation: Allocation) {
         // A free can only fail on a double free, which ownership of `Allocation` rules out.
         let _ = self.allocator.borrow_mut().free(allocation);
-    }
-
-    /// Returns the spare memory to the driver (for a resource that needs the room); whether there
-    /// was any.
-    pub fn let_go_of_spares(&self) -> bool {
-        let spares = self.spares.borrow_mut().drain();
-        let any = !spares.is_empty();
-        spares.into_iter().for_each(|allocation| self.release(allocation));
-        any
-    }
-
-    /// Bytes of spare memory kept now.
-    pub fn spare_bytes(&self) -> u64 {
-        self.spares.borrow().bytes()
     }
 
     /// Whether pipelines capture the driver's statistics (`--shader-stats`).
@@ -447,12 +384,10 @@ impl Drop for Context {
         // SAFETY: nothing else uses the device once the context is dropped; an error from the
         // wait (a lost device) leaves nothing better to do than tear down.
         let _ = unsafe { self.device.device_wait_idle() };
-        // The kept staging buffer is destroyed, and it and the spare memory freed, before the
-        // allocator goes.
+        // The kept staging buffer is destroyed, and its memory freed, before the allocator goes.
         if let Some(parked) = self.staging.take() {
             parked.free(self);
         }
-        self.let_go_of_spares();
         // SAFETY: dropped once, before the device it allocates from.
         unsafe { ManuallyDrop::drop(&mut self.allocator) };
         // Idle after the wait; each destroyed once (its pool frees its command buffer).

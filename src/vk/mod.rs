@@ -13,7 +13,6 @@ pub mod newer;
 pub mod pipeline;
 pub mod pipeline_cache;
 pub mod select;
-pub mod spare;
 pub mod timestamps;
 pub mod transfer;
 
