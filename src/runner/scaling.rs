@@ -23,11 +23,11 @@ pub use crate::record::measurement::MAX_SUBMIT_MS;
 /// 101 below it (results/half-the-time-15/).
 pub const AIM_FROM: f64 = 1.0 / 100.0;
 
-/// Aimed runs (each predicted in proportion from the one before) after which a time from half
-/// to twice the target is near enough. A contended compare-and-swap loop's time moves more than
-/// the band from run to run and grows faster than its workgroups, so that aiming in proportion
-/// swings around the band: on an H200 the three such cases took 11 to 34 runs and up to 1.6 s of a
-/// full run's 6.5 to 7.8 s of scaling (results/half-the-time-7/).
+/// Aimed runs (each predicted in proportion from the one before) after which a time from the
+/// band's floor to twice the target is near enough. A contended compare-and-swap loop's time
+/// moves more than the band from run to run and grows faster than its workgroups, so that aiming
+/// in proportion swings around the band: on an H200 the three such cases took 11 to 34 runs and up
+/// to 1.6 s of a full run's 6.5 to 7.8 s of scaling (results/half-the-time-7/).
 pub const AIMED_TRIES: usize = 4;
 
 impl Policy {
@@ -62,11 +62,15 @@ impl Policy {
         ms >= 0.8 * self.target_ms && ms <= 1.25 * self.target_ms
     }
 
-    /// Whether `ms` is close enough after `aimed` aimed runs: on target, or from half to twice
-    /// the target once [`AIMED_TRIES`] aimed runs have missed it.
+    /// Whether `ms` is close enough after `aimed` aimed runs: on target, or up to twice the target
+    /// once [`AIMED_TRIES`] aimed runs have missed it. Never short of the band: a dispatch's ramp
+    /// and part-filled last wave are a larger share of a shorter one, which reads a lower rate.
+    /// Half the target was near enough until results/half-the-time-18/: four `instr` throughput
+    /// cases, whose aims from a few workgroups fell short four times, settled at 12-14 ms on an
+    /// H200 and read 3-35% below their rate at 20 ms.
     pub fn near_target(&self, ms: f64, aimed: usize) -> bool {
         self.on_target(ms)
-            || (aimed >= AIMED_TRIES && ms >= 0.5 * self.target_ms && ms <= 2.0 * self.target_ms)
+            || (aimed >= AIMED_TRIES && ms >= 0.8 * self.target_ms && ms <= 2.0 * self.target_ms)
     }
 
     /// Whether a run of `ms` aims the next in proportion (rather than x10).
@@ -143,10 +147,11 @@ mod tests {
     }
 
     #[test]
-    fn after_four_aimed_misses_half_to_twice_the_target_is_near_enough() {
-        assert!(POLICY.near_target(20.0, 0) && !POLICY.near_target(12.0, 3) && !POLICY.near_target(39.0, 3));
-        assert!(POLICY.near_target(12.0, AIMED_TRIES) && POLICY.near_target(39.0, AIMED_TRIES));
-        assert!(!POLICY.near_target(9.9, 10) && !POLICY.near_target(40.1, 10));
+    fn after_four_aimed_misses_up_to_twice_the_target_is_near_enough_never_short_of_it() {
+        assert!(POLICY.near_target(20.0, 0) && !POLICY.near_target(26.0, 3) && !POLICY.near_target(39.0, 3));
+        assert!(POLICY.near_target(26.0, AIMED_TRIES) && POLICY.near_target(39.0, AIMED_TRIES));
+        assert!(POLICY.near_target(16.0, AIMED_TRIES) && !POLICY.near_target(15.9, AIMED_TRIES));
+        assert!(!POLICY.near_target(12.0, 10) && !POLICY.near_target(40.1, 10));
         assert!(POLICY.aims_from(0.2) && !POLICY.aims_from(0.19));
     }
 
