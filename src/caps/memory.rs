@@ -186,8 +186,8 @@ pub fn largest_heap_with(types: &[MemoryType], flags: vk::MemoryPropertyFlags) -
 
 /// A `1/divisor` share of the largest device-local heap (0 without one): the most a run holds for
 /// later cases in each of its keeps, so that together they leave a case most of the device (kept
-/// contents 1/4, the staging buffer 1/16; the copy shelf 1/4 of each placement's
-/// heap), and each is let go where a case needs the room.
+/// contents 1/4, the staging buffer 1/16; the copy shelf 1/4 of each placement's heap), and each
+/// is let go where a case needs the room.
 pub fn device_local_share(types: &[MemoryType], divisor: u64) -> u64 {
     largest_heap_with(types, vk::MemoryPropertyFlags::DEVICE_LOCAL).unwrap_or(0) / divisor
 }
