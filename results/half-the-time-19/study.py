@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Issue 61, nineteenth step: the tables of README.md from the two calls' records.
 
-Usage, from this folder, with the calls' archives unpacked into x-a/, x-b/, x-c/ and x-d/ (not
-kept: 3 MB a full run's record): python3 study.py phases|rates|moved|short|alone|pinned|export
+Usage, from this folder, with the calls' archives unpacked into x-a/ to x-e/ (not kept: 3 MB a
+full run's record): python3 study.py phases|rates|moved|short|alone|pinned|settle|export
 `export` writes data/full-runs.tsv.gz (every timed case's rate, median and cv in each full run)
 and data/alone.tsv (the store and coopmat families alone, call 3; four cases at pinned counts,
 call 4).
@@ -168,6 +168,44 @@ def pinned():
         for g, ms, k in pts:
             print(f'   {g:9d} workgroups  {ms:6.2f} ms  {ms * 1e6 / g:9.3f} us per 1000  {k}')
 
+SETTLE = ['CoopMat f16*f16+f32 128x128x16 workgroup (32 invocations)',
+          'CoopMat bf16*bf16+f32 128x128x16 workgroup (32 invocations)',
+          'CoopMat s8*s8+s32 128x128x32 workgroup (32 invocations)',
+          'AtomicCompSwap u32 add loop 32 addresses', 'AtomicCompSwap u32 add loop 1024 addresses',
+          'Instr fp32 atan throughput']
+
+def settle():
+    """Call 5: new (the band widened only for aims that swung across it) against head, alone and
+    in a full run; rates to base's mean (calls 1-2), the median time beside each."""
+    by = lambda t: {c['name']: c for c in load(f'x-e/{t}.json.gz')['cases']}
+    fam = {f'{b}-{k}': by(f'{b}-fam-{k}') for b in ('head', 'new') for k in (1, 2)}
+    full = {b: by(f'{b}-full') for b in ('head', 'new')}
+    _, base, _ = runs_by_name()
+    for k, r in {**fam, **{f'{b}-full': v for b, v in full.items()}}.items():
+        off = sorted(f"{n} {c['median_ms']:.1f} ms" for n, c in r.items() if rate(c) and not 16 <= c['median_ms'] <= 25
+                     and c['family'] not in ('latency', 'copy', 'sdc', 'host') and 'latency' not in n)
+        print(f"{k}: scaling {sum(c['phases']['scale_ms'] for c in r.values()) / 1e3:.2f} s; "
+              f"{len(off)} outside 16-25 ms: {'; '.join(off)}")
+    moved = [n for n in fam['head-1'] if all(rate(fam[k].get(n)) for k in fam) and (
+        max(rate(fam[f'new-{k}'][n]) for k in (1, 2)) < min(rate(fam[f'head-{k}'][n]) for k in (1, 2)) * (1 - BAND) or
+        min(rate(fam[f'new-{k}'][n]) for k in (1, 2)) > max(rate(fam[f'head-{k}'][n]) for k in (1, 2)) * (1 + BAND))]
+    print(f'\nalone, new beyond both head runs by more than {BAND:.0%}: {len(moved)}: ' + '; '.join(moved))
+    print(f"\n{'case, rate to base mean (median ms)':60s} {'full: new':>16s} {'head':>16s}   alone: new | head")
+    for n in SETTLE:
+        m = statistics.mean(rate(r[n]) for r in base)
+        cell = lambda c: f"{rate(c) / m:.2f} ({c['median_ms']:.1f})"
+        print(f"{n[:60]:60s} {cell(full['new'][n]):>16s} {cell(full['head'][n]):>16s}   " +
+              ' '.join(f"{rate(fam[f'new-{k}'][n]) / m:.2f}" for k in (1, 2)) + ' | ' +
+              ' '.join(f"{rate(fam[f'head-{k}'][n]) / m:.2f}" for k in (1, 2)))
+    for b, r in full.items():
+        both = [n for n in base[0] if rate(base[0][n]) and rate(base[1].get(n)) and rate(r.get(n))]
+        ratios = [rate(r[n]) / statistics.mean([rate(base[0][n]), rate(base[1][n])]) for n in both]
+        beyond = sum(1 for n in both if rate(r[n]) < min(rate(x[n]) for x in base) * (1 - BAND)
+                     or rate(r[n]) > max(rate(x[n]) for x in base) * (1 + BAND))
+        print(f"{b}'s full run against base's two: median ratio {statistics.median(ratios):.4f}, "
+              f"{sum(abs(x - 1) <= BAND for x in ratios)} of {len(both)} within 2% of their mean, "
+              f"{beyond} beyond both by more than 2%")
+
 def export():
     os.makedirs('data', exist_ok=True)
     rs = full_runs()
@@ -194,4 +232,4 @@ def export():
 
 if __name__ == '__main__':
     {'phases': phases, 'rates': rates, 'moved': moved, 'short': short, 'alone': alone, 'pinned': pinned,
-     'export': export}[sys.argv[1]]()
+     'settle': settle, 'export': export}[sys.argv[1]]()

@@ -3,7 +3,7 @@
 //!
 //! Why it is built so: docs/design/timing.md.
 
-use super::scaling::Policy;
+use super::scaling::{Aims, Policy};
 use super::witness::Reading;
 use crate::error::Result;
 use std::time::Instant;
@@ -158,14 +158,15 @@ pub fn measure(
     let mut run_start = Instant::now();
     let mut ms = timer.time_ms(groups)?;
     let mut runs = 1;
-    // Runs aimed in proportion: after AIMED_TRIES of them, near the target is enough.
-    let mut aimed = 0;
-    while !policy.near_target(ms, aimed) && runs < MAX_SCALING_STEPS {
+    // Runs aimed in proportion: after AIMED_TRIES of them that swung across the band, near the
+    // target is enough.
+    let mut aims = Aims::default();
+    while !policy.near_target(ms, &aims) && runs < MAX_SCALING_STEPS {
         let next = timer.actual_groups(policy.next(groups, ms));
         if next == groups {
             break; // at a limit (device maximum or watchdog cap)
         }
-        aimed += usize::from(policy.aims_from(ms));
+        aims.aim_from(policy, ms);
         groups = next;
         run_start = Instant::now();
         ms = timer.time_ms(groups)?;
@@ -183,8 +184,8 @@ pub fn measure(
     let mut samples_start = None;
     let (Settling::Agreeing { cap_ms } | Settling::Repeated { cap_ms }) = settling;
     while warm_gpu_ms < cap_ms {
-        if !policy.near_target(ms, aimed) {
-            aimed += usize::from(policy.aims_from(ms));
+        if !policy.near_target(ms, &aims) {
+            aims.aim_from(policy, ms);
             groups = timer.actual_groups(policy.next(groups, ms));
         }
         run_start = Instant::now();
@@ -198,7 +199,7 @@ pub fn measure(
             Settling::Agreeing { .. } => settles(rate, [before_rate, earlier_rate]),
             Settling::Repeated { .. } => {
                 let at_limit = timer.actual_groups(policy.next(groups, ms)) == groups;
-                size == groups && (policy.near_target(ms, aimed) || at_limit)
+                size == groups && (policy.near_target(ms, &aims) || at_limit)
             }
         };
         if settled {

@@ -23,12 +23,43 @@ pub use crate::record::measurement::MAX_SUBMIT_MS;
 /// 101 below it (results/half-the-time-15/).
 pub const AIM_FROM: f64 = 1.0 / 100.0;
 
-/// Aimed runs (each predicted in proportion from the one before) after which a time from the
-/// band's floor to twice the target is near enough. A contended compare-and-swap loop's time
-/// moves more than the band from run to run and grows faster than its workgroups, so that aiming
-/// in proportion swings around the band: on an H200 the three such cases took 11 to 34 runs and up
-/// to 1.6 s of a full run's 6.5 to 7.8 s of scaling (results/half-the-time-7/).
+/// Aimed runs (each predicted in proportion from the one before) after which, once they have
+/// swung across the band, a time from the band's floor to twice the target is near enough. A
+/// contended compare-and-swap loop's time moves more than the band from run to run and grows
+/// faster than its workgroups, so that aiming in proportion swings around the band: on an H200
+/// the three such cases took 11 to 34 runs and up to 1.6 s of a full run's 6.5 to 7.8 s of scaling
+/// (results/half-the-time-7/).
 pub const AIMED_TRIES: usize = 4;
+
+/// The runs a measurement aimed in proportion: how many, and how often their times crossed the
+/// band (from under it to over it, or back), so that the band is widened for times that swing
+/// around it and not for a first run over it after aims that fell short.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Aims {
+    /// Runs aimed from.
+    pub tries: usize,
+    /// Times the side of the band changed from one aimed-from run to the next.
+    pub crossings: usize,
+    /// The side of the band the last aimed-from run took: over it (`true`) or under it.
+    over: Option<bool>,
+}
+
+impl Aims {
+    /// Counts a run of `ms` that the next is aimed from, where it aims (`Policy::aims_from`).
+    pub fn aim_from(&mut self, policy: &Policy, ms: f64) {
+        if !policy.aims_from(ms) {
+            return;
+        }
+        self.tries += 1;
+        self.crossings += usize::from(self.crosses(policy, ms));
+        self.over = policy.side(ms).or(self.over);
+    }
+
+    /// Whether a run of `ms` lies on the other side of the band than the last aimed-from run.
+    fn crosses(&self, policy: &Policy, ms: f64) -> bool {
+        matches!((self.over, policy.side(ms)), (Some(a), Some(b)) if a != b)
+    }
+}
 
 impl Policy {
     /// The rules for `target_ms` on a device whose `maxComputeWorkGroupCount` is `max`, with the
@@ -62,15 +93,27 @@ impl Policy {
         ms >= 0.8 * self.target_ms && ms <= 1.25 * self.target_ms
     }
 
-    /// Whether `ms` is close enough after `aimed` aimed runs: on target, or up to twice the target
-    /// once [`AIMED_TRIES`] aimed runs have missed it. Never short of the band: a dispatch's ramp
-    /// and part-filled last wave are a larger share of a shorter one, which reads a lower rate.
-    /// Half the target was near enough until results/half-the-time-18/: four `instr` throughput
-    /// cases, whose aims from a few workgroups fell short four times, settled at 12-14 ms on an
-    /// H200 and read 3-35% below their rate at 20 ms.
-    pub fn near_target(&self, ms: f64, aimed: usize) -> bool {
+    /// Whether `ms` is close enough after the runs `aims` counts: on target, or up to twice the
+    /// target once [`AIMED_TRIES`] aimed runs have missed it and their times, this one's with them,
+    /// have crossed the band twice (swung over it and back, or under and back). Never short of the
+    /// band: a dispatch's ramp and part-filled last wave are a larger share of a shorter one,
+    /// which reads a lower rate. Half the target was near enough until results/half-the-time-18/
+    /// (four `instr` throughput cases settled at 12-14 ms on an H200 and read 3-35% below their
+    /// rate at 20 ms); a first run over the band after aims that fell short was until
+    /// results/half-the-time-19/ (`CoopMat 128x128x16` tiles, whose workgroups take longer in a
+    /// larger dispatch, settled at 26 ms and read 0.82x).
+    pub fn near_target(&self, ms: f64, aims: &Aims) -> bool {
+        let swung = aims.crossings + usize::from(aims.crosses(self, ms)) >= 2;
         self.on_target(ms)
-            || (aimed >= AIMED_TRIES && ms >= 0.8 * self.target_ms && ms <= 2.0 * self.target_ms)
+            || (aims.tries >= AIMED_TRIES
+                && swung
+                && ms >= 0.8 * self.target_ms
+                && ms <= 2.0 * self.target_ms)
+    }
+
+    /// The side of the band `ms` lies on: over it (`true`), under it, or on target (`None`).
+    fn side(&self, ms: f64) -> Option<bool> {
+        (!self.on_target(ms)).then_some(ms > self.target_ms)
     }
 
     /// Whether a run of `ms` aims the next in proportion (rather than x10).
@@ -146,12 +189,34 @@ mod tests {
         assert!(!POLICY.on_target(15.9) && !POLICY.on_target(25.1));
     }
 
+    /// The aims of runs taking `times`, in turn.
+    fn aims(times: &[f64]) -> Aims {
+        let mut aims = Aims::default();
+        times.iter().for_each(|&ms| aims.aim_from(&POLICY, ms));
+        aims
+    }
+
     #[test]
-    fn after_four_aimed_misses_up_to_twice_the_target_is_near_enough_never_short_of_it() {
-        assert!(POLICY.near_target(20.0, 0) && !POLICY.near_target(26.0, 3) && !POLICY.near_target(39.0, 3));
-        assert!(POLICY.near_target(26.0, AIMED_TRIES) && POLICY.near_target(39.0, AIMED_TRIES));
-        assert!(POLICY.near_target(16.0, AIMED_TRIES) && !POLICY.near_target(15.9, AIMED_TRIES));
-        assert!(!POLICY.near_target(12.0, 10) && !POLICY.near_target(40.1, 10));
+    fn after_aims_that_swung_across_the_band_up_to_twice_the_target_is_near_enough() {
+        // Under, over, under: after four aimed misses that swung, 26 and 39 ms will do.
+        let swung = aims(&[5.0, 12.0, 32.0, 12.0]);
+        assert_eq!((swung.tries, swung.crossings), (4, 2));
+        assert!(POLICY.near_target(26.0, &swung) && POLICY.near_target(39.0, &swung));
+        // Never short of the band, never over twice the target.
+        assert!(POLICY.near_target(16.0, &swung) && !POLICY.near_target(15.9, &swung));
+        assert!(!POLICY.near_target(12.0, &swung) && !POLICY.near_target(40.1, &swung));
+        // Three aimed misses are not enough, however they swung.
+        assert!(!POLICY.near_target(26.0, &aims(&[32.0, 12.0, 32.0])));
+        // Four that fell short: the first run over the band is aimed again, not kept; a run that
+        // swings back over after it is.
+        let short = aims(&[3.0, 3.1, 5.7, 12.4]);
+        assert_eq!(short.crossings, 0);
+        assert!(!POLICY.near_target(26.0, &short));
+        assert!(POLICY.near_target(26.0, &aims(&[3.0, 3.1, 5.7, 12.4, 26.0, 12.0])));
+        // Runs on target do not change the side; runs under a hundredth are not aimed from.
+        let on = aims(&[0.1, 12.0, 20.0, 30.0]);
+        assert_eq!((on.tries, on.crossings), (3, 1));
+        assert!(POLICY.near_target(20.0, &Aims::default()));
         assert!(POLICY.aims_from(0.2) && !POLICY.aims_from(0.19));
     }
 

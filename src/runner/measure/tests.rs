@@ -125,24 +125,25 @@ fn a_retry_starts_where_the_try_before_settled_and_one_off_the_target_is_aimed()
     // Its first run is at the settled count, on target, so it and the next are samples.
     assert!(second.groups == first.groups && second.warmup_runs == 2, "{second:?}");
 
-    // A try that ended off the target (every run takes 40 ms: after four aimed runs twice the
-    // target will do): the next starts from its count aimed at the target.
-    struct Always(Vec<u64>);
-    impl Timer for Always {
+    // A try that ended off the target (40 ms from 100 workgroups, 12 ms under: after four aimed
+    // runs that swung across the band, twice the target will do): the next starts from its count
+    // aimed at the target.
+    struct Stepped(Vec<u64>);
+    impl Timer for Stepped {
         fn time_ms(&mut self, groups: u64) -> Result<f64> {
             self.0.push(groups);
-            Ok(40.0)
+            Ok(if groups >= 100 { 40.0 } else { 12.0 })
         }
     }
-    let mut slow = Always(vec![]);
+    let mut slow = Stepped(vec![]);
     let mut next =
         tries(&mut slow, &policy, Some(1000), Sampling::fixed(1), Settling::Agreeing { cap_ms: 0.0 });
     let off = next().unwrap();
     let runs = off.warmup_runs + 1;
     next().unwrap();
     drop(next);
-    assert_eq!(slow.0[..runs], [1000, 500, 250, 125, 63, 63]);
-    assert_eq!(slow.0[runs], policy.next(63, 40.0), "{:?}", slow.0);
+    assert_eq!(slow.0[..runs], [1000, 500, 250, 125, 63, 105, 105]);
+    assert_eq!(slow.0[runs], policy.next(105, 40.0), "{:?}", slow.0);
 }
 
 #[test]
@@ -204,6 +205,26 @@ fn aims_that_fall_short_go_on_to_the_target() {
     assert!(m.settled && policy().on_target(m.summary.median), "{:?}", m.samples);
     // Four aimed misses, all short: the fifth aim lands on target; the run after it agrees.
     assert_eq!(m.warmup_runs, 1 + AIMED_TRIES + 1 + 1, "{:?}", m.samples);
+}
+
+#[test]
+fn a_first_run_over_the_band_after_aims_that_fell_short_is_aimed_again() {
+    /// A fixed ramp (3 ms) up to 1,000 workgroups, then each workgroup slower the more there are,
+    /// as the `CoopMat 128x128x16` tiles on an H200 (results/half-the-time-19/): aims of 7, 46,
+    /// 266 and 940 workgroups fall short, the fifth (1,516) takes 26 ms.
+    struct Growing;
+    impl Timer for Growing {
+        fn time_ms(&mut self, groups: u64) -> Result<f64> {
+            let g = groups as f64;
+            let per = if g <= 1000.0 { 0.01 + 3.0 / g } else { 0.013 + 8e-6 * (g - 1000.0) };
+            Ok(g * per)
+        }
+    }
+    let m = measure(&mut Growing, &policy(), None, &Sampling::fixed(3), AGREEING).unwrap();
+    // Kept until results/half-the-time-19/: 26 ms. Aimed again from it: 1,168 workgroups, 16.8 ms.
+    assert!(m.settled && policy().on_target(m.summary.median), "{:?}", m.samples);
+    assert_eq!(m.groups, 1168, "{:?}", m.samples);
+    assert_eq!(m.warmup_runs, 1 + AIMED_TRIES + 2 + 1, "{:?}", m.samples);
 }
 
 #[test]
