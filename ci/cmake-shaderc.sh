@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# ci/cmake-shaderc.sh: cmake as ci/test.sh has shaderc-sys's build script run it (cmake-rs takes
+# the program named by CMAKE). Its build of the install target compiles all of shaderc's tree:
+# SPIRV-Tools twice (a static and a shared library), its reduce, lint, diff and link libraries,
+# glslc and a shared shaderc, none of which perftest links. Here that call builds the one library
+# the build script links (shaderc_combined: shaderc, glslang, SPIRV-Tools and its optimizer) and
+# puts it where the install would; if that fails, the call runs as asked. Every other call
+# (configure, --version) passes through unchanged.
+set -uo pipefail
+if [ "${1:-}" = --build ] && [ $# -ge 2 ]; then
+    dir=$2
+    rest=()
+    install=0
+    shift 2
+    while [ $# -gt 0 ]; do
+        if [ "$1" = --target ] && [ "${2:-}" = install ]; then
+            install=1
+            shift 2
+            continue
+        fi
+        rest+=("$1")
+        shift
+    done
+    prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$dir/CMakeCache.txt" 2>/dev/null)
+    if ((install)) && [ -n "$prefix" ] &&
+        cmake --build "$dir" --target shaderc_combined "${rest[@]}" &&
+        lib=$(find "$dir" -name libshaderc_combined.a -print -quit) && [ -n "$lib" ] &&
+        mkdir -p "$prefix/lib" && cp "$lib" "$prefix/lib/libshaderc_combined.a"; then
+        echo "ci/cmake-shaderc.sh: built shaderc_combined alone into $prefix/lib"
+        exit 0
+    fi
+    ((install)) && echo "ci/cmake-shaderc.sh: shaderc_combined alone did not build; building the install target" >&2
+    if ((install)); then
+        exec cmake --build "$dir" --target install "${rest[@]}"
+    fi
+    exec cmake --build "$dir" "${rest[@]}"
+fi
+exec cmake "$@"
