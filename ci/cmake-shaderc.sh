@@ -7,10 +7,11 @@
 # puts it where the install would; if that fails, the call runs as asked. Every other call
 # (configure, --version) passes through unchanged.
 set -uo pipefail
-if [ "${1:-}" = --build ] && [ $# -ge 2 ]; then
-    dir=$2
-    rest=()
-    install=0
+
+# narrowed --build DIR ARGS...: where ARGS ask for the install target, builds shaderc_combined
+# instead and copies it to the install prefix's lib/; fails where they do not, or where that fails.
+narrowed() {
+    local dir=$2 rest=() install=0 prefix lib
     shift 2
     while [ $# -gt 0 ]; do
         if [ "$1" = --target ] && [ "${2:-}" = install ]; then
@@ -21,18 +22,20 @@ if [ "${1:-}" = --build ] && [ $# -ge 2 ]; then
         rest+=("$1")
         shift
     done
+    ((install)) || return 1
     prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$dir/CMakeCache.txt" 2>/dev/null)
-    if ((install)) && [ -n "$prefix" ] &&
+    if [ -n "$prefix" ] &&
         cmake --build "$dir" --target shaderc_combined "${rest[@]}" &&
         lib=$(find "$dir" -name libshaderc_combined.a -print -quit) && [ -n "$lib" ] &&
         mkdir -p "$prefix/lib" && cp "$lib" "$prefix/lib/libshaderc_combined.a"; then
         echo "ci/cmake-shaderc.sh: built shaderc_combined alone into $prefix/lib"
-        exit 0
+        return 0
     fi
-    ((install)) && echo "ci/cmake-shaderc.sh: shaderc_combined alone did not build; building the install target" >&2
-    if ((install)); then
-        exec cmake --build "$dir" --target install "${rest[@]}"
-    fi
-    exec cmake --build "$dir" "${rest[@]}"
+    echo "ci/cmake-shaderc.sh: shaderc_combined alone did not build; building the install target" >&2
+    return 1
+}
+
+if [ "${1:-}" = --build ] && [ $# -ge 2 ] && narrowed "$@"; then
+    exit 0
 fi
 exec cmake "$@"
