@@ -456,8 +456,10 @@ mod tests {
     fn the_compiled_loop_body_keeps_every_multiply_add() {
         // spirv-opt must neither fold nor merge the chains: the unrolled body holds CHAINS x UNROLL
         // of them (OpExtInst Fma for floats; OpIMul then OpIAdd for int32).
+        use rayon::prelude::*;
+        // On every core: each unrolled body takes seconds to compile.
         let compiler = crate::shader::ShaderCompiler::new().unwrap();
-        for kind in Kind::ALL {
+        Kind::ALL.par_iter().for_each(|&kind| {
             let spirv = compiler.compile(&case(kind, Data::Default, GROUP)).unwrap();
             let count = spirv::instructions(&spirv)
                 .filter(|i| match kind {
@@ -481,7 +483,7 @@ mod tests {
                 "{}: {count} multiply-adds in the SPIR-V",
                 kind.name()
             );
-        }
+        });
     }
 
     /// The operands of gid 0's chains in a timing run on `data`, step by step (16 chains, or 32

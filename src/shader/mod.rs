@@ -167,14 +167,18 @@ mod tests {
 
     #[test]
     fn every_registered_permutation_compiles_with_the_push_block_its_case_fills() {
-        // One case per distinct shader: the branch cases differ only in push constants.
+        use rayon::prelude::*;
+        // One case per distinct shader: the branch cases differ only in push constants. Compiled on
+        // every core (shaderc's compiler may be shared between threads): the ALU family's unrolled
+        // bodies take seconds each.
         let compiler = ShaderCompiler::new().unwrap();
         let mut seen = std::collections::HashSet::new();
-        for case in registry::all().into_iter().filter(|c| !c.transfer) {
-            if !seen.insert((case.glsl.file, case.defines.clone())) {
-                continue;
-            }
-            let spirv = compiler.compile(&case).unwrap_or_else(|e| panic!("{e}"));
+        let cases: Vec<_> = registry::all()
+            .into_iter()
+            .filter(|c| !c.transfer && seen.insert((c.glsl.file, c.defines.clone())))
+            .collect();
+        cases.par_iter().for_each(|case| {
+            let spirv = compiler.compile(case).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(spirv[0], spirv::MAGIC, "{}: not SPIR-V", case.name);
             // Every capability the shader declares is something the case asks the device for.
             let uncovered = capabilities::uncovered(&spirv, &case.requirements());
@@ -182,7 +186,7 @@ mod tests {
             // The GLSL block (common.glsl's header + FAMILY_PARAMS) and the Rust bytes agree.
             let glsl_bytes = spirv::push_constant_bytes(&spirv).unwrap_or(0) as usize;
             assert_eq!(glsl_bytes, case.push.size(), "{}: push-constant block size", case.name);
-        }
+        });
     }
 
     #[test]
