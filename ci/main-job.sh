@@ -37,28 +37,22 @@ run() {
 # takes ten: on a CPU driver the samples are most of the main job's time and check nothing more.
 # Mesa 25's lavapipe compiles each shader at its first dispatch, on one core: with its shader cache
 # empty (a fresh machine) its --verify took 228 s, 39 of them one corruption-screen shader, beside
-# 25 s with the cache filled (results/half-the-time-20/). It runs beside the timed run, whose
-# samples take the time they are set to whatever the other core does; its watchdog is widened so
-# that a slow compile is not taken for a hung case. Its output is shown when it ends.
-echo "== perftest --verify --validation on Mesa 25's lavapipe, beside the timed run (its output below)"
+# 25 s with the cache filled (results/half-the-time-20/). It starts beside the timed run, whose
+# samples take the time they are set to whatever the other core does, and goes on beside the runs
+# after it, which keep the other core busy; its watchdog is widened so that a slow compile is not
+# taken for a hung case. Its output is shown at the end.
+echo "== perftest --verify --validation on Mesa 25's lavapipe, beside the other runs (its output at the end)"
+# Fetched here, before anything runs beside it: tools/radv-noop-env.sh, later, uses the same download.
+(source tools/mesa25-env.sh)
 (
     source tools/mesa25-env.sh
     run verify-mesa25 ci/expectations/lavapipe-25.0.json "$bin" --verify --validation --watchdog 600
 ) >"$dir/verify-mesa25.log" 2>&1 &
 mesa25=$!
-# Should the timed run or its check fail, the run beside it is stopped too.
+# Should another run or its check fail, the run beside them is stopped too.
 trap '{ pkill -P "$mesa25" || true; kill "$mesa25" || true; } 2>/dev/null' EXIT
 echo "== perftest --samples 3 (every case, timed at the default target)"
 run timed "$lavapipe" "$bin" --samples 3
-waited=$SECONDS
-mesa25_code=0
-wait "$mesa25" || mesa25_code=$?
-echo "== Mesa 25's lavapipe (waited $((SECONDS - waited)) s for it after the timed run):"
-cat "$dir/verify-mesa25.log"
-if [ "$mesa25_code" -ne 0 ]; then
-    echo "ci/main-job.sh: the run on Mesa 25's lavapipe or its check failed (exit $mesa25_code): see above" >&2
-    exit 1
-fi
 for width in 256 128 512; do
     echo "== perftest --verify --validation (LP_NATIVE_VECTOR_WIDTH=$width)"
     run "verify-$width" "$lavapipe" env LP_NATIVE_VECTOR_WIDTH="$width" "$bin" --verify --validation
@@ -94,3 +88,12 @@ for chip in navi31 polaris10; do
     # ACO's instruction count of each instr shader against its steps: no chain folded.
     python3 tools/instr-stats.py "$dir/compile-$chip.json"
 done
+waited=$SECONDS
+mesa25_code=0
+wait "$mesa25" || mesa25_code=$?
+echo "== Mesa 25's lavapipe (waited $((SECONDS - waited)) s for it after the other runs):"
+cat "$dir/verify-mesa25.log"
+if [ "$mesa25_code" -ne 0 ]; then
+    echo "ci/main-job.sh: the run on Mesa 25's lavapipe or its check failed (exit $mesa25_code): see above" >&2
+    exit 1
+fi
