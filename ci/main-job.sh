@@ -4,7 +4,8 @@
 # Mesa 25's lavapipe, tools/mesa25-env.sh: Vulkan 1.4, a newer compiler), and `perftest --verify
 # --validation` of every case at subgroup sizes 8, 4 and 16
 # (LP_NATIVE_VECTOR_WIDTH=256, 128, 512); then `--verify --validation` of every case on SwiftShader
-# (tools/swiftshader-env.sh), a driver of another shape; then `--compile-only --shader-stats` of every case with AMD's compiler
+# (tools/swiftshader-env.sh), a driver of another shape; then `--compile-only --shader-stats` of
+# every case with AMD's compiler
 # (RADV on Mesa's no-op DRM shim, tools/radv-noop-env.sh) for RDNA3 as wave32 and GCN (wave64); and
 # `--all-devices` with lavapipe and SwiftShader both loaded, two devices at once.
 # Each run writes JSON; `perftest check` then
@@ -35,7 +36,7 @@ run() {
 # Every case at the default target (20 ms a measurement, so the same workgroup counts, buffers and
 # axes as a user's run: the sizes at which crashes hide), three samples each where a user's run
 # takes ten: on a CPU driver the samples are most of the main job's time and check nothing more.
-# Mesa 25's lavapipe compiles each shader at its first dispatch, on one core: with its shader cache
+# Mesa 25's lavapipe compiles each shader when a case first runs it, on one core: with its shader cache
 # empty (a fresh machine) its --verify took 228 s, 39 of them one corruption-screen shader, beside
 # 25 s with the cache filled (results/half-the-time-20/). It starts beside the timed run, whose
 # samples take the time they are set to whatever the other core does, and goes on beside the runs
