@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
 # ci/main-job.sh: the README's main job, as a new user runs it, on lavapipe: `perftest` with no filter
-# and default settings but three samples a case (beside it, `--verify --validation` of every case on
-# Mesa 25's lavapipe, tools/mesa25-env.sh: Vulkan 1.4, a newer compiler), and `perftest --verify
-# --validation` of every case at subgroup sizes 8, 4 and 16
-# (LP_NATIVE_VECTOR_WIDTH=256, 128, 512); then `--verify --validation` of every case on SwiftShader
-# (tools/swiftshader-env.sh), a driver of another shape; then `--compile-only --shader-stats` of
-# every case with AMD's compiler
-# (RADV on Mesa's no-op DRM shim, tools/radv-noop-env.sh) for RDNA3 as wave32 and GCN (wave64); and
-# `--all-devices` with lavapipe and SwiftShader both loaded, two devices at once.
+# and default settings but three samples a case, and `perftest --verify --validation` of every case
+# at subgroup sizes 8, 4 and 16 (LP_NATIVE_VECTOR_WIDTH=256, 128, 512); then `--verify --validation`
+# of every case on SwiftShader (tools/swiftshader-env.sh), a driver of another shape; `--all-devices`
+# with lavapipe and SwiftShader both loaded, two devices at once; and `--compile-only --shader-stats`
+# of every case with AMD's compiler (RADV on Mesa's no-op DRM shim, tools/radv-noop-env.sh) for RDNA3
+# as wave32 and GCN (wave64). Beside them all, `--verify --validation` of every case on Mesa 25's
+# lavapipe (tools/mesa25-env.sh: Vulkan 1.4, a newer compiler).
 # Each run writes JSON; `perftest check` then
 # holds it to its driver's file in ci/expectations/: every listed case present with a status, every
 # failure a known driver fault, every known fault still happening. Called by ci/test.sh.
