@@ -4,8 +4,9 @@
 # SPIRV-Tools twice (a static and a shared library), its reduce, lint, diff and link libraries,
 # glslc and a shared shaderc, none of which perftest links. Here that call builds the one library
 # the build script links (shaderc_combined: shaderc, glslang, SPIRV-Tools and its optimizer) and
-# puts it where the install would; if that fails, the call runs as asked. Every other call
-# (configure, --version) passes through unchanged.
+# puts it where the install would; if that fails, the call runs as asked. The configure call gets
+# precompiled headers for SPIRV-Tools (ci/shaderc-pch.cmake); every other call (--version) passes
+# through unchanged.
 set -uo pipefail
 
 # narrowed --build DIR ARGS...: where ARGS ask for the install target, builds shaderc_combined
@@ -37,5 +38,10 @@ narrowed() {
 
 if [ "${1:-}" = --build ] && [ $# -ge 2 ] && narrowed "$@"; then
     exit 0
+fi
+# The configure call (its first argument the source tree) also has SPIRV-Tools' headers precompiled
+# (ci/shaderc-pch.cmake).
+if [ -f "${1:-}/CMakeLists.txt" ]; then
+    exec cmake "$@" "-DCMAKE_PROJECT_INCLUDE=$(cd "$(dirname "$0")" && pwd)/shaderc-pch.cmake"
 fi
 exec cmake "$@"
