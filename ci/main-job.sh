@@ -44,13 +44,13 @@ run() {
 echo "== perftest --verify --validation on Mesa 25's lavapipe, beside the other runs (its output at the end)"
 # Fetched here, before anything runs beside it: tools/radv-noop-env.sh, later, uses the same download.
 (source tools/mesa25-env.sh)
-(
+beside_logs=$dir
+source ci/beside.sh
+verify_mesa25() {
     source tools/mesa25-env.sh
     run verify-mesa25 ci/expectations/lavapipe-25.0.json "$bin" --verify --validation --watchdog 600
-) >"$dir/verify-mesa25.log" 2>&1 &
-mesa25=$!
-# Should another run or its check fail, the run beside them is stopped too.
-trap '{ pkill -P "$mesa25" || true; kill "$mesa25" || true; } 2>/dev/null' EXIT
+}
+begin verify-mesa25 verify_mesa25
 echo "== perftest --samples 3 (every case, timed at the default target)"
 run timed "$lavapipe" "$bin" --samples 3
 for width in 256 128 512; do
@@ -88,12 +88,4 @@ for chip in navi31 polaris10; do
     # ACO's instruction count of each instr shader against its steps: no chain folded.
     python3 tools/instr-stats.py "$dir/compile-$chip.json"
 done
-waited=$SECONDS
-mesa25_code=0
-wait "$mesa25" || mesa25_code=$?
-echo "== Mesa 25's lavapipe (waited $((SECONDS - waited)) s for it after the other runs):"
-cat "$dir/verify-mesa25.log"
-if [ "$mesa25_code" -ne 0 ]; then
-    echo "ci/main-job.sh: the run on Mesa 25's lavapipe or its check failed (exit $mesa25_code): see above" >&2
-    exit 1
-fi
+finish verify-mesa25

@@ -49,32 +49,13 @@ step() {
     echo "== $title: $((SECONDS - start)) s"
     times+=("$title $((SECONDS - start)) s")
 }
-# The main job's timed run measures for a set time whatever else the cores do (ci/main-job.sh), so a
-# step that needs little but the CPU (the cluster examples: schema checks, promtool's tests) starts
-# beside it and is waited for in its place in the order: `begin NAME CMD...` starts it, its output
-# kept; `step TITLE finish NAME` waits, shows that output and fails as it failed. Should another step
-# fail first, what was begun is stopped.
-mkdir -p target/ci
-declare -A begun=()
-begin() {
-    local name=$1
-    shift
-    (
-        start=$SECONDS code=0
-        "$@" || code=$?
-        echo "== $name: exit $code after $((SECONDS - start)) s, beside the steps before it"
-        exit "$code"
-    ) >"target/ci/$name.log" 2>&1 &
-    begun[$name]=$!
-}
-finish() {
-    local code=0
-    wait "${begun[$1]}" || code=$?
-    unset "begun[$1]"
-    cat "target/ci/$1.log"
-    return "$code"
-}
-trap 'for pid in "${begun[@]}"; do { pkill -P "$pid" || true; kill "$pid" || true; } 2>/dev/null; done' EXIT
+# The cluster examples (ci/examples-check.sh, 36 s of CPU and no timing of their own) run beside the
+# main job and are waited for in their place in the order (ci/beside.sh): their own step took 43 s;
+# beside the main job, whose runs keep both cores busy, they gain less than that
+# (results/half-the-time-21/).
+beside_logs=target/ci
+mkdir -p "$beside_logs"
+source ci/beside.sh
 step "cargo fmt --check" cargo fmt --check
 step "cargo clippy --release --all-targets -- -D warnings" cargo clippy --release --all-targets -- -D warnings
 step "cargo doc (warnings are errors)" env RUSTDOCFLAGS="-D warnings" cargo doc --release --no-deps --quiet
