@@ -241,6 +241,14 @@ fn the_first_familys_pipelines_come_first_and_the_others_when_the_run_reaches_th
     gpu.close();
 }
 
+// The harness starts tests in name order, one a core. With Mesa's shader cache empty this is the
+// longest after `a_short_timed_run_gives_finite_positive_rates`; named `simulate::...`, it started
+// late and ran alone at the end (results/half-the-time-22/).
+#[test]
+fn a_simulated_android_baseline_verifies_or_skips_with_reasons() {
+    simulate::verifies_or_skips_with_reasons("android-baseline-2022");
+}
+
 #[test]
 fn a_leaked_object_is_reported_by_the_validation_layer() {
     let Gpu { ctx, .. } = Gpu::open(&[], of("alu", "ALU fp32"));
