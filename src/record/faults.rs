@@ -16,8 +16,6 @@ pub const FINGERPRINT_WORD: usize = 4;
 pub const RECORDS: usize = 64;
 /// The log's size in bytes.
 pub const LOG_BYTES: u64 = ((HEADER_WORDS + RECORDS * RECORD_WORDS) * 4) as u64;
-/// How the note of a case with an injected fault begins (the case's notes say what was injected).
-pub const INJECTED: &str = "fault injected: ";
 /// The unit word of a device that does not say which unit ran an invocation.
 pub const UNKNOWN_UNIT: u32 = u32::MAX;
 

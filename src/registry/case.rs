@@ -12,6 +12,9 @@ use crate::caps::{Ceiling, Feature, Limit, QueueKind, Requirements};
 
 /// Workgroups of a verify run: what a family's CPU reference covers.
 pub const VERIFY_GROUPS: u32 = 2;
+/// How the note of a case with an injected fault begins ([`CaseSpec::injected`]; the note goes on
+/// to say what was injected).
+pub const INJECTED: &str = "fault injected: ";
 /// Dispatches of a verify run of a [`Scale::Dispatches`] case.
 pub const VERIFY_DISPATCHES: u64 = 64;
 
@@ -438,7 +441,7 @@ impl CaseSpec {
     /// case's notes and its fault log's record.
     pub fn injected(mut self, what: impl Into<String>) -> Self {
         let what = what.into();
-        self.notes.push(format!("{}{what}", crate::record::faults::INJECTED));
+        self.notes.push(format!("{INJECTED}{what}"));
         self.injected = Some(what);
         self
     }

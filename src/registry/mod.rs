@@ -19,8 +19,8 @@ pub use axis::{
     MAX_VALUES,
 };
 pub use case::{
-    CaseSpec, Copies, FaultLog, Glsl, Mode, Push, Reference, Scale, Unit, Work, HEADER_BYTES, MAX_PUSH_BYTES,
-    NO_SHADER, SENTINEL, VERIFY_DISPATCHES, VERIFY_GROUPS,
+    CaseSpec, Copies, FaultLog, Glsl, Mode, Push, Reference, Scale, Unit, Work, HEADER_BYTES, INJECTED,
+    MAX_PUSH_BYTES, NO_SHADER, SENTINEL, VERIFY_DISPATCHES, VERIFY_GROUPS,
 };
 pub use format::{format_info, originals, texel_bytes, FormatInfo, FORMATS};
 pub use resource::{Access, Fill, Placement, Reset, Resource, ResourceKind};

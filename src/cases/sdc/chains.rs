@@ -376,7 +376,7 @@ mod tests {
         let case = case(Kind::Fp32, GROUP, true, Some(&inj), true);
         assert!(case.defines.iter().any(|(k, v)| k == "INJECT_BIT" && v == "31u"), "fp32's bits stop at 31");
         assert!(case.injected.as_deref().is_some_and(|i| i.contains("unit 7")), "{:?}", case.injected);
-        assert!(case.notes.iter().any(|n| n.starts_with(crate::record::faults::INJECTED)));
+        assert!(case.notes.iter().any(|n| n.starts_with(crate::registry::INJECTED)));
         assert_eq!(case.fault_log.map(|l| (l.resource, l.per_invocation)), Some((1, 16)));
         assert!(case.requirements().features.contains(&Feature::ShaderSmBuiltins));
         case.validate().unwrap();
