@@ -102,19 +102,12 @@ pub fn slower_than(runs: &[crate::results::model::Run], percent: f64) -> Vec<(St
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::model::{tests::sample_run, Amount};
+    use crate::results::model::tests::{run_of, sample_run};
+    use crate::results::model::Amount;
 
     #[test]
     fn a_case_made_five_percent_slower_gates_ci() {
-        let mut base = sample_run();
-        let template = base.cases[0].clone();
-        base.cases = (0..100)
-            .map(|i| CaseResult {
-                name: format!("case {i}"),
-                samples_ms: vec![20.0, 20.01, 19.99],
-                ..template.clone()
-            })
-            .collect();
+        let base = run_of(100);
         let mut slower = base.clone();
         slower.cases[42].rate.as_mut().unwrap().value *= 0.95;
         assert!(slower_than(&[base.clone(), base.clone()], 2.0).is_empty());

@@ -252,15 +252,7 @@ mod tests {
 
     #[test]
     fn a_case_made_five_percent_slower_is_counted_slower() {
-        let mut base = crate::results::model::tests::sample_run();
-        let template = base.cases[0].clone();
-        base.cases = (0..100)
-            .map(|i| CaseResult {
-                name: format!("case {i}"),
-                samples_ms: vec![20.0, 20.01, 19.99],
-                ..template.clone()
-            })
-            .collect();
+        let base = crate::results::model::tests::run_of(100);
         let mut slower = base.clone();
         let rate = slower.cases[42].rate.as_mut().unwrap();
         rate.value *= 0.95;

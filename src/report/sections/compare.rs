@@ -206,21 +206,15 @@ pub fn page(labels: &[String], runs: &[Run]) -> Vec<Block> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::model::{CaseResult, Run};
+    use crate::results::model::Run;
 
     /// Two runs of 30 cases in 3 families: the second has 12 cases slower (by 4% to 15%) and 2
     /// faster (by 20% and 30%).
     fn runs() -> Vec<Run> {
-        let mut base = crate::results::model::tests::sample_run();
-        let template = base.cases[0].clone();
-        base.cases = (0..30)
-            .map(|i| CaseResult {
-                name: format!("case {i}"),
-                family: format!("family {}", i % 3),
-                samples_ms: vec![20.0, 20.01, 19.99],
-                ..template.clone()
-            })
-            .collect();
+        let mut base = crate::results::model::tests::run_of(30);
+        for (i, case) in base.cases.iter_mut().enumerate() {
+            case.family = format!("family {}", i % 3);
+        }
         let mut other = base.clone();
         for (i, case) in other.cases.iter_mut().enumerate() {
             let rate = case.rate.as_mut().unwrap();

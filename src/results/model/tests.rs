@@ -1,5 +1,6 @@
 //! A run round-trips through JSON, older formats load, and files no perftest wrote are refused
-//! with a sentence; `sample_run` is the run other modules' tests start from.
+//! with a sentence; `sample_run` (and `run_of`, its
+//! cases many) is the run other modules' tests start from.
 
 use std::collections::BTreeMap;
 
@@ -115,6 +116,21 @@ pub(crate) fn sample_run() -> Run {
             case("ALU fp64 FMA", None, None, Status::Skipped),
         ],
     }
+}
+
+/// [`sample_run`] with `cases` timed cases named "case 0" onwards, each its first case with three
+/// samples of about 20 ms: the run a verdict's tests change one case of.
+pub(crate) fn run_of(cases: usize) -> Run {
+    let mut run = sample_run();
+    let template = run.cases[0].clone();
+    run.cases = (0..cases)
+        .map(|i| CaseResult {
+            name: format!("case {i}"),
+            samples_ms: vec![20.0, 20.01, 19.99],
+            ..template.clone()
+        })
+        .collect();
+    run
 }
 
 #[test]
