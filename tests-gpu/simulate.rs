@@ -1,7 +1,7 @@
 //! `--simulate PROFILE.json` on lavapipe: every fixture in tests/profiles clamps the device without
 //! raising anything, every case is planned or skipped with its reason, and the Android baseline and
 //! the PowerVR GE8300 (no timestamps) verify, in workgroups narrowed to their limits (at the
-//! short sizes of [`SHORT_AXES`]), and time by CPU fences.
+//! short sizes of [`SHORT_AXES`]; the Android test itself is in main.rs), and time by CPU fences.
 
 use perftest::caps::profile::Profile;
 use perftest::registry;

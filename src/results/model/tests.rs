@@ -1,6 +1,6 @@
 //! A run round-trips through JSON, older formats load, and files no perftest wrote are refused
-//! with a sentence; `sample_run` (and `run_of`, its
-//! cases many) is the run other modules' tests start from.
+//! with a sentence; `sample_run` is the run other modules' tests start from, `run_of` the same
+//! with many cases.
 
 use std::collections::BTreeMap;
 
